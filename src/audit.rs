@@ -1,0 +1,174 @@
+//! The audit log (SPEC section 7): one JSON object per line, appended under a
+//! file lock so that hooks running at once never interleave or lose a line,
+//! rotated past a size limit. No key, diff or credential is ever written.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::verdict::{Scores, VerifierResult};
+
+/// Version of the record layout.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// One ref of a logged push.
+#[derive(Debug, Clone, Serialize)]
+pub struct RefRecord {
+    /// The remote ref.
+    pub remote_ref: String,
+    /// Old value on the remote.
+    pub old_oid: String,
+    /// New value.
+    pub new_oid: String,
+    /// How it changes.
+    pub change: String,
+    /// Its tier.
+    pub tier: String,
+    /// The rule that set the tier.
+    pub rule: String,
+    /// Commits that leave the ref, when measured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lost_commits: Option<usize>,
+}
+
+/// One decision.
+#[derive(Debug, Clone, Serialize)]
+pub struct Record {
+    /// Layout version.
+    pub schema_version: u32,
+    /// UTC, RFC 3339.
+    pub timestamp: String,
+    /// Stable id of the operation (refs and oids), used by `vouch approve`.
+    pub operation_id: String,
+    /// `push`, `approve`, ...
+    pub operation_type: String,
+    /// The hook or command that decided.
+    pub hook: String,
+    /// critical, high, standard, none.
+    pub risk_tier: String,
+    /// The provider that proposed the operation, when known.
+    pub primary_provider: Option<String>,
+    /// The provider that verified it.
+    pub verifier_provider: Option<String>,
+    /// The model that verified it.
+    pub verifier_model: Option<String>,
+    /// proceed, warn, block, skipped, unavailable.
+    pub result: String,
+    /// allowed, refused, asked-yes, asked-no.
+    pub decision: String,
+    /// The deciding verdict's confidence.
+    pub confidence: Option<f64>,
+    /// The deciding verdict's scores.
+    pub scores: Option<Scores>,
+    /// Concerns raised.
+    pub concerns: Vec<String>,
+    /// Retries made.
+    pub retries: u32,
+    /// Escalated to a tiebreaker.
+    pub escalated: bool,
+    /// A person overrode the verification.
+    pub was_overridden: bool,
+    /// Why.
+    pub override_reason: Option<String>,
+    /// Time from start to decision.
+    pub latency_ms: u64,
+    /// Tokens sent to a model.
+    pub tokens_in: Option<u64>,
+    /// Tokens received.
+    pub tokens_out: Option<u64>,
+    /// Estimated cost.
+    pub cost_usd: Option<f64>,
+    /// The session (agent session id or `VOUCH_SESSION`).
+    pub session_id: Option<String>,
+    /// The repository root.
+    pub repo: String,
+    /// The branch checked out.
+    pub branch: Option<String>,
+    /// The remote pushed to (credentials redacted).
+    pub remote: Option<String>,
+    /// The refs.
+    pub refs: Vec<RefRecord>,
+    /// Why the tier is what it is.
+    pub reasons: Vec<String>,
+    /// Warnings shown.
+    pub warnings: Vec<String>,
+    /// Every verifier's result.
+    pub verifiers: Vec<VerifierResult>,
+}
+
+/// Appends one record. The lock is held on a side file so that rotation
+/// (a rename) happens under it too.
+pub fn append(path: &Path, max_bytes: u64, record: &Record) -> Result<()> {
+    let mut line = serde_json::to_string(record).context("cannot encode the audit record")?;
+    line.push('\n');
+    append_line(path, max_bytes, &line)
+}
+
+fn lock_path(path: &Path) -> PathBuf {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(".lock");
+    path.with_file_name(name)
+}
+
+/// The rotated file beside `path`.
+pub fn rotated_path(path: &Path) -> PathBuf {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(".1");
+    path.with_file_name(name)
+}
+
+fn append_line(path: &Path, max_bytes: u64, line: &str) -> Result<()> {
+    let context = || format!("cannot write the audit log `{}`", path.display());
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        fs::create_dir_all(dir).with_context(context)?;
+    }
+    let lock = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(lock_path(path))
+        .with_context(context)?;
+    lock.lock().with_context(context)?;
+    let len = fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+    if len > 0 && len + line.len() as u64 > max_bytes {
+        fs::rename(path, rotated_path(path)).with_context(context)?;
+    }
+    let mut file = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .with_context(context)?;
+    // One write of the whole line: with O_APPEND and the lock, lines never interleave.
+    file.write_all(line.as_bytes()).with_context(context)?;
+    file.sync_data().ok();
+    drop(file);
+    File::unlock(&lock).ok();
+    Ok(())
+}
+
+/// Every record, oldest first, from the rotated file and the current one.
+/// Lines that are not JSON are reported, not dropped silently.
+pub fn read_all(path: &Path) -> Result<(Vec<Value>, Vec<String>)> {
+    let mut records = Vec::new();
+    let mut problems = Vec::new();
+    for file in [rotated_path(path), path.to_path_buf()] {
+        let text = match fs::read_to_string(&file) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(e).with_context(|| format!("cannot read `{}`", file.display())),
+        };
+        for (i, line) in text.lines().enumerate() {
+            if line.trim().is_empty() {
+                continue;
+            }
+            match serde_json::from_str::<Value>(line) {
+                Ok(v) => records.push(v),
+                Err(e) => problems.push(format!("`{}` line {}: {e}", file.display(), i + 1)),
+            }
+        }
+    }
+    Ok((records, problems))
+}

@@ -1,0 +1,155 @@
+//! The command line (clap derive only). Help text comes from doc comments.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+/// vouch: a git guard. Before history is destroyed (a force push, a branch or
+/// tag deletion), vouch gets an independent verdict and then allows the
+/// operation, asks you at the terminal, or refuses it.
+#[derive(Debug, Parser)]
+#[command(name = "vouch", version, propagate_version = true)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Install vouch's git hooks into a repository.
+    ///
+    /// Hooks go where git looks for them (`core.hooksPath`, the common dir of
+    /// linked worktrees, bare repositories). A hook that is already there is
+    /// kept as `<hook>.local` and runs first.
+    Install(InstallArgs),
+    /// Remove vouch's hooks and restore the hooks that were there before.
+    Uninstall(RepoArgs),
+    /// Show what is installed, the config in force, verifiers and the log path.
+    Status(RepoArgs),
+    /// Trust this repository's `.vouch.toml`, so it may set verifier programs
+    /// and a notify command. Editing the file revokes the trust.
+    Trust(TrustArgs),
+    /// Run verifiers by hand on the pending push of the current branch.
+    Verify(VerifyArgs),
+    /// Approve one refused operation, at a terminal (valid 15 minutes, once).
+    Approve(ApproveArgs),
+    /// Show the audit log.
+    Log(LogArgs),
+    /// Entry point of the installed git hooks (not for people).
+    #[command(hide = true)]
+    Hook(HookArgs),
+}
+
+/// Which repository.
+#[derive(Debug, Args)]
+pub struct RepoArgs {
+    /// The repository (default: the current directory).
+    #[arg(long, value_name = "PATH")]
+    pub repo: Option<PathBuf>,
+}
+
+/// `vouch install`.
+#[derive(Debug, Args)]
+pub struct InstallArgs {
+    /// The repository (default: the current directory).
+    #[arg(long, value_name = "PATH")]
+    pub repo: Option<PathBuf>,
+    /// The hooks to install, comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "pre-push")]
+    pub hooks: Vec<String>,
+    /// Install into a `core.hooksPath` outside the repository anyway (it is
+    /// shared by every repository that uses it).
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// `vouch trust`.
+#[derive(Debug, Args)]
+pub struct TrustArgs {
+    /// The repository (default: the current directory).
+    #[arg(long, value_name = "PATH")]
+    pub repo: Option<PathBuf>,
+    /// Withdraw the trust instead.
+    #[arg(long)]
+    pub revoke: bool,
+}
+
+/// `vouch verify`.
+#[derive(Debug, Args)]
+pub struct VerifyArgs {
+    /// List the verifiers vouch finds, and exit.
+    #[arg(long)]
+    pub list: bool,
+    /// Run only these verifiers (comma-separated names).
+    #[arg(long, value_delimiter = ',', value_name = "NAMES")]
+    pub only: Vec<String>,
+    /// The repository (default: the current directory).
+    #[arg(long, value_name = "PATH")]
+    pub repo: Option<PathBuf>,
+}
+
+/// `vouch approve`.
+#[derive(Debug, Args)]
+pub struct ApproveArgs {
+    /// The operation id printed with the refusal.
+    pub id: String,
+}
+
+/// `vouch log`.
+#[derive(Debug, Args)]
+pub struct LogArgs {
+    /// Print the JSON lines instead of a table.
+    #[arg(long)]
+    pub json: bool,
+    /// Only records newer than this: a duration (`2h`, `3 days`) or a time
+    /// (`2026-11-01`, `2026-11-01T10:00:00Z`).
+    #[arg(long, value_name = "WHEN")]
+    pub since: Option<String>,
+    /// Only records with this result (proceed, warn, block, skipped, unavailable)
+    /// or decision (allowed, refused, asked-yes, asked-no).
+    #[arg(long, value_name = "RESULT")]
+    pub result: Option<String>,
+    /// Only records of this repository.
+    #[arg(long, value_name = "PATH")]
+    pub repo: Option<PathBuf>,
+}
+
+/// `vouch hook <name> ...`.
+#[derive(Debug, Args)]
+pub struct HookArgs {
+    /// The hook.
+    #[command(subcommand)]
+    pub hook: HookCommand,
+}
+
+/// The hooks.
+#[derive(Debug, Subcommand)]
+pub enum HookCommand {
+    /// git's pre-push: `<remote> <url>`, ref lines on stdin.
+    PrePush(PrePushArgs),
+}
+
+/// `vouch hook pre-push`.
+#[derive(Debug, Args)]
+pub struct PrePushArgs {
+    /// The directory of the hook script, to find a chained `pre-push.local`.
+    #[arg(long, value_name = "DIR")]
+    pub hook_dir: Option<PathBuf>,
+    /// The remote's name (or URL when pushing to a URL).
+    pub remote: String,
+    /// The remote's URL.
+    pub url: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn cli_definition_is_valid() {
+        Cli::command().debug_assert();
+    }
+}

@@ -1,0 +1,443 @@
+//! `vouch hook pre-push`: the whole pipeline of SPEC section 1 for a push.
+//!
+//! stdin -> updates -> facts -> tier -> verifiers -> decision -> prompt or
+//! refusal -> audit line. A hook refuses only by returning `Refused`; an
+//! internal error prints what to do and exits 2 (git refuses the push too).
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result};
+use jiff::Timestamp;
+use wait_timeout::ChildExt;
+
+use crate::audit::{self, RefRecord, Record};
+use crate::classify::{Assessment, Tier, classify_push};
+use crate::cli::PrePushArgs;
+use crate::config::Config;
+use crate::context::Ctx;
+use crate::env::vars;
+use crate::facts::{Change, PushFacts, RefFacts, RemoteTip, redact_url};
+use crate::git::Repo;
+use crate::hooks::{ForceHint, PushUpdate, parse_pre_push, parse_push_argv};
+use crate::policy::{self, Action, Plan, Skip};
+use crate::prompt::{self, Prompter};
+use crate::review::{self, ReviewRef, ReviewRequest};
+use crate::verdict::{self, Combined, VerifierResult};
+use crate::{ExitStatus, parent, report, trust, ui, verifiers};
+
+/// Runs the pre-push hook.
+pub fn pre_push(ctx: &Ctx, args: &PrePushArgs) -> Result<ExitStatus> {
+    let started = Instant::now();
+    // Read all of git's input before anything else (STYLE section 5).
+    let mut input = Vec::new();
+    std::io::stdin()
+        .read_to_end(&mut input)
+        .context("cannot read the ref lines git passes on stdin")?;
+
+    if let Some(dir) = &args.hook_dir
+        && let Some(code) = run_chained(dir, "pre-push", &[&args.remote, &args.url], &input)?
+        && code != 0
+    {
+        ui::info(&format!(
+            "the chained hook `pre-push.local` refused this push (exit {code})"
+        ));
+        return Ok(ExitStatus::Refused);
+    }
+
+    let updates = match parse_pre_push(&input) {
+        Ok(u) => u,
+        Err(e) => {
+            ui::error(&anyhow::anyhow!(
+                "{e}\nThis push is refused because vouch cannot tell what it changes. If git itself sent this, please report it; to push anyway, use `git push --no-verify`"
+            ));
+            return Ok(ExitStatus::Error);
+        }
+    };
+    if updates.iter().any(|u| u.lossy_name) {
+        ui::warn("a ref name is not UTF-8; it is shown with replacement characters");
+    }
+    let push_args = parent::git_ancestor_argv()
+        .map(|argv| parse_push_argv(&argv))
+        .unwrap_or_default();
+    // Nothing to push and no mirror that could delete: the fast path.
+    if updates.is_empty() && !push_args.mirror && push_args.force != ForceHint::Unknown {
+        return Ok(ExitStatus::Allowed);
+    }
+
+    let (facts, root, repo_warning) = match Repo::open_for_hook(&ctx.cwd) {
+        Ok(repo) => (
+            repo.push_facts(&args.remote, &args.url, updates, &push_args),
+            repo.root(),
+            None,
+        ),
+        Err(e) => {
+            let why = format!("{e:#}");
+            (
+                unmeasured(&args.remote, &args.url, updates, push_args.force, &why),
+                ctx.cwd.clone(),
+                Some(format!(
+                    "git2 cannot open this repository ({why}): nothing could be measured, so every change is treated as at least high"
+                )),
+            )
+        }
+    };
+    if facts.refs.is_empty() && facts.mirror_unknown.is_none() {
+        return Ok(ExitStatus::Allowed);
+    }
+    let config = ctx.load_config(Some(&root)).with_context(|| {
+        "the push is refused until the config is fixed (or push with `git push --no-verify`)"
+    })?;
+    let assessment = classify_push(&facts, &config.policy);
+    if assessment.tier == Tier::None && !config.log_all {
+        return Ok(ExitStatus::Allowed);
+    }
+
+    let mut run = Run::new(ctx, &config, &root, &facts, &assessment, started);
+    if let Some(w) = repo_warning {
+        run.warn(w);
+    }
+    for w in &config.warnings {
+        run.warn(w.clone());
+    }
+    run.decide_and_act()
+}
+
+/// Facts for a repository git2 cannot open: only what the lines say.
+fn unmeasured(remote: &str, url: &str, updates: Vec<PushUpdate>, force: ForceHint, why: &str) -> PushFacts {
+    let refs = updates
+        .into_iter()
+        .map(|u| {
+            let change = if u.is_delete() {
+                Change::Delete
+            } else if u.is_create() {
+                Change::Create
+            } else if u.local_oid == u.remote_oid {
+                Change::Unchanged
+            } else {
+                Change::Rewrite
+            };
+            let mut f = RefFacts::new(u, change);
+            if matches!(change, Change::Delete | Change::Rewrite) {
+                f.remote_tip = RemoteTip::Unknown(why.to_owned());
+            }
+            f
+        })
+        .collect();
+    PushFacts {
+        remote: remote.to_owned(),
+        url: redact_url(url),
+        refs,
+        force,
+        ..PushFacts::default()
+    }
+}
+
+/// Runs `<dir>/<hook>.local` with `input` on stdin; `None` if there is none.
+fn run_chained(dir: &Path, hook: &str, args: &[&str], input: &[u8]) -> Result<Option<i32>> {
+    let path = dir.join(format!("{hook}{}", crate::install::LOCAL_SUFFIX));
+    if !path.is_file() {
+        return Ok(None);
+    }
+    let mut child = Command::new(&path)
+        .args(args)
+        .stdin(Stdio::piped())
+        .spawn()
+        .with_context(|| format!("cannot run the chained hook `{}`", path.display()))?;
+    if let Some(mut stdin) = child.stdin.take() {
+        // A hook may exit without reading all of its input.
+        stdin.write_all(input).ok();
+    }
+    let status = child
+        .wait()
+        .with_context(|| format!("cannot wait for `{}`", path.display()))?;
+    Ok(Some(status.code().unwrap_or(1)))
+}
+
+/// One decision being made.
+struct Run<'a> {
+    ctx: &'a Ctx,
+    config: &'a Config,
+    root: &'a Path,
+    facts: &'a PushFacts,
+    assessment: &'a Assessment,
+    started: Instant,
+    operation_id: String,
+    refs: Vec<ReviewRef>,
+    warnings: Vec<String>,
+    results: Vec<VerifierResult>,
+    combined: Option<Combined>,
+}
+
+impl<'a> Run<'a> {
+    fn new(
+        ctx: &'a Ctx,
+        config: &'a Config,
+        root: &'a Path,
+        facts: &'a PushFacts,
+        assessment: &'a Assessment,
+        started: Instant,
+    ) -> Self {
+        let refs = review::refs_of(facts);
+        let operation_id = review::operation_id("push", &root.display().to_string(), &facts.url, &refs);
+        Self {
+            ctx,
+            config,
+            root,
+            facts,
+            assessment,
+            started,
+            operation_id,
+            refs,
+            warnings: Vec::new(),
+            results: Vec::new(),
+            combined: None,
+        }
+    }
+
+    fn warn(&mut self, w: String) {
+        ui::warn(&w);
+        self.warnings.push(w);
+    }
+
+    fn decide_and_act(mut self) -> Result<ExitStatus> {
+        let tier = self.assessment.tier;
+        let env = self.ctx.env.as_ref();
+        let state = self.ctx.dirs()?.state;
+        let skip = Skip::from_value(env.var(vars::VOUCH_SKIP).as_deref());
+        let approved = policy::is_verified(tier, self.config.verify_standard)
+            && skip == Skip::No
+            && review::take_approval(&state, &self.operation_id, &self.refs, Timestamp::now());
+        let tty = prompt::interactive(env);
+        let plan = match policy::before_verifying(tier, self.config.verify_standard, &skip, approved) {
+            Some(plan) => plan,
+            None => {
+                self.run_verifiers()?;
+                let combined = self.combined.as_ref().expect("verifiers ran");
+                policy::decide(
+                    tier,
+                    &combined.outcome,
+                    tty.is_some(),
+                    self.config.on_unavailable.for_tier(tier),
+                )
+            }
+        };
+        self.act(plan, tty.as_ref(), &state)
+    }
+
+    fn run_verifiers(&mut self) -> Result<()> {
+        let dirs = self.ctx.dirs()?;
+        let trusted = trust::is_trusted(&dirs.data, self.root);
+        let places = verifiers::SearchPlaces {
+            user_dir: Some(dirs.config.join("verifiers")),
+            repo_dir: trusted.then(|| trust::verifiers_dir(self.root)),
+            path: self.ctx.env.var_os(vars::PATH),
+        };
+        let tier = self.assessment.tier;
+        let programs: Vec<_> = verifiers::discover(self.config, &places)
+            .into_iter()
+            .filter(|p| p.runs_for(tier))
+            .collect();
+        let context = verifiers::context(&self.operation_id, self.facts, self.assessment, self.root);
+        self.results = verifiers::run_all(&programs, &context, self.root);
+        self.combined = Some(verdict::combine(&self.results));
+        Ok(())
+    }
+
+    fn summary(&self) -> String {
+        let mut text = format!(
+            "{} [{} risk]\n{}",
+            report::describe_push(self.facts),
+            self.assessment.tier,
+            report::push_details(self.facts, self.assessment)
+        );
+        text.push_str(&report::verifier_details(&self.results, self.combined.as_ref()));
+        text
+    }
+
+    fn act(mut self, plan: Plan, tty: Option<&prompt::Tty>, state: &Path) -> Result<ExitStatus> {
+        let (decision, status) = match &plan.action {
+            Action::Allow { warning } => {
+                if let Some(w) = warning {
+                    let tier = self.assessment.tier;
+                    self.warn(format!("{w}; allowing this {tier} push"));
+                }
+                if let Some(reason) = &plan.override_reason {
+                    ui::info(&format!("allowed without verification: {reason} (logged)"));
+                }
+                ("allowed", ExitStatus::Allowed)
+            }
+            Action::Ask => {
+                let tty = tty.expect("ask is planned only with a terminal");
+                tty.show(&self.summary());
+                if plan.result == "unavailable" {
+                    tty.show("No verifier could judge this operation.");
+                }
+                if tty.confirm("Allow this push?") {
+                    ("asked-yes", ExitStatus::Allowed)
+                } else {
+                    ui::info("push refused at the terminal");
+                    ("asked-no", ExitStatus::Refused)
+                }
+            }
+            Action::Refuse { why, review } => {
+                let review_path = if *review { self.write_review(why, state) } else { None };
+                self.print_refusal(why, review_path.as_deref(), *review);
+                ("refused", ExitStatus::Refused)
+            }
+        };
+        self.log(&plan, decision, status)
+    }
+
+    fn print_refusal(&self, why: &str, review_path: Option<&Path>, approvable: bool) {
+        let mut text = format!("refused: {why}\n{}", self.summary());
+        if let Some(c) = &self.combined {
+            for concern in &c.concerns {
+                text.push_str(&format!("  concern: {}\n", report::one_line(concern, 300)));
+            }
+        }
+        if approvable {
+            text.push_str(&format!(
+                "To let this exact push through, a person at a terminal runs:\n    vouch approve {}\nand pushes again within 15 minutes.\n",
+                self.operation_id
+            ));
+            text.push_str("Or skip verification for one push, with a reason that is logged:\n    VOUCH_SKIP=\"<why this is safe>\" git push ...\n");
+        }
+        if let Some(p) = review_path {
+            text.push_str(&format!("Review request: {}\n", p.display()));
+        }
+        ui::info(&text);
+    }
+
+    fn write_review(&mut self, why: &str, state: &Path) -> Option<PathBuf> {
+        let request = ReviewRequest {
+            operation_id: self.operation_id.clone(),
+            created_at: Timestamp::now().to_string(),
+            repo: self.root.display().to_string(),
+            remote: self.facts.url.clone(),
+            tier: self.assessment.tier.to_string(),
+            refs: self.refs.clone(),
+            reasons: self
+                .assessment
+                .reasons(Tier::Standard)
+                .iter()
+                .map(|r| r.reason.clone())
+                .collect(),
+            concerns: self.combined.as_ref().map(|c| c.concerns.clone()).unwrap_or_default(),
+            refused_because: why.to_owned(),
+            how_to_approve: format!("vouch approve {} (at a terminal)", self.operation_id),
+        };
+        match review::write_request(state, &request) {
+            Ok(path) => {
+                self.notify(&path);
+                Some(path)
+            }
+            Err(e) => {
+                self.warn(format!("cannot write the review request: {e:#}"));
+                None
+            }
+        }
+    }
+
+    /// Runs the configured notify command with the review request.
+    fn notify(&mut self, path: &Path) {
+        let Some(command) = self.config.notify_command.clone() else {
+            return;
+        };
+        let result = Command::new(&command[0])
+            .args(&command[1..])
+            .current_dir(self.root)
+            .env("VOUCH_REVIEW_FILE", path)
+            .env("VOUCH_OPERATION_ID", &self.operation_id)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .and_then(|mut child| match child.wait_timeout(Duration::from_secs(10))? {
+                Some(status) => Ok(status.code()),
+                None => {
+                    child.kill().ok();
+                    child.wait().ok();
+                    Ok(None)
+                }
+            });
+        match result {
+            Ok(Some(0)) => {}
+            Ok(Some(code)) => self.warn(format!("the notify command `{}` exited {code}", command.join(" "))),
+            Ok(None) => self.warn(format!("the notify command `{}` timed out after 10 s", command.join(" "))),
+            Err(e) => self.warn(format!("cannot run the notify command `{}`: {e}", command.join(" "))),
+        }
+    }
+
+    fn log(&self, plan: &Plan, decision: &str, status: ExitStatus) -> Result<ExitStatus> {
+        let combined = self.combined.as_ref();
+        let refs = self
+            .facts
+            .refs
+            .iter()
+            .zip(&self.assessment.refs)
+            .map(|(f, risk)| RefRecord {
+                remote_ref: f.remote_ref.clone(),
+                old_oid: f.old_oid.clone(),
+                new_oid: f.new_oid.clone(),
+                change: serde_json::to_value(f.change)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_owned))
+                    .unwrap_or_default(),
+                tier: risk.tier.to_string(),
+                rule: serde_json::to_value(risk.rule)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_owned))
+                    .unwrap_or_default(),
+                lost_commits: f.lost.as_ref().map(|l| l.count),
+            })
+            .collect();
+        let record = Record {
+            schema_version: audit::SCHEMA_VERSION,
+            timestamp: Timestamp::now().to_string(),
+            operation_id: self.operation_id.clone(),
+            operation_type: "push".into(),
+            hook: "pre-push".into(),
+            risk_tier: self.assessment.tier.to_string(),
+            primary_provider: None,
+            verifier_provider: (!self.results.is_empty()).then(|| "programs".to_owned()),
+            verifier_model: None,
+            result: plan.result.into(),
+            decision: decision.into(),
+            confidence: combined.and_then(|c| c.confidence),
+            scores: combined.and_then(|c| c.scores),
+            concerns: combined.map(|c| c.concerns.clone()).unwrap_or_default(),
+            retries: 0,
+            escalated: false,
+            was_overridden: plan.override_reason.is_some(),
+            override_reason: plan.override_reason.clone(),
+            latency_ms: u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX),
+            tokens_in: None,
+            tokens_out: None,
+            cost_usd: None,
+            session_id: self.ctx.env.var(vars::VOUCH_SESSION),
+            repo: self.root.display().to_string(),
+            branch: self.facts.branch.clone(),
+            remote: Some(self.facts.url.clone()),
+            refs,
+            reasons: self
+                .assessment
+                .reasons(Tier::Standard)
+                .iter()
+                .map(|r| r.reason.clone())
+                .collect(),
+            warnings: self.warnings.clone(),
+            verifiers: self.results.clone(),
+        };
+        let path = self.ctx.log_path(self.config)?;
+        if let Err(e) = audit::append(&path, self.config.log_max_bytes, &record) {
+            ui::error(&e.context(
+                "every decision on a guarded push must be logged, so this push is refused; fix the log path (config `[log] path` or `VOUCH_LOG`)",
+            ));
+            return Ok(ExitStatus::Error);
+        }
+        Ok(status)
+    }
+}

@@ -1,0 +1,174 @@
+//! `vouch install`, `vouch uninstall`, `vouch status`, `vouch trust`.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+
+use crate::cli::{InstallArgs, RepoArgs, TrustArgs};
+use crate::context::{Ctx, REPO_CONFIG};
+use crate::git::{self, HooksLocation};
+use crate::install::{self, HOOKS, HookState};
+use crate::{ExitStatus, trust, ui, verifiers};
+
+fn repo_path(ctx: &Ctx, repo: Option<&PathBuf>) -> PathBuf {
+    match repo {
+        Some(p) if p.is_absolute() => p.clone(),
+        Some(p) => ctx.cwd.join(p),
+        None => ctx.cwd.clone(),
+    }
+}
+
+/// The hooks dir is another tool's (husky), or outside the repository.
+fn check_hooks_path(loc: &HooksLocation, force: bool) -> Result<()> {
+    let Some(configured) = &loc.hooks_path else {
+        return Ok(());
+    };
+    let dir = loc.dir.display().to_string();
+    if dir.contains("/.husky") {
+        bail!(
+            "`core.hooksPath` is `{configured}`: husky owns the hooks of this repository and regenerates `.husky/_`, so vouch will not write there.\n\
+             Call vouch from husky instead: add this line to `.husky/pre-push` (husky passes git's arguments and input through):\n\
+             \n    vouch hook pre-push -- \"$@\"\n\n\
+             (If `.husky/pre-push` runs other commands that read stdin, put vouch first.)"
+        );
+    }
+    let inside = loc.worktree.as_ref().is_some_and(|w| loc.dir.starts_with(w))
+        || loc.dir.starts_with(&loc.common_dir);
+    if !inside && !force {
+        bail!(
+            "`core.hooksPath` is `{configured}`, outside this repository: hooks written there run for every repository that shares it.\n\
+             Run `vouch install --force` to install there anyway, or call `vouch hook pre-push -- \"$@\"` from the hook manager that owns that directory"
+        );
+    }
+    Ok(())
+}
+
+/// The path of the running binary, to bake into hooks.
+fn current_binary() -> Result<PathBuf> {
+    let exe = std::env::current_exe().context("cannot tell where the vouch binary is")?;
+    Ok(exe.canonicalize().unwrap_or(exe))
+}
+
+/// `vouch install`.
+pub fn install(ctx: &Ctx, args: &InstallArgs) -> Result<ExitStatus> {
+    let path = repo_path(ctx, args.repo.as_ref());
+    let loc = git::hooks_location(&path)?;
+    check_hooks_path(&loc, args.force)?;
+    for hook in &args.hooks {
+        if install::template(hook).is_none() {
+            bail!(
+                "vouch has no `{hook}` hook; it installs: {}",
+                HOOKS.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
+            );
+        }
+    }
+    let root = loc.worktree.clone().unwrap_or_else(|| loc.common_dir.clone());
+    let config = ctx.load_config(Some(&root))?;
+    let bin = current_binary()?;
+    for hook in &args.hooks {
+        let said = install::install_hook(&loc.dir, hook, &bin, config.strict)
+            .with_context(|| format!("failed to install the `{hook}` hook"))?;
+        ui::info(&said);
+    }
+    ui::info(&format!(
+        "pushes from `{}` are now guarded; `vouch status` shows the setup",
+        root.display()
+    ));
+    Ok(ExitStatus::Allowed)
+}
+
+/// `vouch uninstall`.
+pub fn uninstall(ctx: &Ctx, args: &RepoArgs) -> Result<ExitStatus> {
+    let path = repo_path(ctx, args.repo.as_ref());
+    let loc = git::hooks_location(&path)?;
+    for (hook, _) in HOOKS {
+        ui::info(&install::uninstall_hook(&loc.dir, hook)?);
+    }
+    Ok(ExitStatus::Allowed)
+}
+
+/// `vouch status`.
+pub fn status(ctx: &Ctx, args: &RepoArgs) -> Result<ExitStatus> {
+    let path = repo_path(ctx, args.repo.as_ref());
+    let loc = git::hooks_location(&path)?;
+    let root = loc.worktree.clone().unwrap_or_else(|| loc.common_dir.clone());
+    ui::out(&format!("repository:   {}", root.display()));
+    match &loc.hooks_path {
+        Some(p) => ui::out(&format!("hooks dir:    {} (core.hooksPath = {p})", loc.dir.display())),
+        None => ui::out(&format!("hooks dir:    {}", loc.dir.display())),
+    }
+    for (hook, _) in HOOKS {
+        let line = match install::state(&loc.dir, hook) {
+            HookState::Missing => "not installed".to_owned(),
+            HookState::Foreign => "someone else's hook (run `vouch install`)".to_owned(),
+            HookState::Ours { bin, chained } => {
+                let bin = bin.unwrap_or_default();
+                let found = if Path::new(&bin).is_file() { "" } else { " (MISSING: the hook falls back to PATH)" };
+                let chained = if chained { "; chains `pre-push.local`" } else { "" };
+                format!("installed, calls `{bin}`{found}{chained}")
+            }
+        };
+        ui::out(&format!("{hook}:     {line}"));
+    }
+    let config = ctx.load_config(Some(&root))?;
+    let user = ctx.user_config_path()?;
+    ui::out(&format!(
+        "user config:  {}{}",
+        user.display(),
+        if user.is_file() { "" } else { " (none; defaults)" }
+    ));
+    let repo_config = root.join(REPO_CONFIG);
+    if repo_config.is_file() {
+        let dirs = ctx.dirs()?;
+        let trusted = if trust::is_trusted(&dirs.data, &root) { "trusted" } else { "not trusted: policy only" };
+        ui::out(&format!("repo config:  {} ({trusted})", repo_config.display()));
+    }
+    for w in &config.warnings {
+        ui::out(&format!("warning:      {w}"));
+    }
+    ui::out(&format!(
+        "protected:    {}{}",
+        config.policy.protected_patterns.join(", "),
+        if config.policy.remote_head { ", and each remote's default branch" } else { "" }
+    ));
+    ui::out(&format!("strict:       {}", config.strict));
+    let places = super::verify::search_places(ctx, &root)?;
+    let programs = verifiers::discover(&config, &places);
+    if programs.is_empty() {
+        ui::out("verifiers:    none (verified operations are decided by the unavailable rule; see `vouch verify --list`)");
+    } else {
+        let names: Vec<_> = programs.iter().map(|p| p.name.as_str()).collect();
+        ui::out(&format!("verifiers:    {}", names.join(", ")));
+    }
+    ui::out(&format!("audit log:    {}", ctx.log_path(&config)?.display()));
+    Ok(ExitStatus::Allowed)
+}
+
+/// `vouch trust`.
+pub fn trust(ctx: &Ctx, args: &TrustArgs) -> Result<ExitStatus> {
+    let path = repo_path(ctx, args.repo.as_ref());
+    let loc = git::hooks_location(&path)?;
+    let root = loc.worktree.clone().unwrap_or_else(|| loc.common_dir.clone());
+    let data = ctx.dirs()?.data;
+    if args.revoke {
+        trust::set(&data, &root, false)?;
+        ui::info(&format!("`{}` is no longer trusted", root.display()));
+        return Ok(ExitStatus::Allowed);
+    }
+    let file = root.join(REPO_CONFIG);
+    let verifiers_dir = trust::verifiers_dir(&root);
+    if !file.is_file() && !verifiers_dir.is_dir() {
+        bail!(
+            "`{}` has no `{REPO_CONFIG}` and no `.vouch/verifiers/`: there is nothing to trust",
+            root.display()
+        );
+    }
+    // Refuse to trust a file that does not even parse: the person should see the error first.
+    ctx.load_config(Some(&root))?;
+    trust::set(&data, &root, true)?;
+    ui::info(&format!(
+        "trusted `{}` as it is now: its `{REPO_CONFIG}` may set verifier programs, the notify command and the log path, and `.vouch/verifiers/` may run. Any change to those files needs `vouch trust` again",
+        root.display()
+    ));
+    Ok(ExitStatus::Allowed)
+}

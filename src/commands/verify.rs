@@ -1,0 +1,105 @@
+//! `vouch verify`: list verifiers, or run them by hand on the pending push
+//! of the current branch.
+
+use std::path::Path;
+
+use anyhow::{Result, bail};
+
+use crate::classify::classify_push;
+use crate::cli::VerifyArgs;
+use crate::context::Ctx;
+use crate::env::vars;
+use crate::git::Repo;
+use crate::hooks::{ForceHint, PushArgs};
+use crate::verdict::{self, Outcome};
+use crate::verifiers::{self, SearchPlaces};
+use crate::{ExitStatus, report, review, trust, ui};
+
+/// Where verifier programs are looked for, for the repository at `root`.
+pub fn search_places(ctx: &Ctx, root: &Path) -> Result<SearchPlaces> {
+    let dirs = ctx.dirs()?;
+    Ok(SearchPlaces {
+        user_dir: Some(dirs.config.join("verifiers")),
+        repo_dir: trust::is_trusted(&dirs.data, root).then(|| trust::verifiers_dir(root)),
+        path: ctx.env.var_os(vars::PATH),
+    })
+}
+
+/// `vouch verify`.
+pub fn verify(ctx: &Ctx, args: &VerifyArgs) -> Result<ExitStatus> {
+    let start = match &args.repo {
+        Some(p) => ctx.cwd.join(p),
+        None => ctx.cwd.clone(),
+    };
+    let repo = Repo::discover(&start)?;
+    let root = repo.root();
+    let config = ctx.load_config(Some(&root))?;
+    let places = search_places(ctx, &root)?;
+    let programs = verifiers::discover(&config, &places);
+    if args.list {
+        if programs.is_empty() {
+            ui::out("no verifiers found");
+            ui::out("  configure `[verifiers.NAME] command = \"...\"`, put programs in the user config dir's `verifiers/`, or `vouch-verify-*` on PATH");
+        }
+        for p in &programs {
+            let tiers = p.tiers.as_ref().map_or_else(
+                || "every verified tier".to_owned(),
+                |t| t.iter().map(|t| t.as_str()).collect::<Vec<_>>().join(", "),
+            );
+            let command = if p.command.is_empty() { "(not found)".to_owned() } else { p.command.join(" ") };
+            ui::out(&format!(
+                "{}\t{}, timeout {} s, tiers: {tiers}{}\n\t{command}\n\tfrom {}",
+                p.name,
+                if p.blocking { "blocking" } else { "non-blocking" },
+                p.timeout.as_secs(),
+                if p.enabled { "" } else { ", disabled" },
+                p.source
+            ));
+        }
+        return Ok(ExitStatus::Allowed);
+    }
+    let selected: Vec<_> = if args.only.is_empty() {
+        programs.into_iter().filter(|p| p.enabled).collect()
+    } else {
+        let mut chosen = Vec::new();
+        for name in &args.only {
+            match programs.iter().find(|p| &p.name == name) {
+                Some(p) => chosen.push(p.clone()),
+                None => bail!(
+                    "no verifier named `{name}`; `vouch verify --list` shows those found: {}",
+                    programs.iter().map(|p| p.name.as_str()).collect::<Vec<_>>().join(", ")
+                ),
+            }
+        }
+        chosen
+    };
+    let (remote, url, update) = repo.pending_push()?;
+    let hint = PushArgs {
+        force: ForceHint::Forced,
+        mirror: false,
+    };
+    let facts = repo.push_facts(&remote, &url, vec![update], &hint);
+    let assessment = classify_push(&facts, &config.policy);
+    ui::out(&format!(
+        "pending: {} [{} risk]",
+        report::describe_push(&facts),
+        assessment.tier
+    ));
+    ui::out(report::push_details(&facts, &assessment).trim_end());
+    if selected.is_empty() {
+        ui::out("no verifiers to run (`vouch verify --list`)");
+        return Ok(ExitStatus::Allowed);
+    }
+    let id = review::operation_id("push", &root.display().to_string(), &facts.url, &review::refs_of(&facts));
+    let context = verifiers::context(&id, &facts, &assessment, &root);
+    let results = verifiers::run_all(&selected, &context, &root);
+    let combined = verdict::combine(&results);
+    ui::out(report::verifier_details(&results, Some(&combined)).trim_end());
+    let word = combined.outcome.result_word();
+    ui::out(&format!("verdict: {word}"));
+    Ok(match combined.outcome {
+        Outcome::Proceed { .. } => ExitStatus::Allowed,
+        Outcome::Warn | Outcome::Block => ExitStatus::Refused,
+        Outcome::Unavailable { .. } => ExitStatus::Error,
+    })
+}

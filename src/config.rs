@@ -1,0 +1,782 @@
+//! Configuration: types, parsing, precedence, validation and the trust rule
+//! (SPEC section 3.2).
+//!
+//! PURE: this module parses text it is handed. Reading the files and the
+//! trust store is `context.rs`'s job.
+//!
+//! Precedence, highest first: flags > `VOUCH_*` environment > the
+//! repository's `.vouch.toml` > the user's `config.toml` > defaults. A
+//! repository file is untrusted: it may set policy but not programs to run
+//! (`[verifiers]`, `notify_command`) or where files are written (`[log]`),
+//! unless `vouch trust` was run for its exact content.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::PathBuf;
+
+use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
+use serde::Deserialize;
+
+use crate::classify::Tier;
+use crate::env::{Env, vars};
+
+/// Default protected branches (SPEC section 2).
+pub const DEFAULT_PROTECTED: &[&str] = &[
+    "main",
+    "master",
+    "trunk",
+    "develop",
+    "release/*",
+    "production",
+    "prod",
+];
+
+/// Default release tags: moving or deleting one is critical.
+pub const DEFAULT_RELEASE_TAGS: &[&str] = &["v[0-9]*", "release-*", "release/*"];
+
+/// Default verifier program timeout (SPEC section 4).
+pub const DEFAULT_VERIFIER_TIMEOUT_SECS: u64 = 30;
+
+/// Default size past which the audit log is rotated.
+pub const DEFAULT_LOG_MAX_BYTES: u64 = 10 * 1024 * 1024;
+
+/// What to do when no verdict can be had.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OnUnavailable {
+    /// Allow, with a warning, and log the skip.
+    Allow,
+    /// Ask at a terminal; headless, allow with a warning.
+    Ask,
+    /// Refuse.
+    Block,
+}
+
+/// The tier each rule of `classify.rs` gives.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TierTable {
+    /// Non-fast-forward update of a protected branch.
+    pub force_push_protected: Tier,
+    /// Destroys remote commits never fetched here, or the lease would fail.
+    pub force_push_unseen: Tier,
+    /// Non-fast-forward update of another ref.
+    pub force_push: Tier,
+    /// Deletion of a protected branch.
+    pub delete_protected: Tier,
+    /// Deletion of another branch.
+    pub delete_branch: Tier,
+    /// A tag moved or deleted.
+    pub tag_move: Tier,
+    /// A release tag moved or deleted.
+    pub release_tag_move: Tier,
+    /// More destructive ref changes than `thresholds.mass_ref_changes`.
+    pub mass_ref_changes: Tier,
+    /// A fast-forward or new ref on a protected branch.
+    pub push_protected: Tier,
+}
+
+impl Default for TierTable {
+    fn default() -> Self {
+        Self {
+            force_push_protected: Tier::Critical,
+            force_push_unseen: Tier::Critical,
+            force_push: Tier::High,
+            delete_protected: Tier::Critical,
+            delete_branch: Tier::High,
+            tag_move: Tier::High,
+            release_tag_move: Tier::Critical,
+            mass_ref_changes: Tier::Critical,
+            push_protected: Tier::None,
+        }
+    }
+}
+
+/// The policy half of the config: what `classify.rs` needs.
+#[derive(Debug, Clone)]
+pub struct Policy {
+    /// Compiled protected-branch globs.
+    pub protected: GlobSet,
+    /// The same globs as written, index for index.
+    pub protected_patterns: Vec<String>,
+    /// Protect the remote's default branch (`refs/remotes/<r>/HEAD`).
+    pub remote_head: bool,
+    /// Compiled release-tag globs.
+    pub release_tags: GlobSet,
+    /// Release-tag globs as written.
+    pub release_tag_patterns: Vec<String>,
+    /// More destructive ref changes than this in one push is `mass_ref_changes`.
+    pub mass_ref_changes: usize,
+    /// The tier of each rule.
+    pub tiers: TierTable,
+}
+
+/// What to do when verification is unavailable, per tier.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OnUnavailableTable {
+    /// Critical operations (default: ask).
+    pub critical: OnUnavailable,
+    /// High operations (default: allow).
+    pub high: OnUnavailable,
+    /// Standard operations (default: allow).
+    pub standard: OnUnavailable,
+}
+
+impl OnUnavailableTable {
+    /// The setting for `tier`.
+    pub fn for_tier(&self, tier: Tier) -> OnUnavailable {
+        match tier {
+            Tier::Critical => self.critical,
+            Tier::High => self.high,
+            Tier::Standard | Tier::None => self.standard,
+        }
+    }
+}
+
+/// Where a setting came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    /// The user's config file.
+    User(PathBuf),
+    /// The repository's `.vouch.toml`, trusted or not.
+    Repo {
+        /// The file.
+        path: PathBuf,
+        /// `vouch trust` was run for this content.
+        trusted: bool,
+    },
+}
+
+impl fmt::Display for Source {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::User(p) => write!(f, "user config `{}`", p.display()),
+            Self::Repo { path, trusted } => write!(
+                f,
+                "repository config `{}` ({})",
+                path.display(),
+                if *trusted { "trusted" } else { "not trusted" }
+            ),
+        }
+    }
+}
+
+/// One configured verifier program.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VerifierConfig {
+    /// The command, split like a shell; `None` to configure a program found by name.
+    pub command: Option<Vec<String>>,
+    /// A failing result blocks (default true).
+    pub blocking: bool,
+    /// Seconds before the program is killed and counted as an error.
+    pub timeout_secs: u64,
+    /// The tiers that run it; `None`: every verified tier.
+    pub tiers: Option<Vec<Tier>>,
+    /// Off: never run.
+    pub enabled: bool,
+    /// The file that configured it.
+    pub source: String,
+}
+
+/// The configuration in force.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// A hook whose binary is missing refuses, baked into hooks at install time.
+    pub strict: bool,
+    /// Verify standard-tier operations too.
+    pub verify_standard: bool,
+    /// Write an audit line for tier-none operations too.
+    pub log_all: bool,
+    /// Runs when a review request is written (split like a shell).
+    pub notify_command: Option<Vec<String>>,
+    /// What the classifier needs.
+    pub policy: Policy,
+    /// What to do without a verdict.
+    pub on_unavailable: OnUnavailableTable,
+    /// Configured verifier programs by name.
+    pub verifiers: BTreeMap<String, VerifierConfig>,
+    /// The audit log path, if configured.
+    pub log_path: Option<PathBuf>,
+    /// Rotate the audit log past this size.
+    pub log_max_bytes: u64,
+    /// Files that were read, in order.
+    pub sources: Vec<Source>,
+    /// Settings that were ignored, and why (untrusted repository keys).
+    pub warnings: Vec<String>,
+}
+
+fn compile_globs(patterns: &[String]) -> Result<GlobSet, (usize, String)> {
+    let mut builder = GlobSetBuilder::new();
+    for (i, p) in patterns.iter().enumerate() {
+        let glob = GlobBuilder::new(p)
+            .literal_separator(true)
+            .build()
+            .map_err(|e| (i, e.kind().to_string()))?;
+        builder.add(glob);
+    }
+    builder.build().map_err(|e| (0, e.to_string()))
+}
+
+fn strings(list: &[&str]) -> Vec<String> {
+    list.iter().map(|s| (*s).to_owned()).collect()
+}
+
+impl Default for Policy {
+    fn default() -> Self {
+        let protected_patterns = strings(DEFAULT_PROTECTED);
+        let release_tag_patterns = strings(DEFAULT_RELEASE_TAGS);
+        Self {
+            protected: compile_globs(&protected_patterns).expect("default globs are valid"),
+            protected_patterns,
+            remote_head: true,
+            release_tags: compile_globs(&release_tag_patterns).expect("default globs are valid"),
+            release_tag_patterns,
+            mass_ref_changes: 5,
+            tiers: TierTable::default(),
+        }
+    }
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Self {
+            strict: false,
+            verify_standard: false,
+            log_all: false,
+            notify_command: None,
+            policy: Policy::default(),
+            on_unavailable: OnUnavailableTable {
+                critical: OnUnavailable::Ask,
+                high: OnUnavailable::Allow,
+                standard: OnUnavailable::Allow,
+            },
+            verifiers: BTreeMap::new(),
+            log_path: None,
+            log_max_bytes: DEFAULT_LOG_MAX_BYTES,
+            sources: Vec::new(),
+            warnings: Vec::new(),
+        }
+    }
+}
+
+// ----------------------------------------------------------------------------
+// The file format. Every table denies unknown keys.
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawConfig {
+    strict: Option<bool>,
+    verify_standard: Option<bool>,
+    log_all: Option<bool>,
+    notify_command: Option<String>,
+    protected: Option<RawProtected>,
+    thresholds: Option<RawThresholds>,
+    tiers: Option<RawTiers>,
+    on_unavailable: Option<RawOnUnavailable>,
+    verifiers: Option<BTreeMap<String, RawVerifier>>,
+    log: Option<RawLog>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawProtected {
+    branches: Option<Vec<String>>,
+    remote_head: Option<bool>,
+    release_tags: Option<Vec<String>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawThresholds {
+    mass_ref_changes: Option<usize>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawTiers {
+    force_push_protected: Option<Tier>,
+    force_push_unseen: Option<Tier>,
+    force_push: Option<Tier>,
+    delete_protected: Option<Tier>,
+    delete_branch: Option<Tier>,
+    tag_move: Option<Tier>,
+    release_tag_move: Option<Tier>,
+    mass_ref_changes: Option<Tier>,
+    push_protected: Option<Tier>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawOnUnavailable {
+    critical: Option<OnUnavailable>,
+    high: Option<OnUnavailable>,
+    standard: Option<OnUnavailable>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawVerifier {
+    command: Option<String>,
+    blocking: Option<bool>,
+    timeout_secs: Option<u64>,
+    tiers: Option<Vec<Tier>>,
+    enabled: Option<bool>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawLog {
+    path: Option<PathBuf>,
+    max_bytes: Option<u64>,
+}
+
+/// A config file that could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The file exists but could not be read.
+    #[error("cannot read config `{path}`")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The file is not valid, with where and what is accepted.
+    #[error("invalid config `{path}`, line {line}{key}: {message}", key = key.as_ref().map(|k| format!(", key `{k}`")).unwrap_or_default())]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line.
+        line: usize,
+        /// The key at fault, when known.
+        key: Option<String>,
+        /// What is wrong and what is accepted.
+        message: String,
+    },
+}
+
+/// A config file's text and where it came from.
+#[derive(Debug, Clone)]
+pub struct ConfigFile {
+    /// The file.
+    pub path: PathBuf,
+    /// Its content.
+    pub text: String,
+}
+
+/// The inputs of [`Config::resolve`].
+#[derive(Debug, Clone, Default)]
+pub struct ConfigInputs {
+    /// The user's config file, if it exists.
+    pub user: Option<ConfigFile>,
+    /// The repository's `.vouch.toml`, if it exists, and whether it is trusted.
+    pub repo: Option<(ConfigFile, bool)>,
+}
+
+fn line_of(text: &str, offset: usize) -> usize {
+    text[..offset.min(text.len())].matches('\n').count() + 1
+}
+
+/// The key written on a line (`key = value`), if any.
+fn key_on_line(text: &str, line: usize) -> Option<String> {
+    let l = text.lines().nth(line.checked_sub(1)?)?;
+    let (key, _) = l.split_once('=')?;
+    let key = key.trim().trim_matches('"');
+    (!key.is_empty() && !key.starts_with('[')).then(|| key.to_owned())
+}
+
+/// Finds the line where `key` is set inside `[table]` (`table` may be dotted).
+fn locate(text: &str, table: &str, key: &str) -> usize {
+    let mut in_table = table.is_empty();
+    for (i, l) in text.lines().enumerate() {
+        let t = l.trim();
+        if t.starts_with('[') {
+            let name = t.trim_matches(|c| c == '[' || c == ']').trim();
+            in_table = name == table;
+            continue;
+        }
+        if in_table
+            && t.split_once('=')
+                .is_some_and(|(k, _)| k.trim().trim_matches('"') == key)
+        {
+            return i + 1;
+        }
+    }
+    1
+}
+
+fn parse_raw(file: &ConfigFile) -> Result<RawConfig, ConfigError> {
+    toml::from_str::<RawConfig>(&file.text).map_err(|e| {
+        let line = e.span().map_or(1, |s| line_of(&file.text, s.start));
+        let key = key_on_line(&file.text, line);
+        let mut message = e.message().trim().to_owned();
+        if message.starts_with("unknown field") {
+            message = message.replacen("unknown field", "unknown key", 1);
+            message = message.replace(", expected one of", "; accepted keys:");
+            message = message.replace(", expected", "; accepted:");
+        }
+        if message.contains("unknown variant") {
+            message = message.replace(", expected one of", "; accepted values:");
+        }
+        ConfigError::Invalid {
+            path: file.path.clone(),
+            line,
+            key,
+            message,
+        }
+    })
+}
+
+fn tier_layer(into: &mut TierTable, raw: RawTiers) {
+    let RawTiers {
+        force_push_protected,
+        force_push_unseen,
+        force_push,
+        delete_protected,
+        delete_branch,
+        tag_move,
+        release_tag_move,
+        mass_ref_changes,
+        push_protected,
+    } = raw;
+    let pairs = [
+        (&mut into.force_push_protected, force_push_protected),
+        (&mut into.force_push_unseen, force_push_unseen),
+        (&mut into.force_push, force_push),
+        (&mut into.delete_protected, delete_protected),
+        (&mut into.delete_branch, delete_branch),
+        (&mut into.tag_move, tag_move),
+        (&mut into.release_tag_move, release_tag_move),
+        (&mut into.mass_ref_changes, mass_ref_changes),
+        (&mut into.push_protected, push_protected),
+    ];
+    for (slot, value) in pairs {
+        if let Some(v) = value {
+            *slot = v;
+        }
+    }
+}
+
+impl Config {
+    /// Builds the config in force from the files and the environment.
+    pub fn resolve(inputs: &ConfigInputs, env: &dyn Env) -> Result<Self, ConfigError> {
+        let mut config = Self::default();
+        if let Some(file) = &inputs.user {
+            let raw = parse_raw(file)?;
+            config.layer(raw, file, true)?;
+            config.sources.push(Source::User(file.path.clone()));
+        }
+        if let Some((file, trusted)) = &inputs.repo {
+            let raw = parse_raw(file)?;
+            config.layer(raw, file, *trusted)?;
+            config.sources.push(Source::Repo {
+                path: file.path.clone(),
+                trusted: *trusted,
+            });
+        }
+        if env.flag(vars::VOUCH_VERIFY) {
+            config.verify_standard = true;
+        }
+        if env.flag(vars::VOUCH_STRICT) {
+            config.strict = true;
+        }
+        if let Some(path) = env.var_os(vars::VOUCH_LOG).filter(|p| !p.is_empty()) {
+            config.log_path = Some(PathBuf::from(path));
+        }
+        Ok(config)
+    }
+
+    /// Applies one file over what is there. `may_run` is false for an
+    /// untrusted repository file: its program and path settings are dropped
+    /// with a warning.
+    fn layer(&mut self, raw: RawConfig, file: &ConfigFile, may_run: bool) -> Result<(), ConfigError> {
+        let invalid = |table: &str, key: &str, message: String| ConfigError::Invalid {
+            path: file.path.clone(),
+            line: locate(&file.text, table, key),
+            key: Some(if table.is_empty() {
+                key.to_owned()
+            } else {
+                format!("{table}.{key}")
+            }),
+            message,
+        };
+        let untrusted = |what: &str| {
+            format!(
+                "ignored {what} in `{}`: a repository config may set programs and paths only after `vouch trust` (run it in this repository after reading the file)",
+                file.path.display()
+            )
+        };
+        let RawConfig {
+            strict,
+            verify_standard,
+            log_all,
+            notify_command,
+            protected,
+            thresholds,
+            tiers,
+            on_unavailable,
+            verifiers,
+            log,
+        } = raw;
+        if let Some(v) = strict {
+            self.strict = v;
+        }
+        if let Some(v) = verify_standard {
+            self.verify_standard = v;
+        }
+        if let Some(v) = log_all {
+            self.log_all = v;
+        }
+        if let Some(cmd) = notify_command {
+            if may_run {
+                let words = split_command(&cmd).map_err(|m| invalid("", "notify_command", m))?;
+                self.notify_command = Some(words);
+            } else {
+                self.warnings.push(untrusted("`notify_command`"));
+            }
+        }
+        if let Some(p) = protected {
+            if let Some(branches) = p.branches {
+                self.policy.protected = compile_globs(&branches).map_err(|(i, m)| {
+                    invalid("protected", "branches", format!("bad glob `{}`: {m}", branches.get(i).map_or("", String::as_str)))
+                })?;
+                self.policy.protected_patterns = branches;
+            }
+            if let Some(v) = p.remote_head {
+                self.policy.remote_head = v;
+            }
+            if let Some(tags) = p.release_tags {
+                self.policy.release_tags = compile_globs(&tags).map_err(|(i, m)| {
+                    invalid("protected", "release_tags", format!("bad glob `{}`: {m}", tags.get(i).map_or("", String::as_str)))
+                })?;
+                self.policy.release_tag_patterns = tags;
+            }
+        }
+        if let Some(t) = thresholds.and_then(|t| t.mass_ref_changes) {
+            self.policy.mass_ref_changes = t;
+        }
+        if let Some(t) = tiers {
+            tier_layer(&mut self.policy.tiers, t);
+        }
+        if let Some(o) = on_unavailable {
+            if let Some(v) = o.critical {
+                self.on_unavailable.critical = v;
+            }
+            if let Some(v) = o.high {
+                self.on_unavailable.high = v;
+            }
+            if let Some(v) = o.standard {
+                self.on_unavailable.standard = v;
+            }
+        }
+        if let Some(verifiers) = verifiers {
+            if may_run {
+                for (name, v) in verifiers {
+                    let table = format!("verifiers.{name}");
+                    if !valid_verifier_name(&name) {
+                        return Err(invalid(
+                            "",
+                            &table,
+                            format!("verifier name `{name}` may hold only letters, digits, `-` and `_`"),
+                        ));
+                    }
+                    let command = match v.command {
+                        Some(c) => Some(split_command(&c).map_err(|m| invalid(&table, "command", m))?),
+                        None => None,
+                    };
+                    if v.timeout_secs == Some(0) {
+                        return Err(invalid(&table, "timeout_secs", "must be at least 1 (seconds)".into()));
+                    }
+                    if v.tiers.as_ref().is_some_and(|t| t.contains(&Tier::None)) {
+                        return Err(invalid(
+                            &table,
+                            "tiers",
+                            "tier `none` is never verified; accepted: `critical`, `high`, `standard`".into(),
+                        ));
+                    }
+                    let entry = self.verifiers.entry(name).or_insert(VerifierConfig {
+                        command: None,
+                        blocking: true,
+                        timeout_secs: DEFAULT_VERIFIER_TIMEOUT_SECS,
+                        tiers: None,
+                        enabled: true,
+                        source: file.path.display().to_string(),
+                    });
+                    if command.is_some() {
+                        entry.command = command;
+                    }
+                    if let Some(b) = v.blocking {
+                        entry.blocking = b;
+                    }
+                    if let Some(t) = v.timeout_secs {
+                        entry.timeout_secs = t;
+                    }
+                    if v.tiers.is_some() {
+                        entry.tiers = v.tiers;
+                    }
+                    if let Some(e) = v.enabled {
+                        entry.enabled = e;
+                    }
+                    entry.source = file.path.display().to_string();
+                }
+            } else {
+                self.warnings.push(untrusted("`[verifiers]`"));
+            }
+        }
+        if let Some(log) = log {
+            if let Some(path) = log.path {
+                if may_run {
+                    self.log_path = Some(path);
+                } else {
+                    self.warnings.push(untrusted("`log.path`"));
+                }
+            }
+            if let Some(max) = log.max_bytes {
+                if max < 4096 {
+                    return Err(invalid("log", "max_bytes", "must be at least 4096 (bytes)".into()));
+                }
+                self.log_max_bytes = max;
+            }
+        }
+        Ok(())
+    }
+}
+
+fn valid_verifier_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+}
+
+/// Splits a command as a POSIX shell would (quotes, escapes; no expansion).
+pub fn split_command(command: &str) -> Result<Vec<String>, String> {
+    let words = shell_words::split(command)
+        .map_err(|e| format!("cannot split `{command}` like a shell: {e}; check its quotes"))?;
+    if words.is_empty() {
+        return Err("the command is empty; give a program and its arguments".into());
+    }
+    Ok(words)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::env::MapEnv;
+
+    fn user(text: &str) -> ConfigInputs {
+        ConfigInputs {
+            user: Some(ConfigFile {
+                path: PathBuf::from("/home/u/.config/vouch/config.toml"),
+                text: text.into(),
+            }),
+            repo: None,
+        }
+    }
+
+    fn repo(text: &str, trusted: bool) -> ConfigInputs {
+        ConfigInputs {
+            user: None,
+            repo: Some((
+                ConfigFile {
+                    path: PathBuf::from("/r/.vouch.toml"),
+                    text: text.into(),
+                },
+                trusted,
+            )),
+        }
+    }
+
+    fn err(inputs: &ConfigInputs) -> String {
+        Config::resolve(inputs, &MapEnv::default()).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn defaults_match_the_spec() {
+        let c = Config::default();
+        assert!(c.policy.protected.is_match("main"));
+        assert!(c.policy.protected.is_match("release/2.0"));
+        assert!(!c.policy.protected.is_match("release/2.0/hotfix"));
+        assert!(!c.policy.protected.is_match("feature"));
+        assert!(c.policy.release_tags.is_match("v1.2.3"));
+        assert!(!c.policy.release_tags.is_match("very-nice"));
+        assert_eq!(c.on_unavailable.critical, OnUnavailable::Ask);
+    }
+
+    #[test]
+    fn unknown_key_names_file_line_key_and_accepted_keys() {
+        let e = err(&user("strict = true\n\n[protected]\nbranchez = [\"main\"]\n"));
+        assert!(e.contains("config.toml"), "{e}");
+        assert!(e.contains("line 4"), "{e}");
+        assert!(e.contains("`branchez`"), "{e}");
+        assert!(e.contains("accepted keys"), "{e}");
+        assert!(e.contains("branches"), "{e}");
+    }
+
+    #[test]
+    fn wrong_type_names_the_key_and_line() {
+        let e = err(&user("strict = \"yes\"\n"));
+        assert!(e.contains("line 1"), "{e}");
+        assert!(e.contains("key `strict`"), "{e}");
+        assert!(e.contains("bool"), "{e}");
+    }
+
+    #[test]
+    fn bad_enum_value_lists_the_accepted_values() {
+        let e = err(&user("[on_unavailable]\ncritical = \"maybe\"\n"));
+        assert!(e.contains("line 2"), "{e}");
+        assert!(e.contains("allow") && e.contains("block"), "{e}");
+    }
+
+    #[test]
+    fn semantic_errors_name_the_line_too() {
+        let e = err(&user("[verifiers.tests]\ncommand = \"make test\"\ntimeout_secs = 0\n"));
+        assert!(e.contains("line 3") && e.contains("verifiers.tests.timeout_secs"), "{e}");
+        let e = err(&user("[verifiers.tests]\ncommand = \"make 'test\"\n"));
+        assert!(e.contains("line 2") && e.contains("quotes"), "{e}");
+        let e = err(&user("[protected]\nbranches = [\"[main\"]\n"));
+        assert!(e.contains("bad glob"), "{e}");
+    }
+
+    #[test]
+    fn repo_overrides_user_policy() {
+        let mut inputs = user("[tiers]\nforce_push = \"critical\"\n[protected]\nbranches = [\"main\"]\n");
+        inputs.repo = repo("[protected]\nbranches = [\"prod\"]\n", false).repo;
+        let c = Config::resolve(&inputs, &MapEnv::default()).unwrap();
+        assert_eq!(c.policy.tiers.force_push, Tier::Critical);
+        assert!(c.policy.protected.is_match("prod"));
+        assert!(!c.policy.protected.is_match("main"));
+    }
+
+    #[test]
+    fn untrusted_repo_file_cannot_set_programs_or_paths() {
+        let text = "notify_command = \"curl evil\"\n[verifiers.x]\ncommand = \"sh -c evil\"\n[log]\npath = \"/tmp/x\"\n";
+        let c = Config::resolve(&repo(text, false), &MapEnv::default()).unwrap();
+        assert!(c.verifiers.is_empty());
+        assert!(c.notify_command.is_none());
+        assert!(c.log_path.is_none());
+        assert_eq!(c.warnings.len(), 3);
+        assert!(c.warnings[0].contains("vouch trust"));
+        let c = Config::resolve(&repo(text, true), &MapEnv::default()).unwrap();
+        assert_eq!(c.verifiers["x"].command.as_deref().unwrap(), ["sh", "-c", "evil"]);
+        assert!(c.warnings.is_empty());
+    }
+
+    #[test]
+    fn environment_overrides_files() {
+        let env = MapEnv::from_pairs(&[("VOUCH_VERIFY", "1"), ("VOUCH_LOG", "/x/log.jsonl")]);
+        let c = Config::resolve(&user("verify_standard = false\n[log]\npath = \"/y\"\n"), &env).unwrap();
+        assert!(c.verify_standard);
+        assert_eq!(c.log_path.unwrap(), PathBuf::from("/x/log.jsonl"));
+    }
+
+    #[test]
+    fn verifier_entries_layer_by_name() {
+        let mut inputs = user("[verifiers.tests]\ncommand = \"make test\"\ntimeout_secs = 5\n");
+        inputs.repo = repo("[verifiers.tests]\nblocking = false\n", true).repo;
+        let c = Config::resolve(&inputs, &MapEnv::default()).unwrap();
+        let v = &c.verifiers["tests"];
+        assert_eq!(v.command.as_deref().unwrap(), ["make", "test"]);
+        assert!(!v.blocking);
+    }
+}

@@ -1,0 +1,106 @@
+//! What every command needs from the outside: the environment, the working
+//! directory, vouch's own directories, and the config files read from disk.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+
+use crate::config::{Config, ConfigFile, ConfigInputs};
+use crate::env::{Env, vars};
+use crate::trust;
+
+/// The name of the repository's team policy file.
+pub const REPO_CONFIG: &str = ".vouch.toml";
+
+/// The outside world, as commands see it.
+pub struct Ctx {
+    /// Environment variables.
+    pub env: Box<dyn Env>,
+    /// The directory vouch was started in.
+    pub cwd: PathBuf,
+}
+
+/// vouch's own directories.
+#[derive(Debug, Clone)]
+pub struct Dirs {
+    /// User config (`config.toml`, `verifiers/`).
+    pub config: PathBuf,
+    /// Data (`trust.json`).
+    pub data: PathBuf,
+    /// State (`audit.jsonl`, `reviews/`, `approvals/`).
+    pub state: PathBuf,
+}
+
+impl Ctx {
+    /// vouch's directories, from XDG variables or `HOME`.
+    pub fn dirs(&self) -> Result<Dirs> {
+        let home = self
+            .env
+            .var_os(vars::HOME)
+            .filter(|h| !h.is_empty())
+            .map(PathBuf::from);
+        let xdg = |name: &str, fallback: &str| -> Option<PathBuf> {
+            self.env
+                .var_os(name)
+                .map(PathBuf::from)
+                .filter(|p| p.is_absolute())
+                .or_else(|| home.as_ref().map(|h| h.join(fallback)))
+                .map(|p| p.join("vouch"))
+        };
+        let missing = || anyhow::anyhow!("neither HOME nor the XDG directories are set: set HOME so vouch knows where its config and log live");
+        Ok(Dirs {
+            config: xdg(vars::XDG_CONFIG_HOME, ".config").ok_or_else(missing)?,
+            data: xdg(vars::XDG_DATA_HOME, ".local/share").ok_or_else(missing)?,
+            state: xdg(vars::XDG_STATE_HOME, ".local/state").ok_or_else(missing)?,
+        })
+    }
+
+    /// The user config file: `VOUCH_CONFIG`, or `<config dir>/config.toml`.
+    pub fn user_config_path(&self) -> Result<PathBuf> {
+        match self.env.var_os(vars::VOUCH_CONFIG).filter(|p| !p.is_empty()) {
+            Some(p) => Ok(PathBuf::from(p)),
+            None => Ok(self.dirs()?.config.join("config.toml")),
+        }
+    }
+
+    /// Reads the user config and the repository's `.vouch.toml` (if
+    /// `repo_root` is given) and resolves the config in force.
+    pub fn load_config(&self, repo_root: Option<&Path>) -> Result<Config> {
+        let user_path = self.user_config_path()?;
+        let user = read_optional(&user_path)?;
+        let repo = match repo_root {
+            Some(root) => {
+                let path = root.join(REPO_CONFIG);
+                match read_optional(&path)? {
+                    Some(file) => {
+                        let trusted = trust::is_trusted(&self.dirs()?.data, root);
+                        Some((file, trusted))
+                    }
+                    None => None,
+                }
+            }
+            None => None,
+        };
+        let config = Config::resolve(&ConfigInputs { user, repo }, self.env.as_ref())?;
+        Ok(config)
+    }
+
+    /// The audit log path: config (`VOUCH_LOG` included), else the state dir.
+    pub fn log_path(&self, config: &Config) -> Result<PathBuf> {
+        match &config.log_path {
+            Some(p) => Ok(p.clone()),
+            None => Ok(self.dirs()?.state.join("audit.jsonl")),
+        }
+    }
+}
+
+fn read_optional(path: &Path) -> Result<Option<ConfigFile>> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => Ok(Some(ConfigFile {
+            path: path.to_path_buf(),
+            text,
+        })),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e).with_context(|| format!("cannot read config `{}`", path.display())),
+    }
+}

@@ -1,0 +1,110 @@
+//! Every environment variable vouch reads, and the one door through which it
+//! reads them.
+//!
+//! `std::env::var` is banned elsewhere (`clippy.toml`): code asks an [`Env`],
+//! so tests can hand a map instead of the process environment.
+
+use std::collections::HashMap;
+use std::ffi::OsString;
+
+/// Read access to environment variables.
+pub trait Env: Send + Sync {
+    /// The raw value of `name`, if set.
+    fn var_os(&self, name: &str) -> Option<OsString>;
+
+    /// The value of `name` if it is set and valid UTF-8.
+    fn var(&self, name: &str) -> Option<String> {
+        self.var_os(name).and_then(|v| v.into_string().ok())
+    }
+
+    /// True when `name` is set to something other than empty, `0` or `false`.
+    fn flag(&self, name: &str) -> bool {
+        self.var(name)
+            .is_some_and(|v| !matches!(v.trim(), "" | "0" | "false" | "no"))
+    }
+}
+
+/// The process environment.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct ProcessEnv;
+
+impl Env for ProcessEnv {
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "the one place that reads the process environment"
+    )]
+    fn var_os(&self, name: &str) -> Option<OsString> {
+        std::env::var_os(name)
+    }
+}
+
+/// A fixed map of variables, for tests.
+#[derive(Debug, Default, Clone)]
+pub struct MapEnv(pub HashMap<String, OsString>);
+
+impl MapEnv {
+    /// A map from `(name, value)` pairs.
+    pub fn from_pairs(pairs: &[(&str, &str)]) -> Self {
+        Self(
+            pairs
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), OsString::from(v)))
+                .collect(),
+        )
+    }
+}
+
+impl Env for MapEnv {
+    fn var_os(&self, name: &str) -> Option<OsString> {
+        self.0.get(name).cloned()
+    }
+}
+
+/// Names of the variables vouch reads. Each is documented where users see it
+/// (README, `vouch --help`).
+pub mod vars {
+    /// Path of the user config file, instead of `<config dir>/vouch/config.toml`.
+    pub const VOUCH_CONFIG: &str = "VOUCH_CONFIG";
+    /// Path of the audit log, instead of `<state dir>/vouch/audit.jsonl`.
+    pub const VOUCH_LOG: &str = "VOUCH_LOG";
+    /// `1`: never prompt, even when a terminal is there.
+    pub const VOUCH_HEADLESS: &str = "VOUCH_HEADLESS";
+    /// A reason: skip verification of this one command, logged with the reason.
+    pub const VOUCH_SKIP: &str = "VOUCH_SKIP";
+    /// `1`: verify standard-tier operations too.
+    pub const VOUCH_VERIFY: &str = "VOUCH_VERIFY";
+    /// `1`: a hook whose binary is missing refuses; errors refuse.
+    pub const VOUCH_STRICT: &str = "VOUCH_STRICT";
+    /// A session id that groups decisions (agents pass their own).
+    pub const VOUCH_SESSION: &str = "VOUCH_SESSION";
+    /// Set by CI systems: headless.
+    pub const CI: &str = "CI";
+    /// Searched for `vouch-verify-*` verifier programs.
+    pub const PATH: &str = "PATH";
+    /// Used to find the config, data and state directories.
+    pub const HOME: &str = "HOME";
+    /// XDG base directories (honoured on every unix).
+    pub const XDG_CONFIG_HOME: &str = "XDG_CONFIG_HOME";
+    /// XDG data directory.
+    pub const XDG_DATA_HOME: &str = "XDG_DATA_HOME";
+    /// XDG state directory.
+    pub const XDG_STATE_HOME: &str = "XDG_STATE_HOME";
+    /// Colour off.
+    pub const NO_COLOR: &str = "NO_COLOR";
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flag_reads_common_false_spellings_as_off() {
+        let env = MapEnv::from_pairs(&[("A", "1"), ("B", "0"), ("C", ""), ("D", "false"), ("E", "yes")]);
+        assert!(env.flag("A"));
+        assert!(!env.flag("B"));
+        assert!(!env.flag("C"));
+        assert!(!env.flag("D"));
+        assert!(env.flag("E"));
+        assert!(!env.flag("MISSING"));
+    }
+}

@@ -1,0 +1,217 @@
+//! PURE: the facts vouch measures about an operation, as plain data.
+//!
+//! `git.rs` fills these in with git2; `classify.rs` turns them into a tier;
+//! verifiers, prompts and the audit log read them. Nothing here touches git.
+
+use serde::Serialize;
+
+use crate::hooks::{ForceHint, PushUpdate};
+
+/// What kind of ref a push line names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RefKind {
+    /// `refs/heads/*`
+    Branch,
+    /// `refs/tags/*`
+    Tag,
+    /// Anything else (notes, remote-tracking refs in a mirror push).
+    Other,
+}
+
+impl RefKind {
+    /// The kind of a full ref name.
+    pub fn of(name: &str) -> Self {
+        if name.starts_with("refs/heads/") {
+            Self::Branch
+        } else if name.starts_with("refs/tags/") {
+            Self::Tag
+        } else {
+            Self::Other
+        }
+    }
+}
+
+/// How the remote ref changes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Change {
+    /// The ref is new on the remote.
+    Create,
+    /// The ref is deleted on the remote.
+    Delete,
+    /// The new value contains the old one.
+    FastForward,
+    /// The new value does not contain the old one: commits leave the ref
+    /// (for a tag: the tag moves).
+    Rewrite,
+    /// Old and new are the same.
+    Unchanged,
+}
+
+/// Whether the remote's current tip is known in this repository.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case", tag = "state", content = "why")]
+pub enum RemoteTip {
+    /// The remote's object is here: what it holds can be measured.
+    Known,
+    /// The remote's object is not here: the remote has commits never fetched.
+    Unseen,
+    /// It cannot be told (shallow clone, unreadable object).
+    Unknown(String),
+    /// No remote tip: the ref is new.
+    None,
+}
+
+/// What `--force-with-lease` would conclude, inferred from the remote-tracking ref.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case", tag = "state")]
+pub enum Lease {
+    /// The remote's tip equals the remote-tracking ref: what would be
+    /// replaced was seen here.
+    Holds,
+    /// The remote's tip differs from the remote-tracking ref: somebody pushed
+    /// since the last fetch.
+    Stale {
+        /// The remote-tracking ref's value.
+        tracking_oid: String,
+    },
+    /// No remote-tracking ref (a push to a URL, or a ref never fetched).
+    NoTrackingRef,
+    /// Not a replacement of an existing ref.
+    NotApplicable,
+}
+
+/// One commit that would leave a ref.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CommitSummary {
+    /// Abbreviated id.
+    pub short_id: String,
+    /// First line of the message (untrusted text).
+    pub subject: String,
+    /// Author name (untrusted text).
+    pub author: String,
+}
+
+/// The commits a ref change would destroy on the remote.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Lost {
+    /// How many commits leave the ref.
+    pub count: usize,
+    /// How many distinct authors wrote them.
+    pub authors: usize,
+    /// The first few of them, newest first.
+    pub commits: Vec<CommitSummary>,
+    /// True when the count stopped at a limit and the true number is larger.
+    pub truncated: bool,
+}
+
+/// Everything measured about one pushed ref.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RefFacts {
+    /// The line git passed (or vouch computed, for mirror deletions).
+    #[serde(skip)]
+    pub update: PushUpdate,
+    /// The remote ref name.
+    pub remote_ref: String,
+    /// The local ref or expression.
+    pub local_ref: String,
+    /// New value (zeros for a deletion).
+    pub new_oid: String,
+    /// Old value on the remote (zeros when new).
+    pub old_oid: String,
+    /// Branch, tag or other.
+    pub kind: RefKind,
+    /// How the ref changes.
+    pub change: Change,
+    /// Whether the remote's tip is known here.
+    pub remote_tip: RemoteTip,
+    /// What a lease would say.
+    pub lease: Lease,
+    /// Commits that leave the ref, when measured.
+    pub lost: Option<Lost>,
+    /// True for deletions git never showed the hook (`--mirror`).
+    pub computed_by_vouch: bool,
+}
+
+impl RefFacts {
+    /// Facts for a line whose change is already known, with nothing measured yet.
+    pub fn new(update: PushUpdate, change: Change) -> Self {
+        Self {
+            remote_ref: update.remote_ref.clone(),
+            local_ref: update.local_ref.clone(),
+            new_oid: update.local_oid.clone(),
+            old_oid: update.remote_oid.clone(),
+            kind: RefKind::of(&update.remote_ref),
+            change,
+            remote_tip: RemoteTip::None,
+            lease: Lease::NotApplicable,
+            lost: None,
+            computed_by_vouch: false,
+            update,
+        }
+    }
+
+    /// The name shown to people: `main` for `refs/heads/main`, `v1` for a tag.
+    pub fn short_name(&self) -> &str {
+        self.remote_ref
+            .strip_prefix("refs/heads/")
+            .or_else(|| self.remote_ref.strip_prefix("refs/tags/"))
+            .unwrap_or(&self.remote_ref)
+    }
+}
+
+/// Everything measured about a push.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
+pub struct PushFacts {
+    /// The remote's name, or its URL when pushed to a URL.
+    pub remote: String,
+    /// The remote's URL, credentials redacted.
+    pub url: String,
+    /// One entry per ref, git's lines first, then vouch's mirror deletions.
+    pub refs: Vec<RefFacts>,
+    /// What the command line says about force.
+    pub force: ForceHint,
+    /// A mirror push (`--mirror` or `remote.<name>.mirror`).
+    pub mirror: bool,
+    /// Why a mirror push's deletions could not be computed, if they could not.
+    pub mirror_unknown: Option<String>,
+    /// The repository is a shallow clone.
+    pub shallow: bool,
+    /// The remote's default branch (from `refs/remotes/<remote>/HEAD`).
+    pub remote_head: Option<String>,
+    /// The branch checked out here, if any.
+    pub branch: Option<String>,
+    /// Things a person should know that are not a ref's fact.
+    pub notes: Vec<String>,
+}
+
+/// Replaces credentials in a URL (`https://user:token@host` becomes
+/// `https://***@host`).
+pub fn redact_url(url: &str) -> String {
+    let Some(scheme_end) = url.find("://") else {
+        return url.to_owned();
+    };
+    let rest = &url[scheme_end + 3..];
+    let authority_end = rest.find('/').unwrap_or(rest.len());
+    match rest[..authority_end].rfind('@') {
+        Some(at) => format!("{}://***@{}", &url[..scheme_end], &rest[at + 1..]),
+        None => url.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn credentials_in_urls_are_redacted() {
+        assert_eq!(
+            redact_url("https://user:tok3n@example.com/r.git"),
+            "https://***@example.com/r.git"
+        );
+        assert_eq!(redact_url("https://example.com/r.git"), "https://example.com/r.git");
+        assert_eq!(redact_url("git@github.com:o/r.git"), "git@github.com:o/r.git");
+        assert_eq!(redact_url("../remote.git"), "../remote.git");
+    }
+}

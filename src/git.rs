@@ -1,0 +1,479 @@
+//! The ONLY module that uses git2 or runs the git CLI. It measures facts
+//! and hands back vouch's own types (`facts.rs`).
+//!
+//! The push algorithm is the one of `research/git-semantics.md` section 1.4.
+
+use std::collections::{BTreeSet, HashSet};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{Context, Result, bail};
+use git2::{Oid, Repository};
+
+use crate::facts::{
+    Change, CommitSummary, Lease, Lost, PushFacts, RefFacts, RefKind, RemoteTip, redact_url,
+};
+use crate::hooks::{ForceHint, PushArgs, PushUpdate};
+
+/// How many commits a lost-commit count walks before it stops counting.
+const LOST_COUNT_LIMIT: usize = 10_000;
+/// How many lost commits are listed by subject.
+const LOST_SAMPLE: usize = 10;
+/// How many destructive refs of one push get their lost commits measured.
+const MEASURED_REFS_LIMIT: usize = 50;
+
+/// An open repository.
+pub struct Repo {
+    repo: Repository,
+}
+
+impl Repo {
+    /// Opens the repository a hook runs in: git exports `GIT_DIR` and
+    /// friends to hooks in worktrees and bare repositories.
+    pub fn open_for_hook(cwd: &Path) -> Result<Self> {
+        let repo = Repository::open_from_env()
+            .or_else(|_| Repository::discover(cwd))
+            .context("git2 cannot open this repository")?;
+        Ok(Self { repo })
+    }
+
+    /// Opens the repository at or above `path`.
+    pub fn discover(path: &Path) -> Result<Self> {
+        let repo = Repository::discover(path)
+            .with_context(|| format!("`{}` is not inside a git repository", path.display()))?;
+        Ok(Self { repo })
+    }
+
+    /// The work tree root, or the git dir of a bare repository.
+    pub fn root(&self) -> PathBuf {
+        // git2 ends these with a slash; compare and print them without.
+        self.repo
+            .workdir()
+            .unwrap_or_else(|| self.repo.path())
+            .components()
+            .collect()
+    }
+
+    /// The work tree root, if there is one.
+    pub fn workdir(&self) -> Option<&Path> {
+        self.repo.workdir()
+    }
+
+    /// The branch checked out, if any.
+    pub fn current_branch(&self) -> Option<String> {
+        let head = self.repo.head().ok()?;
+        head.is_branch()
+            .then(|| head.shorthand().ok().map(str::to_owned))
+            .flatten()
+    }
+
+    fn config_bool(&self, key: &str) -> bool {
+        self.repo
+            .config()
+            .and_then(|c| c.get_bool(key))
+            .unwrap_or(false)
+    }
+
+    fn config_multi(&self, key: &str) -> Vec<String> {
+        let Ok(config) = self.repo.config() else {
+            return Vec::new();
+        };
+        let Ok(mut entries) = config.multivar(key, None) else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        while let Some(Ok(entry)) = entries.next() {
+            if let Ok(v) = entry.value() {
+                out.push(v.to_owned());
+            }
+        }
+        out
+    }
+
+    /// The remote-tracking ref that mirrors `remote_ref` of `remote`.
+    fn tracking_ref(&self, remote: &str, remote_ref: &str) -> Option<String> {
+        let remote = self.repo.find_remote(remote).ok()?;
+        remote
+            .refspecs()
+            .filter(|s| s.direction() == git2::Direction::Fetch && s.src_matches(remote_ref))
+            .find_map(|s| s.transform(remote_ref).ok()?.as_str().ok().map(str::to_owned))
+    }
+
+    fn ref_oid(&self, name: &str) -> Option<Oid> {
+        self.repo.refname_to_id(name).ok()
+    }
+
+    fn has_object(&self, oid: Oid) -> bool {
+        self.repo.odb().is_ok_and(|odb| odb.exists(oid))
+    }
+
+    fn peel_commit(&self, oid: Oid) -> Option<Oid> {
+        self.repo
+            .find_object(oid, None)
+            .ok()?
+            .peel_to_commit()
+            .ok()
+            .map(|c| c.id())
+    }
+
+    /// The default branch of `remote` (`refs/remotes/<remote>/HEAD`).
+    fn remote_head(&self, remote: &str) -> Option<String> {
+        let head = self
+            .repo
+            .find_reference(&format!("refs/remotes/{remote}/HEAD"))
+            .ok()?;
+        let target = head.symbolic_target().ok().flatten()?;
+        target
+            .strip_prefix(&format!("refs/remotes/{remote}/"))
+            .map(str::to_owned)
+    }
+
+    /// Commits reachable from `from` and from none of `hide`.
+    fn lost_commits(&self, from: Oid, hide: &[Oid]) -> Result<Lost, git2::Error> {
+        let mut walk = self.repo.revwalk()?;
+        walk.push(from)?;
+        for h in hide {
+            walk.hide(*h)?;
+        }
+        let mut count = 0;
+        let mut authors = HashSet::new();
+        let mut commits = Vec::new();
+        let mut truncated = false;
+        for oid in walk {
+            let oid = oid?;
+            count += 1;
+            if count > LOST_COUNT_LIMIT {
+                count -= 1;
+                truncated = true;
+                break;
+            }
+            let commit = self.repo.find_commit(oid)?;
+            let author = commit.author();
+            authors.insert(author.email_bytes().to_vec());
+            if commits.len() < LOST_SAMPLE {
+                let id = oid.to_string();
+                commits.push(CommitSummary {
+                    short_id: id[..10].to_owned(),
+                    subject: commit.summary().ok().flatten().unwrap_or("").to_owned(),
+                    author: String::from_utf8_lossy(author.name_bytes()).into_owned(),
+                });
+            }
+        }
+        Ok(Lost {
+            count,
+            authors: authors.len(),
+            commits,
+            truncated,
+        })
+    }
+
+    /// Every ref tip except `exclude`, for "reachable from anything else".
+    fn other_ref_tips(&self, exclude: &[&str]) -> Vec<Oid> {
+        let mut tips = BTreeSet::new();
+        if let Ok(refs) = self.repo.references() {
+            for r in refs.flatten() {
+                let Ok(name) = r.name() else { continue };
+                if exclude.contains(&name) || name.ends_with("/HEAD") || name.starts_with("refs/vouch/") {
+                    continue;
+                }
+                if let Some(oid) = r.target().and_then(|o| self.peel_commit(o)) {
+                    tips.insert(oid);
+                }
+            }
+        }
+        tips.into_iter().collect()
+    }
+
+    /// Measures a push: one [`RefFacts`] per line, plus the deletions of a
+    /// mirror push that git never shows the hook.
+    pub fn push_facts(&self, remote: &str, url: &str, updates: Vec<PushUpdate>, args: &PushArgs) -> PushFacts {
+        let is_named_remote = self.repo.find_remote(remote).is_ok();
+        let mirror = args.mirror || (is_named_remote && self.config_bool(&format!("remote.{remote}.mirror")));
+        let mut force = args.force;
+        if force == ForceHint::NotForced
+            && (mirror
+                || self
+                    .config_multi(&format!("remote.{remote}.push"))
+                    .iter()
+                    .any(|s| s.starts_with('+')))
+        {
+            force = ForceHint::Forced;
+        }
+        let mut facts = PushFacts {
+            remote: remote.to_owned(),
+            url: redact_url(url),
+            force,
+            mirror,
+            shallow: self.repo.is_shallow(),
+            remote_head: is_named_remote.then(|| self.remote_head(remote)).flatten(),
+            branch: self.current_branch(),
+            ..PushFacts::default()
+        };
+        let pushed: HashSet<String> = updates.iter().map(|u| u.remote_ref.clone()).collect();
+        let mut measured = 0;
+        for update in updates {
+            let f = self.ref_facts(remote, update, facts.shallow, &mut measured);
+            facts.refs.push(f);
+        }
+        if mirror {
+            match self.mirror_deletions(remote, url, &pushed) {
+                Ok(deletions) => {
+                    for update in deletions {
+                        let mut f = self.ref_facts(remote, update, facts.shallow, &mut measured);
+                        f.computed_by_vouch = true;
+                        facts.refs.push(f);
+                    }
+                }
+                Err(e) => facts.mirror_unknown = Some(format!("{e:#}")),
+            }
+        }
+        if facts.shallow {
+            facts
+                .notes
+                .push("this is a shallow clone: commits behind the shallow boundary cannot be measured".into());
+        }
+        facts
+    }
+
+    fn ref_facts(&self, remote: &str, update: PushUpdate, shallow: bool, measured: &mut usize) -> RefFacts {
+        let change = if update.is_delete() {
+            Change::Delete
+        } else if update.is_create() {
+            Change::Create
+        } else if update.local_oid == update.remote_oid {
+            Change::Unchanged
+        } else {
+            Change::Rewrite // refined below
+        };
+        let mut f = RefFacts::new(update, change);
+        if matches!(change, Change::Create | Change::Unchanged) {
+            return f;
+        }
+        let Ok(remote_oid) = Oid::from_str(&f.old_oid) else {
+            f.remote_tip = RemoteTip::Unknown("the remote object id is not one git2 can read".into());
+            return f;
+        };
+        if !self.has_object(remote_oid) {
+            f.remote_tip = if shallow {
+                RemoteTip::Unknown("shallow clone: the remote tip may be hidden behind the shallow boundary".into())
+            } else {
+                RemoteTip::Unseen
+            };
+            return f;
+        }
+        f.remote_tip = RemoteTip::Known;
+        let tracking = self.tracking_ref(remote, &f.remote_ref);
+        if f.kind != RefKind::Tag {
+            f.lease = match tracking.as_deref().and_then(|t| self.ref_oid(t)) {
+                Some(t) if t == remote_oid => Lease::Holds,
+                Some(t) => Lease::Stale {
+                    tracking_oid: t.to_string(),
+                },
+                None => Lease::NoTrackingRef,
+            };
+        }
+        let Some(old_commit) = self.peel_commit(remote_oid) else {
+            return f; // a tag of a tree or blob: nothing to count
+        };
+        if change == Change::Delete {
+            if *measured < MEASURED_REFS_LIMIT {
+                *measured += 1;
+                let mut exclude = vec![f.remote_ref.as_str()];
+                if let Some(t) = tracking.as_deref() {
+                    exclude.push(t);
+                }
+                let hide = self.other_ref_tips(&exclude);
+                f.lost = self.lost_commits(old_commit, &hide).ok();
+            }
+            return f;
+        }
+        let new_commit = Oid::from_str(&f.new_oid).ok().and_then(|o| self.peel_commit(o));
+        let Some(new_commit) = new_commit else {
+            f.remote_tip = RemoteTip::Unknown("the new value is not a commit".into());
+            return f;
+        };
+        if new_commit == old_commit {
+            f.change = Change::Unchanged;
+            if f.kind == RefKind::Tag {
+                // A tag object replaced by another for the same commit still moves the tag.
+                f.change = Change::Rewrite;
+            }
+            return f;
+        }
+        match self.repo.graph_descendant_of(new_commit, old_commit) {
+            Ok(true) => f.change = Change::FastForward,
+            Ok(false) => {
+                f.change = Change::Rewrite;
+                if *measured < MEASURED_REFS_LIMIT {
+                    *measured += 1;
+                    match self.lost_commits(old_commit, &[new_commit]) {
+                        Ok(lost) => f.lost = Some(lost),
+                        Err(e) if shallow => {
+                            f.remote_tip = RemoteTip::Unknown(format!("shallow clone: {}", e.message()));
+                        }
+                        Err(e) => f.remote_tip = RemoteTip::Unknown(e.message().to_owned()),
+                    }
+                }
+            }
+            Err(e) => {
+                f.change = Change::Rewrite;
+                f.remote_tip = RemoteTip::Unknown(e.message().to_owned());
+            }
+        }
+        f
+    }
+
+    /// The refs a mirror push deletes: every ref on the remote that is not
+    /// here (mirror pushes `refs/*:refs/*` with force and prune).
+    fn mirror_deletions(&self, remote: &str, url: &str, pushed: &HashSet<String>) -> Result<Vec<PushUpdate>> {
+        let target = if self.repo.find_remote(remote).is_ok() { remote } else { url };
+        let listed = ls_remote(&self.root(), target)?;
+        let mut out = Vec::new();
+        for (oid, name) in listed {
+            if name == "HEAD" || name.ends_with("^{}") || pushed.contains(&name) {
+                continue;
+            }
+            if self.repo.find_reference(&name).is_ok() {
+                continue;
+            }
+            let zero = "0".repeat(oid.len());
+            out.push(PushUpdate {
+                local_ref: "(delete)".into(),
+                local_oid: zero,
+                remote_ref: name,
+                remote_oid: oid,
+                lossy_name: false,
+            });
+        }
+        Ok(out)
+    }
+
+    /// What `git push` of the current branch would send, from local
+    /// knowledge only (no network): the branch, its upstream, and the
+    /// remote-tracking ref as the remote's value.
+    pub fn pending_push(&self) -> Result<(String, String, PushUpdate)> {
+        let head = self.repo.head().context("this repository has no commits yet")?;
+        if !head.is_branch() {
+            bail!("HEAD is detached: check out the branch you mean to push");
+        }
+        let local_ref = head.name().context("the branch name is not UTF-8")?.to_owned();
+        let local_oid = head.target().context("HEAD points nowhere")?;
+        let remote = self
+            .repo
+            .branch_upstream_remote(&local_ref)
+            .ok()
+            .and_then(|b| b.as_str().ok().map(str::to_owned))
+            .or_else(|| self.repo.find_remote("origin").ok().map(|_| "origin".to_owned()))
+            .context("this branch has no upstream and there is no `origin` remote: set one with `git push -u <remote> <branch>`")?;
+        let remote_ref = self
+            .repo
+            .branch_upstream_merge(&local_ref)
+            .ok()
+            .and_then(|b| b.as_str().ok().map(str::to_owned))
+            .unwrap_or_else(|| local_ref.clone());
+        let url = self
+            .repo
+            .find_remote(&remote)
+            .ok()
+            .and_then(|r| r.url().ok().map(str::to_owned))
+            .unwrap_or_else(|| remote.clone());
+        let zero = "0".repeat(local_oid.to_string().len());
+        let remote_oid = self
+            .tracking_ref(&remote, &remote_ref)
+            .and_then(|t| self.ref_oid(&t))
+            .map_or(zero, |o| o.to_string());
+        Ok((
+            remote,
+            url,
+            PushUpdate {
+                local_ref,
+                local_oid: local_oid.to_string(),
+                remote_ref,
+                remote_oid,
+                lossy_name: false,
+            },
+        ))
+    }
+}
+
+/// Runs `git` with `args` in `dir` and returns its stdout.
+fn git_output(dir: &Path, args: &[&str]) -> Result<String> {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .output()
+        .with_context(|| format!("cannot run `git {}`: is git on PATH?", args.join(" ")))?;
+    if !out.status.success() {
+        bail!(
+            "`git {}` failed: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// `git ls-remote` of a remote name or URL: `(oid, ref)` pairs.
+pub fn ls_remote(dir: &Path, remote: &str) -> Result<Vec<(String, String)>> {
+    let text = git_output(dir, &["ls-remote", "--", remote])?;
+    Ok(text
+        .lines()
+        .filter_map(|l| {
+            let (oid, name) = l.split_once('\t')?;
+            Some((oid.to_owned(), name.to_owned()))
+        })
+        .collect())
+}
+
+/// Where git looks for hooks, and how it got there.
+#[derive(Debug, Clone)]
+pub struct HooksLocation {
+    /// The effective hooks directory, absolute.
+    pub dir: PathBuf,
+    /// `core.hooksPath`, when set, as written.
+    pub hooks_path: Option<String>,
+    /// The work tree root (`None` for a bare repository).
+    pub worktree: Option<PathBuf>,
+    /// The common git dir.
+    pub common_dir: PathBuf,
+}
+
+/// Resolves the hooks directory exactly as git does, by asking git: it
+/// honours `core.hooksPath` in every scope, linked worktrees and bare
+/// repositories.
+pub fn hooks_location(repo_path: &Path) -> Result<HooksLocation> {
+    let text = git_output(
+        repo_path,
+        &[
+            "rev-parse",
+            "--path-format=absolute",
+            "--git-path",
+            "hooks",
+            "--git-common-dir",
+            "--is-bare-repository",
+        ],
+    )
+    .with_context(|| format!("`{}` is not a git repository", repo_path.display()))?;
+    let mut lines = text.lines();
+    let dir = PathBuf::from(lines.next().context("git rev-parse printed nothing")?);
+    let common_dir = PathBuf::from(lines.next().context("git rev-parse printed no common dir")?);
+    let bare = lines.next() == Some("true");
+    let worktree = if bare {
+        None
+    } else {
+        Some(PathBuf::from(
+            git_output(repo_path, &["rev-parse", "--show-toplevel"])?.trim(),
+        ))
+    };
+    let hooks_path = git_output(repo_path, &["config", "--get", "core.hooksPath"])
+        .ok()
+        .map(|s| s.trim().to_owned())
+        .filter(|s| !s.is_empty());
+    Ok(HooksLocation {
+        dir,
+        hooks_path,
+        worktree,
+        common_dir,
+    })
+}

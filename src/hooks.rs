@@ -1,0 +1,308 @@
+//! PURE: turns what git hands a hook (argv, stdin) into typed data.
+//!
+//! Nothing here touches git2, the file system or the terminal. The shape of
+//! git's input is documented, observed, in `research/git-semantics.md`
+//! section 1: `<local ref> SP <local oid> SP <remote ref> SP <remote oid> LF`,
+//! the local ref may hold spaces (so lines split from the right), the zero
+//! oid is 40 or 64 characters, and no line says whether the push is forced.
+
+use std::fmt;
+
+/// One line of pre-push stdin.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PushUpdate {
+    /// The local ref or expression (`refs/heads/main`, `HEAD~1`, `(delete)`).
+    pub local_ref: String,
+    /// The object to be sent; all zeros for a deletion.
+    pub local_oid: String,
+    /// The ref on the remote.
+    pub remote_ref: String,
+    /// The remote's current value as advertised by the remote; all zeros when the ref is new.
+    pub remote_oid: String,
+    /// True when a ref name was not UTF-8 and is shown with replacement characters.
+    pub lossy_name: bool,
+}
+
+impl PushUpdate {
+    /// A deletion of the remote ref.
+    pub fn is_delete(&self) -> bool {
+        is_zero_oid(&self.local_oid)
+    }
+
+    /// A creation of a new remote ref.
+    pub fn is_create(&self) -> bool {
+        !self.is_delete() && is_zero_oid(&self.remote_oid)
+    }
+
+    /// The line as git wrote it (with any non-UTF-8 bytes replaced).
+    pub fn line(&self) -> String {
+        format!(
+            "{} {} {} {}",
+            self.local_ref, self.local_oid, self.remote_ref, self.remote_oid
+        )
+    }
+}
+
+/// True for an all-zero object id of either length.
+pub fn is_zero_oid(oid: &str) -> bool {
+    !oid.is_empty() && oid.bytes().all(|b| b == b'0')
+}
+
+/// Why a pre-push line could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub struct ParseError {
+    /// 1-based line number.
+    pub line: usize,
+    /// What was wrong.
+    pub problem: String,
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "pre-push input line {}: {}", self.line, self.problem)
+    }
+}
+
+fn valid_oid(oid: &str) -> bool {
+    (oid.len() == 40 || oid.len() == 64) && oid.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// Parses all of pre-push stdin. Empty input (git already rejected every
+/// ref, or nothing to push) gives no updates.
+pub fn parse_pre_push(input: &[u8]) -> Result<Vec<PushUpdate>, ParseError> {
+    let mut updates = Vec::new();
+    for (index, raw) in input.split(|b| *b == b'\n').enumerate() {
+        let line_no = index + 1;
+        let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
+        if raw.is_empty() {
+            continue;
+        }
+        let (text, lossy) = match std::str::from_utf8(raw) {
+            Ok(s) => (s.to_owned(), false),
+            Err(_) => (String::from_utf8_lossy(raw).into_owned(), true),
+        };
+        // Split from the right: the local ref is free text (`main@{1 minute ago}`).
+        let mut parts = text.rsplitn(4, ' ');
+        let (Some(remote_oid), Some(remote_ref), Some(local_oid), Some(local_ref)) =
+            (parts.next(), parts.next(), parts.next(), parts.next())
+        else {
+            return Err(ParseError {
+                line: line_no,
+                problem: format!(
+                    "expected `<local ref> <local oid> <remote ref> <remote oid>`, got `{}`",
+                    truncate(&text, 120)
+                ),
+            });
+        };
+        for (what, oid) in [("local", local_oid), ("remote", remote_oid)] {
+            if !valid_oid(oid) {
+                return Err(ParseError {
+                    line: line_no,
+                    problem: format!(
+                        "the {what} object id `{}` is not 40 or 64 hex digits",
+                        truncate(oid, 80)
+                    ),
+                });
+            }
+        }
+        if local_oid.len() != remote_oid.len() {
+            return Err(ParseError {
+                line: line_no,
+                problem: "the two object ids differ in length (SHA-1 and SHA-256 mixed)".into(),
+            });
+        }
+        if remote_ref.is_empty() || local_ref.is_empty() {
+            return Err(ParseError {
+                line: line_no,
+                problem: "a ref name is empty".into(),
+            });
+        }
+        updates.push(PushUpdate {
+            local_ref: local_ref.to_owned(),
+            local_oid: local_oid.to_ascii_lowercase(),
+            remote_ref: remote_ref.to_owned(),
+            remote_oid: remote_oid.to_ascii_lowercase(),
+            lossy_name: lossy,
+        });
+    }
+    Ok(updates)
+}
+
+fn truncate(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        s.to_owned()
+    } else {
+        let cut: String = s.chars().take(max).collect();
+        format!("{cut}...")
+    }
+}
+
+/// What the `git push` command line says about forcing, read from the parent
+/// process. It is a hint: aliases and wrappers hide the real flags.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ForceHint {
+    /// A force flag, a `+refspec` or `--mirror` is on the command line.
+    Forced,
+    /// A plain `git push` with no force of any kind.
+    NotForced,
+    /// The command line could not be read or is not a plain `git push`.
+    #[default]
+    Unknown,
+}
+
+/// What vouch reads from the parent `git push` command line.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PushArgs {
+    /// Whether the push is forced.
+    pub force: ForceHint,
+    /// `--mirror` was given.
+    pub mirror: bool,
+}
+
+/// Reads the argv of the `git push` process that runs the hook.
+pub fn parse_push_argv(argv: &[String]) -> PushArgs {
+    let Some(push_at) = argv.iter().position(|a| a == "push") else {
+        return PushArgs::default();
+    };
+    let is_git = argv
+        .first()
+        .map(|a| a.rsplit('/').next().unwrap_or(a))
+        .is_some_and(|a| a == "git" || a == "git.exe");
+    if !is_git {
+        return PushArgs::default();
+    }
+    let mut forced = false;
+    let mut mirror = false;
+    let mut positional = 0usize;
+    let mut options_done = false;
+    for arg in &argv[push_at + 1..] {
+        if !options_done && arg == "--" {
+            options_done = true;
+            continue;
+        }
+        if !options_done && arg.starts_with("--") {
+            let name = arg.split('=').next().unwrap_or(arg);
+            match name {
+                "--force" | "--force-with-lease" | "--force-if-includes" => forced = true,
+                "--mirror" => {
+                    mirror = true;
+                    forced = true;
+                }
+                _ => {}
+            }
+        } else if !options_done && arg.starts_with('-') && arg.len() > 1 {
+            // Short options may be bundled (`-fu`); `-o` and `-C` take a value
+            // but a value never matters here.
+            if arg[1..].contains('f') {
+                forced = true;
+            }
+        } else {
+            positional += 1;
+            // The first positional is the repository; the rest are refspecs.
+            if positional > 1 && arg.starts_with('+') {
+                forced = true;
+            }
+        }
+    }
+    PushArgs {
+        force: if forced {
+            ForceHint::Forced
+        } else {
+            ForceHint::NotForced
+        },
+        mirror,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const A: &str = "1111111111111111111111111111111111111111";
+    const B: &str = "2222222222222222222222222222222222222222";
+    const Z: &str = "0000000000000000000000000000000000000000";
+
+    #[test]
+    fn parses_update_create_and_delete_lines() {
+        let input = format!(
+            "refs/heads/main {A} refs/heads/main {B}\nrefs/heads/new {A} refs/heads/new {Z}\n(delete) {Z} refs/heads/old {B}\n"
+        );
+        let updates = parse_pre_push(input.as_bytes()).unwrap();
+        assert_eq!(updates.len(), 3);
+        assert!(!updates[0].is_create() && !updates[0].is_delete());
+        assert!(updates[1].is_create());
+        assert!(updates[2].is_delete());
+        assert_eq!(updates[2].local_ref, "(delete)");
+    }
+
+    #[test]
+    fn local_ref_with_spaces_is_split_from_the_right() {
+        let input = format!("main@{{1 minute ago}} {A} refs/heads/space-test {Z}\n");
+        let updates = parse_pre_push(input.as_bytes()).unwrap();
+        assert_eq!(updates[0].local_ref, "main@{1 minute ago}");
+        assert_eq!(updates[0].remote_ref, "refs/heads/space-test");
+    }
+
+    #[test]
+    fn sha256_zero_oid_is_a_deletion() {
+        let z64 = "0".repeat(64);
+        let b64 = "ab".repeat(32);
+        let input = format!("(delete) {z64} refs/heads/x {b64}\n");
+        let updates = parse_pre_push(input.as_bytes()).unwrap();
+        assert!(updates[0].is_delete());
+    }
+
+    #[test]
+    fn empty_input_means_nothing_to_check() {
+        assert!(parse_pre_push(b"").unwrap().is_empty());
+        assert!(parse_pre_push(b"\n").unwrap().is_empty());
+    }
+
+    #[test]
+    fn malformed_lines_name_the_line_and_the_problem() {
+        let err = parse_pre_push(b"refs/heads/main abc\n").unwrap_err();
+        assert_eq!(err.line, 1);
+        assert!(err.problem.contains("expected"), "{err}");
+
+        let input = format!("refs/heads/main {A} refs/heads/main nothex\n");
+        let err = parse_pre_push(input.as_bytes()).unwrap_err();
+        assert!(err.problem.contains("remote object id"), "{err}");
+
+        let input = format!("refs/heads/main {A} refs/heads/main {}\n", "0".repeat(64));
+        let err = parse_pre_push(input.as_bytes()).unwrap_err();
+        assert!(err.problem.contains("differ in length"), "{err}");
+    }
+
+    #[test]
+    fn non_utf8_ref_names_are_kept_lossily_and_marked() {
+        let mut input = b"refs/heads/caf\xe9 ".to_vec();
+        input.extend_from_slice(format!("{A} refs/heads/caf\u{e9}x {B}\n").as_bytes());
+        let updates = parse_pre_push(&input).unwrap();
+        assert!(updates[0].lossy_name);
+        assert!(updates[0].local_ref.contains('\u{fffd}'));
+    }
+
+    fn argv(s: &str) -> Vec<String> {
+        s.split(' ').map(str::to_owned).collect()
+    }
+
+    #[test]
+    fn push_argv_hints() {
+        assert_eq!(parse_push_argv(&argv("git push origin main")).force, ForceHint::NotForced);
+        assert_eq!(parse_push_argv(&argv("git push --force origin main")).force, ForceHint::Forced);
+        assert_eq!(parse_push_argv(&argv("git push -fu origin main")).force, ForceHint::Forced);
+        assert_eq!(parse_push_argv(&argv("git push origin +main")).force, ForceHint::Forced);
+        assert_eq!(
+            parse_push_argv(&argv("git push --force-with-lease=main:abc origin main")).force,
+            ForceHint::Forced
+        );
+        let mirror = parse_push_argv(&argv("/usr/bin/git push --mirror origin"));
+        assert!(mirror.mirror);
+        assert_eq!(mirror.force, ForceHint::Forced);
+        assert_eq!(parse_push_argv(&argv("git pf")).force, ForceHint::Unknown);
+        assert_eq!(parse_push_argv(&argv("sh .git/hooks/pre-push")).force, ForceHint::Unknown);
+        // A remote named like a refspec with `+` is the repository, not a refspec.
+        assert_eq!(parse_push_argv(&argv("git -C dir push origin main")).force, ForceHint::NotForced);
+    }
+}

@@ -1,0 +1,224 @@
+//! Hook scripts: their text, and putting them into (and out of) a hooks
+//! directory without ever losing what was there (SPEC section 3.1).
+//!
+//! A foreign hook is renamed `<hook>.local` and chained; installing twice
+//! changes nothing; uninstalling puts the foreign hook back byte for byte
+//! (a rename, so content, mode and symlinks are kept).
+
+use std::fs;
+use std::io::Write;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+
+/// The marker line every vouch hook carries.
+pub const MARKER: &str = "# vouch-managed-hook";
+
+/// The hooks vouch can install, with their templates from `hooks/`.
+pub const HOOKS: &[(&str, &str)] = &[("pre-push", include_str!("../hooks/pre-push"))];
+
+/// Suffix of a foreign hook kept beside vouch's.
+pub const LOCAL_SUFFIX: &str = ".local";
+
+/// The template of `hook`, if vouch has one.
+pub fn template(hook: &str) -> Option<&'static str> {
+    HOOKS.iter().find(|(n, _)| *n == hook).map(|(_, t)| *t)
+}
+
+/// Quotes `s` for a POSIX shell single-quoted string body.
+fn sh_single_quote_body(s: &str) -> String {
+    s.replace('\'', r"'\''")
+}
+
+/// The script for `hook` with the binary path and strictness baked in.
+pub fn render(hook: &str, bin: &Path, strict: bool) -> Result<String> {
+    let template = template(hook).with_context(|| {
+        format!(
+            "vouch has no `{hook}` hook; it installs: {}",
+            HOOKS.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
+        )
+    })?;
+    Ok(template
+        .replace("@VOUCH_BIN@", &sh_single_quote_body(&bin.display().to_string()))
+        .replace("@VOUCH_STRICT@", if strict { "1" } else { "0" }))
+}
+
+/// Whether `path` is a vouch hook.
+pub fn is_ours(path: &Path) -> bool {
+    fs::read(path).is_ok_and(|bytes| {
+        bytes
+            .split(|b| *b == b'\n')
+            .take(5)
+            .any(|l| l.starts_with(MARKER.as_bytes()))
+    })
+}
+
+/// The state of one hook file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HookState {
+    /// No file.
+    Missing,
+    /// vouch's hook, with the binary path it calls.
+    Ours {
+        /// The path baked in.
+        bin: Option<String>,
+        /// A foreign hook is chained.
+        chained: bool,
+    },
+    /// Someone else's hook.
+    Foreign,
+}
+
+fn local_path(path: &Path) -> PathBuf {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(LOCAL_SUFFIX);
+    path.with_file_name(name)
+}
+
+/// What is at `dir/hook`.
+pub fn state(dir: &Path, hook: &str) -> HookState {
+    let path = dir.join(hook);
+    if fs::symlink_metadata(&path).is_err() {
+        return HookState::Missing;
+    }
+    if !is_ours(&path) {
+        return HookState::Foreign;
+    }
+    let bin = fs::read_to_string(&path).ok().and_then(|t| {
+        t.lines()
+            .find_map(|l| l.strip_prefix("vouch_bin='")?.strip_suffix('\'').map(|b| b.replace(r"'\''", "'")))
+    });
+    HookState::Ours {
+        bin,
+        chained: fs::symlink_metadata(local_path(&path)).is_ok(),
+    }
+}
+
+fn write_executable(path: &Path, text: &str) -> Result<()> {
+    let dir = path.parent().context("a hook path has no directory")?;
+    let tmp = dir.join(format!(
+        ".{}.vouch-tmp",
+        path.file_name().unwrap_or_default().to_string_lossy()
+    ));
+    {
+        let mut f = fs::File::create(&tmp).with_context(|| format!("cannot write `{}`", tmp.display()))?;
+        f.write_all(text.as_bytes())
+            .with_context(|| format!("cannot write `{}`", tmp.display()))?;
+        f.set_permissions(fs::Permissions::from_mode(0o755))
+            .with_context(|| format!("cannot make `{}` executable", tmp.display()))?;
+    }
+    fs::rename(&tmp, path).with_context(|| format!("cannot write `{}`", path.display()))
+}
+
+/// Installs `hook` into `dir`. Returns a sentence saying what was done.
+pub fn install_hook(dir: &Path, hook: &str, bin: &Path, strict: bool) -> Result<String> {
+    let script = render(hook, bin, strict)?;
+    fs::create_dir_all(dir).with_context(|| format!("cannot create the hooks directory `{}`", dir.display()))?;
+    let path = dir.join(hook);
+    let local = local_path(&path);
+    match state(dir, hook) {
+        HookState::Ours { .. } => {
+            if fs::read_to_string(&path).is_ok_and(|t| t == script) {
+                return Ok(format!("`{}` is already installed; nothing changed", path.display()));
+            }
+            write_executable(&path, &script)?;
+            Ok(format!("updated `{}`", path.display()))
+        }
+        HookState::Foreign => {
+            if fs::symlink_metadata(&local).is_ok() {
+                bail!(
+                    "`{}` is someone else's hook and `{}` already exists, so vouch has nowhere to keep it. Move one of them away and run `vouch install` again",
+                    path.display(),
+                    local.display()
+                );
+            }
+            fs::rename(&path, &local).with_context(|| {
+                format!("cannot move `{}` to `{}`", path.display(), local.display())
+            })?;
+            if let Err(e) = write_executable(&path, &script) {
+                // Put the foreign hook back: never leave the repository without it.
+                fs::rename(&local, &path).ok();
+                return Err(e);
+            }
+            Ok(format!(
+                "installed `{}`; the hook that was there is kept as `{}` and runs first",
+                path.display(),
+                local.display()
+            ))
+        }
+        HookState::Missing => {
+            write_executable(&path, &script)?;
+            Ok(format!("installed `{}`", path.display()))
+        }
+    }
+}
+
+/// Removes vouch's `hook` from `dir` and puts back a chained foreign hook.
+pub fn uninstall_hook(dir: &Path, hook: &str) -> Result<String> {
+    let path = dir.join(hook);
+    let local = local_path(&path);
+    match state(dir, hook) {
+        HookState::Ours { chained, .. } => {
+            fs::remove_file(&path).with_context(|| format!("cannot remove `{}`", path.display()))?;
+            if chained {
+                fs::rename(&local, &path).with_context(|| {
+                    format!("cannot move `{}` back to `{}`", local.display(), path.display())
+                })?;
+                Ok(format!("removed vouch's `{hook}` and restored the hook that was there"))
+            } else {
+                Ok(format!("removed `{}`", path.display()))
+            }
+        }
+        HookState::Foreign => Ok(format!("`{}` is not vouch's; left as it is", path.display())),
+        HookState::Missing => Ok(format!("no `{hook}` hook in `{}`", dir.display())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rendered_script_bakes_in_the_binary_and_strictness() {
+        let s = render("pre-push", Path::new("/opt/it's here/vouch"), true).unwrap();
+        assert!(s.starts_with("#!/bin/sh\n"));
+        assert!(s.contains(MARKER));
+        assert!(s.contains(r"vouch_bin='/opt/it'\''s here/vouch'"));
+        assert!(s.contains("strict=1"));
+        assert!(!s.contains("@VOUCH_"), "every placeholder is filled");
+        assert!(render("post-merge", Path::new("/v"), false).is_err());
+    }
+
+    #[test]
+    fn install_chain_and_uninstall_restore_byte_for_byte() {
+        let dir = tempfile::tempdir().unwrap();
+        let foreign = b"#!/bin/sh\necho foreign\r\n\x00binary-ish\n";
+        let hook = dir.path().join("pre-push");
+        fs::write(&hook, foreign).unwrap();
+        fs::set_permissions(&hook, fs::Permissions::from_mode(0o750)).unwrap();
+        let bin = Path::new("/usr/local/bin/vouch");
+        install_hook(dir.path(), "pre-push", bin, false).unwrap();
+        assert!(is_ours(&hook));
+        assert_eq!(fs::read(dir.path().join("pre-push.local")).unwrap(), foreign);
+        let again = install_hook(dir.path(), "pre-push", bin, false).unwrap();
+        assert!(again.contains("nothing changed"), "{again}");
+        assert_eq!(
+            state(dir.path(), "pre-push"),
+            HookState::Ours { bin: Some("/usr/local/bin/vouch".into()), chained: true }
+        );
+        uninstall_hook(dir.path(), "pre-push").unwrap();
+        assert_eq!(fs::read(&hook).unwrap(), foreign);
+        assert_eq!(fs::metadata(&hook).unwrap().permissions().mode() & 0o777, 0o750);
+        assert!(!dir.path().join("pre-push.local").exists());
+    }
+
+    #[test]
+    fn refuses_when_both_foreign_hook_and_local_exist() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("pre-push"), "#!/bin/sh\n").unwrap();
+        fs::write(dir.path().join("pre-push.local"), "#!/bin/sh\n").unwrap();
+        let err = install_hook(dir.path(), "pre-push", Path::new("/v"), false).unwrap_err();
+        assert!(err.to_string().contains("nowhere to keep it"), "{err}");
+    }
+}

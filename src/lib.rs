@@ -1,0 +1,66 @@
+//! vouch: a git guard that asks for an independent verdict before history is
+//! destroyed.
+//!
+//! The pipeline of SPEC section 1, module by module:
+//!
+//! - input: [`hooks`] (pure) parses what git passes a hook;
+//! - facts: [`git`] (the only git2 user) measures them into [`facts`] types;
+//! - tier: [`classify`] (pure) applies the policy of [`config`];
+//! - verifiers: [`verifiers`] runs programs, [`verdict`] (pure) reads and
+//!   combines their results;
+//! - decision: [`policy`] (pure) applies the protocol of SPEC section 6;
+//! - interaction: [`prompt`] asks on `/dev/tty`, [`ui`] prints;
+//! - audit: [`audit`] appends one JSON line per decision.
+
+pub mod audit;
+pub mod classify;
+pub mod cli;
+pub mod commands;
+pub mod config;
+pub mod context;
+pub mod env;
+pub mod facts;
+pub mod git;
+pub mod hooks;
+pub mod install;
+pub mod parent;
+pub mod policy;
+pub mod prompt;
+pub mod report;
+pub mod review;
+pub mod trust;
+pub mod ui;
+pub mod verdict;
+pub mod verifiers;
+
+use anyhow::Result;
+
+use crate::cli::{Cli, Command, HookCommand};
+use crate::context::Ctx;
+
+/// How vouch exits (SPEC section 6).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExitStatus {
+    /// The operation may proceed.
+    Allowed = 0,
+    /// The operation is refused.
+    Refused = 1,
+    /// Usage or internal error; the message says what to do.
+    Error = 2,
+}
+
+/// Runs one command.
+pub fn run(cli: &Cli, ctx: &Ctx) -> Result<ExitStatus> {
+    match &cli.command {
+        Command::Install(args) => commands::setup::install(ctx, args),
+        Command::Uninstall(args) => commands::setup::uninstall(ctx, args),
+        Command::Status(args) => commands::setup::status(ctx, args),
+        Command::Trust(args) => commands::setup::trust(ctx, args),
+        Command::Verify(args) => commands::verify::verify(ctx, args),
+        Command::Approve(args) => commands::approve::approve(ctx, args),
+        Command::Log(args) => commands::log::log(ctx, args),
+        Command::Hook(hook) => match &hook.hook {
+            HookCommand::PrePush(args) => commands::hook::pre_push(ctx, args),
+        },
+    }
+}

@@ -1,0 +1,91 @@
+//! PURE: the text people read about an operation: what it does, what it
+//! would destroy, and what the verifiers said. Used by the prompt, the
+//! refusal message and `vouch verify`.
+
+use std::fmt::Write as _;
+
+use crate::classify::{Assessment, Tier};
+use crate::facts::{Change, PushFacts};
+use crate::verdict::{Combined, Status, VerifierResult};
+
+/// A one-line description of a push.
+pub fn describe_push(facts: &PushFacts) -> String {
+    let forced = facts.refs.iter().any(|r| r.change == Change::Rewrite);
+    let deletes = facts.refs.iter().filter(|r| r.change == Change::Delete).count();
+    let what = match (facts.mirror, forced, deletes) {
+        (true, _, _) => "mirror push",
+        (false, true, _) => "force push",
+        (false, false, n) if n > 0 => "push that deletes refs",
+        _ => "push",
+    };
+    if facts.url.is_empty() || facts.url == facts.remote {
+        format!("{what} to `{}`", facts.remote)
+    } else {
+        format!("{what} to `{}` ({})", facts.remote, facts.url)
+    }
+}
+
+/// The facts and reasons of a push, indented, for a terminal.
+pub fn push_details(facts: &PushFacts, assessment: &Assessment) -> String {
+    let mut out = String::new();
+    for (f, risk) in facts.refs.iter().zip(&assessment.refs) {
+        if risk.tier == Tier::None && assessment.tier > Tier::None && facts.refs.len() > 10 {
+            continue;
+        }
+        let by_vouch = if f.computed_by_vouch { " (computed by vouch: git does not show mirror deletions)" } else { "" };
+        let _ = writeln!(out, "  [{}] {}{by_vouch}", risk.tier, risk.reason);
+        if let Some(lost) = &f.lost {
+            for c in &lost.commits {
+                let _ = writeln!(out, "         {}  {}  ({})", c.short_id, one_line(&c.subject, 60), one_line(&c.author, 30));
+            }
+            if lost.count > lost.commits.len() {
+                let _ = writeln!(out, "         ... and {} more", lost.count - lost.commits.len());
+            }
+        }
+    }
+    for risk in &assessment.push {
+        let _ = writeln!(out, "  [{}] {}", risk.tier, risk.reason);
+    }
+    for note in &facts.notes {
+        let _ = writeln!(out, "  note: {note}");
+    }
+    out
+}
+
+/// What each verifier said, and the concerns.
+pub fn verifier_details(results: &[VerifierResult], combined: Option<&Combined>) -> String {
+    let mut out = String::new();
+    if !results.is_empty() {
+        let _ = writeln!(out, "  verifiers:");
+    }
+    for r in results {
+        let status = match r.status {
+            Status::Pass => "pass",
+            Status::Fail => "FAIL",
+            Status::Warn => "warn",
+            Status::Skip => "skip",
+            Status::Error => "ERROR",
+        };
+        let blocking = if r.blocking { "" } else { " (non-blocking)" };
+        let _ = writeln!(out, "    {}{blocking}: {status}: {}", r.verifier, one_line(&r.summary, 200));
+        for c in r.checks.iter().filter(|c| c.status != Status::Pass) {
+            let _ = writeln!(out, "      - {}: {}", c.name, one_line(&c.message, 160));
+        }
+    }
+    if let Some(c) = combined {
+        for reason in &c.reasoning {
+            let _ = writeln!(out, "  reasoning: {}", one_line(reason, 300));
+        }
+    }
+    out
+}
+
+/// Collapses whitespace and cuts `s` to `max` characters.
+pub fn one_line(s: &str, max: usize) -> String {
+    let joined = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    if joined.chars().count() > max {
+        format!("{}...", joined.chars().take(max).collect::<String>())
+    } else {
+        joined
+    }
+}

@@ -1,0 +1,93 @@
+//! The trust store: which repositories' `.vouch.toml` may set programs and
+//! paths, and whose `.vouch/verifiers/` may run. Keyed by the repository
+//! path and a SHA-256 over the config file and every verifier program, so an
+//! edited or added file must be trusted again (as direnv does).
+
+use std::collections::BTreeMap;
+use std::fs::{self, File};
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct Store {
+    /// Canonical repository path to the trusted content hash.
+    repos: BTreeMap<String, String>,
+}
+
+fn store_path(data_dir: &Path) -> PathBuf {
+    data_dir.join("trust.json")
+}
+
+fn key(repo_root: &Path) -> String {
+    fs::canonicalize(repo_root)
+        .unwrap_or_else(|_| repo_root.to_path_buf())
+        .display()
+        .to_string()
+}
+
+/// The repository's verifier programs directory.
+pub fn verifiers_dir(repo_root: &Path) -> PathBuf {
+    repo_root.join(".vouch").join("verifiers")
+}
+
+/// A SHA-256, in hex, over `.vouch.toml` and every file in `.vouch/verifiers/`.
+pub fn fingerprint(repo_root: &Path) -> String {
+    let mut h = Sha256::new();
+    let config = fs::read(repo_root.join(crate::context::REPO_CONFIG)).unwrap_or_default();
+    h.update(b".vouch.toml\0");
+    h.update(&config);
+    h.update(b"\0");
+    if let Ok(entries) = fs::read_dir(verifiers_dir(repo_root)) {
+        let mut paths: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
+        paths.sort();
+        for path in paths {
+            h.update(path.file_name().unwrap_or_default().as_encoded_bytes());
+            h.update(b"\0");
+            h.update(fs::read(&path).unwrap_or_default());
+            h.update(b"\0");
+        }
+    }
+    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn read(data_dir: &Path) -> Store {
+    fs::read_to_string(store_path(data_dir))
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or_default()
+}
+
+/// True when `vouch trust` was run for this repository and its files are
+/// unchanged since.
+pub fn is_trusted(data_dir: &Path, repo_root: &Path) -> bool {
+    read(data_dir)
+        .repos
+        .get(&key(repo_root))
+        .is_some_and(|h| *h == fingerprint(repo_root))
+}
+
+/// Trusts the repository's current files (`trust = true`) or revokes trust.
+pub fn set(data_dir: &Path, repo_root: &Path, trust: bool) -> Result<()> {
+    fs::create_dir_all(data_dir)
+        .with_context(|| format!("cannot create `{}`", data_dir.display()))?;
+    let lock_path = data_dir.join("trust.json.lock");
+    let lock = File::create(&lock_path)
+        .with_context(|| format!("cannot open `{}`", lock_path.display()))?;
+    lock.lock()
+        .with_context(|| format!("cannot lock `{}`", lock_path.display()))?;
+    let mut store = read(data_dir);
+    if trust {
+        store.repos.insert(key(repo_root), fingerprint(repo_root));
+    } else {
+        store.repos.remove(&key(repo_root));
+    }
+    let path = store_path(data_dir);
+    let tmp = data_dir.join("trust.json.tmp");
+    fs::write(&tmp, serde_json::to_string_pretty(&store)?)
+        .with_context(|| format!("cannot write `{}`", tmp.display()))?;
+    fs::rename(&tmp, &path).with_context(|| format!("cannot write `{}`", path.display()))?;
+    Ok(())
+}
