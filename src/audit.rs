@@ -132,7 +132,7 @@ fn append_line(path: &Path, max_bytes: u64, line: &str) -> Result<()> {
         .open(lock_path(path))
         .with_context(context)?;
     lock.lock().with_context(context)?;
-    let len = fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+    let len = fs::metadata(path).map_or(0, |m| m.len());
     if len > 0 && len + line.len() as u64 > max_bytes {
         fs::rename(path, rotated_path(path)).with_context(context)?;
     }

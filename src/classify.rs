@@ -106,7 +106,7 @@ impl Assessment {
             .chain(&self.refs)
             .filter(|r| r.tier >= at_least && r.tier > Tier::None)
             .collect();
-        all.sort_by(|a, b| b.tier.cmp(&a.tier));
+        all.sort_by_key(|r| std::cmp::Reverse(r.tier));
         all
     }
 }
@@ -172,7 +172,11 @@ fn lost_phrase(r: &RefFacts) -> String {
         Some(lost) if lost.count > 0 => {
             let more = if lost.truncated { " or more" } else { "" };
             let plural = if lost.count == 1 { "" } else { "s" };
-            let authors = if lost.authors == 1 { "author" } else { "authors" };
+            let authors = if lost.authors == 1 {
+                "author"
+            } else {
+                "authors"
+            };
             format!(
                 " and remove {}{more} commit{plural} by {} {authors}",
                 lost.count, lost.authors
@@ -198,10 +202,16 @@ fn classify_ref(r: &RefFacts, facts: &PushFacts, policy: &Policy) -> RefRisk {
                 return risk(
                     Tier::None,
                     Rule::GitWillReject,
-                    format!("tag `{name}` already exists on the remote; git refuses to move it without --force"),
+                    format!(
+                        "tag `{name}` already exists on the remote; git refuses to move it without --force"
+                    ),
                 );
             }
-            let verb = if r.change == Change::Delete { "deletes" } else { "moves" };
+            let verb = if r.change == Change::Delete {
+                "deletes"
+            } else {
+                "moves"
+            };
             if policy.release_tags.is_match(name) {
                 risk(
                     tiers.release_tag_move,
@@ -209,7 +219,11 @@ fn classify_ref(r: &RefFacts, facts: &PushFacts, policy: &Policy) -> RefRisk {
                     format!("this push {verb} release tag `{name}`"),
                 )
             } else {
-                risk(tiers.tag_move, Rule::TagMove, format!("this push {verb} tag `{name}`"))
+                risk(
+                    tiers.tag_move,
+                    Rule::TagMove,
+                    format!("this push {verb} tag `{name}`"),
+                )
             }
         }
         (_, Change::Delete) => {
@@ -221,7 +235,10 @@ fn classify_ref(r: &RefFacts, facts: &PushFacts, policy: &Policy) -> RefRisk {
                 Some(why) => risk(
                     tiers.delete_protected,
                     Rule::DeleteProtected,
-                    format!("this push deletes branch `{name}` ({why}){}", lost_phrase(r)),
+                    format!(
+                        "this push deletes branch `{name}` ({why}){}",
+                        lost_phrase(r)
+                    ),
                 ),
                 None => risk(
                     tiers.delete_branch,
@@ -243,7 +260,9 @@ fn classify_ref(r: &RefFacts, facts: &PushFacts, policy: &Policy) -> RefRisk {
                 return risk(
                     Tier::None,
                     Rule::GitWillReject,
-                    format!("the remote `{name}` has commits not fetched here; git refuses this unforced push (fetch first)"),
+                    format!(
+                        "the remote `{name}` has commits not fetched here; git refuses this unforced push (fetch first)"
+                    ),
                 );
             }
             let protected = (r.kind == RefKind::Branch)
@@ -260,7 +279,10 @@ fn classify_ref(r: &RefFacts, facts: &PushFacts, policy: &Policy) -> RefRisk {
                 Some(why) => risk(
                     tiers.force_push_protected,
                     Rule::ForcePushProtected,
-                    format!("force push rewrites branch `{name}` ({why}){}", lost_phrase(r)),
+                    format!(
+                        "force push rewrites branch `{name}` ({why}){}",
+                        lost_phrase(r)
+                    ),
                 ),
                 None => risk(
                     tiers.force_push,
@@ -284,7 +306,11 @@ fn classify_ref(r: &RefFacts, facts: &PushFacts, policy: &Policy) -> RefRisk {
                     Rule::PushProtected,
                     format!("direct push to `{name}` ({why})"),
                 ),
-                None => risk(Tier::None, Rule::Routine, format!("`{name}`: routine update")),
+                None => risk(
+                    Tier::None,
+                    Rule::Routine,
+                    format!("`{name}`: routine update"),
+                ),
             }
         }
     }
@@ -350,21 +376,30 @@ mod tests {
     fn tier_of(facts: &PushFacts) -> (Tier, Rule) {
         let policy = Config::default().policy;
         let a = classify_push(facts, &policy);
-        let top = a
-            .reasons(Tier::None)
-            .first()
-            .map_or_else(|| a.refs.first().map_or(Rule::Routine, |r| r.rule), |r| r.rule);
+        let top = a.reasons(Tier::None).first().map_or_else(
+            || a.refs.first().map_or(Rule::Routine, |r| r.rule),
+            |r| r.rule,
+        );
         (a.tier, top)
     }
 
     #[test]
     fn force_push_to_protected_branch_is_critical() {
         let mut f = refacts("refs/heads/main", NEW, OLD, Change::Rewrite);
-        f.lost = Some(Lost { count: 2, authors: 1, commits: vec![], truncated: false });
+        f.lost = Some(Lost {
+            count: 2,
+            authors: 1,
+            commits: vec![],
+            truncated: false,
+        });
         let facts = push(vec![f], ForceHint::Forced);
         assert_eq!(tier_of(&facts), (Tier::Critical, Rule::ForcePushProtected));
         let a = classify_push(&facts, &Config::default().policy);
-        assert!(a.refs[0].reason.contains("remove 2 commits by 1 author"), "{}", a.refs[0].reason);
+        assert!(
+            a.refs[0].reason.contains("remove 2 commits by 1 author"),
+            "{}",
+            a.refs[0].reason
+        );
     }
 
     #[test]
@@ -372,13 +407,19 @@ mod tests {
         let f = refacts("refs/heads/trunk", NEW, OLD, Change::Rewrite);
         assert_eq!(tier_of(&push(vec![f], ForceHint::Forced)).0, Tier::Critical);
         let f = refacts("refs/heads/feature", NEW, OLD, Change::Rewrite);
-        assert_eq!(tier_of(&push(vec![f], ForceHint::Forced)), (Tier::High, Rule::ForcePush));
+        assert_eq!(
+            tier_of(&push(vec![f], ForceHint::Forced)),
+            (Tier::High, Rule::ForcePush)
+        );
     }
 
     #[test]
     fn release_glob_protects_release_branches() {
         let f = refacts("refs/heads/release/1.2", NEW, OLD, Change::Rewrite);
-        assert_eq!(tier_of(&push(vec![f], ForceHint::Unknown)).0, Tier::Critical);
+        assert_eq!(
+            tier_of(&push(vec![f], ForceHint::Unknown)).0,
+            Tier::Critical
+        );
     }
 
     #[test]
@@ -389,7 +430,10 @@ mod tests {
             tier_of(&push(vec![f.clone()], ForceHint::Forced)),
             (Tier::Critical, Rule::ForcePushUnseen)
         );
-        assert_eq!(tier_of(&push(vec![f.clone()], ForceHint::Unknown)).0, Tier::Critical);
+        assert_eq!(
+            tier_of(&push(vec![f.clone()], ForceHint::Unknown)).0,
+            Tier::Critical
+        );
         // Unforced: git answers "fetch first" after the hook; nothing to guard.
         assert_eq!(
             tier_of(&push(vec![f], ForceHint::NotForced)),
@@ -400,7 +444,9 @@ mod tests {
     #[test]
     fn stale_lease_is_critical() {
         let mut f = refacts("refs/heads/feature", NEW, OLD, Change::Rewrite);
-        f.lease = Lease::Stale { tracking_oid: NEW.into() };
+        f.lease = Lease::Stale {
+            tracking_oid: NEW.into(),
+        };
         let (tier, rule) = tier_of(&push(vec![f], ForceHint::Forced));
         assert_eq!((tier, rule), (Tier::Critical, Rule::ForcePushUnseen));
     }
@@ -408,25 +454,46 @@ mod tests {
     #[test]
     fn deletions() {
         let f = refacts("refs/heads/main", Z, OLD, Change::Delete);
-        assert_eq!(tier_of(&push(vec![f], ForceHint::Unknown)), (Tier::Critical, Rule::DeleteProtected));
+        assert_eq!(
+            tier_of(&push(vec![f], ForceHint::Unknown)),
+            (Tier::Critical, Rule::DeleteProtected)
+        );
         let f = refacts("refs/heads/topic", Z, OLD, Change::Delete);
-        assert_eq!(tier_of(&push(vec![f], ForceHint::NotForced)), (Tier::High, Rule::DeleteBranch));
+        assert_eq!(
+            tier_of(&push(vec![f], ForceHint::NotForced)),
+            (Tier::High, Rule::DeleteBranch)
+        );
         let mut f = refacts("refs/heads/topic", Z, OLD, Change::Delete);
         f.remote_tip = RemoteTip::Unseen;
-        assert_eq!(tier_of(&push(vec![f], ForceHint::NotForced)), (Tier::Critical, Rule::ForcePushUnseen));
+        assert_eq!(
+            tier_of(&push(vec![f], ForceHint::NotForced)),
+            (Tier::Critical, Rule::ForcePushUnseen)
+        );
     }
 
     #[test]
     fn tags() {
         let f = refacts("refs/tags/nightly", NEW, OLD, Change::Rewrite);
-        assert_eq!(tier_of(&push(vec![f], ForceHint::Forced)), (Tier::High, Rule::TagMove));
+        assert_eq!(
+            tier_of(&push(vec![f], ForceHint::Forced)),
+            (Tier::High, Rule::TagMove)
+        );
         let f = refacts("refs/tags/v1.0.0", NEW, OLD, Change::Rewrite);
-        assert_eq!(tier_of(&push(vec![f], ForceHint::Forced)), (Tier::Critical, Rule::ReleaseTagMove));
+        assert_eq!(
+            tier_of(&push(vec![f], ForceHint::Forced)),
+            (Tier::Critical, Rule::ReleaseTagMove)
+        );
         let f = refacts("refs/tags/v1.0.0", Z, OLD, Change::Delete);
-        assert_eq!(tier_of(&push(vec![f], ForceHint::NotForced)).0, Tier::Critical);
+        assert_eq!(
+            tier_of(&push(vec![f], ForceHint::NotForced)).0,
+            Tier::Critical
+        );
         // An unforced tag move is refused by git ("already exists").
         let f = refacts("refs/tags/v1.0.0", NEW, OLD, Change::FastForward);
-        assert_eq!(tier_of(&push(vec![f], ForceHint::NotForced)), (Tier::None, Rule::GitWillReject));
+        assert_eq!(
+            tier_of(&push(vec![f], ForceHint::NotForced)),
+            (Tier::None, Rule::GitWillReject)
+        );
         let f = refacts("refs/tags/v2", NEW, Z, Change::Create);
         assert_eq!(tier_of(&push(vec![f], ForceHint::NotForced)).0, Tier::None);
     }
@@ -435,7 +502,10 @@ mod tests {
     fn routine_pushes_are_none() {
         let f = refacts("refs/heads/main", NEW, OLD, Change::FastForward);
         let g = refacts("refs/heads/new", NEW, Z, Change::Create);
-        assert_eq!(tier_of(&push(vec![f, g], ForceHint::NotForced)).0, Tier::None);
+        assert_eq!(
+            tier_of(&push(vec![f, g], ForceHint::NotForced)).0,
+            Tier::None
+        );
     }
 
     #[test]
@@ -443,8 +513,14 @@ mod tests {
         let refs: Vec<RefFacts> = (0..6)
             .map(|i| refacts(&format!("refs/heads/b{i}"), Z, OLD, Change::Delete))
             .collect();
-        assert_eq!(tier_of(&push(refs.clone(), ForceHint::Forced)), (Tier::Critical, Rule::MassRefChanges));
-        assert_eq!(tier_of(&push(refs[..5].to_vec(), ForceHint::Forced)).0, Tier::High);
+        assert_eq!(
+            tier_of(&push(refs.clone(), ForceHint::Forced)),
+            (Tier::Critical, Rule::MassRefChanges)
+        );
+        assert_eq!(
+            tier_of(&push(refs[..5].to_vec(), ForceHint::Forced)).0,
+            Tier::High
+        );
     }
 
     #[test]

@@ -290,7 +290,7 @@ struct RawThresholds {
     mass_ref_changes: Option<usize>,
 }
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Clone, Copy, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawTiers {
     force_push_protected: Option<Tier>,
@@ -489,7 +489,12 @@ impl Config {
     /// Applies one file over what is there. `may_run` is false for an
     /// untrusted repository file: its program and path settings are dropped
     /// with a warning.
-    fn layer(&mut self, raw: RawConfig, file: &ConfigFile, may_run: bool) -> Result<(), ConfigError> {
+    fn layer(
+        &mut self,
+        raw: RawConfig,
+        file: &ConfigFile,
+        may_run: bool,
+    ) -> Result<(), ConfigError> {
         let invalid = |table: &str, key: &str, message: String| ConfigError::Invalid {
             path: file.path.clone(),
             line: locate(&file.text, table, key),
@@ -538,7 +543,14 @@ impl Config {
         if let Some(p) = protected {
             if let Some(branches) = p.branches {
                 self.policy.protected = compile_globs(&branches).map_err(|(i, m)| {
-                    invalid("protected", "branches", format!("bad glob `{}`: {m}", branches.get(i).map_or("", String::as_str)))
+                    invalid(
+                        "protected",
+                        "branches",
+                        format!(
+                            "bad glob `{}`: {m}",
+                            branches.get(i).map_or("", String::as_str)
+                        ),
+                    )
                 })?;
                 self.policy.protected_patterns = branches;
             }
@@ -547,7 +559,11 @@ impl Config {
             }
             if let Some(tags) = p.release_tags {
                 self.policy.release_tags = compile_globs(&tags).map_err(|(i, m)| {
-                    invalid("protected", "release_tags", format!("bad glob `{}`: {m}", tags.get(i).map_or("", String::as_str)))
+                    invalid(
+                        "protected",
+                        "release_tags",
+                        format!("bad glob `{}`: {m}", tags.get(i).map_or("", String::as_str)),
+                    )
                 })?;
                 self.policy.release_tag_patterns = tags;
             }
@@ -577,15 +593,23 @@ impl Config {
                         return Err(invalid(
                             "",
                             &table,
-                            format!("verifier name `{name}` may hold only letters, digits, `-` and `_`"),
+                            format!(
+                                "verifier name `{name}` may hold only letters, digits, `-` and `_`"
+                            ),
                         ));
                     }
                     let command = match v.command {
-                        Some(c) => Some(split_command(&c).map_err(|m| invalid(&table, "command", m))?),
+                        Some(c) => {
+                            Some(split_command(&c).map_err(|m| invalid(&table, "command", m))?)
+                        }
                         None => None,
                     };
                     if v.timeout_secs == Some(0) {
-                        return Err(invalid(&table, "timeout_secs", "must be at least 1 (seconds)".into()));
+                        return Err(invalid(
+                            &table,
+                            "timeout_secs",
+                            "must be at least 1 (seconds)".into(),
+                        ));
                     }
                     if v.tiers.as_ref().is_some_and(|t| t.contains(&Tier::None)) {
                         return Err(invalid(
@@ -633,7 +657,11 @@ impl Config {
             }
             if let Some(max) = log.max_bytes {
                 if max < 4096 {
-                    return Err(invalid("log", "max_bytes", "must be at least 4096 (bytes)".into()));
+                    return Err(invalid(
+                        "log",
+                        "max_bytes",
+                        "must be at least 4096 (bytes)".into(),
+                    ));
                 }
                 self.log_max_bytes = max;
             }
@@ -688,7 +716,9 @@ mod tests {
     }
 
     fn err(inputs: &ConfigInputs) -> String {
-        Config::resolve(inputs, &MapEnv::default()).unwrap_err().to_string()
+        Config::resolve(inputs, &MapEnv::default())
+            .unwrap_err()
+            .to_string()
     }
 
     #[test]
@@ -705,7 +735,9 @@ mod tests {
 
     #[test]
     fn unknown_key_names_file_line_key_and_accepted_keys() {
-        let e = err(&user("strict = true\n\n[protected]\nbranchez = [\"main\"]\n"));
+        let e = err(&user(
+            "strict = true\n\n[protected]\nbranchez = [\"main\"]\n",
+        ));
         assert!(e.contains("config.toml"), "{e}");
         assert!(e.contains("line 4"), "{e}");
         assert!(e.contains("`branchez`"), "{e}");
@@ -730,8 +762,13 @@ mod tests {
 
     #[test]
     fn semantic_errors_name_the_line_too() {
-        let e = err(&user("[verifiers.tests]\ncommand = \"make test\"\ntimeout_secs = 0\n"));
-        assert!(e.contains("line 3") && e.contains("verifiers.tests.timeout_secs"), "{e}");
+        let e = err(&user(
+            "[verifiers.tests]\ncommand = \"make test\"\ntimeout_secs = 0\n",
+        ));
+        assert!(
+            e.contains("line 3") && e.contains("verifiers.tests.timeout_secs"),
+            "{e}"
+        );
         let e = err(&user("[verifiers.tests]\ncommand = \"make 'test\"\n"));
         assert!(e.contains("line 2") && e.contains("quotes"), "{e}");
         let e = err(&user("[protected]\nbranches = [\"[main\"]\n"));
@@ -740,7 +777,8 @@ mod tests {
 
     #[test]
     fn repo_overrides_user_policy() {
-        let mut inputs = user("[tiers]\nforce_push = \"critical\"\n[protected]\nbranches = [\"main\"]\n");
+        let mut inputs =
+            user("[tiers]\nforce_push = \"critical\"\n[protected]\nbranches = [\"main\"]\n");
         inputs.repo = repo("[protected]\nbranches = [\"prod\"]\n", false).repo;
         let c = Config::resolve(&inputs, &MapEnv::default()).unwrap();
         assert_eq!(c.policy.tiers.force_push, Tier::Critical);
@@ -758,14 +796,21 @@ mod tests {
         assert_eq!(c.warnings.len(), 3);
         assert!(c.warnings[0].contains("vouch trust"));
         let c = Config::resolve(&repo(text, true), &MapEnv::default()).unwrap();
-        assert_eq!(c.verifiers["x"].command.as_deref().unwrap(), ["sh", "-c", "evil"]);
+        assert_eq!(
+            c.verifiers["x"].command.as_deref().unwrap(),
+            ["sh", "-c", "evil"]
+        );
         assert!(c.warnings.is_empty());
     }
 
     #[test]
     fn environment_overrides_files() {
         let env = MapEnv::from_pairs(&[("VOUCH_VERIFY", "1"), ("VOUCH_LOG", "/x/log.jsonl")]);
-        let c = Config::resolve(&user("verify_standard = false\n[log]\npath = \"/y\"\n"), &env).unwrap();
+        let c = Config::resolve(
+            &user("verify_standard = false\n[log]\npath = \"/y\"\n"),
+            &env,
+        )
+        .unwrap();
         assert!(c.verify_standard);
         assert_eq!(c.log_path.unwrap(), PathBuf::from("/x/log.jsonl"));
     }

@@ -47,7 +47,11 @@ impl Ctx {
                 .or_else(|| home.as_ref().map(|h| h.join(fallback)))
                 .map(|p| p.join("vouch"))
         };
-        let missing = || anyhow::anyhow!("neither HOME nor the XDG directories are set: set HOME so vouch knows where its config and log live");
+        let missing = || {
+            anyhow::anyhow!(
+                "neither HOME nor the XDG directories are set: set HOME so vouch knows where its config and log live"
+            )
+        };
         Ok(Dirs {
             config: xdg(vars::XDG_CONFIG_HOME, ".config").ok_or_else(missing)?,
             data: xdg(vars::XDG_DATA_HOME, ".local/share").ok_or_else(missing)?,
@@ -57,7 +61,11 @@ impl Ctx {
 
     /// The user config file: `VOUCH_CONFIG`, or `<config dir>/config.toml`.
     pub fn user_config_path(&self) -> Result<PathBuf> {
-        match self.env.var_os(vars::VOUCH_CONFIG).filter(|p| !p.is_empty()) {
+        match self
+            .env
+            .var_os(vars::VOUCH_CONFIG)
+            .filter(|p| !p.is_empty())
+        {
             Some(p) => Ok(PathBuf::from(p)),
             None => Ok(self.dirs()?.config.join("config.toml")),
         }

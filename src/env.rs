@@ -99,7 +99,13 @@ mod tests {
 
     #[test]
     fn flag_reads_common_false_spellings_as_off() {
-        let env = MapEnv::from_pairs(&[("A", "1"), ("B", "0"), ("C", ""), ("D", "false"), ("E", "yes")]);
+        let env = MapEnv::from_pairs(&[
+            ("A", "1"),
+            ("B", "0"),
+            ("C", ""),
+            ("D", "false"),
+            ("E", "yes"),
+        ]);
         assert!(env.flag("A"));
         assert!(!env.flag("B"));
         assert!(!env.flag("C"));

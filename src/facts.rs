@@ -210,8 +210,14 @@ mod tests {
             redact_url("https://user:tok3n@example.com/r.git"),
             "https://***@example.com/r.git"
         );
-        assert_eq!(redact_url("https://example.com/r.git"), "https://example.com/r.git");
-        assert_eq!(redact_url("git@github.com:o/r.git"), "git@github.com:o/r.git");
+        assert_eq!(
+            redact_url("https://example.com/r.git"),
+            "https://example.com/r.git"
+        );
+        assert_eq!(
+            redact_url("git@github.com:o/r.git"),
+            "git@github.com:o/r.git"
+        );
         assert_eq!(redact_url("../remote.git"), "../remote.git");
     }
 }

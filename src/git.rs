@@ -96,7 +96,13 @@ impl Repo {
         remote
             .refspecs()
             .filter(|s| s.direction() == git2::Direction::Fetch && s.src_matches(remote_ref))
-            .find_map(|s| s.transform(remote_ref).ok()?.as_str().ok().map(str::to_owned))
+            .find_map(|s| {
+                s.transform(remote_ref)
+                    .ok()?
+                    .as_str()
+                    .ok()
+                    .map(str::to_owned)
+            })
     }
 
     fn ref_oid(&self, name: &str) -> Option<Oid> {
@@ -173,7 +179,10 @@ impl Repo {
         if let Ok(refs) = self.repo.references() {
             for r in refs.flatten() {
                 let Ok(name) = r.name() else { continue };
-                if exclude.contains(&name) || name.ends_with("/HEAD") || name.starts_with("refs/vouch/") {
+                if exclude.contains(&name)
+                    || name.ends_with("/HEAD")
+                    || name.starts_with("refs/vouch/")
+                {
                     continue;
                 }
                 if let Some(oid) = r.target().and_then(|o| self.peel_commit(o)) {
@@ -186,9 +195,16 @@ impl Repo {
 
     /// Measures a push: one [`RefFacts`] per line, plus the deletions of a
     /// mirror push that git never shows the hook.
-    pub fn push_facts(&self, remote: &str, url: &str, updates: Vec<PushUpdate>, args: &PushArgs) -> PushFacts {
+    pub fn push_facts(
+        &self,
+        remote: &str,
+        url: &str,
+        updates: Vec<PushUpdate>,
+        args: &PushArgs,
+    ) -> PushFacts {
         let is_named_remote = self.repo.find_remote(remote).is_ok();
-        let mirror = args.mirror || (is_named_remote && self.config_bool(&format!("remote.{remote}.mirror")));
+        let mirror = args.mirror
+            || (is_named_remote && self.config_bool(&format!("remote.{remote}.mirror")));
         let mut force = args.force;
         if force == ForceHint::NotForced
             && (mirror
@@ -228,14 +244,21 @@ impl Repo {
             }
         }
         if facts.shallow {
-            facts
-                .notes
-                .push("this is a shallow clone: commits behind the shallow boundary cannot be measured".into());
+            facts.notes.push(
+                "this is a shallow clone: commits behind the shallow boundary cannot be measured"
+                    .into(),
+            );
         }
         facts
     }
 
-    fn ref_facts(&self, remote: &str, update: PushUpdate, shallow: bool, measured: &mut usize) -> RefFacts {
+    fn ref_facts(
+        &self,
+        remote: &str,
+        update: PushUpdate,
+        shallow: bool,
+        measured: &mut usize,
+    ) -> RefFacts {
         let change = if update.is_delete() {
             Change::Delete
         } else if update.is_create() {
@@ -250,12 +273,16 @@ impl Repo {
             return f;
         }
         let Ok(remote_oid) = Oid::from_str(&f.old_oid) else {
-            f.remote_tip = RemoteTip::Unknown("the remote object id is not one git2 can read".into());
+            f.remote_tip =
+                RemoteTip::Unknown("the remote object id is not one git2 can read".into());
             return f;
         };
         if !self.has_object(remote_oid) {
             f.remote_tip = if shallow {
-                RemoteTip::Unknown("shallow clone: the remote tip may be hidden behind the shallow boundary".into())
+                RemoteTip::Unknown(
+                    "shallow clone: the remote tip may be hidden behind the shallow boundary"
+                        .into(),
+                )
             } else {
                 RemoteTip::Unseen
             };
@@ -287,7 +314,9 @@ impl Repo {
             }
             return f;
         }
-        let new_commit = Oid::from_str(&f.new_oid).ok().and_then(|o| self.peel_commit(o));
+        let new_commit = Oid::from_str(&f.new_oid)
+            .ok()
+            .and_then(|o| self.peel_commit(o));
         let Some(new_commit) = new_commit else {
             f.remote_tip = RemoteTip::Unknown("the new value is not a commit".into());
             return f;
@@ -309,7 +338,8 @@ impl Repo {
                     match self.lost_commits(old_commit, &[new_commit]) {
                         Ok(lost) => f.lost = Some(lost),
                         Err(e) if shallow => {
-                            f.remote_tip = RemoteTip::Unknown(format!("shallow clone: {}", e.message()));
+                            f.remote_tip =
+                                RemoteTip::Unknown(format!("shallow clone: {}", e.message()));
                         }
                         Err(e) => f.remote_tip = RemoteTip::Unknown(e.message().to_owned()),
                     }
@@ -325,8 +355,17 @@ impl Repo {
 
     /// The refs a mirror push deletes: every ref on the remote that is not
     /// here (mirror pushes `refs/*:refs/*` with force and prune).
-    fn mirror_deletions(&self, remote: &str, url: &str, pushed: &HashSet<String>) -> Result<Vec<PushUpdate>> {
-        let target = if self.repo.find_remote(remote).is_ok() { remote } else { url };
+    fn mirror_deletions(
+        &self,
+        remote: &str,
+        url: &str,
+        pushed: &HashSet<String>,
+    ) -> Result<Vec<PushUpdate>> {
+        let target = if self.repo.find_remote(remote).is_ok() {
+            remote
+        } else {
+            url
+        };
         let listed = ls_remote(&self.root(), target)?;
         let mut out = Vec::new();
         for (oid, name) in listed {
@@ -352,11 +391,17 @@ impl Repo {
     /// knowledge only (no network): the branch, its upstream, and the
     /// remote-tracking ref as the remote's value.
     pub fn pending_push(&self) -> Result<(String, String, PushUpdate)> {
-        let head = self.repo.head().context("this repository has no commits yet")?;
+        let head = self
+            .repo
+            .head()
+            .context("this repository has no commits yet")?;
         if !head.is_branch() {
             bail!("HEAD is detached: check out the branch you mean to push");
         }
-        let local_ref = head.name().context("the branch name is not UTF-8")?.to_owned();
+        let local_ref = head
+            .name()
+            .context("the branch name is not UTF-8")?
+            .to_owned();
         let local_oid = head.target().context("HEAD points nowhere")?;
         let remote = self
             .repo
@@ -457,7 +502,11 @@ pub fn hooks_location(repo_path: &Path) -> Result<HooksLocation> {
     .with_context(|| format!("`{}` is not a git repository", repo_path.display()))?;
     let mut lines = text.lines();
     let dir = PathBuf::from(lines.next().context("git rev-parse printed nothing")?);
-    let common_dir = PathBuf::from(lines.next().context("git rev-parse printed no common dir")?);
+    let common_dir = PathBuf::from(
+        lines
+            .next()
+            .context("git rev-parse printed no common dir")?,
+    );
     let bare = lines.next() == Some("true");
     let worktree = if bare {
         None

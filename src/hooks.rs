@@ -289,10 +289,22 @@ mod tests {
 
     #[test]
     fn push_argv_hints() {
-        assert_eq!(parse_push_argv(&argv("git push origin main")).force, ForceHint::NotForced);
-        assert_eq!(parse_push_argv(&argv("git push --force origin main")).force, ForceHint::Forced);
-        assert_eq!(parse_push_argv(&argv("git push -fu origin main")).force, ForceHint::Forced);
-        assert_eq!(parse_push_argv(&argv("git push origin +main")).force, ForceHint::Forced);
+        assert_eq!(
+            parse_push_argv(&argv("git push origin main")).force,
+            ForceHint::NotForced
+        );
+        assert_eq!(
+            parse_push_argv(&argv("git push --force origin main")).force,
+            ForceHint::Forced
+        );
+        assert_eq!(
+            parse_push_argv(&argv("git push -fu origin main")).force,
+            ForceHint::Forced
+        );
+        assert_eq!(
+            parse_push_argv(&argv("git push origin +main")).force,
+            ForceHint::Forced
+        );
         assert_eq!(
             parse_push_argv(&argv("git push --force-with-lease=main:abc origin main")).force,
             ForceHint::Forced
@@ -301,8 +313,14 @@ mod tests {
         assert!(mirror.mirror);
         assert_eq!(mirror.force, ForceHint::Forced);
         assert_eq!(parse_push_argv(&argv("git pf")).force, ForceHint::Unknown);
-        assert_eq!(parse_push_argv(&argv("sh .git/hooks/pre-push")).force, ForceHint::Unknown);
+        assert_eq!(
+            parse_push_argv(&argv("sh .git/hooks/pre-push")).force,
+            ForceHint::Unknown
+        );
         // A remote named like a refspec with `+` is the repository, not a refspec.
-        assert_eq!(parse_push_argv(&argv("git -C dir push origin main")).force, ForceHint::NotForced);
+        assert_eq!(
+            parse_push_argv(&argv("git -C dir push origin main")).force,
+            ForceHint::NotForced
+        );
     }
 }

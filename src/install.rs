@@ -40,7 +40,10 @@ pub fn render(hook: &str, bin: &Path, strict: bool) -> Result<String> {
         )
     })?;
     Ok(template
-        .replace("@VOUCH_BIN@", &sh_single_quote_body(&bin.display().to_string()))
+        .replace(
+            "@VOUCH_BIN@",
+            &sh_single_quote_body(&bin.display().to_string()),
+        )
         .replace("@VOUCH_STRICT@", if strict { "1" } else { "0" }))
 }
 
@@ -86,8 +89,11 @@ pub fn state(dir: &Path, hook: &str) -> HookState {
         return HookState::Foreign;
     }
     let bin = fs::read_to_string(&path).ok().and_then(|t| {
-        t.lines()
-            .find_map(|l| l.strip_prefix("vouch_bin='")?.strip_suffix('\'').map(|b| b.replace(r"'\''", "'")))
+        t.lines().find_map(|l| {
+            l.strip_prefix("vouch_bin='")?
+                .strip_suffix('\'')
+                .map(|b| b.replace(r"'\''", "'"))
+        })
     });
     HookState::Ours {
         bin,
@@ -102,7 +108,8 @@ fn write_executable(path: &Path, text: &str) -> Result<()> {
         path.file_name().unwrap_or_default().to_string_lossy()
     ));
     {
-        let mut f = fs::File::create(&tmp).with_context(|| format!("cannot write `{}`", tmp.display()))?;
+        let mut f =
+            fs::File::create(&tmp).with_context(|| format!("cannot write `{}`", tmp.display()))?;
         f.write_all(text.as_bytes())
             .with_context(|| format!("cannot write `{}`", tmp.display()))?;
         f.set_permissions(fs::Permissions::from_mode(0o755))
@@ -114,13 +121,17 @@ fn write_executable(path: &Path, text: &str) -> Result<()> {
 /// Installs `hook` into `dir`. Returns a sentence saying what was done.
 pub fn install_hook(dir: &Path, hook: &str, bin: &Path, strict: bool) -> Result<String> {
     let script = render(hook, bin, strict)?;
-    fs::create_dir_all(dir).with_context(|| format!("cannot create the hooks directory `{}`", dir.display()))?;
+    fs::create_dir_all(dir)
+        .with_context(|| format!("cannot create the hooks directory `{}`", dir.display()))?;
     let path = dir.join(hook);
     let local = local_path(&path);
     match state(dir, hook) {
         HookState::Ours { .. } => {
             if fs::read_to_string(&path).is_ok_and(|t| t == script) {
-                return Ok(format!("`{}` is already installed; nothing changed", path.display()));
+                return Ok(format!(
+                    "`{}` is already installed; nothing changed",
+                    path.display()
+                ));
             }
             write_executable(&path, &script)?;
             Ok(format!("updated `{}`", path.display()))
@@ -160,17 +171,27 @@ pub fn uninstall_hook(dir: &Path, hook: &str) -> Result<String> {
     let local = local_path(&path);
     match state(dir, hook) {
         HookState::Ours { chained, .. } => {
-            fs::remove_file(&path).with_context(|| format!("cannot remove `{}`", path.display()))?;
+            fs::remove_file(&path)
+                .with_context(|| format!("cannot remove `{}`", path.display()))?;
             if chained {
                 fs::rename(&local, &path).with_context(|| {
-                    format!("cannot move `{}` back to `{}`", local.display(), path.display())
+                    format!(
+                        "cannot move `{}` back to `{}`",
+                        local.display(),
+                        path.display()
+                    )
                 })?;
-                Ok(format!("removed vouch's `{hook}` and restored the hook that was there"))
+                Ok(format!(
+                    "removed vouch's `{hook}` and restored the hook that was there"
+                ))
             } else {
                 Ok(format!("removed `{}`", path.display()))
             }
         }
-        HookState::Foreign => Ok(format!("`{}` is not vouch's; left as it is", path.display())),
+        HookState::Foreign => Ok(format!(
+            "`{}` is not vouch's; left as it is",
+            path.display()
+        )),
         HookState::Missing => Ok(format!("no `{hook}` hook in `{}`", dir.display())),
     }
 }
@@ -200,16 +221,25 @@ mod tests {
         let bin = Path::new("/usr/local/bin/vouch");
         install_hook(dir.path(), "pre-push", bin, false).unwrap();
         assert!(is_ours(&hook));
-        assert_eq!(fs::read(dir.path().join("pre-push.local")).unwrap(), foreign);
+        assert_eq!(
+            fs::read(dir.path().join("pre-push.local")).unwrap(),
+            foreign
+        );
         let again = install_hook(dir.path(), "pre-push", bin, false).unwrap();
         assert!(again.contains("nothing changed"), "{again}");
         assert_eq!(
             state(dir.path(), "pre-push"),
-            HookState::Ours { bin: Some("/usr/local/bin/vouch".into()), chained: true }
+            HookState::Ours {
+                bin: Some("/usr/local/bin/vouch".into()),
+                chained: true
+            }
         );
         uninstall_hook(dir.path(), "pre-push").unwrap();
         assert_eq!(fs::read(&hook).unwrap(), foreign);
-        assert_eq!(fs::metadata(&hook).unwrap().permissions().mode() & 0o777, 0o750);
+        assert_eq!(
+            fs::metadata(&hook).unwrap().permissions().mode() & 0o777,
+            0o750
+        );
         assert!(!dir.path().join("pre-push.local").exists());
     }
 

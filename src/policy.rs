@@ -77,7 +77,12 @@ pub fn is_verified(tier: Tier, verify_standard: bool) -> bool {
 
 /// The decision before any verifier runs: tier none, unverified standard,
 /// a skip or a person's approval settle it. `None`: run the verifiers.
-pub fn before_verifying(tier: Tier, verify_standard: bool, skip: &Skip, approved: bool) -> Option<Plan> {
+pub fn before_verifying(
+    tier: Tier,
+    verify_standard: bool,
+    skip: &Skip,
+    approved: bool,
+) -> Option<Plan> {
     let allow = |result, override_reason| Plan {
         action: Action::Allow { warning: None },
         result,
@@ -97,7 +102,9 @@ pub fn before_verifying(tier: Tier, verify_standard: bool, skip: &Skip, approved
                 override_reason: None,
             });
         }
-        Skip::Reason(reason) => return Some(allow("skipped", Some(format!("VOUCH_SKIP: {reason}")))),
+        Skip::Reason(reason) => {
+            return Some(allow("skipped", Some(format!("VOUCH_SKIP: {reason}"))));
+        }
         Skip::No => {}
     }
     if approved {
@@ -110,7 +117,12 @@ pub fn before_verifying(tier: Tier, verify_standard: bool, skip: &Skip, approved
 }
 
 /// The decision from the verifiers' outcome (the table of SPEC section 6).
-pub fn decide(tier: Tier, outcome: &Outcome, interactive: bool, on_unavailable: OnUnavailable) -> Plan {
+pub fn decide(
+    tier: Tier,
+    outcome: &Outcome,
+    interactive: bool,
+    on_unavailable: OnUnavailable,
+) -> Plan {
     let plan = |action, result| Plan {
         action,
         result,
@@ -122,14 +134,17 @@ pub fn decide(tier: Tier, outcome: &Outcome, interactive: bool, on_unavailable: 
         }
         Outcome::Proceed { confidence } => plan(
             Action::Allow {
-                warning: Some(format!("the verifiers agreed with low confidence ({confidence:.2})")),
+                warning: Some(format!(
+                    "the verifiers agreed with low confidence ({confidence:.2})"
+                )),
             },
             "proceed",
         ),
         Outcome::Warn if interactive => plan(Action::Ask, "warn"),
         Outcome::Warn => plan(
             Action::Refuse {
-                why: "the verifiers raised concerns and nobody is at a terminal to weigh them".into(),
+                why: "the verifiers raised concerns and nobody is at a terminal to weigh them"
+                    .into(),
                 review: true,
             },
             "warn",
@@ -146,7 +161,9 @@ pub fn decide(tier: Tier, outcome: &Outcome, interactive: bool, on_unavailable: 
             match on_unavailable {
                 OnUnavailable::Block => plan(
                     Action::Refuse {
-                        why: format!("{warning}; this {tier} operation is refused while verification is unavailable (on_unavailable.{tier} = \"block\")"),
+                        why: format!(
+                            "{warning}; this {tier} operation is refused while verification is unavailable (on_unavailable.{tier} = \"block\")"
+                        ),
                         review: true,
                     },
                     "unavailable",
@@ -172,7 +189,9 @@ mod tests {
     }
 
     fn unavailable() -> Outcome {
-        Outcome::Unavailable { reason: "no verifier".into() }
+        Outcome::Unavailable {
+            reason: "no verifier".into(),
+        }
     }
 
     #[test]
@@ -180,7 +199,10 @@ mod tests {
         use OnUnavailable::{Allow, Ask};
         let allow = Action::Allow { warning: None };
         for interactive in [true, false] {
-            assert_eq!(decide(Tier::High, &proceed(0.9), interactive, Allow).action, allow);
+            assert_eq!(
+                decide(Tier::High, &proceed(0.9), interactive, Allow).action,
+                allow
+            );
             assert!(matches!(
                 decide(Tier::High, &proceed(0.5), interactive, Allow).action,
                 Action::Allow { warning: Some(_) }
@@ -190,13 +212,19 @@ mod tests {
                 Action::Refuse { review: true, .. }
             ));
         }
-        assert_eq!(decide(Tier::High, &Outcome::Warn, true, Allow).action, Action::Ask);
+        assert_eq!(
+            decide(Tier::High, &Outcome::Warn, true, Allow).action,
+            Action::Ask
+        );
         assert!(matches!(
             decide(Tier::High, &Outcome::Warn, false, Allow).action,
             Action::Refuse { review: true, .. }
         ));
         // Unavailable: critical asks at a terminal, otherwise allowed with a warning.
-        assert_eq!(decide(Tier::Critical, &unavailable(), true, Ask).action, Action::Ask);
+        assert_eq!(
+            decide(Tier::Critical, &unavailable(), true, Ask).action,
+            Action::Ask
+        );
         assert!(matches!(
             decide(Tier::Critical, &unavailable(), false, Ask).action,
             Action::Allow { warning: Some(_) }
@@ -213,12 +241,21 @@ mod tests {
     #[test]
     fn overrides_before_verification() {
         assert!(before_verifying(Tier::None, false, &Skip::No, false).is_some());
-        assert!(before_verifying(Tier::Standard, false, &Skip::NoReason, false).is_some_and(|p| matches!(p.action, Action::Allow { .. })));
+        assert!(
+            before_verifying(Tier::Standard, false, &Skip::NoReason, false)
+                .is_some_and(|p| matches!(p.action, Action::Allow { .. }))
+        );
         assert!(before_verifying(Tier::Standard, true, &Skip::No, false).is_none());
         assert!(before_verifying(Tier::Critical, false, &Skip::No, false).is_none());
         let p = before_verifying(Tier::Critical, false, &Skip::NoReason, false).unwrap();
         assert!(matches!(p.action, Action::Refuse { review: false, .. }));
-        let p = before_verifying(Tier::Critical, false, &Skip::from_value(Some(" fixing ")), false).unwrap();
+        let p = before_verifying(
+            Tier::Critical,
+            false,
+            &Skip::from_value(Some(" fixing ")),
+            false,
+        )
+        .unwrap();
         assert_eq!(p.action, Action::Allow { warning: None });
         assert_eq!(p.override_reason.as_deref(), Some("VOUCH_SKIP: fixing"));
         let p = before_verifying(Tier::Critical, false, &Skip::No, true).unwrap();

@@ -11,7 +11,11 @@ use crate::verdict::{Combined, Status, VerifierResult};
 /// A one-line description of a push.
 pub fn describe_push(facts: &PushFacts) -> String {
     let forced = facts.refs.iter().any(|r| r.change == Change::Rewrite);
-    let deletes = facts.refs.iter().filter(|r| r.change == Change::Delete).count();
+    let deletes = facts
+        .refs
+        .iter()
+        .filter(|r| r.change == Change::Delete)
+        .count();
     let what = match (facts.mirror, forced, deletes) {
         (true, _, _) => "mirror push",
         (false, true, _) => "force push",
@@ -32,14 +36,28 @@ pub fn push_details(facts: &PushFacts, assessment: &Assessment) -> String {
         if risk.tier == Tier::None && assessment.tier > Tier::None && facts.refs.len() > 10 {
             continue;
         }
-        let by_vouch = if f.computed_by_vouch { " (computed by vouch: git does not show mirror deletions)" } else { "" };
+        let by_vouch = if f.computed_by_vouch {
+            " (computed by vouch: git does not show mirror deletions)"
+        } else {
+            ""
+        };
         let _ = writeln!(out, "  [{}] {}{by_vouch}", risk.tier, risk.reason);
         if let Some(lost) = &f.lost {
             for c in &lost.commits {
-                let _ = writeln!(out, "         {}  {}  ({})", c.short_id, one_line(&c.subject, 60), one_line(&c.author, 30));
+                let _ = writeln!(
+                    out,
+                    "         {}  {}  ({})",
+                    c.short_id,
+                    one_line(&c.subject, 60),
+                    one_line(&c.author, 30)
+                );
             }
             if lost.count > lost.commits.len() {
-                let _ = writeln!(out, "         ... and {} more", lost.count - lost.commits.len());
+                let _ = writeln!(
+                    out,
+                    "         ... and {} more",
+                    lost.count - lost.commits.len()
+                );
             }
         }
     }
@@ -67,7 +85,12 @@ pub fn verifier_details(results: &[VerifierResult], combined: Option<&Combined>)
             Status::Error => "ERROR",
         };
         let blocking = if r.blocking { "" } else { " (non-blocking)" };
-        let _ = writeln!(out, "    {}{blocking}: {status}: {}", r.verifier, one_line(&r.summary, 200));
+        let _ = writeln!(
+            out,
+            "    {}{blocking}: {status}: {}",
+            r.verifier,
+            one_line(&r.summary, 200)
+        );
         for c in r.checks.iter().filter(|c| c.status != Status::Pass) {
             let _ = writeln!(out, "      - {}: {}", c.name, one_line(&c.message, 160));
         }

@@ -93,7 +93,18 @@ pub fn operation_id(kind: &str, repo: &str, remote: &str, refs: &[ReviewRef]) ->
             h.update([0]);
         }
     }
-    h.finalize()[..6].iter().map(|b| format!("{b:02x}")).collect()
+    hex(&h.finalize()[..6])
+}
+
+/// Lower-case hex of `bytes`.
+pub fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write as _;
+    bytes
+        .iter()
+        .fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
+            let _ = write!(s, "{b:02x}");
+            s
+        })
 }
 
 fn valid_id(id: &str) -> bool {
@@ -109,7 +120,9 @@ fn approval_path(state: &Path, id: &str) -> PathBuf {
 }
 
 fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<()> {
-    let dir = path.parent().context("a state file has no parent directory")?;
+    let dir = path
+        .parent()
+        .context("a state file has no parent directory")?;
     fs::create_dir_all(dir).with_context(|| format!("cannot create `{}`", dir.display()))?;
     let tmp = path.with_extension("tmp");
     fs::write(&tmp, serde_json::to_string_pretty(value)?)
@@ -127,13 +140,19 @@ pub fn write_request(state: &Path, request: &ReviewRequest) -> Result<PathBuf> {
 /// Loads the review request for `id`.
 pub fn load_request(state: &Path, id: &str) -> Result<ReviewRequest> {
     if !valid_id(id) {
-        bail!("`{id}` is not an operation id: it is the 12 hex digits vouch printed with the refusal");
+        bail!(
+            "`{id}` is not an operation id: it is the 12 hex digits vouch printed with the refusal"
+        );
     }
     let path = review_path(state, id);
     let text = fs::read_to_string(&path).with_context(|| {
-        format!("no refused operation `{id}` is waiting for review (looked for `{}`)", path.display())
+        format!(
+            "no refused operation `{id}` is waiting for review (looked for `{}`)",
+            path.display()
+        )
     })?;
-    serde_json::from_str(&text).with_context(|| format!("`{}` is not a review request", path.display()))
+    serde_json::from_str(&text)
+        .with_context(|| format!("`{}` is not a review request", path.display()))
 }
 
 /// Records a person's approval of `request`.
@@ -195,8 +214,14 @@ mod tests {
         let b = operation_id("push", "/r", "origin", &[r("y", "2"), r("x", "1")]);
         assert_eq!(a, b);
         assert_eq!(a.len(), 12);
-        assert_ne!(a, operation_id("push", "/r", "origin", &[r("x", "1"), r("y", "3")]));
-        assert_ne!(a, operation_id("push", "/r", "upstream", &[r("x", "1"), r("y", "2")]));
+        assert_ne!(
+            a,
+            operation_id("push", "/r", "origin", &[r("x", "1"), r("y", "3")])
+        );
+        assert_ne!(
+            a,
+            operation_id("push", "/r", "upstream", &[r("x", "1"), r("y", "2")])
+        );
     }
 
     #[test]
@@ -218,11 +243,24 @@ mod tests {
         };
         let now = Timestamp::now();
         approve(dir.path(), &req, now).unwrap();
-        assert!(!take_approval(dir.path(), &id, &[r("refs/heads/main", "9")], now));
+        assert!(!take_approval(
+            dir.path(),
+            &id,
+            &[r("refs/heads/main", "9")],
+            now
+        ));
         assert!(take_approval(dir.path(), &id, &refs, now));
-        assert!(!take_approval(dir.path(), &id, &refs, now), "an approval serves once");
+        assert!(
+            !take_approval(dir.path(), &id, &refs, now),
+            "an approval serves once"
+        );
         approve(dir.path(), &req, now).unwrap();
-        assert!(!take_approval(dir.path(), &id, &refs, now + SignedDuration::from_mins(16)));
+        assert!(!take_approval(
+            dir.path(),
+            &id,
+            &refs,
+            now + SignedDuration::from_mins(16)
+        ));
         assert!(load_request(dir.path(), "nothex").is_err());
     }
 }

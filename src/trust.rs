@@ -50,7 +50,7 @@ pub fn fingerprint(repo_root: &Path) -> String {
             h.update(b"\0");
         }
     }
-    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+    crate::review::hex(&h.finalize())
 }
 
 fn read(data_dir: &Path) -> Store {

@@ -2,7 +2,11 @@
 //! stderr; pre-push stdout is git's stdout), command output to stdout.
 //! Colour follows `console`, which honours `NO_COLOR` and `CLICOLOR`.
 
-#![expect(clippy::print_stderr, clippy::print_stdout, reason = "this module is where vouch prints")]
+#![expect(
+    clippy::print_stderr,
+    clippy::print_stdout,
+    reason = "this module is where vouch prints"
+)]
 
 use console::style;
 
@@ -18,7 +22,10 @@ pub fn info(text: &str) {
 
 /// A warning on stderr.
 pub fn warn(text: &str) {
-    eprintln!("{} {text}", style("vouch: warning:").yellow().bold().for_stderr());
+    eprintln!(
+        "{} {text}",
+        style("vouch: warning:").yellow().bold().for_stderr()
+    );
 }
 
 /// An error on stderr, with its cause chain.

@@ -103,7 +103,10 @@ pub struct Scores {
 impl Scores {
     /// 0.4 recoverability + 0.2 each of the others (SPEC 5.3).
     pub fn overall(&self) -> f64 {
-        0.4 * self.recoverability + 0.2 * self.blast_radius + 0.2 * self.intent_fit + 0.2 * self.safeguards
+        0.4 * self.recoverability
+            + 0.2 * self.blast_radius
+            + 0.2 * self.intent_fit
+            + 0.2 * self.safeguards
     }
 }
 
@@ -195,23 +198,31 @@ pub fn parse_verdict(v: &Value) -> Result<Verdict, Vec<String>> {
             None
         }
     };
-    let reasoning = get("reasoning").as_str().map(str::to_owned).unwrap_or_else(|| {
-        problems.push("`reasoning` must be a string".into());
-        String::new()
-    });
-    let scores = match get("scores").as_object() {
-        Some(s) => {
-            let g = |k: &str| s.get(k).unwrap_or(&Value::Null);
-            Scores {
-                recoverability: unit(g("recoverability"), "scores.recoverability", &mut problems),
-                blast_radius: unit(g("blast_radius"), "scores.blast_radius", &mut problems),
-                intent_fit: unit(g("intent_fit"), "scores.intent_fit", &mut problems),
-                safeguards: unit(g("safeguards"), "scores.safeguards", &mut problems),
-            }
+    let reasoning = get("reasoning").as_str().map_or_else(
+        || {
+            problems.push("`reasoning` must be a string".into());
+            String::new()
+        },
+        str::to_owned,
+    );
+    let scores = if let Some(s) = get("scores").as_object() {
+        let g = |k: &str| s.get(k).unwrap_or(&Value::Null);
+        Scores {
+            recoverability: unit(g("recoverability"), "scores.recoverability", &mut problems),
+            blast_radius: unit(g("blast_radius"), "scores.blast_radius", &mut problems),
+            intent_fit: unit(g("intent_fit"), "scores.intent_fit", &mut problems),
+            safeguards: unit(g("safeguards"), "scores.safeguards", &mut problems),
         }
-        None => {
-            problems.push("`scores` must be an object with recoverability, blast_radius, intent_fit, safeguards".into());
-            Scores { recoverability: 0.0, blast_radius: 0.0, intent_fit: 0.0, safeguards: 0.0 }
+    } else {
+        problems.push(
+            "`scores` must be an object with recoverability, blast_radius, intent_fit, safeguards"
+                .into(),
+        );
+        Scores {
+            recoverability: 0.0,
+            blast_radius: 0.0,
+            intent_fit: 0.0,
+            safeguards: 0.0,
         }
     };
     match (problems.is_empty(), recommendation) {
@@ -239,13 +250,21 @@ fn excerpt(s: &str) -> String {
 /// Reads what a verifier program printed and how it exited. Exit 0 is pass,
 /// 1 fail, anything else (or no exit code: killed) an error. When the
 /// program also prints a result, the more cautious of the two counts.
-pub fn from_program(name: &str, exit_code: Option<i32>, stdout: &str, blocking: bool) -> VerifierResult {
+pub fn from_program(
+    name: &str,
+    exit_code: Option<i32>,
+    stdout: &str,
+    blocking: bool,
+) -> VerifierResult {
     let exit_status = match exit_code {
         Some(0) => Status::Pass,
         Some(1) => Status::Fail,
         _ => Status::Error,
     };
-    let exit_text = exit_code.map_or_else(|| "was killed by a signal".to_owned(), |c| format!("exited {c}"));
+    let exit_text = exit_code.map_or_else(
+        || "was killed by a signal".to_owned(),
+        |c| format!("exited {c}"),
+    );
     let trimmed = stdout.trim();
     if trimmed.is_empty() {
         let summary = match exit_status {
@@ -268,26 +287,35 @@ pub fn from_program(name: &str, exit_code: Option<i32>, stdout: &str, blocking: 
     let Some(obj) = value.as_object() else {
         return error(format!("printed JSON that is not an object ({exit_text})"));
     };
-    let status = match obj.get("status").map(|s| serde_json::from_value::<Status>(s.clone())) {
-        Some(Ok(s)) => s,
-        _ => {
-            return error(format!(
-                "printed a result without a valid `status` (pass, fail, warn, skip or error) ({exit_text})"
-            ));
-        }
+    let Some(Ok(status)) = obj
+        .get("status")
+        .map(|s| serde_json::from_value::<Status>(s.clone()))
+    else {
+        return error(format!(
+            "printed a result without a valid `status` (pass, fail, warn, skip or error) ({exit_text})"
+        ));
     };
     let checks = match obj.get("checks") {
         None | Some(Value::Null) => Vec::new(),
         Some(c) => match serde_json::from_value::<Vec<Check>>(c.clone()) {
             Ok(c) => c,
-            Err(e) => return error(format!("printed `checks` that do not fit the result shape: {e}")),
+            Err(e) => {
+                return error(format!(
+                    "printed `checks` that do not fit the result shape: {e}"
+                ));
+            }
         },
     };
     let verdict = match obj.get("verdict") {
         None | Some(Value::Null) => None,
         Some(v) => match parse_verdict(v) {
             Ok(v) => Some(v),
-            Err(problems) => return error(format!("printed an unusable verdict: {}", problems.join("; "))),
+            Err(problems) => {
+                return error(format!(
+                    "printed an unusable verdict: {}",
+                    problems.join("; ")
+                ));
+            }
         },
     };
     // The more cautious of the printed status and the exit code.
@@ -296,13 +324,17 @@ pub fn from_program(name: &str, exit_code: Option<i32>, stdout: &str, blocking: 
         (Status::Fail, Status::Pass | Status::Warn | Status::Skip) => Status::Fail,
         (_, s) => s,
     };
-    let summary = obj
-        .get("summary")
-        .and_then(Value::as_str)
-        .map_or_else(|| format!("{status:?} ({exit_text})").to_lowercase(), str::to_owned);
+    let summary = obj.get("summary").and_then(Value::as_str).map_or_else(
+        || format!("{status:?} ({exit_text})").to_lowercase(),
+        str::to_owned,
+    );
     VerifierResult {
         verifier: name.to_owned(),
-        version: obj.get("version").and_then(Value::as_str).unwrap_or_default().to_owned(),
+        version: obj
+            .get("version")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned(),
         status,
         checks,
         summary,
@@ -424,7 +456,9 @@ pub fn combine(results: &[VerifierResult]) -> Combined {
             None,
             None,
         ),
-        Some((Recommendation::Proceed, _, scores)) if !errors.is_empty() => (Outcome::Warn, scores, None),
+        Some((Recommendation::Proceed, _, scores)) if !errors.is_empty() => {
+            (Outcome::Warn, scores, None)
+        }
         Some((Recommendation::Proceed, confidence, scores)) => {
             (Outcome::Proceed { confidence }, scores, Some(confidence))
         }
@@ -486,9 +520,18 @@ mod tests {
         let r = from_program("t", Some(0), "all good!!", true);
         assert_eq!(r.status, Status::Error);
         assert!(r.summary.contains("not a result JSON"), "{}", r.summary);
-        assert_eq!(from_program("t", Some(0), "[1,2]", true).status, Status::Error);
-        assert_eq!(from_program("t", Some(0), "{\"status\":\"great\"}", true).status, Status::Error);
-        assert_eq!(from_program("t", Some(0), "{\"status\": \"pass\", ", true).status, Status::Error);
+        assert_eq!(
+            from_program("t", Some(0), "[1,2]", true).status,
+            Status::Error
+        );
+        assert_eq!(
+            from_program("t", Some(0), "{\"status\":\"great\"}", true).status,
+            Status::Error
+        );
+        assert_eq!(
+            from_program("t", Some(0), "{\"status\": \"pass\", ", true).status,
+            Status::Error
+        );
     }
 
     #[test]
@@ -512,9 +555,15 @@ mod tests {
 
     #[test]
     fn combine_takes_the_most_cautious_blocking_result() {
-        let c = combine(&[result("a", Status::Pass, true), result("b", Status::Warn, true)]);
+        let c = combine(&[
+            result("a", Status::Pass, true),
+            result("b", Status::Warn, true),
+        ]);
         assert_eq!(c.outcome, Outcome::Warn);
-        let c = combine(&[result("a", Status::Fail, true), result("b", Status::Warn, true)]);
+        let c = combine(&[
+            result("a", Status::Fail, true),
+            result("b", Status::Warn, true),
+        ]);
         assert_eq!(c.outcome, Outcome::Block);
         let c = combine(&[result("a", Status::Pass, true)]);
         assert_eq!(c.outcome, Outcome::Proceed { confidence: 1.0 });
@@ -522,7 +571,10 @@ mod tests {
 
     #[test]
     fn non_blocking_results_only_add_concerns() {
-        let c = combine(&[result("a", Status::Pass, true), result("lint", Status::Fail, false)]);
+        let c = combine(&[
+            result("a", Status::Pass, true),
+            result("lint", Status::Fail, false),
+        ]);
         assert_eq!(c.outcome, Outcome::Proceed { confidence: 1.0 });
         assert!(c.concerns[0].contains("lint (non-blocking)"));
     }
@@ -531,7 +583,10 @@ mod tests {
     fn errors_are_never_a_pass() {
         let c = combine(&[result("a", Status::Error, true)]);
         assert!(matches!(c.outcome, Outcome::Unavailable { .. }));
-        let c = combine(&[result("a", Status::Pass, true), result("b", Status::Error, true)]);
+        let c = combine(&[
+            result("a", Status::Pass, true),
+            result("b", Status::Error, true),
+        ]);
         assert_eq!(c.outcome, Outcome::Warn);
         let c = combine(&[]);
         assert!(matches!(c.outcome, Outcome::Unavailable { .. }));

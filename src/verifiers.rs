@@ -17,9 +17,9 @@ use std::time::{Duration, Instant};
 use wait_timeout::ChildExt;
 
 use crate::classify::{Assessment, Tier};
+use crate::config::{Config, DEFAULT_VERIFIER_TIMEOUT_SECS, VerifierConfig};
 use crate::facts::PushFacts;
 use crate::report;
-use crate::config::{Config, DEFAULT_VERIFIER_TIMEOUT_SECS, VerifierConfig};
 use crate::verdict::{Status, VerifierResult, from_program};
 
 /// Prefix of verifier programs found on `PATH`.
@@ -70,7 +70,12 @@ fn is_executable(path: &Path) -> bool {
         .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
-fn scan_dir(dir: &Path, prefix: &str, source: &str, found: &mut BTreeMap<String, (PathBuf, String)>) {
+fn scan_dir(
+    dir: &Path,
+    prefix: &str,
+    source: &str,
+    found: &mut BTreeMap<String, (PathBuf, String)>,
+) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
@@ -126,7 +131,18 @@ pub fn discover(config: &Config, places: &SearchPlaces) -> Vec<Program> {
             )
         })
         .collect();
-    for (name, VerifierConfig { command, blocking, timeout_secs, tiers, enabled, source }) in &config.verifiers {
+    for (
+        name,
+        VerifierConfig {
+            command,
+            blocking,
+            timeout_secs,
+            tiers,
+            enabled,
+            source,
+        },
+    ) in &config.verifiers
+    {
         let found_command = programs.get(name).map(|p| p.command.clone());
         programs.insert(
             name.clone(),
@@ -146,7 +162,12 @@ pub fn discover(config: &Config, places: &SearchPlaces) -> Vec<Program> {
 
 /// The context JSON a verifier program reads on stdin (SPEC section 4):
 /// the operation, its tier and reasons, the repository, and every fact.
-pub fn context(operation_id: &str, facts: &PushFacts, assessment: &Assessment, root: &Path) -> String {
+pub fn context(
+    operation_id: &str,
+    facts: &PushFacts,
+    assessment: &Assessment,
+    root: &Path,
+) -> String {
     serde_json::json!({
         "vouch_version": env!("CARGO_PKG_VERSION"),
         "operation": {
@@ -177,7 +198,12 @@ pub fn run_all(programs: &[Program], context: &str, cwd: &Path) -> Vec<VerifierR
             .zip(programs)
             .map(|(h, p)| {
                 h.join().unwrap_or_else(|_| {
-                    VerifierResult::simple(&p.name, Status::Error, "vouch failed while running it".into(), p.blocking)
+                    VerifierResult::simple(
+                        &p.name,
+                        Status::Error,
+                        "vouch failed while running it".into(),
+                        p.blocking,
+                    )
                 })
             })
             .collect()
@@ -235,7 +261,10 @@ fn run_one(p: &Program, context: &str, cwd: &Path) -> VerifierResult {
             kill_group(child.id());
             child.kill().ok();
             child.wait().ok();
-            return error(format!("timed out after {} s and was killed", p.timeout.as_secs()));
+            return error(format!(
+                "timed out after {} s and was killed",
+                p.timeout.as_secs()
+            ));
         }
         Err(e) => return error(format!("cannot wait for it: {e}")),
     };
@@ -243,9 +272,20 @@ fn run_one(p: &Program, context: &str, cwd: &Path) -> VerifierResult {
     let grace = Duration::from_secs(2);
     let out = stdout.recv_timeout(grace).unwrap_or_default();
     let err = stderr.recv_timeout(grace).unwrap_or_default();
-    let mut result = from_program(&p.name, status.code(), &String::from_utf8_lossy(&out), p.blocking);
+    let mut result = from_program(
+        &p.name,
+        status.code(),
+        &String::from_utf8_lossy(&out),
+        p.blocking,
+    );
     if result.status == Status::Error && !err.is_empty() {
-        let tail: String = String::from_utf8_lossy(&err).lines().last().unwrap_or("").chars().take(200).collect();
+        let tail: String = String::from_utf8_lossy(&err)
+            .lines()
+            .last()
+            .unwrap_or("")
+            .chars()
+            .take(200)
+            .collect();
         if !tail.is_empty() {
             result.summary = format!("{} (stderr: {tail})", result.summary);
         }

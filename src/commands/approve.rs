@@ -21,11 +21,20 @@ pub fn approve(ctx: &Ctx, args: &ApproveArgs) -> Result<ExitStatus> {
     };
     let mut text = format!(
         "Operation {} in `{}` ({} risk), refused at {}:\n  refused because: {}\n",
-        request.operation_id, request.repo, request.tier, request.created_at, request.refused_because
+        request.operation_id,
+        request.repo,
+        request.tier,
+        request.created_at,
+        request.refused_because
     );
     text.push_str(&format!("  remote: {}\n", request.remote));
     for r in &request.refs {
-        text.push_str(&format!("  {}: {} -> {}\n", r.remote_ref, short(&r.old_oid), short(&r.new_oid)));
+        text.push_str(&format!(
+            "  {}: {} -> {}\n",
+            r.remote_ref,
+            short(&r.old_oid),
+            short(&r.new_oid)
+        ));
     }
     for reason in &request.reasons {
         text.push_str(&format!("  reason: {reason}\n"));

@@ -13,7 +13,7 @@ use anyhow::{Context, Result};
 use jiff::Timestamp;
 use wait_timeout::ChildExt;
 
-use crate::audit::{self, RefRecord, Record};
+use crate::audit::{self, Record, RefRecord};
 use crate::classify::{Assessment, Tier, classify_push};
 use crate::cli::PrePushArgs;
 use crate::config::Config;
@@ -87,9 +87,9 @@ pub fn pre_push(ctx: &Ctx, args: &PrePushArgs) -> Result<ExitStatus> {
     if facts.refs.is_empty() && facts.mirror_unknown.is_none() {
         return Ok(ExitStatus::Allowed);
     }
-    let config = ctx.load_config(Some(&root)).with_context(|| {
-        "the push is refused until the config is fixed (or push with `git push --no-verify`)"
-    })?;
+    let config = ctx.load_config(Some(&root)).with_context(
+        || "the push is refused until the config is fixed (or push with `git push --no-verify`)",
+    )?;
     let assessment = classify_push(&facts, &config.policy);
     if assessment.tier == Tier::None && !config.log_all {
         return Ok(ExitStatus::Allowed);
@@ -106,7 +106,13 @@ pub fn pre_push(ctx: &Ctx, args: &PrePushArgs) -> Result<ExitStatus> {
 }
 
 /// Facts for a repository git2 cannot open: only what the lines say.
-fn unmeasured(remote: &str, url: &str, updates: Vec<PushUpdate>, force: ForceHint, why: &str) -> PushFacts {
+fn unmeasured(
+    remote: &str,
+    url: &str,
+    updates: Vec<PushUpdate>,
+    force: ForceHint,
+    why: &str,
+) -> PushFacts {
     let refs = updates
         .into_iter()
         .map(|u| {
@@ -181,7 +187,8 @@ impl<'a> Run<'a> {
         started: Instant,
     ) -> Self {
         let refs = review::refs_of(facts);
-        let operation_id = review::operation_id("push", &root.display().to_string(), &facts.url, &refs);
+        let operation_id =
+            review::operation_id("push", &root.display().to_string(), &facts.url, &refs);
         Self {
             ctx,
             config,
@@ -211,20 +218,21 @@ impl<'a> Run<'a> {
             && skip == Skip::No
             && review::take_approval(&state, &self.operation_id, &self.refs, Timestamp::now());
         let tty = prompt::interactive(env);
-        let plan = match policy::before_verifying(tier, self.config.verify_standard, &skip, approved) {
-            Some(plan) => plan,
-            None => {
-                self.run_verifiers()?;
-                let combined = self.combined.as_ref().expect("verifiers ran");
-                policy::decide(
-                    tier,
-                    &combined.outcome,
-                    tty.is_some(),
-                    self.config.on_unavailable.for_tier(tier),
-                )
-            }
+        let plan = if let Some(plan) =
+            policy::before_verifying(tier, self.config.verify_standard, &skip, approved)
+        {
+            plan
+        } else {
+            self.run_verifiers()?;
+            let combined = self.combined.as_ref().expect("verifiers ran");
+            policy::decide(
+                tier,
+                &combined.outcome,
+                tty.is_some(),
+                self.config.on_unavailable.for_tier(tier),
+            )
         };
-        self.act(plan, tty.as_ref(), &state)
+        self.act(&plan, tty.as_ref(), &state)
     }
 
     fn run_verifiers(&mut self) -> Result<()> {
@@ -240,7 +248,8 @@ impl<'a> Run<'a> {
             .into_iter()
             .filter(|p| p.runs_for(tier))
             .collect();
-        let context = verifiers::context(&self.operation_id, self.facts, self.assessment, self.root);
+        let context =
+            verifiers::context(&self.operation_id, self.facts, self.assessment, self.root);
         self.results = verifiers::run_all(&programs, &context, self.root);
         self.combined = Some(verdict::combine(&self.results));
         Ok(())
@@ -253,11 +262,14 @@ impl<'a> Run<'a> {
             self.assessment.tier,
             report::push_details(self.facts, self.assessment)
         );
-        text.push_str(&report::verifier_details(&self.results, self.combined.as_ref()));
+        text.push_str(&report::verifier_details(
+            &self.results,
+            self.combined.as_ref(),
+        ));
         text
     }
 
-    fn act(mut self, plan: Plan, tty: Option<&prompt::Tty>, state: &Path) -> Result<ExitStatus> {
+    fn act(mut self, plan: &Plan, tty: Option<&prompt::Tty>, state: &Path) -> Result<ExitStatus> {
         let (decision, status) = match &plan.action {
             Action::Allow { warning } => {
                 if let Some(w) = warning {
@@ -283,12 +295,16 @@ impl<'a> Run<'a> {
                 }
             }
             Action::Refuse { why, review } => {
-                let review_path = if *review { self.write_review(why, state) } else { None };
+                let review_path = if *review {
+                    self.write_review(why, state)
+                } else {
+                    None
+                };
                 self.print_refusal(why, review_path.as_deref(), *review);
                 ("refused", ExitStatus::Refused)
             }
         };
-        self.log(&plan, decision, status)
+        self.log(plan, decision, status)
     }
 
     fn print_refusal(&self, why: &str, review_path: Option<&Path>, approvable: bool) {
@@ -325,7 +341,11 @@ impl<'a> Run<'a> {
                 .iter()
                 .map(|r| r.reason.clone())
                 .collect(),
-            concerns: self.combined.as_ref().map(|c| c.concerns.clone()).unwrap_or_default(),
+            concerns: self
+                .combined
+                .as_ref()
+                .map(|c| c.concerns.clone())
+                .unwrap_or_default(),
             refused_because: why.to_owned(),
             how_to_approve: format!("vouch approve {} (at a terminal)", self.operation_id),
         };
@@ -355,9 +375,10 @@ impl<'a> Run<'a> {
             .stdout(Stdio::null())
             .stderr(Stdio::inherit())
             .spawn()
-            .and_then(|mut child| match child.wait_timeout(Duration::from_secs(10))? {
-                Some(status) => Ok(status.code()),
-                None => {
+            .and_then(|mut child| {
+                if let Some(status) = child.wait_timeout(Duration::from_secs(10))? {
+                    Ok(status.code())
+                } else {
                     child.kill().ok();
                     child.wait().ok();
                     Ok(None)
@@ -365,9 +386,18 @@ impl<'a> Run<'a> {
             });
         match result {
             Ok(Some(0)) => {}
-            Ok(Some(code)) => self.warn(format!("the notify command `{}` exited {code}", command.join(" "))),
-            Ok(None) => self.warn(format!("the notify command `{}` timed out after 10 s", command.join(" "))),
-            Err(e) => self.warn(format!("cannot run the notify command `{}`: {e}", command.join(" "))),
+            Ok(Some(code)) => self.warn(format!(
+                "the notify command `{}` exited {code}",
+                command.join(" ")
+            )),
+            Ok(None) => self.warn(format!(
+                "the notify command `{}` timed out after 10 s",
+                command.join(" ")
+            )),
+            Err(e) => self.warn(format!(
+                "cannot run the notify command `{}`: {e}",
+                command.join(" ")
+            )),
         }
     }
 

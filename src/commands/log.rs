@@ -24,7 +24,9 @@ pub fn parse_since(text: &str, now: Timestamp) -> Result<Timestamp> {
         let then = now.to_zoned(TimeZone::UTC).checked_sub(span.abs())?;
         return Ok(then.timestamp());
     }
-    bail!("`--since {text}` is neither a duration (`2h`, `3 days`) nor a time (`2026-11-01`, `2026-11-01T10:00:00Z`)")
+    bail!(
+        "`--since {text}` is neither a duration (`2h`, `3 days`) nor a time (`2026-11-01`, `2026-11-01T10:00:00Z`)"
+    )
 }
 
 fn field<'a>(v: &'a Value, key: &str) -> &'a str {
@@ -51,7 +53,11 @@ pub fn log(ctx: &Ctx, args: &LogArgs) -> Result<ExitStatus> {
     let shown: Vec<&Value> = records
         .iter()
         .filter(|r| {
-            since.is_none_or(|s| field(r, "timestamp").parse::<Timestamp>().is_ok_and(|t| t >= s))
+            since.is_none_or(|s| {
+                field(r, "timestamp")
+                    .parse::<Timestamp>()
+                    .is_ok_and(|t| t >= s)
+            })
         })
         .filter(|r| {
             args.result
@@ -72,7 +78,10 @@ pub fn log(ctx: &Ctx, args: &LogArgs) -> Result<ExitStatus> {
         return Ok(ExitStatus::Allowed);
     }
     if shown.is_empty() {
-        ui::out(&format!("no decisions logged in `{}` match", path.display()));
+        ui::out(&format!(
+            "no decisions logged in `{}` match",
+            path.display()
+        ));
         return Ok(ExitStatus::Allowed);
     }
     ui::out(&format!(
@@ -122,9 +131,18 @@ mod tests {
     #[test]
     fn since_accepts_times_dates_and_durations() {
         let now: Timestamp = "2026-11-22T12:00:00Z".parse().unwrap();
-        assert_eq!(parse_since("2h", now).unwrap().to_string(), "2026-11-22T10:00:00Z");
-        assert_eq!(parse_since("3 days", now).unwrap().to_string(), "2026-11-19T12:00:00Z");
-        assert_eq!(parse_since("2026-11-01", now).unwrap().to_string(), "2026-11-01T00:00:00Z");
+        assert_eq!(
+            parse_since("2h", now).unwrap().to_string(),
+            "2026-11-22T10:00:00Z"
+        );
+        assert_eq!(
+            parse_since("3 days", now).unwrap().to_string(),
+            "2026-11-19T12:00:00Z"
+        );
+        assert_eq!(
+            parse_since("2026-11-01", now).unwrap().to_string(),
+            "2026-11-01T00:00:00Z"
+        );
         assert!(parse_since("yesterday-ish", now).is_err());
     }
 }

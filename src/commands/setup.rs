@@ -32,7 +32,10 @@ fn check_hooks_path(loc: &HooksLocation, force: bool) -> Result<()> {
              (If `.husky/pre-push` runs other commands that read stdin, put vouch first.)"
         );
     }
-    let inside = loc.worktree.as_ref().is_some_and(|w| loc.dir.starts_with(w))
+    let inside = loc
+        .worktree
+        .as_ref()
+        .is_some_and(|w| loc.dir.starts_with(w))
         || loc.dir.starts_with(&loc.common_dir);
     if !inside && !force {
         bail!(
@@ -62,7 +65,10 @@ pub fn install(ctx: &Ctx, args: &InstallArgs) -> Result<ExitStatus> {
             );
         }
     }
-    let root = loc.worktree.clone().unwrap_or_else(|| loc.common_dir.clone());
+    let root = loc
+        .worktree
+        .clone()
+        .unwrap_or_else(|| loc.common_dir.clone());
     let config = ctx.load_config(Some(&root))?;
     let bin = current_binary()?;
     for hook in &args.hooks {
@@ -91,10 +97,16 @@ pub fn uninstall(ctx: &Ctx, args: &RepoArgs) -> Result<ExitStatus> {
 pub fn status(ctx: &Ctx, args: &RepoArgs) -> Result<ExitStatus> {
     let path = repo_path(ctx, args.repo.as_ref());
     let loc = git::hooks_location(&path)?;
-    let root = loc.worktree.clone().unwrap_or_else(|| loc.common_dir.clone());
+    let root = loc
+        .worktree
+        .clone()
+        .unwrap_or_else(|| loc.common_dir.clone());
     ui::out(&format!("repository:   {}", root.display()));
     match &loc.hooks_path {
-        Some(p) => ui::out(&format!("hooks dir:    {} (core.hooksPath = {p})", loc.dir.display())),
+        Some(p) => ui::out(&format!(
+            "hooks dir:    {} (core.hooksPath = {p})",
+            loc.dir.display()
+        )),
         None => ui::out(&format!("hooks dir:    {}", loc.dir.display())),
     }
     for (hook, _) in HOOKS {
@@ -103,8 +115,16 @@ pub fn status(ctx: &Ctx, args: &RepoArgs) -> Result<ExitStatus> {
             HookState::Foreign => "someone else's hook (run `vouch install`)".to_owned(),
             HookState::Ours { bin, chained } => {
                 let bin = bin.unwrap_or_default();
-                let found = if Path::new(&bin).is_file() { "" } else { " (MISSING: the hook falls back to PATH)" };
-                let chained = if chained { "; chains `pre-push.local`" } else { "" };
+                let found = if Path::new(&bin).is_file() {
+                    ""
+                } else {
+                    " (MISSING: the hook falls back to PATH)"
+                };
+                let chained = if chained {
+                    "; chains `pre-push.local`"
+                } else {
+                    ""
+                };
                 format!("installed, calls `{bin}`{found}{chained}")
             }
         };
@@ -115,13 +135,24 @@ pub fn status(ctx: &Ctx, args: &RepoArgs) -> Result<ExitStatus> {
     ui::out(&format!(
         "user config:  {}{}",
         user.display(),
-        if user.is_file() { "" } else { " (none; defaults)" }
+        if user.is_file() {
+            ""
+        } else {
+            " (none; defaults)"
+        }
     ));
     let repo_config = root.join(REPO_CONFIG);
     if repo_config.is_file() {
         let dirs = ctx.dirs()?;
-        let trusted = if trust::is_trusted(&dirs.data, &root) { "trusted" } else { "not trusted: policy only" };
-        ui::out(&format!("repo config:  {} ({trusted})", repo_config.display()));
+        let trusted = if trust::is_trusted(&dirs.data, &root) {
+            "trusted"
+        } else {
+            "not trusted: policy only"
+        };
+        ui::out(&format!(
+            "repo config:  {} ({trusted})",
+            repo_config.display()
+        ));
     }
     for w in &config.warnings {
         ui::out(&format!("warning:      {w}"));
@@ -129,18 +160,27 @@ pub fn status(ctx: &Ctx, args: &RepoArgs) -> Result<ExitStatus> {
     ui::out(&format!(
         "protected:    {}{}",
         config.policy.protected_patterns.join(", "),
-        if config.policy.remote_head { ", and each remote's default branch" } else { "" }
+        if config.policy.remote_head {
+            ", and each remote's default branch"
+        } else {
+            ""
+        }
     ));
     ui::out(&format!("strict:       {}", config.strict));
     let places = super::verify::search_places(ctx, &root)?;
     let programs = verifiers::discover(&config, &places);
     if programs.is_empty() {
-        ui::out("verifiers:    none (verified operations are decided by the unavailable rule; see `vouch verify --list`)");
+        ui::out(
+            "verifiers:    none (verified operations are decided by the unavailable rule; see `vouch verify --list`)",
+        );
     } else {
         let names: Vec<_> = programs.iter().map(|p| p.name.as_str()).collect();
         ui::out(&format!("verifiers:    {}", names.join(", ")));
     }
-    ui::out(&format!("audit log:    {}", ctx.log_path(&config)?.display()));
+    ui::out(&format!(
+        "audit log:    {}",
+        ctx.log_path(&config)?.display()
+    ));
     Ok(ExitStatus::Allowed)
 }
 
@@ -148,7 +188,10 @@ pub fn status(ctx: &Ctx, args: &RepoArgs) -> Result<ExitStatus> {
 pub fn trust(ctx: &Ctx, args: &TrustArgs) -> Result<ExitStatus> {
     let path = repo_path(ctx, args.repo.as_ref());
     let loc = git::hooks_location(&path)?;
-    let root = loc.worktree.clone().unwrap_or_else(|| loc.common_dir.clone());
+    let root = loc
+        .worktree
+        .clone()
+        .unwrap_or_else(|| loc.common_dir.clone());
     let data = ctx.dirs()?.data;
     if args.revoke {
         trust::set(&data, &root, false)?;

@@ -39,18 +39,28 @@ pub fn verify(ctx: &Ctx, args: &VerifyArgs) -> Result<ExitStatus> {
     if args.list {
         if programs.is_empty() {
             ui::out("no verifiers found");
-            ui::out("  configure `[verifiers.NAME] command = \"...\"`, put programs in the user config dir's `verifiers/`, or `vouch-verify-*` on PATH");
+            ui::out(
+                "  configure `[verifiers.NAME] command = \"...\"`, put programs in the user config dir's `verifiers/`, or `vouch-verify-*` on PATH",
+            );
         }
         for p in &programs {
             let tiers = p.tiers.as_ref().map_or_else(
                 || "every verified tier".to_owned(),
                 |t| t.iter().map(|t| t.as_str()).collect::<Vec<_>>().join(", "),
             );
-            let command = if p.command.is_empty() { "(not found)".to_owned() } else { p.command.join(" ") };
+            let command = if p.command.is_empty() {
+                "(not found)".to_owned()
+            } else {
+                p.command.join(" ")
+            };
             ui::out(&format!(
                 "{}\t{}, timeout {} s, tiers: {tiers}{}\n\t{command}\n\tfrom {}",
                 p.name,
-                if p.blocking { "blocking" } else { "non-blocking" },
+                if p.blocking {
+                    "blocking"
+                } else {
+                    "non-blocking"
+                },
                 p.timeout.as_secs(),
                 if p.enabled { "" } else { ", disabled" },
                 p.source
@@ -67,7 +77,11 @@ pub fn verify(ctx: &Ctx, args: &VerifyArgs) -> Result<ExitStatus> {
                 Some(p) => chosen.push(p.clone()),
                 None => bail!(
                     "no verifier named `{name}`; `vouch verify --list` shows those found: {}",
-                    programs.iter().map(|p| p.name.as_str()).collect::<Vec<_>>().join(", ")
+                    programs
+                        .iter()
+                        .map(|p| p.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ),
             }
         }
@@ -90,7 +104,12 @@ pub fn verify(ctx: &Ctx, args: &VerifyArgs) -> Result<ExitStatus> {
         ui::out("no verifiers to run (`vouch verify --list`)");
         return Ok(ExitStatus::Allowed);
     }
-    let id = review::operation_id("push", &root.display().to_string(), &facts.url, &review::refs_of(&facts));
+    let id = review::operation_id(
+        "push",
+        &root.display().to_string(),
+        &facts.url,
+        &review::refs_of(&facts),
+    );
     let context = verifiers::context(&id, &facts, &assessment, &root);
     let results = verifiers::run_all(&selected, &context, &root);
     let combined = verdict::combine(&results);
