@@ -178,7 +178,7 @@ fn lost_phrase(r: &RefFacts) -> String {
                 "authors"
             };
             format!(
-                " and remove {}{more} commit{plural} by {} {authors}",
+                " and removes {}{more} commit{plural} by {} {authors}",
                 lost.count, lost.authors
             )
         }

@@ -157,12 +157,14 @@ pub fn decide(
             "block",
         ),
         Outcome::Unavailable { reason } => {
-            let warning = format!("not verified: {reason}");
+            let warning = format!(
+                "not verified: {reason} (configure a verifier, or set on_unavailable.{tier} = \"block\" to refuse instead)"
+            );
             match on_unavailable {
                 OnUnavailable::Block => plan(
                     Action::Refuse {
                         why: format!(
-                            "{warning}; this {tier} operation is refused while verification is unavailable (on_unavailable.{tier} = \"block\")"
+                            "not verified: {reason}; this {tier} operation is refused while verification is unavailable (on_unavailable.{tier} = \"block\")"
                         ),
                         review: true,
                     },

@@ -1,1 +1,36 @@
+//! The one integration-test binary: every module is declared here.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::needless_pass_by_value,
+    reason = "test support code: a failed setup step should panic where it happens"
+)]
+
+mod support;
+
+mod bad_input;
+mod install;
+mod interactive;
+mod log;
+mod overrides;
+mod pre_push;
+mod verifiers;
+
+/// A test file that is never declared above would silently never run.
+#[test]
+fn no_forgotten_test_files() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it");
+    let main = std::fs::read_to_string(dir.join("main.rs")).unwrap();
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "rs") {
+            let stem = path.file_stem().unwrap().to_str().unwrap();
+            if stem != "main" {
+                assert!(
+                    main.contains(&format!("mod {stem};")),
+                    "tests/it/{stem}.rs is not declared in main.rs"
+                );
+            }
+        }
+    }
+}

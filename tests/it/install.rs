@@ -1,0 +1,210 @@
+//! `vouch install`, `uninstall` and `status` against real repositories.
+
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+
+use crate::support::{TestEnv, vouch_bin};
+
+#[test]
+fn foreign_hook_is_chained_with_stdin_intact_and_restored_on_uninstall() {
+    let env = TestEnv::new();
+    let hook = env.work.join(".git/hooks/pre-push");
+    let seen = env.base().join("foreign-saw");
+    let foreign = format!(
+        "#!/bin/sh\necho \"args: $*\" > {0}\ncat >> {0}\nexit 0\n",
+        seen.display()
+    );
+    fs::write(&hook, &foreign).unwrap();
+    fs::set_permissions(&hook, fs::Permissions::from_mode(0o755)).unwrap();
+    env.write_config("log_all = true\n");
+    env.vouch(&["install"]).code(0).stderr_has("kept as");
+    env.commit(&env.work, "x.txt", "x");
+    env.push(&["origin", "main"]).code(0);
+    let saw = fs::read_to_string(&seen).unwrap();
+    let head = env.rev(&env.work, "HEAD");
+    assert!(
+        saw.contains(&format!("refs/heads/main {head} refs/heads/main")),
+        "{saw}"
+    );
+    assert!(
+        saw.contains(&format!("args: origin {}", env.remote.display())),
+        "{saw}"
+    );
+    assert_eq!(env.audit().len(), 1, "vouch ran too");
+    // Either refusing refuses.
+    fs::write(
+        env.work.join(".git/hooks/pre-push.local"),
+        "#!/bin/sh\nexit 3\n",
+    )
+    .unwrap();
+    env.commit(&env.work, "y.txt", "y");
+    env.push(&["origin", "main"])
+        .code(1)
+        .stderr_has("refused this push (exit 3)");
+    fs::write(env.work.join(".git/hooks/pre-push.local"), &foreign).unwrap();
+    env.vouch(&["uninstall"]).code(0);
+    assert_eq!(fs::read_to_string(&hook).unwrap(), foreign);
+    assert!(!env.work.join(".git/hooks/pre-push.local").exists());
+}
+
+#[test]
+fn installing_twice_changes_nothing() {
+    let env = TestEnv::new();
+    env.install();
+    let hook = env.work.join(".git/hooks/pre-push");
+    let first = fs::read(&hook).unwrap();
+    env.vouch(&["install"])
+        .code(0)
+        .stderr_has("nothing changed");
+    assert_eq!(fs::read(&hook).unwrap(), first);
+    assert!(
+        !env.work.join(".git/hooks/pre-push.local").exists(),
+        "vouch never chains itself"
+    );
+    env.vouch(&["uninstall"]).code(0);
+    assert!(!hook.exists());
+}
+
+#[test]
+fn status_reports_the_setup() {
+    let env = TestEnv::new();
+    env.install();
+    let out = env.vouch(&["status"]);
+    out.code(0)
+        .stdout_has("pre-push:     installed, calls")
+        .stdout_has(&vouch_bin().canonicalize().unwrap().display().to_string())
+        .stdout_has("audit log:")
+        .stdout_has("protected:    main, master");
+}
+
+#[test]
+fn core_hooks_path_inside_the_repository_is_respected() {
+    let env = TestEnv::new();
+    env.git(&env.work, &["config", "core.hooksPath", ".githooks"]);
+    env.install();
+    assert!(env.work.join(".githooks/pre-push").exists());
+    assert!(!env.work.join(".git/hooks/pre-push").exists());
+    env.write_config("[on_unavailable]\ncritical = \"block\"\n");
+    env.rewind(1);
+    env.push(&["--force", "origin", "main"]).code(1);
+}
+
+#[test]
+fn husky_hooks_path_is_refused_with_a_recipe() {
+    let env = TestEnv::new();
+    fs::create_dir_all(env.work.join(".husky/_")).unwrap();
+    env.git(&env.work, &["config", "core.hooksPath", ".husky/_"]);
+    env.vouch(&["install"])
+        .code(2)
+        .stderr_has("husky owns the hooks")
+        .stderr_has("vouch hook pre-push -- \"$@\"");
+    assert!(!env.work.join(".husky/_/pre-push").exists());
+}
+
+#[test]
+fn husky_recipe_works() {
+    let env = TestEnv::new();
+    env.write_config("[on_unavailable]\ncritical = \"block\"\n");
+    let husky = env.work.join(".husky");
+    fs::create_dir_all(husky.join("_")).unwrap();
+    // husky v9's runner, reduced: the stub runs `.husky/<hook>` with `sh -e`, passing argv and stdin.
+    fs::write(
+        husky.join("_/pre-push"),
+        "#!/bin/sh\nsh -e \"$(dirname \"$(dirname \"$0\")\")/pre-push\" \"$@\"\n",
+    )
+    .unwrap();
+    fs::set_permissions(husky.join("_/pre-push"), fs::Permissions::from_mode(0o755)).unwrap();
+    fs::write(
+        husky.join("pre-push"),
+        format!("{} hook pre-push -- \"$@\"\n", vouch_bin().display()),
+    )
+    .unwrap();
+    env.git(&env.work, &["config", "core.hooksPath", ".husky/_"]);
+    env.rewind(1);
+    env.push(&["--force", "origin", "main"]).code(1);
+    assert_eq!(env.last_audit()["refs"][0]["rule"], "force_push_protected");
+}
+
+#[test]
+fn hooks_path_outside_the_repository_needs_force() {
+    let env = TestEnv::new();
+    let shared = env.base().join("shared-hooks");
+    fs::create_dir_all(&shared).unwrap();
+    env.git(
+        &env.work,
+        &["config", "core.hooksPath", &shared.display().to_string()],
+    );
+    env.vouch(&["install"])
+        .code(2)
+        .stderr_has("outside this repository");
+    env.vouch(&["install", "--force"]).code(0);
+    assert!(shared.join("pre-push").exists());
+}
+
+#[test]
+fn linked_worktree_installs_into_the_common_dir() {
+    let env = TestEnv::new();
+    let wt = env.base().join("wt");
+    env.git(
+        &env.work,
+        &[
+            "worktree",
+            "add",
+            "-q",
+            "-b",
+            "wt-branch",
+            &wt.display().to_string(),
+        ],
+    );
+    env.vouch_in(&wt, &["install"]).code(0);
+    assert!(env.work.join(".git/hooks/pre-push").exists());
+    assert!(!env.work.join(".git/worktrees/wt/hooks/pre-push").exists());
+    env.write_config("[on_unavailable]\nhigh = \"block\"\n");
+    env.push_in(&wt, &["origin", "wt-branch"]).code(0);
+    env.git(&wt, &["commit", "-q", "--amend", "-m", "rewritten"]);
+    env.push_in(&wt, &["--force", "origin", "wt-branch"])
+        .code(1);
+    assert_eq!(env.last_audit()["branch"], "wt-branch");
+}
+
+#[test]
+fn bare_repository_is_guarded() {
+    let env = TestEnv::new();
+    env.git(
+        &env.base(),
+        &["clone", "-q", "--bare", "remote.git", "mirror.git"],
+    );
+    let bare = env.base().join("mirror.git");
+    env.vouch_in(&bare, &["install"]).code(0);
+    assert!(bare.join("hooks/pre-push").exists());
+    env.write_config("[on_unavailable]\ncritical = \"block\"\n");
+    let url = env.remote.display().to_string();
+    env.push_in(&bare, &["--force", &url, "main~1:main"])
+        .code(1);
+    assert_eq!(env.last_audit()["refs"][0]["rule"], "force_push_protected");
+}
+
+#[test]
+fn missing_binary_warns_and_allows_but_strict_refuses() {
+    let env = TestEnv::new();
+    let copy = env.base().join("bin/vouch");
+    fs::create_dir_all(copy.parent().unwrap()).unwrap();
+    fs::copy(vouch_bin(), &copy).unwrap();
+    let out = env.cmd(&copy, &env.work).arg("install").output().unwrap();
+    assert!(out.status.success());
+    fs::remove_file(&copy).unwrap();
+    env.commit(&env.work, "a.txt", "a");
+    env.push(&["origin", "main"])
+        .code(0)
+        .stderr_has("the vouch binary is missing");
+    // Strict, baked in at install time.
+    fs::copy(vouch_bin(), &copy).unwrap();
+    env.write_config("strict = true\n");
+    let out = env.cmd(&copy, &env.work).arg("install").output().unwrap();
+    assert!(out.status.success());
+    fs::remove_file(&copy).unwrap();
+    env.commit(&env.work, "b.txt", "b");
+    env.push(&["origin", "main"])
+        .code(1)
+        .stderr_has("strict mode is on");
+}

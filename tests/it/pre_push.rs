@@ -1,0 +1,360 @@
+//! Every row of SPEC 2.1, decided from real pushes to a real bare remote.
+
+use serde_json::Value;
+
+use crate::support::{TestEnv, verdict_body};
+
+/// Refuse whatever is verified and unavailable, so the tier shows in the outcome.
+const BLOCK_UNAVAILABLE: &str =
+    "[on_unavailable]\ncritical = \"block\"\nhigh = \"block\"\nstandard = \"block\"\n";
+
+fn rules(record: &Value) -> Vec<String> {
+    record["refs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            format!(
+                "{} {} {}",
+                r["remote_ref"].as_str().unwrap(),
+                r["tier"].as_str().unwrap(),
+                r["rule"].as_str().unwrap()
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn fast_forward_push_is_allowed_without_a_log_line() {
+    let env = TestEnv::new();
+    env.install();
+    env.commit(&env.work, "a.txt", "more work");
+    env.push(&["origin", "main"]).code(0);
+    assert_eq!(env.remote_ref("main"), Some(env.rev(&env.work, "HEAD")));
+    assert!(
+        env.audit().is_empty(),
+        "tier none writes no audit line by default"
+    );
+}
+
+#[test]
+fn new_branch_and_new_tag_are_routine() {
+    let env = TestEnv::new();
+    env.write_config("log_all = true\n");
+    env.install();
+    env.git(&env.work, &["checkout", "-q", "-b", "feature"]);
+    env.commit(&env.work, "f.txt", "feature work");
+    env.git(&env.work, &["tag", "v9.9.9"]);
+    env.push(&["origin", "feature", "v9.9.9"]).code(0);
+    let record = env.last_audit();
+    assert_eq!(record["risk_tier"], "none");
+    assert_eq!(record["decision"], "allowed");
+}
+
+#[test]
+fn force_push_to_protected_branch_is_critical_and_counts_lost_commits() {
+    let env = TestEnv::new();
+    env.install();
+    let before = env.remote_ref("main").unwrap();
+    env.rewind(2);
+    let out = env.push(&["--force", "origin", "main"]);
+    // No verifier configured, headless: allowed with a warning (SPEC 6), never silently.
+    out.code(0).stderr_has("not verified");
+    assert_ne!(env.remote_ref("main").unwrap(), before);
+    let record = env.last_audit();
+    assert_eq!(record["risk_tier"], "critical");
+    assert_eq!(record["result"], "unavailable");
+    assert_eq!(record["decision"], "allowed");
+    assert_eq!(record["refs"][0]["rule"], "force_push_protected");
+    assert_eq!(record["refs"][0]["lost_commits"], 2);
+    assert!(
+        record["reasons"][0]
+            .as_str()
+            .unwrap()
+            .contains("removes 2 commits by 1 author")
+    );
+}
+
+#[test]
+fn refused_force_push_leaves_the_remote_untouched() {
+    let env = TestEnv::new();
+    env.write_config(BLOCK_UNAVAILABLE);
+    env.install();
+    let before = env.remote_ref("main").unwrap();
+    env.rewind(1);
+    env.push(&["--force", "origin", "main"])
+        .code(1)
+        .stderr_has("refused")
+        .stderr_has("commit 3");
+    assert_eq!(env.remote_ref("main").unwrap(), before);
+    let record = env.last_audit();
+    assert_eq!(record["decision"], "refused");
+    assert_eq!(record["result"], "unavailable");
+}
+
+#[test]
+fn force_push_destroying_unseen_remote_commits_is_critical() {
+    let env = TestEnv::new();
+    env.write_config(BLOCK_UNAVAILABLE);
+    env.install();
+    // A colleague pushes to a feature branch; we never fetch it.
+    env.git(
+        &env.work,
+        &["push", "-q", "origin", "main:refs/heads/feature"],
+    );
+    let colleague = env.colleague();
+    env.git(&colleague, &["fetch", "-q"]);
+    env.git(&colleague, &["checkout", "-q", "feature"]);
+    env.commit(&colleague, "theirs.txt", "colleague's work");
+    env.git(&colleague, &["push", "-q", "origin", "feature"]);
+    let theirs = env.remote_ref("feature").unwrap();
+    env.git(&env.work, &["checkout", "-q", "-b", "feature"]);
+    env.commit(&env.work, "mine.txt", "my rewrite");
+    let out = env.push(&["--force", "origin", "feature"]);
+    out.code(1).stderr_has("never fetched");
+    assert_eq!(env.remote_ref("feature").unwrap(), theirs);
+    assert_eq!(
+        rules(&env.last_audit()),
+        ["refs/heads/feature critical force_push_unseen"]
+    );
+}
+
+#[test]
+fn unforced_push_behind_the_remote_is_left_to_git() {
+    let env = TestEnv::new();
+    env.write_config(BLOCK_UNAVAILABLE);
+    env.install();
+    let colleague = env.colleague();
+    env.commit(&colleague, "theirs.txt", "colleague's work");
+    env.git(&colleague, &["push", "-q", "origin", "main"]);
+    env.commit(&env.work, "mine.txt", "mine");
+    // git rejects it as "fetch first" after the hook; vouch does not refuse it itself.
+    let out = env.push(&["origin", "main"]);
+    assert_eq!(out.code, 1);
+    assert!(out.stderr.contains("fetch first"), "{}", out.stderr);
+    assert!(!out.stderr.contains("vouch: refused"), "{}", out.stderr);
+}
+
+#[test]
+fn stale_lease_is_inferred_from_the_remote_tracking_ref() {
+    let env = TestEnv::new();
+    env.write_config(BLOCK_UNAVAILABLE);
+    env.install();
+    env.git(
+        &env.work,
+        &["push", "-q", "origin", "main:refs/heads/topic"],
+    );
+    env.git(&env.work, &["fetch", "-q"]);
+    let colleague = env.colleague();
+    env.git(&colleague, &["fetch", "-q"]);
+    env.git(&colleague, &["checkout", "-q", "topic"]);
+    env.commit(&colleague, "theirs.txt", "pushed behind our back");
+    env.git(&colleague, &["push", "-q", "origin", "topic"]);
+    // We have the object (fetched), but our remote-tracking ref still shows the old tip.
+    let old_tracking = env.rev(&env.work, "origin/topic");
+    env.git(&env.work, &["fetch", "-q"]);
+    env.git(
+        &env.work,
+        &["update-ref", "refs/remotes/origin/topic", &old_tracking],
+    );
+    env.git(&env.work, &["checkout", "-q", "-b", "topic", &old_tracking]);
+    env.commit(&env.work, "mine.txt", "mine");
+    env.push(&["--force", "origin", "topic"])
+        .code(1)
+        .stderr_has("a lease would fail");
+    assert_eq!(
+        rules(&env.last_audit()),
+        ["refs/heads/topic critical force_push_unseen"]
+    );
+}
+
+#[test]
+fn force_with_lease_on_a_feature_branch_is_high_and_verified() {
+    let env = TestEnv::new();
+    env.write_config(&env.verifier("ok", &verdict_body("pass"), ""));
+    env.install();
+    env.git(&env.work, &["checkout", "-q", "-b", "feature"]);
+    env.commit(&env.work, "f.txt", "one");
+    env.push(&["-u", "origin", "feature"]).code(0);
+    env.git(
+        &env.work,
+        &["commit", "-q", "--amend", "-m", "one, amended"],
+    );
+    env.push(&["--force-with-lease", "origin", "feature"])
+        .code(0);
+    let record = env.last_audit();
+    assert_eq!(rules(&record), ["refs/heads/feature high force_push"]);
+    assert_eq!(record["result"], "proceed");
+    assert_eq!(record["decision"], "allowed");
+    assert_eq!(record["verifiers"][0]["verifier"], "ok");
+    assert_eq!(record["verifiers"][0]["status"], "pass");
+}
+
+#[test]
+fn deletions_of_protected_and_other_branches() {
+    let env = TestEnv::new();
+    env.write_config(BLOCK_UNAVAILABLE);
+    env.git(
+        &env.work,
+        &["push", "-q", "origin", "main:develop", "main:topic"],
+    );
+    env.install();
+    env.push(&["origin", ":develop"]).code(1);
+    assert!(env.remote_ref("develop").is_some());
+    assert_eq!(
+        rules(&env.last_audit()),
+        ["refs/heads/develop critical delete_protected"]
+    );
+    env.push(&["origin", "--delete", "topic"]).code(1);
+    assert_eq!(
+        rules(&env.last_audit()),
+        ["refs/heads/topic high delete_branch"]
+    );
+}
+
+#[test]
+fn tag_moves_and_deletions() {
+    let env = TestEnv::new();
+    env.write_config(BLOCK_UNAVAILABLE);
+    env.git(&env.work, &["tag", "v1.0.0", "HEAD~1"]);
+    env.git(&env.work, &["tag", "nightly", "HEAD~1"]);
+    env.git(&env.work, &["push", "-q", "origin", "v1.0.0", "nightly"]);
+    env.install();
+    env.git(&env.work, &["tag", "-f", "v1.0.0", "HEAD"]);
+    env.git(&env.work, &["tag", "-f", "nightly", "HEAD"]);
+    env.push(&["--force", "origin", "v1.0.0"]).code(1);
+    assert_eq!(
+        rules(&env.last_audit()),
+        ["refs/tags/v1.0.0 critical release_tag_move"]
+    );
+    env.push(&["--force", "origin", "nightly"]).code(1);
+    assert_eq!(
+        rules(&env.last_audit()),
+        ["refs/tags/nightly high tag_move"]
+    );
+    env.push(&["origin", ":refs/tags/nightly"]).code(1);
+    assert_eq!(
+        rules(&env.last_audit()),
+        ["refs/tags/nightly high tag_move"]
+    );
+    // Unforced, git refuses the move itself ("already exists"): not vouch's refusal.
+    let out = env.push(&["origin", "nightly"]);
+    assert!(out.stderr.contains("already exists"), "{}", out.stderr);
+    assert!(!out.stderr.contains("vouch: refused"), "{}", out.stderr);
+}
+
+#[test]
+fn remote_default_branch_is_protected() {
+    let env = TestEnv::new();
+    env.write_config(BLOCK_UNAVAILABLE);
+    env.git(&env.work, &["push", "-q", "origin", "main:stable"]);
+    env.git(&env.remote, &["symbolic-ref", "HEAD", "refs/heads/stable"]);
+    env.git(&env.work, &["remote", "set-head", "origin", "-a"]);
+    env.install();
+    env.push(&["--force", "origin", "HEAD~1:stable"])
+        .code(1)
+        .stderr_has("the default branch of `origin`");
+    assert_eq!(
+        rules(&env.last_audit()),
+        ["refs/heads/stable critical force_push_protected"]
+    );
+}
+
+#[test]
+fn many_deletions_in_one_push_are_critical() {
+    let env = TestEnv::new();
+    let refspecs: Vec<String> = (0..6).map(|i| format!("main:b{i}")).collect();
+    let mut args = vec!["push", "-q", "origin"];
+    args.extend(refspecs.iter().map(String::as_str));
+    env.git(&env.work, &args);
+    env.write_config("[on_unavailable]\ncritical = \"block\"\n");
+    env.install();
+    let deletes: Vec<String> = (0..6).map(|i| format!(":b{i}")).collect();
+    let mut push = vec!["origin"];
+    push.extend(deletes.iter().map(String::as_str));
+    env.push(&push)
+        .code(1)
+        .stderr_has("deletes or rewrites 6 refs at once");
+    assert_eq!(env.last_audit()["risk_tier"], "critical");
+    assert!(env.remote_ref("b0").is_some());
+}
+
+#[test]
+fn mirror_push_deletions_are_computed_by_vouch() {
+    let env = TestEnv::new();
+    env.write_config(BLOCK_UNAVAILABLE);
+    let colleague = env.colleague();
+    env.commit(&colleague, "only.txt", "only on the remote");
+    env.git(
+        &colleague,
+        &["push", "-q", "origin", "HEAD:refs/heads/only-remote"],
+    );
+    env.install();
+    env.push(&["--mirror", "origin"])
+        .code(1)
+        .stderr_has("computed by vouch");
+    let record = env.last_audit();
+    let refs = rules(&record);
+    assert!(
+        // Its commit was never fetched here: deleting it destroys unseen work.
+        refs.iter()
+            .any(|r| r == "refs/heads/only-remote critical force_push_unseen"),
+        "{refs:?}"
+    );
+    assert!(
+        env.remote_ref("only-remote").is_some(),
+        "the refused mirror push deleted nothing"
+    );
+}
+
+#[test]
+fn shallow_clone_with_unknown_remote_tip_is_at_least_high() {
+    let env = TestEnv::new();
+    env.write_config(BLOCK_UNAVAILABLE);
+    env.git(&env.work, &["push", "-q", "origin", "main:feature"]);
+    let url = format!("file://{}", env.remote.display());
+    env.git(
+        &env.base(),
+        &[
+            "clone", "-q", "--depth", "1", "--branch", "feature", &url, "shallow",
+        ],
+    );
+    let shallow = env.base().join("shallow");
+    let colleague = env.colleague();
+    env.git(&colleague, &["fetch", "-q"]);
+    env.git(&colleague, &["checkout", "-q", "feature"]);
+    env.commit(&colleague, "c.txt", "unseen");
+    env.git(&colleague, &["push", "-q", "origin", "feature"]);
+    env.vouch_in(&shallow, &["install"]).code(0);
+    env.commit(&shallow, "s.txt", "mine");
+    env.push_in(&shallow, &["--force", "origin", "feature"])
+        .code(1);
+    let record = env.last_audit();
+    assert_eq!(record["refs"][0]["tier"], "high");
+    assert_eq!(record["refs"][0]["rule"], "force_push");
+}
+
+#[test]
+fn several_refs_in_one_push_take_the_highest_tier() {
+    let env = TestEnv::new();
+    env.write_config(BLOCK_UNAVAILABLE);
+    env.git(&env.work, &["push", "-q", "origin", "main:topic"]);
+    env.install();
+    env.git(&env.work, &["branch", "new-one"]);
+    env.push(&["origin", "new-one", ":topic"]).code(1);
+    let record = env.last_audit();
+    assert_eq!(record["risk_tier"], "high");
+    let mut got = rules(&record);
+    got.sort();
+    assert_eq!(
+        got,
+        [
+            "refs/heads/new-one none routine",
+            "refs/heads/topic high delete_branch"
+        ]
+    );
+    assert!(
+        env.remote_ref("new-one").is_none(),
+        "a refused push sends nothing"
+    );
+}

@@ -1,0 +1,342 @@
+//! The hermetic test environment: a temporary root with `home/`, a bare
+//! `remote.git`, a clone `work/`, and vouch's XDG dirs, driven by the real
+//! git CLI with every outside variable cleared (STYLE section 6).
+
+#![allow(dead_code)]
+
+pub mod tmux;
+
+use std::ffi::OsStr;
+use std::fs;
+use std::io::Write;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use serde_json::Value;
+use tempfile::TempDir;
+
+/// The vouch binary under test.
+pub fn vouch_bin() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_vouch"))
+}
+
+/// The output of a command, with helpers.
+#[derive(Debug)]
+pub struct Out {
+    /// Exit code (-1 when killed).
+    pub code: i32,
+    /// stdout, lossy.
+    pub stdout: String,
+    /// stderr, lossy.
+    pub stderr: String,
+}
+
+impl Out {
+    fn from(o: Output) -> Self {
+        Self {
+            code: o.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
+        }
+    }
+
+    /// Asserts the exit code.
+    #[track_caller]
+    pub fn code(&self, want: i32) -> &Self {
+        assert_eq!(
+            self.code, want,
+            "exit code\nstdout:\n{}\nstderr:\n{}",
+            self.stdout, self.stderr
+        );
+        self
+    }
+
+    /// Asserts stderr contains `text`.
+    #[track_caller]
+    pub fn stderr_has(&self, text: &str) -> &Self {
+        assert!(
+            self.stderr.contains(text),
+            "stderr lacks {text:?}:\n{}",
+            self.stderr
+        );
+        self
+    }
+
+    /// Asserts stdout contains `text`.
+    #[track_caller]
+    pub fn stdout_has(&self, text: &str) -> &Self {
+        assert!(
+            self.stdout.contains(text),
+            "stdout lacks {text:?}:\n{}",
+            self.stdout
+        );
+        self
+    }
+}
+
+/// One test's world.
+pub struct TestEnv {
+    /// Everything lives below this.
+    pub root: TempDir,
+    /// `$HOME`.
+    pub home: PathBuf,
+    /// The bare remote.
+    pub remote: PathBuf,
+    /// The working clone.
+    pub work: PathBuf,
+    /// Extra variables for every command.
+    pub extra_env: Vec<(String, String)>,
+}
+
+impl TestEnv {
+    /// A bare remote with `main` holding three commits, cloned to `work/`.
+    pub fn new() -> Self {
+        let root = tempfile::Builder::new()
+            .prefix("vouch-it-")
+            .tempdir()
+            .expect("temp dir");
+        let base = root.path().canonicalize().expect("canonical temp dir");
+        let home = base.join("home");
+        fs::create_dir_all(&home).unwrap();
+        fs::write(
+            home.join(".gitconfig"),
+            "[user]\n\tname = Test User\n\temail = test@example.com\n[init]\n\tdefaultBranch = main\n[commit]\n\tgpgsign = false\n[advice]\n\tdetachedHead = false\n[protocol \"file\"]\n\tallow = always\n",
+        )
+        .unwrap();
+        let env = Self {
+            remote: base.join("remote.git"),
+            work: base.join("work"),
+            home,
+            root,
+            extra_env: Vec::new(),
+        };
+        env.git(&base, &["init", "-q", "--bare", "-b", "main", "remote.git"]);
+        env.git(&base, &["clone", "-q", "remote.git", "work"]);
+        for i in 1..=3 {
+            env.commit(&env.work, &format!("file{i}.txt"), &format!("commit {i}"));
+        }
+        env.git(&env.work, &["push", "-q", "-u", "origin", "main"]);
+        env
+    }
+
+    /// The base directory.
+    pub fn base(&self) -> PathBuf {
+        self.home.parent().unwrap().to_path_buf()
+    }
+
+    /// The environment every command gets (and nothing else).
+    pub fn vars(&self) -> Vec<(String, String)> {
+        let base = self.base();
+        let mut vars = vec![
+            ("PATH".into(), "/usr/local/bin:/usr/bin:/bin".into()),
+            ("HOME".into(), self.home.display().to_string()),
+            (
+                "XDG_CONFIG_HOME".into(),
+                base.join("config").display().to_string(),
+            ),
+            (
+                "XDG_DATA_HOME".into(),
+                base.join("data").display().to_string(),
+            ),
+            (
+                "XDG_STATE_HOME".into(),
+                base.join("state").display().to_string(),
+            ),
+            ("GIT_CONFIG_NOSYSTEM".into(), "1".into()),
+            (
+                "GIT_CONFIG_GLOBAL".into(),
+                self.home.join(".gitconfig").display().to_string(),
+            ),
+            ("GIT_AUTHOR_DATE".into(), "2026-01-01T00:00:00Z".into()),
+            ("GIT_COMMITTER_DATE".into(), "2026-01-01T00:00:00Z".into()),
+            ("GIT_TERMINAL_PROMPT".into(), "0".into()),
+            ("NO_COLOR".into(), "1".into()),
+            ("LANG".into(), "C".into()),
+            ("TERM".into(), "xterm".into()),
+        ];
+        vars.extend(self.extra_env.iter().cloned());
+        vars
+    }
+
+    /// A hermetic command.
+    pub fn cmd(&self, program: impl AsRef<OsStr>, dir: &Path) -> Command {
+        let mut c = Command::new(program);
+        c.env_clear()
+            .envs(self.vars())
+            .current_dir(dir)
+            .stdin(Stdio::null());
+        c
+    }
+
+    /// Runs git in `dir` and asserts success.
+    #[track_caller]
+    pub fn git(&self, dir: &Path, args: &[&str]) -> String {
+        let out = self.git_out(dir, args);
+        assert_eq!(
+            out.code, 0,
+            "git {args:?} failed:\n{}\n{}",
+            out.stdout, out.stderr
+        );
+        out.stdout
+    }
+
+    /// Runs git in `dir`.
+    pub fn git_out(&self, dir: &Path, args: &[&str]) -> Out {
+        Out::from(self.cmd("git", dir).args(args).output().expect("git runs"))
+    }
+
+    /// A headless `git push` in `work/`: no controlling terminal (setsid).
+    pub fn push(&self, args: &[&str]) -> Out {
+        self.push_in(&self.work, args)
+    }
+
+    /// A headless `git push` in `dir`.
+    pub fn push_in(&self, dir: &Path, args: &[&str]) -> Out {
+        let out = self
+            .cmd("setsid", dir)
+            .arg("-w")
+            .arg("git")
+            .arg("push")
+            .args(args)
+            .output()
+            .expect("setsid git push runs");
+        Out::from(out)
+    }
+
+    /// Runs vouch in `work/`.
+    pub fn vouch(&self, args: &[&str]) -> Out {
+        self.vouch_in(&self.work, args)
+    }
+
+    /// Runs vouch in `dir`, headless.
+    pub fn vouch_in(&self, dir: &Path, args: &[&str]) -> Out {
+        Out::from(
+            self.cmd("setsid", dir)
+                .arg("-w")
+                .arg(vouch_bin())
+                .args(args)
+                .output()
+                .expect("vouch runs"),
+        )
+    }
+
+    /// Runs vouch with `input` on stdin.
+    pub fn vouch_stdin(&self, args: &[&str], input: &[u8]) -> Out {
+        let mut child = self
+            .cmd("setsid", &self.work)
+            .arg("-w")
+            .arg(vouch_bin())
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("vouch runs");
+        child.stdin.take().unwrap().write_all(input).unwrap();
+        Out::from(child.wait_with_output().unwrap())
+    }
+
+    /// Writes `file` in `dir`, commits it, and returns the new commit id.
+    pub fn commit(&self, dir: &Path, file: &str, message: &str) -> String {
+        let path = dir.join(file);
+        if let Some(parent) = path.parent() {
+            fs::create_dir_all(parent).unwrap();
+        }
+        let previous = fs::read_to_string(&path).unwrap_or_default();
+        fs::write(&path, format!("{previous}{message}\n")).unwrap();
+        self.git(dir, &["add", file]);
+        self.git(dir, &["commit", "-q", "-m", message]);
+        self.rev(dir, "HEAD")
+    }
+
+    /// `git rev-parse` in `dir`.
+    pub fn rev(&self, dir: &Path, rev: &str) -> String {
+        self.git(dir, &["rev-parse", rev]).trim().to_owned()
+    }
+
+    /// The remote's value of `name`, if it exists.
+    pub fn remote_ref(&self, name: &str) -> Option<String> {
+        let out = self.git_out(&self.remote, &["rev-parse", "--verify", "-q", name]);
+        (out.code == 0).then(|| out.stdout.trim().to_owned())
+    }
+
+    /// A second clone of the remote (a colleague).
+    pub fn colleague(&self) -> PathBuf {
+        let dir = self.base().join("colleague");
+        if !dir.exists() {
+            self.git(&self.base(), &["clone", "-q", "remote.git", "colleague"]);
+        }
+        dir
+    }
+
+    /// Installs vouch into `work/`.
+    pub fn install(&self) {
+        self.vouch(&["install"]).code(0);
+    }
+
+    /// The user config file.
+    pub fn config_path(&self) -> PathBuf {
+        self.base().join("config/vouch/config.toml")
+    }
+
+    /// Writes the user config.
+    pub fn write_config(&self, text: &str) {
+        let path = self.config_path();
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, text).unwrap();
+    }
+
+    /// The state dir.
+    pub fn state(&self) -> PathBuf {
+        self.base().join("state/vouch")
+    }
+
+    /// The audit log, parsed.
+    pub fn audit(&self) -> Vec<Value> {
+        match fs::read_to_string(self.state().join("audit.jsonl")) {
+            Ok(text) => text
+                .lines()
+                .map(|l| serde_json::from_str(l).expect("every audit line is JSON"))
+                .collect(),
+            Err(_) => Vec::new(),
+        }
+    }
+
+    /// The last audit record.
+    #[track_caller]
+    pub fn last_audit(&self) -> Value {
+        self.audit().pop().expect("an audit line was written")
+    }
+
+    /// Writes an executable script and returns its path.
+    pub fn script(&self, name: &str, body: &str) -> PathBuf {
+        let dir = self.base().join("scripts");
+        fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(name);
+        fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).unwrap();
+        path
+    }
+
+    /// Configures one verifier program with `body` as its shell script.
+    pub fn verifier(&self, name: &str, body: &str, extra: &str) -> String {
+        let path = self.script(&format!("verifier-{name}"), body);
+        format!(
+            "[verifiers.{name}]\ncommand = \"{}\"\n{extra}\n",
+            path.display()
+        )
+    }
+
+    /// Rewinds local `main` by `n` commits (a force push then rewrites the remote).
+    pub fn rewind(&self, n: usize) {
+        self.git(&self.work, &["reset", "-q", "--hard", &format!("HEAD~{n}")]);
+    }
+}
+
+/// A verifier that prints `status` with a summary.
+pub fn verdict_body(status: &str) -> String {
+    format!(
+        "cat >/dev/null\necho '{{\"status\":\"{status}\",\"summary\":\"said {status}\"}}'\n[ {status} = fail ] && exit 1\nexit 0"
+    )
+}
