@@ -396,7 +396,7 @@ mod tests {
         assert_eq!(tier_of(&facts), (Tier::Critical, Rule::ForcePushProtected));
         let a = classify_push(&facts, &Config::default().policy);
         assert!(
-            a.refs[0].reason.contains("remove 2 commits by 1 author"),
+            a.refs[0].reason.contains("removes 2 commits by 1 author"),
             "{}",
             a.refs[0].reason
         );
