@@ -90,21 +90,6 @@ impl Repo {
         out
     }
 
-    /// The remote-tracking ref that mirrors `remote_ref` of `remote`.
-    fn tracking_ref(&self, remote: &str, remote_ref: &str) -> Option<String> {
-        let remote = self.repo.find_remote(remote).ok()?;
-        remote
-            .refspecs()
-            .filter(|s| s.direction() == git2::Direction::Fetch && s.src_matches(remote_ref))
-            .find_map(|s| {
-                s.transform(remote_ref)
-                    .ok()?
-                    .as_str()
-                    .ok()
-                    .map(str::to_owned)
-            })
-    }
-
     fn ref_oid(&self, name: &str) -> Option<Oid> {
         self.repo.refname_to_id(name).ok()
     }
@@ -173,24 +158,29 @@ impl Repo {
         })
     }
 
-    /// Every ref tip except `exclude`, for "reachable from anything else".
-    fn other_ref_tips(&self, exclude: &[&str]) -> Vec<Oid> {
+    /// The commit tips of every ref but `exclude` (and vouch's own refs),
+    /// deduplicated: what still holds commits after a push.
+    fn surviving_tips(&self, exclude: &HashSet<String>) -> Vec<Oid> {
         let mut tips = BTreeSet::new();
         if let Ok(refs) = self.repo.references() {
             for r in refs.flatten() {
                 let Ok(name) = r.name() else { continue };
-                if exclude.contains(&name)
+                if exclude.contains(name)
                     || name.ends_with("/HEAD")
                     || name.starts_with("refs/vouch/")
                 {
                     continue;
                 }
-                if let Some(oid) = r.target().and_then(|o| self.peel_commit(o)) {
+                if let Some(oid) = r.target() {
                     tips.insert(oid);
                 }
             }
         }
-        tips.into_iter().collect()
+        tips.into_iter()
+            .filter_map(|o| self.peel_commit(o))
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect()
     }
 
     /// Measures a push: one [`RefFacts`] per line, plus the deletions of a
@@ -202,7 +192,8 @@ impl Repo {
         updates: Vec<PushUpdate>,
         args: &PushArgs,
     ) -> PushFacts {
-        let is_named_remote = self.repo.find_remote(remote).is_ok();
+        let remote_obj = self.repo.find_remote(remote).ok();
+        let is_named_remote = remote_obj.is_some();
         let mirror = args.mirror
             || (is_named_remote && self.config_bool(&format!("remote.{remote}.mirror")));
         let mut force = args.force;
@@ -225,23 +216,34 @@ impl Repo {
             branch: self.current_branch(),
             ..PushFacts::default()
         };
-        let pushed: HashSet<String> = updates.iter().map(|u| u.remote_ref.clone()).collect();
-        let mut measured = 0;
-        for update in updates {
-            let f = self.ref_facts(remote, update, facts.shallow, &mut measured);
-            facts.refs.push(f);
-        }
+        let mut updates: Vec<(PushUpdate, bool)> =
+            updates.into_iter().map(|u| (u, false)).collect();
         if mirror {
+            let pushed: HashSet<String> =
+                updates.iter().map(|(u, _)| u.remote_ref.clone()).collect();
             match self.mirror_deletions(remote, url, &pushed) {
-                Ok(deletions) => {
-                    for update in deletions {
-                        let mut f = self.ref_facts(remote, update, facts.shallow, &mut measured);
-                        f.computed_by_vouch = true;
-                        facts.refs.push(f);
-                    }
-                }
+                Ok(deletions) => updates.extend(deletions.into_iter().map(|u| (u, true))),
                 Err(e) => facts.mirror_unknown = Some(format!("{e:#}")),
             }
+        }
+        let mut measure = Measure {
+            repo: self,
+            remote: remote_obj,
+            shallow: facts.shallow,
+            measured: 0,
+            exclude: HashSet::new(),
+            survivors: None,
+        };
+        // What a deletion destroys is what no ref left after the push holds.
+        measure.exclude = updates
+            .iter()
+            .filter(|(u, _)| u.is_delete())
+            .filter_map(|(u, _)| measure.tracking_ref(&u.remote_ref))
+            .collect();
+        for (update, by_vouch) in updates {
+            let mut f = measure.ref_facts(update);
+            f.computed_by_vouch = by_vouch;
+            facts.refs.push(f);
         }
         if facts.shallow {
             facts.notes.push(
@@ -250,107 +252,6 @@ impl Repo {
             );
         }
         facts
-    }
-
-    fn ref_facts(
-        &self,
-        remote: &str,
-        update: PushUpdate,
-        shallow: bool,
-        measured: &mut usize,
-    ) -> RefFacts {
-        let change = if update.is_delete() {
-            Change::Delete
-        } else if update.is_create() {
-            Change::Create
-        } else if update.local_oid == update.remote_oid {
-            Change::Unchanged
-        } else {
-            Change::Rewrite // refined below
-        };
-        let mut f = RefFacts::new(update, change);
-        if matches!(change, Change::Create | Change::Unchanged) {
-            return f;
-        }
-        let Ok(remote_oid) = Oid::from_str(&f.old_oid) else {
-            f.remote_tip =
-                RemoteTip::Unknown("the remote object id is not one git2 can read".into());
-            return f;
-        };
-        if !self.has_object(remote_oid) {
-            f.remote_tip = if shallow {
-                RemoteTip::Unknown(
-                    "shallow clone: the remote tip may be hidden behind the shallow boundary"
-                        .into(),
-                )
-            } else {
-                RemoteTip::Unseen
-            };
-            return f;
-        }
-        f.remote_tip = RemoteTip::Known;
-        let tracking = self.tracking_ref(remote, &f.remote_ref);
-        if f.kind != RefKind::Tag {
-            f.lease = match tracking.as_deref().and_then(|t| self.ref_oid(t)) {
-                Some(t) if t == remote_oid => Lease::Holds,
-                Some(t) => Lease::Stale {
-                    tracking_oid: t.to_string(),
-                },
-                None => Lease::NoTrackingRef,
-            };
-        }
-        let Some(old_commit) = self.peel_commit(remote_oid) else {
-            return f; // a tag of a tree or blob: nothing to count
-        };
-        if change == Change::Delete {
-            if *measured < MEASURED_REFS_LIMIT {
-                *measured += 1;
-                let mut exclude = vec![f.remote_ref.as_str()];
-                if let Some(t) = tracking.as_deref() {
-                    exclude.push(t);
-                }
-                let hide = self.other_ref_tips(&exclude);
-                f.lost = self.lost_commits(old_commit, &hide).ok();
-            }
-            return f;
-        }
-        let new_commit = Oid::from_str(&f.new_oid)
-            .ok()
-            .and_then(|o| self.peel_commit(o));
-        let Some(new_commit) = new_commit else {
-            f.remote_tip = RemoteTip::Unknown("the new value is not a commit".into());
-            return f;
-        };
-        if new_commit == old_commit {
-            f.change = Change::Unchanged;
-            if f.kind == RefKind::Tag {
-                // A tag object replaced by another for the same commit still moves the tag.
-                f.change = Change::Rewrite;
-            }
-            return f;
-        }
-        match self.repo.graph_descendant_of(new_commit, old_commit) {
-            Ok(true) => f.change = Change::FastForward,
-            Ok(false) => {
-                f.change = Change::Rewrite;
-                if *measured < MEASURED_REFS_LIMIT {
-                    *measured += 1;
-                    match self.lost_commits(old_commit, &[new_commit]) {
-                        Ok(lost) => f.lost = Some(lost),
-                        Err(e) if shallow => {
-                            f.remote_tip =
-                                RemoteTip::Unknown(format!("shallow clone: {}", e.message()));
-                        }
-                        Err(e) => f.remote_tip = RemoteTip::Unknown(e.message().to_owned()),
-                    }
-                }
-            }
-            Err(e) => {
-                f.change = Change::Rewrite;
-                f.remote_tip = RemoteTip::Unknown(e.message().to_owned());
-            }
-        }
-        f
     }
 
     /// The refs a mirror push deletes: every ref on the remote that is not
@@ -424,7 +325,10 @@ impl Repo {
             .unwrap_or_else(|| remote.clone());
         let zero = "0".repeat(local_oid.to_string().len());
         let remote_oid = self
-            .tracking_ref(&remote, &remote_ref)
+            .repo
+            .find_remote(&remote)
+            .ok()
+            .and_then(|r| tracking_ref(&r, &remote_ref))
             .and_then(|t| self.ref_oid(&t))
             .map_or(zero, |o| o.to_string());
         Ok((
@@ -439,6 +343,145 @@ impl Repo {
             },
         ))
     }
+}
+
+/// The state of measuring one push: the remote and the survivors are
+/// looked up once, not once per ref (a push can carry 10,000 refs).
+struct Measure<'r> {
+    repo: &'r Repo,
+    remote: Option<git2::Remote<'r>>,
+    shallow: bool,
+    /// How many refs had their lost commits counted.
+    measured: usize,
+    /// Remote-tracking refs of the refs this push deletes.
+    exclude: HashSet<String>,
+    /// Commit tips of every other ref, computed on first use.
+    survivors: Option<Vec<Oid>>,
+}
+
+impl Measure<'_> {
+    fn tracking_ref(&self, remote_ref: &str) -> Option<String> {
+        tracking_ref(self.remote.as_ref()?, remote_ref)
+    }
+
+    fn lease(&self, remote_ref: &str, remote_oid: Oid) -> Lease {
+        match self
+            .tracking_ref(remote_ref)
+            .and_then(|t| self.repo.ref_oid(&t))
+        {
+            Some(t) if t == remote_oid => Lease::Holds,
+            Some(t) => Lease::Stale {
+                tracking_oid: t.to_string(),
+            },
+            None => Lease::NoTrackingRef,
+        }
+    }
+
+    fn ref_facts(&mut self, update: PushUpdate) -> RefFacts {
+        let repo = self.repo;
+        let change = if update.is_delete() {
+            Change::Delete
+        } else if update.is_create() {
+            Change::Create
+        } else if update.local_oid == update.remote_oid {
+            Change::Unchanged
+        } else {
+            Change::Rewrite // refined below
+        };
+        let mut f = RefFacts::new(update, change);
+        if matches!(change, Change::Create | Change::Unchanged) {
+            return f;
+        }
+        let Ok(remote_oid) = Oid::from_str(&f.old_oid) else {
+            f.remote_tip =
+                RemoteTip::Unknown("the remote object id is not one git2 can read".into());
+            return f;
+        };
+        if !repo.has_object(remote_oid) {
+            f.remote_tip = if self.shallow {
+                RemoteTip::Unknown(
+                    "shallow clone: the remote tip may be hidden behind the shallow boundary"
+                        .into(),
+                )
+            } else {
+                RemoteTip::Unseen
+            };
+            return f;
+        }
+        f.remote_tip = RemoteTip::Known;
+        let Some(old_commit) = repo.peel_commit(remote_oid) else {
+            return f; // a tag of a tree or blob: nothing to count
+        };
+        if change == Change::Delete {
+            if f.kind != RefKind::Tag {
+                f.lease = self.lease(&f.remote_ref, remote_oid);
+            }
+            if self.measured < MEASURED_REFS_LIMIT {
+                self.measured += 1;
+                let exclude = &self.exclude;
+                let hide = self
+                    .survivors
+                    .get_or_insert_with(|| repo.surviving_tips(exclude));
+                f.lost = repo.lost_commits(old_commit, hide).ok();
+            }
+            return f;
+        }
+        let new_commit = Oid::from_str(&f.new_oid)
+            .ok()
+            .and_then(|o| repo.peel_commit(o));
+        let Some(new_commit) = new_commit else {
+            f.remote_tip = RemoteTip::Unknown("the new value is not a commit".into());
+            return f;
+        };
+        if new_commit == old_commit {
+            // A tag object replaced by another for the same commit still moves the tag.
+            f.change = if f.kind == RefKind::Tag {
+                Change::Rewrite
+            } else {
+                Change::Unchanged
+            };
+            return f;
+        }
+        match repo.repo.graph_descendant_of(new_commit, old_commit) {
+            Ok(true) => f.change = Change::FastForward,
+            Ok(false) => {
+                f.change = Change::Rewrite;
+                if f.kind != RefKind::Tag {
+                    f.lease = self.lease(&f.remote_ref, remote_oid);
+                }
+                if self.measured < MEASURED_REFS_LIMIT {
+                    self.measured += 1;
+                    match repo.lost_commits(old_commit, &[new_commit]) {
+                        Ok(lost) => f.lost = Some(lost),
+                        Err(e) if self.shallow => {
+                            f.remote_tip =
+                                RemoteTip::Unknown(format!("shallow clone: {}", e.message()));
+                        }
+                        Err(e) => f.remote_tip = RemoteTip::Unknown(e.message().to_owned()),
+                    }
+                }
+            }
+            Err(e) => {
+                f.change = Change::Rewrite;
+                f.remote_tip = RemoteTip::Unknown(e.message().to_owned());
+            }
+        }
+        f
+    }
+}
+
+/// The remote-tracking ref that mirrors `remote_ref` of `remote`.
+fn tracking_ref(remote: &git2::Remote<'_>, remote_ref: &str) -> Option<String> {
+    remote
+        .refspecs()
+        .filter(|s| s.direction() == git2::Direction::Fetch && s.src_matches(remote_ref))
+        .find_map(|s| {
+            s.transform(remote_ref)
+                .ok()?
+                .as_str()
+                .ok()
+                .map(str::to_owned)
+        })
 }
 
 /// Runs `git` with `args` in `dir` and returns its stdout.

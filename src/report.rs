@@ -31,11 +31,19 @@ pub fn describe_push(facts: &PushFacts) -> String {
 
 /// The facts and reasons of a push, indented, for a terminal.
 pub fn push_details(facts: &PushFacts, assessment: &Assessment) -> String {
+    const SHOWN: usize = 20;
     let mut out = String::new();
+    let mut shown = 0;
+    let mut hidden = 0;
     for (f, risk) in facts.refs.iter().zip(&assessment.refs) {
         if risk.tier == Tier::None && assessment.tier > Tier::None && facts.refs.len() > 10 {
             continue;
         }
+        if shown == SHOWN {
+            hidden += 1;
+            continue;
+        }
+        shown += 1;
         let by_vouch = if f.computed_by_vouch {
             " (computed by vouch: git does not show mirror deletions)"
         } else {
@@ -60,6 +68,9 @@ pub fn push_details(facts: &PushFacts, assessment: &Assessment) -> String {
                 );
             }
         }
+    }
+    if hidden > 0 {
+        let _ = writeln!(out, "  ... and {hidden} more refs (all in the audit log)");
     }
     for risk in &assessment.push {
         let _ = writeln!(out, "  [{}] {}", risk.tier, risk.reason);

@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# vouch benchmarks for the pre-push door. Prints every figure and its ratio
+# against the baselines in one run. Usage: bench/run.sh [iterations]
+#
+#   1. fast-forward push to a local bare remote: vouch hook vs an empty `sh`
+#      hook vs no hook (target: vouch within 1.05x of the empty hook)
+#   2. force-push facts on a repository of 100,000 commits, whole hook
+#      process up to (and past) the verifier call (target: <= 50 ms)
+#   3. 10,000 refs in one push (target: <= 200 ms)
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+n=${1:-100}
+
+cargo build --release --locked --quiet --manifest-path "$here/Cargo.toml"
+vouch="$here/target/release/vouch"
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/vouch-bench.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+export HOME="$work/home" XDG_CONFIG_HOME="$work/config" XDG_STATE_HOME="$work/state" XDG_DATA_HOME="$work/data"
+export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL="$work/gitconfig" VOUCH_HEADLESS=1
+unset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE
+mkdir -p "$HOME" "$XDG_CONFIG_HOME/vouch"
+printf '[user]\n\tname = Bench\n\temail = bench@example.com\n[init]\n\tdefaultBranch = main\n' > "$GIT_CONFIG_GLOBAL"
+printf '[on_unavailable]\ncritical = "allow"\n' > "$XDG_CONFIG_HOME/vouch/config.toml"
+
+now() { date +%s%N; }
+ms() { awk -v ns="$1" 'BEGIN { printf "%.2f", ns / 1e6 }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'; }
+median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+
+echo "git: $(git --version)   machine: $(nproc) cores   iterations: $n"
+echo
+
+# --- 1. fast-forward push ----------------------------------------------------
+setup() { # $1: name, $2: hook kind
+  git init -q --bare "$work/$1.git"
+  git clone -q "$work/$1.git" "$work/$1" 2>/dev/null
+  git -C "$work/$1" commit -q --allow-empty -m init
+  git -C "$work/$1" push -q origin main
+  case "$2" in
+    empty) printf '#!/bin/sh\nexit 0\n' > "$work/$1/.git/hooks/pre-push"; chmod +x "$work/$1/.git/hooks/pre-push" ;;
+    vouch) (cd "$work/$1" && "$vouch" install >/dev/null 2>&1) ;;
+  esac
+}
+declare -A total
+for v in none empty vouch; do setup "ff-$v" "$v"; total[$v]=0; done
+for _ in $(seq "$n"); do
+  for v in none empty vouch; do
+    git -C "$work/ff-$v" commit -q --allow-empty -m next
+    t0=$(now)
+    git -C "$work/ff-$v" push -q origin main
+    t1=$(now)
+    total[$v]=$(( total[$v] + t1 - t0 ))
+  done
+done
+echo "1. fast-forward push to a local bare remote (mean of $n pushes)"
+for v in none empty vouch; do
+  printf '   %-12s %8s ms/push   x%s of the empty-hook push\n' "$v" "$(ms $(( total[$v] / n )))" "$(ratio "${total[$v]}" "${total[empty]}")"
+done
+echo "   target: vouch <= 1.05x of the empty hook"
+echo
+
+# --- 2. facts on 100,000 commits -----------------------------------------------
+big="$work/big"
+git init -q "$big"
+python3 - "$big" <<'PY'
+import subprocess, sys
+repo = sys.argv[1]
+p = subprocess.Popen(["git", "-C", repo, "fast-import", "--quiet"], stdin=subprocess.PIPE)
+w = p.stdin.write
+for i in range(1, 100001):
+    msg = f"commit {i}\n".encode()
+    w(b"commit refs/heads/main\n")
+    w(f"mark :{i}\n".encode())
+    w(f"committer Dev{i % 7} <dev{i % 7}@example.com> {1700000000 + i} +0000\n".encode())
+    w(f"data {len(msg)}\n".encode() + msg)
+    if i > 1:
+        w(f"from :{i - 1}\n".encode())
+    w(f"M 644 inline f{i % 100}.txt\ndata {len(msg)}\n".encode() + msg)
+p.stdin.close()
+sys.exit(p.wait())
+PY
+git -C "$big" reset -q --hard main
+git init -q --bare "$work/big-remote.git"
+git -C "$big" remote add origin "$work/big-remote.git"
+tip=$(git -C "$big" rev-parse main)
+git -C "$big" update-ref refs/remotes/origin/main "$tip"
+count=$(git -C "$big" rev-list --count main)
+
+run_hook() { # $1: repo, $2: stdin file; prints ms of the median of 21 runs
+  local times=()
+  for _ in $(seq 21); do
+    t0=$(now)
+    (cd "$1" && "$vouch" hook pre-push -- origin "$work/big-remote.git" < "$2" >/dev/null 2>&1) || true
+    t1=$(now)
+    times+=($(( t1 - t0 )))
+  done
+  printf '%s\n' "${times[@]}" | median
+}
+empty_proc() {
+  local times=()
+  for _ in $(seq 21); do t0=$(now); /bin/true; t1=$(now); times+=($(( t1 - t0 ))); done
+  printf '%s\n' "${times[@]}" | median
+}
+base=$(empty_proc)
+
+rewind="$work/rewind.txt"
+echo "refs/heads/main $(git -C "$big" rev-parse main~10) refs/heads/main $tip" > "$rewind"
+deep="$work/deep.txt"
+side=$(git -C "$big" commit-tree -p main~50000 -m side "$(git -C "$big" rev-parse 'main~50000^{tree}')")
+echo "refs/heads/main $side refs/heads/main $tip" > "$deep"
+t_rewind=$(run_hook "$big" "$rewind")
+t_deep=$(run_hook "$big" "$deep")
+echo "2. force-push facts, repository of $count commits (median of 21 whole hook runs: start, read, measure, decide, log)"
+printf '   %-44s %8s ms   target 50 ms: x%s\n' "rewind main by 10 commits (lost: 10)" "$(ms "$t_rewind")" "$(ratio "$t_rewind" 50000000)"
+printf '   %-44s %8s ms   (beyond the target: 50,000 commits walked, counted up to 10,000)\n' "rewrite from 50,000 commits back" "$(ms "$t_deep")"
+printf '   %-44s %8s ms\n' "baseline: starting /bin/true" "$(ms "$base")"
+echo
+
+# --- 3. 10,000 refs in one push -------------------------------------------------
+many="$work/many"
+git init -q "$many"
+git -C "$many" commit -q --allow-empty -m one
+git -C "$many" commit -q --allow-empty -m two
+git -C "$many" remote add origin "$work/big-remote.git"
+old=$(git -C "$many" rev-parse HEAD~1)
+new=$(git -C "$many" rev-parse HEAD)
+zero=0000000000000000000000000000000000000000
+{ for i in $(seq 10000); do echo "create refs/heads/b$i $old"; done; } | git -C "$many" update-ref --stdin
+ff="$work/ff10k.txt"; : > "$ff"
+creates="$work/new10k.txt"; : > "$creates"
+deletes="$work/del10k.txt"; : > "$deletes"
+for i in $(seq 10000); do
+  echo "refs/heads/b$i $new refs/heads/b$i $old" >> "$ff"
+  echo "refs/heads/n$i $new refs/heads/n$i $zero" >> "$creates"
+  echo "(delete) $zero refs/heads/b$i $old" >> "$deletes"
+done
+t_ff=$(run_hook "$many" "$ff")
+t_new=$(run_hook "$many" "$creates")
+t_del=$(run_hook "$many" "$deletes")
+echo "3. 10,000 refs in one push (median of 21 whole hook runs)"
+printf '   %-44s %8s ms   target 200 ms: x%s\n' "10,000 fast-forwards" "$(ms "$t_ff")" "$(ratio "$t_ff" 200000000)"
+printf '   %-44s %8s ms   target 200 ms: x%s\n' "10,000 new branches" "$(ms "$t_new")" "$(ratio "$t_new" 200000000)"
+printf '   %-44s %8s ms   target 200 ms: x%s (critical: decided and logged)\n' "10,000 deletions" "$(ms "$t_del")" "$(ratio "$t_del" 200000000)"
