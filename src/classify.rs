@@ -75,6 +75,25 @@ pub enum Rule {
     Routine,
 }
 
+impl Rule {
+    /// The name used in config `[tiers]` and logs.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::ForcePushProtected => "force_push_protected",
+            Self::ForcePushUnseen => "force_push_unseen",
+            Self::ForcePush => "force_push",
+            Self::DeleteProtected => "delete_protected",
+            Self::DeleteBranch => "delete_branch",
+            Self::TagMove => "tag_move",
+            Self::ReleaseTagMove => "release_tag_move",
+            Self::MassRefChanges => "mass_ref_changes",
+            Self::PushProtected => "push_protected",
+            Self::GitWillReject => "git_will_reject",
+            Self::Routine => "routine",
+        }
+    }
+}
+
 /// The tier of one ref, and why.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct RefRisk {

@@ -49,6 +49,19 @@ pub enum Change {
     Unchanged,
 }
 
+impl Change {
+    /// The name used in logs.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Create => "create",
+            Self::Delete => "delete",
+            Self::FastForward => "fast-forward",
+            Self::Rewrite => "rewrite",
+            Self::Unchanged => "unchanged",
+        }
+    }
+}
+
 /// Whether the remote's current tip is known in this repository.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case", tag = "state", content = "why")]

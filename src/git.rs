@@ -3,7 +3,7 @@
 //!
 //! The push algorithm is the one of `research/git-semantics.md` section 1.4.
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -158,31 +158,6 @@ impl Repo {
         })
     }
 
-    /// The commit tips of every ref but `exclude` (and vouch's own refs),
-    /// deduplicated: what still holds commits after a push.
-    fn surviving_tips(&self, exclude: &HashSet<String>) -> Vec<Oid> {
-        let mut tips = BTreeSet::new();
-        if let Ok(refs) = self.repo.references() {
-            for r in refs.flatten() {
-                let Ok(name) = r.name() else { continue };
-                if exclude.contains(name)
-                    || name.ends_with("/HEAD")
-                    || name.starts_with("refs/vouch/")
-                {
-                    continue;
-                }
-                if let Some(oid) = r.target() {
-                    tips.insert(oid);
-                }
-            }
-        }
-        tips.into_iter()
-            .filter_map(|o| self.peel_commit(o))
-            .collect::<BTreeSet<_>>()
-            .into_iter()
-            .collect()
-    }
-
     /// Measures a push: one [`RefFacts`] per line, plus the deletions of a
     /// mirror push that git never shows the hook.
     pub fn push_facts(
@@ -233,6 +208,11 @@ impl Repo {
             measured: 0,
             exclude: HashSet::new(),
             survivors: None,
+            present: HashMap::new(),
+            peeled: HashMap::new(),
+            descends: HashMap::new(),
+            lookups: 0,
+            all_refs: None,
         };
         // What a deletion destroys is what no ref left after the push holds.
         measure.exclude = updates
@@ -357,6 +337,14 @@ struct Measure<'r> {
     exclude: HashSet<String>,
     /// Commit tips of every other ref, computed on first use.
     survivors: Option<Vec<Oid>>,
+    /// Memos: the refs of one push mostly share a few commits (10,000 tags
+    /// of one release, a mirror push), so each object is looked up once.
+    present: HashMap<Oid, bool>,
+    peeled: HashMap<Oid, Option<Oid>>,
+    descends: HashMap<(Oid, Oid), Result<bool, String>>,
+    /// Ref lookups made, and every ref once there were many.
+    lookups: usize,
+    all_refs: Option<HashMap<String, Oid>>,
 }
 
 impl Measure<'_> {
@@ -364,17 +352,96 @@ impl Measure<'_> {
         tracking_ref(self.remote.as_ref()?, remote_ref)
     }
 
-    fn lease(&self, remote_ref: &str, remote_oid: Oid) -> Lease {
-        match self
-            .tracking_ref(remote_ref)
-            .and_then(|t| self.repo.ref_oid(&t))
-        {
+    /// Every ref and its target, read once.
+    fn all_refs(&mut self) -> &HashMap<String, Oid> {
+        let repo = self.repo;
+        self.all_refs.get_or_insert_with(|| {
+            let mut map = HashMap::new();
+            if let Ok(refs) = repo.repo.references() {
+                for r in refs.flatten() {
+                    if let (Ok(n), Some(t)) = (r.name(), r.target()) {
+                        map.insert(n.to_owned(), t);
+                    }
+                }
+            }
+            map
+        })
+    }
+
+    /// The value of ref `name`. Past a few lookups, every ref is read once
+    /// into a map instead of one file lookup each.
+    fn ref_target(&mut self, name: &str) -> Option<Oid> {
+        self.lookups += 1;
+        if self.all_refs.is_none() && self.lookups <= 64 {
+            return self.repo.ref_oid(name);
+        }
+        self.all_refs().get(name).copied()
+    }
+
+    /// The commit tips of every ref but the excluded ones and vouch's own,
+    /// deduplicated: what still holds commits after the push.
+    fn survivors(&mut self) -> Vec<Oid> {
+        if let Some(s) = &self.survivors {
+            return s.clone();
+        }
+        let exclude = std::mem::take(&mut self.exclude);
+        let tips: BTreeSet<Oid> = self
+            .all_refs()
+            .iter()
+            .filter(|(name, _)| {
+                !exclude.contains(*name)
+                    && !name.ends_with("/HEAD")
+                    && !name.starts_with("refs/vouch/")
+            })
+            .map(|(_, oid)| *oid)
+            .collect();
+        let commits: BTreeSet<Oid> = tips
+            .into_iter()
+            .filter_map(|o| self.peel_commit(o))
+            .collect();
+        let survivors: Vec<Oid> = commits.into_iter().collect();
+        self.exclude = exclude;
+        self.survivors = Some(survivors.clone());
+        survivors
+    }
+
+    fn lease(&mut self, remote_ref: &str, remote_oid: Oid) -> Lease {
+        let tracking = self.tracking_ref(remote_ref);
+        match tracking.and_then(|t| self.ref_target(&t)) {
             Some(t) if t == remote_oid => Lease::Holds,
             Some(t) => Lease::Stale {
                 tracking_oid: t.to_string(),
             },
             None => Lease::NoTrackingRef,
         }
+    }
+
+    fn has_object(&mut self, oid: Oid) -> bool {
+        let repo = self.repo;
+        *self
+            .present
+            .entry(oid)
+            .or_insert_with(|| repo.has_object(oid))
+    }
+
+    fn peel_commit(&mut self, oid: Oid) -> Option<Oid> {
+        let repo = self.repo;
+        *self
+            .peeled
+            .entry(oid)
+            .or_insert_with(|| repo.peel_commit(oid))
+    }
+
+    fn descendant_of(&mut self, commit: Oid, ancestor: Oid) -> Result<bool, String> {
+        let repo = self.repo;
+        self.descends
+            .entry((commit, ancestor))
+            .or_insert_with(|| {
+                repo.repo
+                    .graph_descendant_of(commit, ancestor)
+                    .map_err(|e| e.message().to_owned())
+            })
+            .clone()
     }
 
     fn ref_facts(&mut self, update: PushUpdate) -> RefFacts {
@@ -397,7 +464,7 @@ impl Measure<'_> {
                 RemoteTip::Unknown("the remote object id is not one git2 can read".into());
             return f;
         };
-        if !repo.has_object(remote_oid) {
+        if !self.has_object(remote_oid) {
             f.remote_tip = if self.shallow {
                 RemoteTip::Unknown(
                     "shallow clone: the remote tip may be hidden behind the shallow boundary"
@@ -409,7 +476,7 @@ impl Measure<'_> {
             return f;
         }
         f.remote_tip = RemoteTip::Known;
-        let Some(old_commit) = repo.peel_commit(remote_oid) else {
+        let Some(old_commit) = self.peel_commit(remote_oid) else {
             return f; // a tag of a tree or blob: nothing to count
         };
         if change == Change::Delete {
@@ -418,11 +485,8 @@ impl Measure<'_> {
             }
             if self.measured < MEASURED_REFS_LIMIT {
                 self.measured += 1;
-                let exclude = &self.exclude;
-                let hide = self
-                    .survivors
-                    .get_or_insert_with(|| repo.surviving_tips(exclude));
-                f.lost = repo.lost_commits(old_commit, hide).ok();
+                let hide = self.survivors();
+                f.lost = repo.lost_commits(old_commit, &hide).ok();
             }
             return f;
         }
@@ -442,7 +506,7 @@ impl Measure<'_> {
             };
             return f;
         }
-        match repo.repo.graph_descendant_of(new_commit, old_commit) {
+        match self.descendant_of(new_commit, old_commit) {
             Ok(true) => f.change = Change::FastForward,
             Ok(false) => {
                 f.change = Change::Rewrite;
@@ -463,7 +527,7 @@ impl Measure<'_> {
             }
             Err(e) => {
                 f.change = Change::Rewrite;
-                f.remote_tip = RemoteTip::Unknown(e.message().to_owned());
+                f.remote_tip = RemoteTip::Unknown(e);
             }
         }
         f

@@ -105,6 +105,17 @@ pub fn pre_push(ctx: &Ctx, args: &PrePushArgs) -> Result<ExitStatus> {
     run.decide_and_act()
 }
 
+/// The reasons worth reading, at most 100 (every ref is in `refs` anyway).
+fn capped_reasons(assessment: &Assessment) -> Vec<String> {
+    const MAX: usize = 100;
+    let all = assessment.reasons(Tier::Standard);
+    let mut out: Vec<String> = all.iter().take(MAX).map(|r| r.reason.clone()).collect();
+    if all.len() > MAX {
+        out.push(format!("... and {} more", all.len() - MAX));
+    }
+    out
+}
+
 /// Facts for a repository git2 cannot open: only what the lines say.
 fn unmeasured(
     remote: &str,
@@ -335,12 +346,7 @@ impl<'a> Run<'a> {
             remote: self.facts.url.clone(),
             tier: self.assessment.tier.to_string(),
             refs: self.refs.clone(),
-            reasons: self
-                .assessment
-                .reasons(Tier::Standard)
-                .iter()
-                .map(|r| r.reason.clone())
-                .collect(),
+            reasons: capped_reasons(self.assessment),
             concerns: self
                 .combined
                 .as_ref()
@@ -412,15 +418,9 @@ impl<'a> Run<'a> {
                 remote_ref: f.remote_ref.clone(),
                 old_oid: f.old_oid.clone(),
                 new_oid: f.new_oid.clone(),
-                change: serde_json::to_value(f.change)
-                    .ok()
-                    .and_then(|v| v.as_str().map(str::to_owned))
-                    .unwrap_or_default(),
+                change: f.change.as_str().to_owned(),
                 tier: risk.tier.to_string(),
-                rule: serde_json::to_value(risk.rule)
-                    .ok()
-                    .and_then(|v| v.as_str().map(str::to_owned))
-                    .unwrap_or_default(),
+                rule: risk.rule.as_str().to_owned(),
                 lost_commits: f.lost.as_ref().map(|l| l.count),
             })
             .collect();
@@ -452,12 +452,7 @@ impl<'a> Run<'a> {
             branch: self.facts.branch.clone(),
             remote: Some(self.facts.url.clone()),
             refs,
-            reasons: self
-                .assessment
-                .reasons(Tier::Standard)
-                .iter()
-                .map(|r| r.reason.clone())
-                .collect(),
+            reasons: capped_reasons(self.assessment),
             warnings: self.warnings.clone(),
             verifiers: self.results.clone(),
         };
