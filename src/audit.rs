@@ -100,6 +100,44 @@ pub struct Record {
     pub verifiers: Vec<VerifierResult>,
 }
 
+impl Record {
+    /// A record stamped now, with every verdict field empty.
+    pub fn new(operation_id: &str, operation_type: &str, hook: &str, repo: &str) -> Self {
+        Self {
+            schema_version: SCHEMA_VERSION,
+            timestamp: jiff::Timestamp::now().to_string(),
+            operation_id: operation_id.to_owned(),
+            operation_type: operation_type.to_owned(),
+            hook: hook.to_owned(),
+            risk_tier: String::new(),
+            primary_provider: None,
+            verifier_provider: None,
+            verifier_model: None,
+            result: String::new(),
+            decision: String::new(),
+            confidence: None,
+            scores: None,
+            concerns: Vec::new(),
+            retries: 0,
+            escalated: false,
+            was_overridden: false,
+            override_reason: None,
+            latency_ms: 0,
+            tokens_in: None,
+            tokens_out: None,
+            cost_usd: None,
+            session_id: None,
+            repo: repo.to_owned(),
+            branch: None,
+            remote: None,
+            refs: Vec::new(),
+            reasons: Vec::new(),
+            warnings: Vec::new(),
+            verifiers: Vec::new(),
+        }
+    }
+}
+
 /// Appends one record. The lock is held on a side file so that rotation
 /// (a rename) happens under it too.
 pub fn append(path: &Path, max_bytes: u64, record: &Record) -> Result<()> {

@@ -119,6 +119,80 @@ pub struct Lost {
     pub truncated: bool,
 }
 
+/// Collects the commits that leave a ref, as a walk yields them (newest
+/// first), up to `limit`.
+#[derive(Debug)]
+pub struct LostBuilder {
+    lost: Lost,
+    emails: std::collections::HashSet<String>,
+    limit: usize,
+    sample: usize,
+}
+
+impl LostBuilder {
+    /// Counts up to `limit` commits and lists the first `sample` of them.
+    pub fn new(limit: usize, sample: usize) -> Self {
+        Self {
+            lost: Lost {
+                count: 0,
+                authors: 0,
+                commits: Vec::new(),
+                truncated: false,
+            },
+            emails: std::collections::HashSet::new(),
+            limit,
+            sample,
+        }
+    }
+
+    /// Adds one commit; false once the limit is reached (stop walking).
+    pub fn add(&mut self, id: &str, email: &str, author: &str, subject: &str) -> bool {
+        if self.lost.count == self.limit {
+            self.lost.truncated = true;
+            return false;
+        }
+        self.lost.count += 1;
+        self.emails.insert(email.to_owned());
+        if self.lost.commits.len() < self.sample {
+            self.lost.commits.push(CommitSummary {
+                short_id: id.chars().take(10).collect(),
+                subject: subject.to_owned(),
+                author: author.to_owned(),
+            });
+        }
+        true
+    }
+
+    /// The result.
+    pub fn finish(mut self) -> Lost {
+        self.lost.authors = self.emails.len();
+        self.lost
+    }
+}
+
+/// The deletions a mirror push makes: every ref the remote lists (`git
+/// ls-remote` output as `(oid, name)`) that this push does not update and
+/// that does not exist here. git never shows them to the hook.
+pub fn mirror_deletions(
+    listed: Vec<(String, String)>,
+    pushed: &std::collections::HashSet<String>,
+    exists_here: impl Fn(&str) -> bool,
+) -> Vec<PushUpdate> {
+    listed
+        .into_iter()
+        .filter(|(_, name)| {
+            name != "HEAD" && !name.ends_with("^{}") && !pushed.contains(name) && !exists_here(name)
+        })
+        .map(|(oid, name)| PushUpdate {
+            local_ref: "(delete)".into(),
+            local_oid: "0".repeat(oid.len()),
+            remote_ref: name,
+            remote_oid: oid,
+            lossy_name: false,
+        })
+        .collect()
+}
+
 /// Everything measured about one pushed ref.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct RefFacts {

@@ -11,9 +11,10 @@ use anyhow::{Context, Result, bail};
 use git2::{Oid, Repository};
 
 use crate::facts::{
-    Change, CommitSummary, Lease, Lost, PushFacts, RefFacts, RefKind, RemoteTip, redact_url,
+    Change, Lease, Lost, LostBuilder, PushFacts, RefFacts, RefKind, RemoteTip, mirror_deletions,
+    redact_url,
 };
-use crate::hooks::{ForceHint, PushArgs, PushUpdate};
+use crate::hooks::{PushArgs, PushUpdate, effective_force};
 
 /// How many commits a lost-commit count walks before it stops counting.
 const LOST_COUNT_LIMIT: usize = 10_000;
@@ -126,36 +127,22 @@ impl Repo {
         for h in hide {
             walk.hide(*h)?;
         }
-        let mut count = 0;
-        let mut authors = HashSet::new();
-        let mut commits = Vec::new();
-        let mut truncated = false;
+        let mut lost = LostBuilder::new(LOST_COUNT_LIMIT, LOST_SAMPLE);
         for oid in walk {
             let oid = oid?;
-            count += 1;
-            if count > LOST_COUNT_LIMIT {
-                count -= 1;
-                truncated = true;
-                break;
-            }
             let commit = self.repo.find_commit(oid)?;
             let author = commit.author();
-            authors.insert(author.email_bytes().to_vec());
-            if commits.len() < LOST_SAMPLE {
-                let id = oid.to_string();
-                commits.push(CommitSummary {
-                    short_id: id[..10].to_owned(),
-                    subject: commit.summary().ok().flatten().unwrap_or("").to_owned(),
-                    author: String::from_utf8_lossy(author.name_bytes()).into_owned(),
-                });
+            let more = lost.add(
+                &oid.to_string(),
+                &String::from_utf8_lossy(author.email_bytes()),
+                &String::from_utf8_lossy(author.name_bytes()),
+                commit.summary().ok().flatten().unwrap_or(""),
+            );
+            if !more {
+                break;
             }
         }
-        Ok(Lost {
-            count,
-            authors: authors.len(),
-            commits,
-            truncated,
-        })
+        Ok(lost.finish())
     }
 
     /// Measures a push: one [`RefFacts`] per line, plus the deletions of a
@@ -171,16 +158,11 @@ impl Repo {
         let is_named_remote = remote_obj.is_some();
         let mirror = args.mirror
             || (is_named_remote && self.config_bool(&format!("remote.{remote}.mirror")));
-        let mut force = args.force;
-        if force == ForceHint::NotForced
-            && (mirror
-                || self
-                    .config_multi(&format!("remote.{remote}.push"))
-                    .iter()
-                    .any(|s| s.starts_with('+')))
-        {
-            force = ForceHint::Forced;
-        }
+        let force = effective_force(
+            args.force,
+            mirror,
+            &self.config_multi(&format!("remote.{remote}.push")),
+        );
         let mut facts = PushFacts {
             remote: remote.to_owned(),
             url: redact_url(url),
@@ -248,24 +230,9 @@ impl Repo {
             url
         };
         let listed = ls_remote(&self.root(), target)?;
-        let mut out = Vec::new();
-        for (oid, name) in listed {
-            if name == "HEAD" || name.ends_with("^{}") || pushed.contains(&name) {
-                continue;
-            }
-            if self.repo.find_reference(&name).is_ok() {
-                continue;
-            }
-            let zero = "0".repeat(oid.len());
-            out.push(PushUpdate {
-                local_ref: "(delete)".into(),
-                local_oid: zero,
-                remote_ref: name,
-                remote_oid: oid,
-                lossy_name: false,
-            });
-        }
-        Ok(out)
+        Ok(mirror_deletions(listed, pushed, |name| {
+            self.repo.find_reference(name).is_ok()
+        }))
     }
 
     /// What `git push` of the current branch would send, from local
@@ -532,6 +499,153 @@ impl Measure<'_> {
         }
         f
     }
+}
+
+/// Facts from the git command line, for repositories git2 cannot open
+/// (reftable, SHA-256; `research/git-semantics.md` section 6): the same
+/// questions, one git process each. `None` when git cannot find a repository
+/// either.
+pub fn cli_push_facts(
+    dir: &Path,
+    remote: &str,
+    url: &str,
+    updates: Vec<PushUpdate>,
+    args: &PushArgs,
+) -> Option<PushFacts> {
+    let run = |a: &[&str]| {
+        Command::new("git")
+            .arg("-C")
+            .arg(dir)
+            .args(a)
+            // Never let a lookup fetch from a promisor remote.
+            .env("GIT_NO_LAZY_FETCH", "1")
+            .stdin(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim_end().to_owned())
+    };
+    run(&["rev-parse", "--git-dir"])?;
+    let config_key = |k: &str| format!("remote.{remote}.{k}");
+    let named = run(&["config", "--get", &config_key("url")]).is_some();
+    let mirror =
+        args.mirror || run(&["config", "--bool", &config_key("mirror")]).as_deref() == Some("true");
+    let configured: Vec<String> = run(&["config", "--get-all", &config_key("push")])
+        .map(|t| t.lines().map(str::to_owned).collect())
+        .unwrap_or_default();
+    let mut facts = PushFacts {
+        remote: remote.to_owned(),
+        url: redact_url(url),
+        force: effective_force(args.force, mirror, &configured),
+        mirror,
+        shallow: run(&["rev-parse", "--is-shallow-repository"]).as_deref() == Some("true"),
+        remote_head: named
+            .then(|| run(&["symbolic-ref", "-q", &format!("refs/remotes/{remote}/HEAD")]))
+            .flatten()
+            .and_then(|t| {
+                t.strip_prefix(&format!("refs/remotes/{remote}/"))
+                    .map(str::to_owned)
+            }),
+        branch: run(&["symbolic-ref", "-q", "--short", "HEAD"]),
+        ..PushFacts::default()
+    };
+    let mut updates: Vec<(PushUpdate, bool)> = updates.into_iter().map(|u| (u, false)).collect();
+    if mirror {
+        let pushed: HashSet<String> = updates.iter().map(|(u, _)| u.remote_ref.clone()).collect();
+        let local: HashSet<String> = run(&["for-each-ref", "--format=%(refname)"])
+            .map(|t| t.lines().map(str::to_owned).collect())
+            .unwrap_or_default();
+        match ls_remote(dir, if named { remote } else { url }) {
+            Ok(listed) => updates.extend(
+                mirror_deletions(listed, &pushed, |n| local.contains(n))
+                    .into_iter()
+                    .map(|u| (u, true)),
+            ),
+            Err(e) => facts.mirror_unknown = Some(format!("{e:#}")),
+        }
+    }
+    // The usual fetch refspec; good enough where git2 cannot read the config.
+    let tracking = |remote_ref: &str| {
+        remote_ref
+            .strip_prefix("refs/heads/")
+            .filter(|_| named)
+            .map(|b| format!("refs/remotes/{remote}/{b}"))
+    };
+    for (update, by_vouch) in updates {
+        let change = if update.is_delete() {
+            Change::Delete
+        } else if update.is_create() {
+            Change::Create
+        } else if update.local_oid == update.remote_oid {
+            Change::Unchanged
+        } else {
+            Change::Rewrite
+        };
+        let mut f = RefFacts::new(update, change);
+        f.computed_by_vouch = by_vouch;
+        if !matches!(change, Change::Create | Change::Unchanged) {
+            let old = f.old_oid.clone();
+            if run(&["cat-file", "-e", &old]).is_none() {
+                f.remote_tip = if facts.shallow {
+                    RemoteTip::Unknown(
+                        "shallow clone: the remote tip may be hidden behind the shallow boundary"
+                            .into(),
+                    )
+                } else {
+                    RemoteTip::Unseen
+                };
+            } else {
+                f.remote_tip = RemoteTip::Known;
+                let hide = if change == Change::Delete {
+                    let mut hide = vec!["--not".to_owned()];
+                    if let Some(t) = tracking(&f.remote_ref) {
+                        hide.push(format!("--exclude={t}"));
+                    }
+                    hide.push("--all".into());
+                    hide
+                } else if run(&["merge-base", "--is-ancestor", &old, &f.new_oid]).is_some() {
+                    f.change = Change::FastForward;
+                    Vec::new()
+                } else {
+                    vec![format!("^{}", f.new_oid)]
+                };
+                if f.change != Change::FastForward {
+                    if f.kind != RefKind::Tag {
+                        let tracked = tracking(&f.remote_ref)
+                            .and_then(|t| run(&["rev-parse", "-q", "--verify", &t]));
+                        f.lease = match tracked {
+                            Some(t) if t == old => Lease::Holds,
+                            Some(t) => Lease::Stale { tracking_oid: t },
+                            None => Lease::NoTrackingRef,
+                        };
+                    }
+                    let limit = (LOST_COUNT_LIMIT + 1).to_string();
+                    let mut args =
+                        vec!["log", "--format=%H%x00%ae%x00%an%x00%s", "-n", &limit, &old];
+                    args.extend(hide.iter().map(String::as_str));
+                    f.lost = run(&args).map(|text| {
+                        let mut lost = LostBuilder::new(LOST_COUNT_LIMIT, LOST_SAMPLE);
+                        for line in text.lines() {
+                            let mut p = line.split('\0');
+                            let (id, email, name, subject) = (
+                                p.next().unwrap_or(""),
+                                p.next().unwrap_or(""),
+                                p.next().unwrap_or(""),
+                                p.next().unwrap_or(""),
+                            );
+                            if !lost.add(id, email, name, subject) {
+                                break;
+                            }
+                        }
+                        lost.finish()
+                    });
+                }
+            }
+        }
+        facts.refs.push(f);
+    }
+    Some(facts)
 }
 
 /// The remote-tracking ref that mirrors `remote_ref` of `remote`.

@@ -215,6 +215,18 @@ pub fn parse_push_argv(argv: &[String]) -> PushArgs {
     }
 }
 
+/// The force hint once the remote's config is known: a mirror remote and a
+/// `+` in `remote.<name>.push` force every push.
+pub fn effective_force(hint: ForceHint, mirror: bool, configured_push: &[String]) -> ForceHint {
+    if hint == ForceHint::NotForced
+        && (mirror || configured_push.iter().any(|s| s.starts_with('+')))
+    {
+        ForceHint::Forced
+    } else {
+        hint
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,8 +4,10 @@
 use anyhow::{Result, anyhow};
 use jiff::Timestamp;
 
+use crate::audit::{self, Record};
 use crate::cli::ApproveArgs;
 use crate::context::Ctx;
+use crate::env::vars;
 use crate::prompt::{self, Prompter};
 use crate::review;
 use crate::{ExitStatus, ui};
@@ -43,7 +45,23 @@ pub fn approve(ctx: &Ctx, args: &ApproveArgs) -> Result<ExitStatus> {
         text.push_str(&format!("  concern: {concern}\n"));
     }
     tty.show(&text);
-    if !tty.confirm("Approve this exact operation (valid 15 minutes, once)?") {
+    let yes = tty.confirm("Approve this exact operation (valid 15 minutes, once)?");
+    // The approval itself is a decision: it is logged before it takes effect.
+    let config = ctx.load_config(None)?;
+    let record = Record {
+        risk_tier: request.tier.clone(),
+        result: "skipped".into(),
+        decision: if yes { "asked-yes" } else { "asked-no" }.into(),
+        was_overridden: yes,
+        override_reason: yes.then(|| "approved at the terminal with `vouch approve`".to_owned()),
+        concerns: request.concerns.clone(),
+        reasons: request.reasons.clone(),
+        remote: Some(request.remote.clone()),
+        session_id: ctx.env.var(vars::VOUCH_SESSION),
+        ..Record::new(&request.operation_id, "approve", "approve", &request.repo)
+    };
+    audit::append(&ctx.log_path(&config)?, config.log_max_bytes, &record)?;
+    if !yes {
         ui::info("not approved");
         return Ok(ExitStatus::Refused);
     }

@@ -5,6 +5,7 @@
 //! internal error prints what to do and exits 2 (git refuses the push too).
 
 use std::io::{Read, Write};
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -75,13 +76,28 @@ pub fn pre_push(ctx: &Ctx, args: &PrePushArgs) -> Result<ExitStatus> {
         ),
         Err(e) => {
             let why = format!("{e:#}");
-            (
-                unmeasured(&args.remote, &args.url, updates, push_args.force, &why),
-                ctx.cwd.clone(),
-                Some(format!(
-                    "git2 cannot open this repository ({why}): nothing could be measured, so every change is treated as at least high"
-                )),
-            )
+            match crate::git::cli_push_facts(
+                &ctx.cwd,
+                &args.remote,
+                &args.url,
+                updates.clone(),
+                &push_args,
+            ) {
+                Some(facts) => (
+                    facts,
+                    ctx.cwd.clone(),
+                    Some(format!(
+                        "git2 cannot open this repository ({why}); measured with the git command line instead"
+                    )),
+                ),
+                None => (
+                    unmeasured(&args.remote, &args.url, updates, push_args.force, &why),
+                    ctx.cwd.clone(),
+                    Some(format!(
+                        "git2 cannot open this repository ({why}): nothing could be measured, so every change is treated as at least high"
+                    )),
+                ),
+            }
         }
     };
     if facts.refs.is_empty() && facts.mirror_unknown.is_none() {
@@ -156,6 +172,17 @@ fn unmeasured(
 fn run_chained(dir: &Path, hook: &str, args: &[&str], input: &[u8]) -> Result<Option<i32>> {
     let path = dir.join(format!("{hook}{}", crate::install::LOCAL_SUFFIX));
     if !path.is_file() {
+        return Ok(None);
+    }
+    // As git does with hooks: one that is not executable is skipped, with a word.
+    if path
+        .metadata()
+        .is_ok_and(|m| m.permissions().mode() & 0o111 == 0)
+    {
+        ui::warn(&format!(
+            "`{}` is not executable, so it was not run",
+            path.display()
+        ));
         return Ok(None);
     }
     let mut child = Command::new(&path)
@@ -425,36 +452,29 @@ impl<'a> Run<'a> {
             })
             .collect();
         let record = Record {
-            schema_version: audit::SCHEMA_VERSION,
-            timestamp: Timestamp::now().to_string(),
-            operation_id: self.operation_id.clone(),
-            operation_type: "push".into(),
-            hook: "pre-push".into(),
             risk_tier: self.assessment.tier.to_string(),
-            primary_provider: None,
             verifier_provider: (!self.results.is_empty()).then(|| "programs".to_owned()),
-            verifier_model: None,
             result: plan.result.into(),
             decision: decision.into(),
             confidence: combined.and_then(|c| c.confidence),
             scores: combined.and_then(|c| c.scores),
             concerns: combined.map(|c| c.concerns.clone()).unwrap_or_default(),
-            retries: 0,
-            escalated: false,
             was_overridden: plan.override_reason.is_some(),
             override_reason: plan.override_reason.clone(),
             latency_ms: u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX),
-            tokens_in: None,
-            tokens_out: None,
-            cost_usd: None,
             session_id: self.ctx.env.var(vars::VOUCH_SESSION),
-            repo: self.root.display().to_string(),
             branch: self.facts.branch.clone(),
             remote: Some(self.facts.url.clone()),
             refs,
             reasons: capped_reasons(self.assessment),
             warnings: self.warnings.clone(),
             verifiers: self.results.clone(),
+            ..Record::new(
+                &self.operation_id,
+                "push",
+                "pre-push",
+                &self.root.display().to_string(),
+            )
         };
         let path = self.ctx.log_path(self.config)?;
         if let Err(e) = audit::append(&path, self.config.log_max_bytes, &record) {

@@ -149,6 +149,10 @@ fn approve_at_a_terminal_lets_that_exact_push_through_once() {
     term.wait_for("Approve this exact operation");
     term.send("y");
     term.wait_for("[exit=0]");
+    let approval = env.last_audit();
+    assert_eq!(approval["operation_type"], "approve");
+    assert_eq!(approval["decision"], "asked-yes");
+    assert_eq!(approval["operation_id"], id.as_str());
     // The same push, headless, now goes through, and the approval is used up.
     env.push(&["--force", "origin", "main"]).code(0);
     let record = env.last_audit();

@@ -358,3 +358,42 @@ fn several_refs_in_one_push_take_the_highest_tier() {
         "a refused push sends nothing"
     );
 }
+
+#[test]
+fn sha256_repository_is_measured_with_the_git_cli() {
+    // libgit2 cannot open SHA-256 repositories; vouch falls back to the git CLI.
+    let env = TestEnv::new();
+    let base = env.base();
+    env.git(
+        &base,
+        &[
+            "init",
+            "-q",
+            "--bare",
+            "--object-format=sha256",
+            "-b",
+            "main",
+            "r256.git",
+        ],
+    );
+    env.git(&base, &["clone", "-q", "r256.git", "w256"]);
+    let work = base.join("w256");
+    for i in 1..=3 {
+        env.commit(&work, "f.txt", &format!("c{i}"));
+    }
+    env.git(&work, &["push", "-q", "-u", "origin", "main"]);
+    env.write_config(BLOCK_UNAVAILABLE);
+    env.vouch_in(&work, &["install"]).code(0);
+    env.commit(&work, "g.txt", "fast-forward");
+    env.push_in(&work, &["origin", "main"]).code(0);
+    env.git(&work, &["reset", "-q", "--hard", "HEAD~2"]);
+    let out = env.push_in(&work, &["--force", "origin", "main"]);
+    out.code(1).stderr_has("measured with the git command line");
+    let record = env.last_audit();
+    assert_eq!(
+        rules(&record),
+        ["refs/heads/main critical force_push_protected"]
+    );
+    assert_eq!(record["refs"][0]["lost_commits"], 2);
+    assert_eq!(record["refs"][0]["old_oid"].as_str().unwrap().len(), 64);
+}
