@@ -172,17 +172,15 @@ impl LostBuilder {
 
 /// The deletions a mirror push makes: every ref the remote lists (`git
 /// ls-remote` output as `(oid, name)`) that this push does not update and
-/// that does not exist here. git never shows them to the hook.
+/// that does not exist here (`updated_or_here`). git never shows them to the
+/// hook.
 pub fn mirror_deletions(
     listed: Vec<(String, String)>,
-    pushed: &std::collections::HashSet<String>,
-    exists_here: impl Fn(&str) -> bool,
+    updated_or_here: impl Fn(&str) -> bool,
 ) -> Vec<PushUpdate> {
     listed
         .into_iter()
-        .filter(|(_, name)| {
-            name != "HEAD" && !name.ends_with("^{}") && !pushed.contains(name) && !exists_here(name)
-        })
+        .filter(|(_, name)| name != "HEAD" && !name.ends_with("^{}") && !updated_or_here(name))
         .map(|(oid, name)| PushUpdate {
             local_ref: "(delete)".into(),
             local_oid: "0".repeat(oid.len()),

@@ -230,8 +230,8 @@ impl Repo {
             url
         };
         let listed = ls_remote(&self.root(), target)?;
-        Ok(mirror_deletions(listed, pushed, |name| {
-            self.repo.find_reference(name).is_ok()
+        Ok(mirror_deletions(listed, |name| {
+            pushed.contains(name) || self.repo.find_reference(name).is_ok()
         }))
     }
 
@@ -558,7 +558,7 @@ pub fn cli_push_facts(
             .unwrap_or_default();
         match ls_remote(dir, if named { remote } else { url }) {
             Ok(listed) => updates.extend(
-                mirror_deletions(listed, &pushed, |n| local.contains(n))
+                mirror_deletions(listed, |n| pushed.contains(n) || local.contains(n))
                     .into_iter()
                     .map(|u| (u, true)),
             ),
