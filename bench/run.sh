@@ -2,8 +2,9 @@
 # vouch benchmarks for the pre-push door. Prints every figure and its ratio
 # against the baselines in one run. Usage: bench/run.sh [iterations]
 #
-#   1. fast-forward push to a local bare remote: vouch hook vs an empty `sh`
-#      hook vs no hook (target: vouch within 1.05x of the empty hook)
+#   1. fast-forward push to a local bare remote: vouch's hook script, vouch
+#      linked directly (--direct), an empty `sh` hook, no hook (target: vouch
+#      within 1.05x of the empty hook)
 #   2. force-push facts on a repository of 100,000 commits, whole hook
 #      process up to (and past) the verifier call (target: <= 50 ms)
 #   3. 10,000 refs in one push (target: <= 200 ms)
@@ -40,13 +41,14 @@ setup() { # $1: name, $2: hook kind
   case "$2" in
     empty) printf '#!/bin/sh\nexit 0\n' > "$work/$1/.git/hooks/pre-push"; chmod +x "$work/$1/.git/hooks/pre-push" ;;
     vouch) (cd "$work/$1" && "$vouch" install >/dev/null 2>&1) ;;
+    direct) (cd "$work/$1" && "$vouch" install --direct >/dev/null 2>&1) ;;
   esac
 }
 declare -A med
-for v in none empty vouch; do setup "ff-$v" "$v"; : > "$work/times-$v"; done
+for v in none empty vouch direct; do setup "ff-$v" "$v"; : > "$work/times-$v"; done
 # Interleaved, so that drift in the machine's speed hits every column alike.
 for _ in $(seq "$n"); do
-  for v in none empty vouch; do
+  for v in none empty vouch direct; do
     git -C "$work/ff-$v" commit -q --allow-empty -m next
     t0=$(now)
     git -C "$work/ff-$v" push -q origin main
@@ -54,12 +56,12 @@ for _ in $(seq "$n"); do
     echo $(( t1 - t0 )) >> "$work/times-$v"
   done
 done
-for v in none empty vouch; do med[$v]=$(median < "$work/times-$v"); done
+for v in none empty vouch direct; do med[$v]=$(median < "$work/times-$v"); done
 echo "1. fast-forward push to a local bare remote (median of $n pushes each)"
-for v in none empty vouch; do
+for v in none empty vouch direct; do
   printf '   %-12s %8s ms/push   x%s of the empty-hook push\n' "$v" "$(ms "${med[$v]}")" "$(ratio "${med[$v]}" "${med[empty]}")"
 done
-echo "   target: vouch <= 1.05x of the empty hook"
+echo "   target: vouch <= 1.05x of the empty hook (vouch: the sh hook script; direct: vouch install --direct, the binary linked as the hook)"
 echo
 
 # --- 2. facts on 100,000 commits -----------------------------------------------

@@ -63,6 +63,11 @@ pub struct InstallArgs {
     /// shared by every repository that uses it).
     #[arg(long)]
     pub force: bool,
+    /// Link the hooks to the vouch binary instead of writing `sh` scripts:
+    /// no shell starts on every push, but if the binary goes missing git
+    /// skips the hook silently (no warning, `strict` cannot refuse).
+    #[arg(long)]
+    pub direct: bool,
 }
 
 /// `vouch trust`.

@@ -68,6 +68,8 @@ pub enum HookState {
         bin: Option<String>,
         /// A foreign hook is chained.
         chained: bool,
+        /// The hook is a link to the binary itself (`--direct`), not a script.
+        direct: bool,
     },
     /// Someone else's hook.
     Foreign,
@@ -82,8 +84,25 @@ fn local_path(path: &Path) -> PathBuf {
 /// What is at `dir/hook`.
 pub fn state(dir: &Path, hook: &str) -> HookState {
     let path = dir.join(hook);
-    if fs::symlink_metadata(&path).is_err() {
+    let Ok(meta) = fs::symlink_metadata(&path) else {
         return HookState::Missing;
+    };
+    let chained = fs::symlink_metadata(local_path(&path)).is_ok();
+    if meta.file_type().is_symlink() {
+        let target = fs::read_link(&path).unwrap_or_default();
+        let is_vouch = target
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.starts_with("vouch"));
+        return if is_vouch {
+            HookState::Ours {
+                bin: Some(target.display().to_string()),
+                chained,
+                direct: true,
+            }
+        } else {
+            HookState::Foreign
+        };
     }
     if !is_ours(&path) {
         return HookState::Foreign;
@@ -97,7 +116,56 @@ pub fn state(dir: &Path, hook: &str) -> HookState {
     });
     HookState::Ours {
         bin,
-        chained: fs::symlink_metadata(local_path(&path)).is_ok(),
+        chained,
+        direct: false,
+    }
+}
+
+/// What a hook file is: vouch's script, or a link to the vouch binary.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Form {
+    /// The `sh` script from `hooks/`, with the binary path baked in.
+    Script(String),
+    /// A symbolic link to the binary, which dispatches on its name: no shell
+    /// to start, but a missing binary makes git skip the hook silently.
+    Link(PathBuf),
+}
+
+impl Form {
+    /// The form for `hook`: a link when `direct`, else the rendered script.
+    pub fn for_hook(hook: &str, bin: &Path, strict: bool, direct: bool) -> Result<Self> {
+        let script = render(hook, bin, strict)?;
+        Ok(if direct {
+            Self::Link(bin.to_path_buf())
+        } else {
+            Self::Script(script)
+        })
+    }
+
+    fn is_at(&self, path: &Path) -> bool {
+        match self {
+            Self::Script(text) => {
+                !fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
+                    && fs::read_to_string(path).is_ok_and(|t| t == *text)
+            }
+            Self::Link(target) => fs::read_link(path).is_ok_and(|t| t == *target),
+        }
+    }
+
+    fn place(&self, path: &Path) -> Result<()> {
+        match self {
+            Self::Script(text) => write_executable(path, text),
+            Self::Link(target) => {
+                let tmp = path.with_file_name(format!(
+                    ".{}.vouch-tmp",
+                    path.file_name().unwrap_or_default().to_string_lossy()
+                ));
+                fs::remove_file(&tmp).ok();
+                std::os::unix::fs::symlink(target, &tmp)
+                    .with_context(|| format!("cannot create the link `{}`", tmp.display()))?;
+                fs::rename(&tmp, path).with_context(|| format!("cannot write `{}`", path.display()))
+            }
+        }
     }
 }
 
@@ -119,21 +187,20 @@ fn write_executable(path: &Path, text: &str) -> Result<()> {
 }
 
 /// Installs `hook` into `dir`. Returns a sentence saying what was done.
-pub fn install_hook(dir: &Path, hook: &str, bin: &Path, strict: bool) -> Result<String> {
-    let script = render(hook, bin, strict)?;
+pub fn install_hook(dir: &Path, hook: &str, form: &Form) -> Result<String> {
     fs::create_dir_all(dir)
         .with_context(|| format!("cannot create the hooks directory `{}`", dir.display()))?;
     let path = dir.join(hook);
     let local = local_path(&path);
     match state(dir, hook) {
         HookState::Ours { .. } => {
-            if fs::read_to_string(&path).is_ok_and(|t| t == script) {
+            if form.is_at(&path) {
                 return Ok(format!(
                     "`{}` is already installed; nothing changed",
                     path.display()
                 ));
             }
-            write_executable(&path, &script)?;
+            form.place(&path)?;
             Ok(format!("updated `{}`", path.display()))
         }
         HookState::Foreign => {
@@ -147,7 +214,7 @@ pub fn install_hook(dir: &Path, hook: &str, bin: &Path, strict: bool) -> Result<
             fs::rename(&path, &local).with_context(|| {
                 format!("cannot move `{}` to `{}`", path.display(), local.display())
             })?;
-            if let Err(e) = write_executable(&path, &script) {
+            if let Err(e) = form.place(&path) {
                 // Put the foreign hook back: never leave the repository without it.
                 fs::rename(&local, &path).ok();
                 return Err(e);
@@ -159,7 +226,7 @@ pub fn install_hook(dir: &Path, hook: &str, bin: &Path, strict: bool) -> Result<
             ))
         }
         HookState::Missing => {
-            write_executable(&path, &script)?;
+            form.place(&path)?;
             Ok(format!("installed `{}`", path.display()))
         }
     }
@@ -196,6 +263,31 @@ pub fn uninstall_hook(dir: &Path, hook: &str) -> Result<String> {
     }
 }
 
+/// Rewrites the argv of a binary started as a hook (`.git/hooks/pre-push`
+/// linked to vouch) into `vouch hook pre-push --hook-dir <dir> -- <args>`.
+/// Any other argv is returned as it is.
+pub fn hook_argv(args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+    let Some(first) = args.first() else {
+        return args;
+    };
+    let path = Path::new(first);
+    let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+        return args;
+    };
+    if template(name).is_none() {
+        return args;
+    }
+    let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    let mut out: Vec<std::ffi::OsString> = vec!["vouch".into(), "hook".into(), name.into()];
+    if !dir.as_os_str().is_empty() {
+        out.push("--hook-dir".into());
+        out.push(dir.into_os_string());
+    }
+    out.push("--".into());
+    out.extend(args.into_iter().skip(1));
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -219,19 +311,21 @@ mod tests {
         fs::write(&hook, foreign).unwrap();
         fs::set_permissions(&hook, fs::Permissions::from_mode(0o750)).unwrap();
         let bin = Path::new("/usr/local/bin/vouch");
-        install_hook(dir.path(), "pre-push", bin, false).unwrap();
+        let form = Form::for_hook("pre-push", bin, false, false).unwrap();
+        install_hook(dir.path(), "pre-push", &form).unwrap();
         assert!(is_ours(&hook));
         assert_eq!(
             fs::read(dir.path().join("pre-push.local")).unwrap(),
             foreign
         );
-        let again = install_hook(dir.path(), "pre-push", bin, false).unwrap();
+        let again = install_hook(dir.path(), "pre-push", &form).unwrap();
         assert!(again.contains("nothing changed"), "{again}");
         assert_eq!(
             state(dir.path(), "pre-push"),
             HookState::Ours {
                 bin: Some("/usr/local/bin/vouch".into()),
-                chained: true
+                chained: true,
+                direct: false
             }
         );
         uninstall_hook(dir.path(), "pre-push").unwrap();
@@ -244,11 +338,58 @@ mod tests {
     }
 
     #[test]
+    fn a_binary_started_as_a_hook_dispatches_on_its_name() {
+        let argv = |v: &[&str]| v.iter().map(std::ffi::OsString::from).collect::<Vec<_>>();
+        assert_eq!(
+            hook_argv(argv(&[".git/hooks/pre-push", "origin", "/r.git"])),
+            argv(&[
+                "vouch",
+                "hook",
+                "pre-push",
+                "--hook-dir",
+                ".git/hooks",
+                "--",
+                "origin",
+                "/r.git"
+            ])
+        );
+        assert_eq!(
+            hook_argv(argv(&["/usr/bin/vouch", "status"])),
+            argv(&["/usr/bin/vouch", "status"])
+        );
+    }
+
+    #[test]
+    fn direct_install_links_the_binary_and_uninstall_removes_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let bin = Path::new("/opt/bin/vouch");
+        let link = Form::for_hook("pre-push", bin, false, true).unwrap();
+        install_hook(dir.path(), "pre-push", &link).unwrap();
+        assert_eq!(fs::read_link(dir.path().join("pre-push")).unwrap(), bin);
+        assert!(matches!(
+            state(dir.path(), "pre-push"),
+            HookState::Ours { direct: true, .. }
+        ));
+        let again = install_hook(dir.path(), "pre-push", &link).unwrap();
+        assert!(again.contains("nothing changed"), "{again}");
+        // Switching back to the script replaces the link.
+        let script = Form::for_hook("pre-push", bin, false, false).unwrap();
+        install_hook(dir.path(), "pre-push", &script).unwrap();
+        assert!(matches!(
+            state(dir.path(), "pre-push"),
+            HookState::Ours { direct: false, .. }
+        ));
+        uninstall_hook(dir.path(), "pre-push").unwrap();
+        assert_eq!(state(dir.path(), "pre-push"), HookState::Missing);
+    }
+
+    #[test]
     fn refuses_when_both_foreign_hook_and_local_exist() {
         let dir = tempfile::tempdir().unwrap();
         fs::write(dir.path().join("pre-push"), "#!/bin/sh\n").unwrap();
         fs::write(dir.path().join("pre-push.local"), "#!/bin/sh\n").unwrap();
-        let err = install_hook(dir.path(), "pre-push", Path::new("/v"), false).unwrap_err();
+        let form = Form::for_hook("pre-push", Path::new("/v"), false, false).unwrap();
+        let err = install_hook(dir.path(), "pre-push", &form).unwrap_err();
         assert!(err.to_string().contains("nowhere to keep it"), "{err}");
     }
 }

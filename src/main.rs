@@ -10,7 +10,8 @@ use vouch::env::ProcessEnv;
 use vouch::{ExitStatus, ui};
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    // A hook linked to the binary (`vouch install --direct`) is started under the hook's name.
+    let cli = Cli::parse_from(vouch::install::hook_argv(std::env::args_os().collect()));
     let ctx = Ctx {
         env: Box::new(ProcessEnv),
         cwd: std::env::current_dir().unwrap_or_else(|_| ".".into()),

@@ -72,7 +72,8 @@ pub fn install(ctx: &Ctx, args: &InstallArgs) -> Result<ExitStatus> {
     let config = ctx.load_config(Some(&root))?;
     let bin = current_binary()?;
     for hook in &args.hooks {
-        let said = install::install_hook(&loc.dir, hook, &bin, config.strict)
+        let form = install::Form::for_hook(hook, &bin, config.strict, args.direct)?;
+        let said = install::install_hook(&loc.dir, hook, &form)
             .with_context(|| format!("failed to install the `{hook}` hook"))?;
         ui::info(&said);
     }
@@ -113,12 +114,19 @@ pub fn status(ctx: &Ctx, args: &RepoArgs) -> Result<ExitStatus> {
         let line = match install::state(&loc.dir, hook) {
             HookState::Missing => "not installed".to_owned(),
             HookState::Foreign => "someone else's hook (run `vouch install`)".to_owned(),
-            HookState::Ours { bin, chained } => {
+            HookState::Ours {
+                bin,
+                chained,
+                direct,
+            } => {
                 let bin = bin.unwrap_or_default();
-                let found = if Path::new(&bin).is_file() {
-                    ""
-                } else {
-                    " (MISSING: the hook falls back to PATH)"
+                let found = match (Path::new(&bin).is_file(), direct) {
+                    (true, false) => "",
+                    (true, true) => " (linked directly)",
+                    (false, false) => " (MISSING: the hook falls back to PATH)",
+                    (false, true) => {
+                        " (MISSING: git skips this hook silently; run `vouch install` again)"
+                    }
                 };
                 let chained = if chained {
                     "; chains `pre-push.local`"

@@ -208,3 +208,41 @@ fn missing_binary_warns_and_allows_but_strict_refuses() {
         .code(1)
         .stderr_has("strict mode is on");
 }
+
+#[test]
+fn direct_install_links_the_binary_and_guards_pushes() {
+    let env = TestEnv::new();
+    let hook = env.work.join(".git/hooks/pre-push");
+    let seen = env.base().join("foreign-saw");
+    fs::write(&hook, format!("#!/bin/sh\ncat > {}\n", seen.display())).unwrap();
+    fs::set_permissions(&hook, fs::Permissions::from_mode(0o755)).unwrap();
+    env.vouch(&["install", "--direct"]).code(0);
+    assert!(
+        fs::symlink_metadata(&hook)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    env.vouch(&["status"])
+        .code(0)
+        .stdout_has("linked directly")
+        .stdout_has("chains");
+    env.write_config("[on_unavailable]\ncritical = \"block\"\n");
+    env.rewind(1);
+    env.push(&["--force", "origin", "main"]).code(1);
+    assert_eq!(env.last_audit()["refs"][0]["rule"], "force_push_protected");
+    assert!(
+        fs::read_to_string(&seen)
+            .unwrap()
+            .contains("refs/heads/main"),
+        "the chained hook got the input"
+    );
+    env.vouch(&["uninstall"]).code(0);
+    assert!(
+        !fs::symlink_metadata(&hook)
+            .unwrap()
+            .file_type()
+            .is_symlink(),
+        "the foreign hook is back"
+    );
+}
