@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use crate::config::Policy;
 use crate::facts::{Change, Lease, PushFacts, RefFacts, RefKind, RemoteTip};
 use crate::hooks::ForceHint;
+use crate::text::short_oid;
 
 /// How much verification an operation gets.
 #[derive(
@@ -76,6 +77,14 @@ pub enum Rule {
 }
 
 impl Rule {
+    /// True for rules about a ref that is deleted, rewritten or moved.
+    pub fn is_destructive(self) -> bool {
+        !matches!(
+            self,
+            Self::Routine | Self::PushProtected | Self::GitWillReject | Self::MassRefChanges
+        )
+    }
+
     /// The name used in config `[tiers]` and logs.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -142,9 +151,7 @@ pub fn classify_push(facts: &PushFacts, policy: &Policy) -> Assessment {
         .refs
         .iter()
         .zip(&refs)
-        .filter(|(f, risk)| {
-            matches!(f.change, Change::Delete | Change::Rewrite) && risk.rule != Rule::GitWillReject
-        })
+        .filter(|(_, risk)| risk.rule.is_destructive())
         .count();
     if destructive > policy.mass_ref_changes {
         push.push(RefRisk {
@@ -340,19 +347,15 @@ fn unseen_reason(r: &RefFacts) -> Option<String> {
     match (&r.remote_tip, &r.lease) {
         (RemoteTip::Unseen, _) => Some(format!(
             "remote commits never fetched here (the remote tip {} is not in this repository)",
-            short(&r.old_oid)
+            short_oid(&r.old_oid)
         )),
         (_, Lease::Stale { tracking_oid }) => Some(format!(
             "commits pushed since your last fetch (the remote is at {}, your remote-tracking ref at {}: a lease would fail)",
-            short(&r.old_oid),
-            short(tracking_oid)
+            short_oid(&r.old_oid),
+            short_oid(tracking_oid)
         )),
         _ => None,
     }
-}
-
-fn short(oid: &str) -> &str {
-    &oid[..oid.len().min(10)]
 }
 
 #[cfg(test)]

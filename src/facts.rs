@@ -285,6 +285,26 @@ pub fn redact_url(url: &str) -> String {
     }
 }
 
+/// Redacts credentials of every URL inside free text (an error message, a
+/// command line): `scheme://user:secret@host` becomes `scheme://***@host`.
+pub fn redact_text(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find("://") {
+        out.push_str(&rest[..i + 3]);
+        rest = &rest[i + 3..];
+        let end = rest
+            .find(|c: char| c == '/' || c.is_whitespace() || c == '\'' || c == '"' || c == '`')
+            .unwrap_or(rest.len());
+        if let Some(at) = rest[..end].rfind('@') {
+            out.push_str("***@");
+            rest = &rest[at + 1..];
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -304,5 +324,17 @@ mod tests {
             "git@github.com:o/r.git"
         );
         assert_eq!(redact_url("../remote.git"), "../remote.git");
+    }
+
+    #[test]
+    fn credentials_in_text_are_redacted() {
+        assert_eq!(
+            redact_text(
+                "`git ls-remote -- https://u:s3cret@h.com/r.git` failed: fatal: https://u:s3cret@h.com/r.git/ not found"
+            ),
+            "`git ls-remote -- https://***@h.com/r.git` failed: fatal: https://***@h.com/r.git/ not found"
+        );
+        assert_eq!(redact_text("no url here"), "no url here");
+        assert_eq!(redact_text("ssh://git@host:22/x"), "ssh://***@host:22/x");
     }
 }

@@ -12,7 +12,7 @@ use git2::{Oid, Repository};
 
 use crate::facts::{
     Change, Lease, Lost, LostBuilder, PushFacts, RefFacts, RefKind, RemoteTip, mirror_deletions,
-    redact_url,
+    redact_text, redact_url,
 };
 use crate::hooks::{PushArgs, PushUpdate, effective_force};
 
@@ -164,7 +164,7 @@ impl Repo {
             &self.config_multi(&format!("remote.{remote}.push")),
         );
         let mut facts = PushFacts {
-            remote: remote.to_owned(),
+            remote: redact_url(remote),
             url: redact_url(url),
             force,
             mirror,
@@ -453,7 +453,10 @@ impl Measure<'_> {
             if self.measured < MEASURED_REFS_LIMIT {
                 self.measured += 1;
                 let hide = self.survivors();
-                f.lost = repo.lost_commits(old_commit, &hide).ok();
+                match repo.lost_commits(old_commit, &hide) {
+                    Ok(lost) => f.lost = Some(lost),
+                    Err(e) => f.remote_tip = RemoteTip::Unknown(e.message().to_owned()),
+                }
             }
             return f;
         }
@@ -535,7 +538,7 @@ pub fn cli_push_facts(
         .map(|t| t.lines().map(str::to_owned).collect())
         .unwrap_or_default();
     let mut facts = PushFacts {
-        remote: remote.to_owned(),
+        remote: redact_url(remote),
         url: redact_url(url),
         force: effective_force(args.force, mirror, &configured),
         mirror,
@@ -671,11 +674,11 @@ fn git_output(dir: &Path, args: &[&str]) -> Result<String> {
         .output()
         .with_context(|| format!("cannot run `git {}`: is git on PATH?", args.join(" ")))?;
     if !out.status.success() {
-        bail!(
+        bail!(redact_text(&format!(
             "`git {}` failed: {}",
             args.join(" "),
             String::from_utf8_lossy(&out.stderr).trim()
-        );
+        )));
     }
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }

@@ -90,7 +90,7 @@ pub fn parse_pre_push(input: &[u8]) -> Result<Vec<PushUpdate>, ParseError> {
                 line: line_no,
                 problem: format!(
                     "expected `<local ref> <local oid> <remote ref> <remote oid>`, got `{}`",
-                    truncate(&text, 120)
+                    crate::text::one_line(&text, 120)
                 ),
             });
         };
@@ -100,7 +100,7 @@ pub fn parse_pre_push(input: &[u8]) -> Result<Vec<PushUpdate>, ParseError> {
                     line: line_no,
                     problem: format!(
                         "the {what} object id `{}` is not 40 or 64 hex digits",
-                        truncate(oid, 80)
+                        crate::text::one_line(oid, 80)
                     ),
                 });
             }
@@ -126,15 +126,6 @@ pub fn parse_pre_push(input: &[u8]) -> Result<Vec<PushUpdate>, ParseError> {
         });
     }
     Ok(updates)
-}
-
-fn truncate(s: &str, max: usize) -> String {
-    if s.chars().count() <= max {
-        s.to_owned()
-    } else {
-        let cut: String = s.chars().take(max).collect();
-        format!("{cut}...")
-    }
 }
 
 /// What the `git push` command line says about forcing, read from the parent
@@ -174,6 +165,28 @@ pub fn parse_push_argv(argv: &[String]) -> PushArgs {
     }
     let mut forced = false;
     let mut mirror = false;
+    // `git -c remote.origin.push=+refs/heads/*:... push` and `-c remote.origin.mirror=true`.
+    for pair in argv[..push_at].windows(2) {
+        if pair[0] == "-c"
+            && let Some((key, value)) = pair[1].split_once('=')
+        {
+            let key = key.to_ascii_lowercase();
+            let (section, name) = (
+                key.split('.').next().unwrap_or(""),
+                key.rsplit('.').next().unwrap_or(""),
+            );
+            if section != "remote" {
+                continue;
+            }
+            if name == "push" && value.starts_with('+') {
+                forced = true;
+            }
+            if name == "mirror" && matches!(value, "true" | "1" | "yes" | "on") {
+                mirror = true;
+                forced = true;
+            }
+        }
+    }
     let mut positional = 0usize;
     let mut options_done = false;
     for arg in &argv[push_at + 1..] {
@@ -329,10 +342,19 @@ mod tests {
             parse_push_argv(&argv("sh .git/hooks/pre-push")).force,
             ForceHint::Unknown
         );
-        // A remote named like a refspec with `+` is the repository, not a refspec.
+        // Options before `push` are git's own.
         assert_eq!(
             parse_push_argv(&argv("git -C dir push origin main")).force,
             ForceHint::NotForced
+        );
+        let configured = parse_push_argv(&argv("git -c remote.origin.mirror=true push origin"));
+        assert!(configured.mirror);
+        assert_eq!(
+            parse_push_argv(&argv(
+                "git -c remote.origin.push=+refs/heads/*:refs/heads/* push"
+            ))
+            .force,
+            ForceHint::Forced
         );
     }
 }

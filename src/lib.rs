@@ -28,6 +28,7 @@ pub mod policy;
 pub mod prompt;
 pub mod report;
 pub mod review;
+pub mod text;
 pub mod trust;
 pub mod ui;
 pub mod verdict;

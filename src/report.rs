@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 
 use crate::classify::{Assessment, Tier};
 use crate::facts::{Change, PushFacts};
+use crate::text::one_line;
 use crate::verdict::{Combined, Status, VerifierResult};
 
 /// A one-line description of a push.
@@ -49,7 +50,12 @@ pub fn push_details(facts: &PushFacts, assessment: &Assessment) -> String {
         } else {
             ""
         };
-        let _ = writeln!(out, "  [{}] {}{by_vouch}", risk.tier, risk.reason);
+        let _ = writeln!(
+            out,
+            "  [{}] {}{by_vouch}",
+            risk.tier,
+            one_line(&risk.reason, 300)
+        );
         if let Some(lost) = &f.lost {
             for c in &lost.commits {
                 let _ = writeln!(
@@ -73,10 +79,10 @@ pub fn push_details(facts: &PushFacts, assessment: &Assessment) -> String {
         let _ = writeln!(out, "  ... and {hidden} more refs (all in the audit log)");
     }
     for risk in &assessment.push {
-        let _ = writeln!(out, "  [{}] {}", risk.tier, risk.reason);
+        let _ = writeln!(out, "  [{}] {}", risk.tier, one_line(&risk.reason, 300));
     }
     for note in &facts.notes {
-        let _ = writeln!(out, "  note: {note}");
+        let _ = writeln!(out, "  note: {}", one_line(note, 300));
     }
     out
 }
@@ -112,14 +118,4 @@ pub fn verifier_details(results: &[VerifierResult], combined: Option<&Combined>)
         }
     }
     out
-}
-
-/// Collapses whitespace and cuts `s` to `max` characters.
-pub fn one_line(s: &str, max: usize) -> String {
-    let joined = s.split_whitespace().collect::<Vec<_>>().join(" ");
-    if joined.chars().count() > max {
-        format!("{}...", joined.chars().take(max).collect::<String>())
-    } else {
-        joined
-    }
 }

@@ -177,10 +177,13 @@ pub fn take_approval(state: &Path, id: &str, refs: &[ReviewRef], now: Timestamp)
     let Ok(approval) = serde_json::from_str::<Approval>(&text) else {
         return false;
     };
-    let expired = approval
-        .expires_at
-        .parse::<Timestamp>()
-        .map_or(true, |t| t <= now);
+    // Valid from its approval for 15 minutes, whatever the file claims.
+    let approved_at = approval.approved_at.parse::<Timestamp>().ok();
+    let expires_at = approval.expires_at.parse::<Timestamp>().ok();
+    let expired = match (approved_at, expires_at) {
+        (Some(from), Some(until)) => now < from || now >= until || now >= from + APPROVAL_TTL,
+        _ => true,
+    };
     let mut mine = refs.to_vec();
     let mut theirs = approval.refs.clone();
     mine.sort_by(|a, b| a.remote_ref.cmp(&b.remote_ref));

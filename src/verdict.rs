@@ -225,6 +225,9 @@ pub fn parse_verdict(v: &Value) -> Result<Verdict, Vec<String>> {
             safeguards: 0.0,
         }
     };
+    if obj.get("verified").and_then(Value::as_bool) == Some(false) {
+        problems.push("`verified` is false: the verifier declined to judge".into());
+    }
     match (problems.is_empty(), recommendation) {
         (true, Some(recommendation)) => Ok(Verdict {
             verified,
@@ -235,15 +238,6 @@ pub fn parse_verdict(v: &Value) -> Result<Verdict, Vec<String>> {
             scores,
         }),
         _ => Err(problems),
-    }
-}
-
-fn excerpt(s: &str) -> String {
-    let one_line: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
-    if one_line.chars().count() > 100 {
-        format!("{}...", one_line.chars().take(100).collect::<String>())
-    } else {
-        one_line
     }
 }
 
@@ -280,7 +274,7 @@ pub fn from_program(
         Err(_) => {
             return error(format!(
                 "printed something that is not a result JSON ({exit_text}): `{}`",
-                excerpt(trimmed)
+                crate::text::one_line(trimmed, 100)
             ));
         }
     };
@@ -491,6 +485,9 @@ mod tests {
         let mut bad = verdict_json("maybe", 1.5);
         bad["confidence"] = json!("high");
         let problems = parse_verdict(&bad).unwrap_err();
+        let mut declined = verdict_json("proceed", 0.9);
+        declined["verified"] = json!(false);
+        assert!(parse_verdict(&declined).unwrap_err()[0].contains("declined"));
         assert!(problems.iter().any(|p| p.contains("recommendation")));
         assert!(problems.iter().any(|p| p.contains("confidence")));
         assert!(problems.iter().any(|p| p.contains("outside [0, 1]")));

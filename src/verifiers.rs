@@ -270,7 +270,11 @@ fn run_one(p: &Program, context: &str, cwd: &Path) -> VerifierResult {
     };
     // Output of an exited program; a grandchild holding the pipe gets a grace period.
     let grace = Duration::from_secs(2);
-    let out = stdout.recv_timeout(grace).unwrap_or_default();
+    let Ok(out) = stdout.recv_timeout(grace) else {
+        return error(
+            "exited, but its output could not be read (a process it started kept it open)".into(),
+        );
+    };
     let err = stderr.recv_timeout(grace).unwrap_or_default();
     let mut result = from_program(
         &p.name,

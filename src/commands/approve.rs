@@ -10,6 +10,7 @@ use crate::context::Ctx;
 use crate::env::vars;
 use crate::prompt::{self, Prompter};
 use crate::review;
+use crate::text::short_oid;
 use crate::{ExitStatus, ui};
 
 /// `vouch approve`.
@@ -34,8 +35,8 @@ pub fn approve(ctx: &Ctx, args: &ApproveArgs) -> Result<ExitStatus> {
         text.push_str(&format!(
             "  {}: {} -> {}\n",
             r.remote_ref,
-            short(&r.old_oid),
-            short(&r.new_oid)
+            short_oid(&r.old_oid),
+            short_oid(&r.new_oid)
         ));
     }
     for reason in &request.reasons {
@@ -71,8 +72,4 @@ pub fn approve(ctx: &Ctx, args: &ApproveArgs) -> Result<ExitStatus> {
         approval.expires_at
     ));
     Ok(ExitStatus::Allowed)
-}
-
-fn short(oid: &str) -> &str {
-    &oid[..oid.len().min(10)]
 }

@@ -63,11 +63,8 @@ pub fn pre_push(ctx: &Ctx, args: &PrePushArgs) -> Result<ExitStatus> {
     let push_args = parent::git_ancestor_argv()
         .map(|argv| parse_push_argv(&argv))
         .unwrap_or_default();
-    // Nothing to push and no mirror that could delete: the fast path.
-    if updates.is_empty() && !push_args.mirror && push_args.force != ForceHint::Unknown {
-        return Ok(ExitStatus::Allowed);
-    }
-
+    // Even with no lines the repository is opened: a mirror remote
+    // (`remote.<name>.mirror`) deletes refs that git never shows the hook.
     let (facts, root, repo_warning) = match Repo::open_for_hook(&ctx.cwd) {
         Ok(repo) => (
             repo.push_facts(&args.remote, &args.url, updates, &push_args),
@@ -160,7 +157,7 @@ fn unmeasured(
         })
         .collect();
     PushFacts {
-        remote: remote.to_owned(),
+        remote: redact_url(remote),
         url: redact_url(url),
         refs,
         force,
@@ -349,7 +346,10 @@ impl<'a> Run<'a> {
         let mut text = format!("refused: {why}\n{}", self.summary());
         if let Some(c) = &self.combined {
             for concern in &c.concerns {
-                text.push_str(&format!("  concern: {}\n", report::one_line(concern, 300)));
+                text.push_str(&format!(
+                    "  concern: {}\n",
+                    crate::text::one_line(concern, 300)
+                ));
             }
         }
         if approvable {

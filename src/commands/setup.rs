@@ -32,18 +32,24 @@ fn check_hooks_path(loc: &HooksLocation, force: bool) -> Result<()> {
              (If `.husky/pre-push` runs other commands that read stdin, put vouch first.)"
         );
     }
-    let inside = loc
+    if loc.dir.starts_with(&loc.common_dir) || force {
+        return Ok(());
+    }
+    let recipe = format!(
+        "call vouch from the `pre-push` hook there instead:\n\n    vouch hook pre-push -- \"$@\"\n\nor run `vouch install --force` to install into `{dir}` anyway"
+    );
+    if loc
         .worktree
         .as_ref()
         .is_some_and(|w| loc.dir.starts_with(w))
-        || loc.dir.starts_with(&loc.common_dir);
-    if !inside && !force {
+    {
         bail!(
-            "`core.hooksPath` is `{configured}`, outside this repository: hooks written there run for every repository that shares it.\n\
-             Run `vouch install --force` to install there anyway, or call `vouch hook pre-push -- \"$@\"` from the hook manager that owns that directory"
+            "`core.hooksPath` is `{configured}`, a folder of the work tree (usually committed and shared): vouch would rename the hooks there and write this machine's binary path into it; {recipe}"
         );
     }
-    Ok(())
+    bail!(
+        "`core.hooksPath` is `{configured}`, outside this repository: hooks written there run for every repository that shares it; {recipe}"
+    )
 }
 
 /// The path of the running binary, to bake into hooks.
@@ -70,6 +76,11 @@ pub fn install(ctx: &Ctx, args: &InstallArgs) -> Result<ExitStatus> {
         .clone()
         .unwrap_or_else(|| loc.common_dir.clone());
     let config = ctx.load_config(Some(&root))?;
+    if args.direct && config.strict {
+        bail!(
+            "`strict = true` needs the script hook: a hook linked with --direct is skipped silently by git when the binary goes missing. Install without --direct"
+        );
+    }
     let bin = current_binary()?;
     for hook in &args.hooks {
         let form = install::Form::for_hook(hook, &bin, config.strict, args.direct)?;

@@ -78,15 +78,32 @@ fn status_reports_the_setup() {
 }
 
 #[test]
-fn core_hooks_path_inside_the_repository_is_respected() {
+fn core_hooks_path_is_respected() {
     let env = TestEnv::new();
-    env.git(&env.work, &["config", "core.hooksPath", ".githooks"]);
+    // A hooks folder inside the git dir: installed there.
+    env.git(&env.work, &["config", "core.hooksPath", ".git/myhooks"]);
     env.install();
-    assert!(env.work.join(".githooks/pre-push").exists());
+    assert!(env.work.join(".git/myhooks/pre-push").exists());
     assert!(!env.work.join(".git/hooks/pre-push").exists());
     env.write_config("[on_unavailable]\ncritical = \"block\"\n");
     env.rewind(1);
-    env.push(&["--force", "origin", "main"]).code(1);
+    env.push(&["--force", "origin", "main"])
+        .code(1)
+        .stderr_has("vouch: refused");
+    assert_eq!(env.last_audit()["decision"], "refused");
+}
+
+#[test]
+fn committed_hooks_folder_needs_force() {
+    let env = TestEnv::new();
+    env.git(&env.work, &["config", "core.hooksPath", ".githooks"]);
+    env.vouch(&["install"])
+        .code(2)
+        .stderr_has("a folder of the work tree")
+        .stderr_has("vouch hook pre-push -- \"$@\"");
+    assert!(!env.work.join(".githooks/pre-push").exists());
+    env.vouch(&["install", "--force"]).code(0);
+    assert!(env.work.join(".githooks/pre-push").exists());
 }
 
 #[test]

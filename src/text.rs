@@ -1,0 +1,37 @@
+//! PURE: small text helpers for what people read. Untrusted text (commit
+//! subjects, ref names, program output) passes through [`one_line`] before
+//! it reaches a terminal, so control characters cannot repaint a prompt.
+
+/// Collapses whitespace, drops control characters and cuts `s` to `max`
+/// characters (with `...`).
+pub fn one_line(s: &str, max: usize) -> String {
+    let clean: String = s
+        .chars()
+        .map(|c| if c.is_whitespace() { ' ' } else { c })
+        .filter(|c| !c.is_control())
+        .collect();
+    let joined = clean.split_whitespace().collect::<Vec<_>>().join(" ");
+    if joined.chars().count() > max {
+        format!("{}...", joined.chars().take(max).collect::<String>())
+    } else {
+        joined
+    }
+}
+
+/// The first ten characters of an object id.
+pub fn short_oid(oid: &str) -> &str {
+    oid.get(..10).unwrap_or(oid)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_line_strips_control_characters_and_cuts() {
+        assert_eq!(one_line("fix\x1b[2J the\n\tbug", 100), "fix[2J the bug");
+        assert_eq!(one_line("abcdef", 3), "abc...");
+        assert_eq!(short_oid("0123456789abcdef"), "0123456789");
+        assert_eq!(short_oid("abc"), "abc");
+    }
+}
