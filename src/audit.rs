@@ -30,6 +30,8 @@ pub struct RefRecord {
     pub tier: String,
     /// The rule that set the tier.
     pub rule: String,
+    /// Whether the remote's tip was known here: known, unseen, unknown, none.
+    pub remote_tip: String,
     /// Commits that leave the ref, when measured.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub lost_commits: Option<usize>,

@@ -32,30 +32,19 @@ pub struct Dirs {
 }
 
 impl Ctx {
-    /// vouch's directories, from XDG variables or `HOME`.
+    /// vouch's directories, where the platform keeps them (XDG on Linux,
+    /// `~/Library/Application Support` on macOS), from the `directories` crate.
     pub fn dirs(&self) -> Result<Dirs> {
-        let home = self
-            .env
-            .var_os(vars::HOME)
-            .filter(|h| !h.is_empty())
-            .map(PathBuf::from);
-        let xdg = |name: &str, fallback: &str| -> Option<PathBuf> {
-            self.env
-                .var_os(name)
-                .map(PathBuf::from)
-                .filter(|p| p.is_absolute())
-                .or_else(|| home.as_ref().map(|h| h.join(fallback)))
-                .map(|p| p.join("vouch"))
-        };
-        let missing = || {
-            anyhow::anyhow!(
-                "neither HOME nor the XDG directories are set: set HOME so vouch knows where its config and log live"
-            )
-        };
+        let project = directories::ProjectDirs::from("", "", "vouch").context(
+            "cannot find a home directory: set HOME so vouch knows where its config and log live",
+        )?;
         Ok(Dirs {
-            config: xdg(vars::XDG_CONFIG_HOME, ".config").ok_or_else(missing)?,
-            data: xdg(vars::XDG_DATA_HOME, ".local/share").ok_or_else(missing)?,
-            state: xdg(vars::XDG_STATE_HOME, ".local/state").ok_or_else(missing)?,
+            config: project.config_dir().to_path_buf(),
+            data: project.data_dir().to_path_buf(),
+            state: project
+                .state_dir()
+                .unwrap_or_else(|| project.data_dir())
+                .to_path_buf(),
         })
     }
 

@@ -81,13 +81,13 @@ pub mod vars {
     pub const CI: &str = "CI";
     /// Searched for `vouch-verify-*` verifier programs.
     pub const PATH: &str = "PATH";
-    /// Used to find the config, data and state directories.
+    /// Read by the `directories` crate to find the config, data and state directories.
     pub const HOME: &str = "HOME";
-    /// XDG base directories (honoured on every unix).
+    /// XDG config directory (Linux), read by `directories`.
     pub const XDG_CONFIG_HOME: &str = "XDG_CONFIG_HOME";
-    /// XDG data directory.
+    /// XDG data directory (Linux), read by `directories`.
     pub const XDG_DATA_HOME: &str = "XDG_DATA_HOME";
-    /// XDG state directory.
+    /// XDG state directory (Linux), read by `directories`.
     pub const XDG_STATE_HOME: &str = "XDG_STATE_HOME";
     /// Colour off.
     pub const NO_COLOR: &str = "NO_COLOR";

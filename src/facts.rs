@@ -76,6 +76,18 @@ pub enum RemoteTip {
     None,
 }
 
+impl RemoteTip {
+    /// The name used in logs.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Self::Known => "known",
+            Self::Unseen => "unseen",
+            Self::Unknown(_) => "unknown",
+            Self::None => "none",
+        }
+    }
+}
+
 /// What `--force-with-lease` would conclude, inferred from the remote-tracking ref.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case", tag = "state")]

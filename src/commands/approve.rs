@@ -1,7 +1,7 @@
 //! `vouch approve <id>`: a person at a terminal lets one refused operation
 //! through. Without a terminal it refuses, so an agent cannot approve itself.
 
-use anyhow::{Result, anyhow};
+use anyhow::Result;
 use jiff::Timestamp;
 
 use crate::audit::{self, Record};
@@ -18,9 +18,10 @@ pub fn approve(ctx: &Ctx, args: &ApproveArgs) -> Result<ExitStatus> {
     let state = ctx.dirs()?.state;
     let request = review::load_request(&state, args.id.trim())?;
     let Some(tty) = prompt::interactive(ctx.env.as_ref()) else {
-        return Err(anyhow!(
-            "`vouch approve` needs a person at a terminal, and there is none (no /dev/tty, or CI / VOUCH_HEADLESS is set): an agent or a script cannot approve its own operation. Run it yourself in a terminal"
-        ));
+        ui::info(
+            "refused: `vouch approve` needs a person at a terminal, and there is none (no /dev/tty, or CI / VOUCH_HEADLESS is set): an agent or a script cannot approve its own operation. Run it yourself in a terminal",
+        );
+        return Ok(ExitStatus::Refused);
     };
     let mut text = format!(
         "Operation {} in `{}` ({} risk), refused at {}:\n  refused because: {}\n",

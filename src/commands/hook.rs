@@ -42,9 +42,9 @@ pub fn pre_push(ctx: &Ctx, args: &PrePushArgs) -> Result<ExitStatus> {
         && let Some(code) = run_chained(dir, "pre-push", &[&args.remote, &args.url], &input)?
         && code != 0
     {
-        ui::info(&format!(
-            "the chained hook `pre-push.local` refused this push (exit {code})"
-        ));
+        let why = format!("the chained hook `pre-push.local` refused this push (exit {code})");
+        ui::info(&why);
+        log_refusal(ctx, &args.url, &why);
         return Ok(ExitStatus::Refused);
     }
 
@@ -54,6 +54,7 @@ pub fn pre_push(ctx: &Ctx, args: &PrePushArgs) -> Result<ExitStatus> {
             ui::error(&anyhow::anyhow!(
                 "{e}\nThis push is refused because vouch cannot tell what it changes. If git itself sent this, please report it; to push anyway, use `git push --no-verify`"
             ));
+            log_refusal(ctx, &args.url, &e.to_string());
             return Ok(ExitStatus::Error);
         }
     };
@@ -100,9 +101,15 @@ pub fn pre_push(ctx: &Ctx, args: &PrePushArgs) -> Result<ExitStatus> {
     if facts.refs.is_empty() && facts.mirror_unknown.is_none() {
         return Ok(ExitStatus::Allowed);
     }
-    let config = ctx.load_config(Some(&root)).with_context(
-        || "the push is refused until the config is fixed (or push with `git push --no-verify`)",
-    )?;
+    let config = match ctx.load_config(Some(&root)) {
+        Ok(c) => c,
+        Err(e) => {
+            log_refusal(ctx, &args.url, &format!("{e:#}"));
+            return Err(e.context(
+                "the push is refused until the config is fixed (or push with `git push --no-verify`)",
+            ));
+        }
+    };
     let assessment = classify_push(&facts, &config.policy);
     if assessment.tier == Tier::None && !config.log_all {
         return Ok(ExitStatus::Allowed);
@@ -116,6 +123,39 @@ pub fn pre_push(ctx: &Ctx, args: &PrePushArgs) -> Result<ExitStatus> {
         run.warn(w.clone());
     }
     run.decide_and_act()
+}
+
+/// Logs a push refused before it could be judged (bad input, bad config, a
+/// chained hook's refusal): every decision has its audit line.
+/// The config may be the broken thing, so only the environment's log path
+/// (`VOUCH_LOG`) or the default is used.
+fn log_refusal(ctx: &Ctx, url: &str, why: &str) {
+    let Ok(config) = Config::resolve(&crate::config::ConfigInputs::default(), ctx.env.as_ref())
+    else {
+        return;
+    };
+    let repo = ctx.cwd.display().to_string();
+    let url = redact_url(url);
+    let record = Record {
+        risk_tier: "unknown".into(),
+        result: "unavailable".into(),
+        decision: "refused".into(),
+        remote: Some(url.clone()),
+        session_id: ctx.env.var(vars::VOUCH_SESSION),
+        warnings: vec![crate::facts::redact_text(why)],
+        ..Record::new(
+            &review::operation_id("push", &repo, &url, &[]),
+            "push",
+            "pre-push",
+            &repo,
+        )
+    };
+    let written = ctx
+        .log_path(&config)
+        .and_then(|path| audit::append(&path, config.log_max_bytes, &record));
+    if let Err(e) = written {
+        ui::warn(&format!("this refusal could not be logged: {e:#}"));
+    }
 }
 
 /// The reasons worth reading, at most 100 (every ref is in `refs` anyway).
@@ -301,6 +341,14 @@ impl<'a> Run<'a> {
             &self.results,
             self.combined.as_ref(),
         ));
+        if let Some(c) = &self.combined {
+            for concern in &c.concerns {
+                text.push_str(&format!(
+                    "  concern: {}\n",
+                    crate::text::one_line(concern, 300)
+                ));
+            }
+        }
         text
     }
 
@@ -344,14 +392,6 @@ impl<'a> Run<'a> {
 
     fn print_refusal(&self, why: &str, review_path: Option<&Path>, approvable: bool) {
         let mut text = format!("refused: {why}\n{}", self.summary());
-        if let Some(c) = &self.combined {
-            for concern in &c.concerns {
-                text.push_str(&format!(
-                    "  concern: {}\n",
-                    crate::text::one_line(concern, 300)
-                ));
-            }
-        }
         if approvable {
             text.push_str(&format!(
                 "To let this exact push through, a person at a terminal runs:\n    vouch approve {}\nand pushes again within 15 minutes.\n",
@@ -448,6 +488,7 @@ impl<'a> Run<'a> {
                 change: f.change.as_str().to_owned(),
                 tier: risk.tier.to_string(),
                 rule: risk.rule.as_str().to_owned(),
+                remote_tip: f.remote_tip.as_str().to_owned(),
                 lost_commits: f.lost.as_ref().map(|l| l.count),
             })
             .collect();

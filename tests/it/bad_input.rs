@@ -18,6 +18,12 @@ fn malformed_pre_push_lines_are_refused_with_the_line_named() {
         .stderr_has("pre-push input line 1")
         .stderr_has("--no-verify");
     assert!(!out.stderr.contains("panicked"), "{}", out.stderr);
+    let record = env.last_audit();
+    assert_eq!(
+        record["decision"], "refused",
+        "a refusal before judging is logged too"
+    );
+    assert!(record["warnings"][0].as_str().unwrap().contains("line 1"));
     let head = env.rev(&env.work, "HEAD");
     let out = hook(
         &env,
@@ -55,6 +61,12 @@ fn unknown_config_key_refuses_the_push_naming_file_line_and_key() {
         .stderr_has("`branchez`")
         .stderr_has("accepted keys");
     assert!(!out.stderr.contains("panicked"));
+    assert!(
+        env.last_audit()["warnings"][0]
+            .as_str()
+            .unwrap()
+            .contains("branchez")
+    );
 }
 
 #[test]

@@ -121,7 +121,7 @@ fn approve_refuses_without_a_terminal() {
         .unwrap()
         .to_owned();
     env.vouch(&["approve", &id])
-        .code(2)
+        .code(1)
         .stderr_has("needs a person at a terminal");
     assert!(!env.state().join(format!("approvals/{id}.json")).exists());
     env.vouch(&["approve", "not-an-id"])

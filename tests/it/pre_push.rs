@@ -332,6 +332,36 @@ fn shallow_clone_with_unknown_remote_tip_is_at_least_high() {
     let record = env.last_audit();
     assert_eq!(record["refs"][0]["tier"], "high");
     assert_eq!(record["refs"][0]["rule"], "force_push");
+    assert_eq!(
+        record["refs"][0]["remote_tip"], "unknown",
+        "shallow: the remote tip cannot be measured"
+    );
+}
+
+#[test]
+fn mirror_remote_from_config_is_checked_even_with_no_lines() {
+    let env = TestEnv::new();
+    env.write_config(BLOCK_UNAVAILABLE);
+    let colleague = env.colleague();
+    env.git(
+        &colleague,
+        &["push", "-q", "origin", "HEAD:refs/heads/extra"],
+    );
+    env.git(&env.work, &["fetch", "-q"]);
+    env.git(&env.work, &["config", "remote.origin.mirror", "true"]);
+    env.install();
+    // Everything local is up to date: git shows the hook no line at all, yet
+    // the mirror push would delete `extra` (and the remote-tracking refs' twins).
+    env.push(&["origin"])
+        .code(1)
+        .stderr_has("computed by vouch");
+    assert!(env.remote_ref("extra").is_some());
+    let refs = rules(&env.last_audit());
+    assert!(
+        refs.iter()
+            .any(|r| r == "refs/heads/extra high delete_branch"),
+        "{refs:?}"
+    );
 }
 
 #[test]
