@@ -98,7 +98,10 @@ pub struct Record {
     pub reasons: Vec<String>,
     /// Warnings shown.
     pub warnings: Vec<String>,
-    /// Every verifier's result.
+    /// The built-in deterministic checks, in the verifier result shape.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub builtin: Option<VerifierResult>,
+    /// Every external verifier's result.
     pub verifiers: Vec<VerifierResult>,
 }
 
@@ -135,6 +138,7 @@ impl Record {
             refs: Vec::new(),
             reasons: Vec::new(),
             warnings: Vec::new(),
+            builtin: None,
             verifiers: Vec::new(),
         }
     }

@@ -11,6 +11,7 @@ use crate::config::Policy;
 use crate::facts::{Change, Lease, PushFacts, RefFacts, RefKind, RemoteTip};
 use crate::hooks::ForceHint;
 use crate::text::short_oid;
+use crate::verdict::{Check, Status, VerifierResult};
 
 /// How much verification an operation gets.
 #[derive(
@@ -179,6 +180,58 @@ pub fn classify_push(facts: &PushFacts, policy: &Policy) -> Assessment {
         .max()
         .unwrap_or(Tier::None);
     Assessment { tier, refs, push }
+}
+
+/// The built-in deterministic checks in the result shape every verifier
+/// uses (SPEC section 4): one check per ref or push-wide rule that is not
+/// routine, with its measured facts. Non-blocking: the facts already set
+/// the tier; this result records them beside the other verifiers'.
+pub fn builtin_result(facts: &PushFacts, assessment: &Assessment) -> VerifierResult {
+    let status_of = |tier: Tier| {
+        if tier >= Tier::High {
+            Status::Warn
+        } else {
+            Status::Pass
+        }
+    };
+    let mut checks: Vec<Check> = facts
+        .refs
+        .iter()
+        .zip(&assessment.refs)
+        .filter(|(_, risk)| risk.tier > Tier::None)
+        .map(|(f, risk)| Check {
+            name: risk.rule.as_str().to_owned(),
+            status: status_of(risk.tier),
+            message: risk.reason.clone(),
+            details: serde_json::json!({
+                "remote_ref": f.remote_ref,
+                "change": f.change.as_str(),
+                "remote_tip": f.remote_tip.as_str(),
+                "lease": f.lease,
+                "lost_commits": f.lost.as_ref().map(|l| l.count),
+                "tier": risk.tier,
+            }),
+        })
+        .collect();
+    checks.extend(assessment.push.iter().map(|risk| Check {
+        name: risk.rule.as_str().to_owned(),
+        status: status_of(risk.tier),
+        message: risk.reason.clone(),
+        details: serde_json::Value::Null,
+    }));
+    let mut result = VerifierResult::simple(
+        "vouch-facts",
+        status_of(assessment.tier),
+        format!(
+            "{} risk: {} finding(s) from the repository's facts",
+            assessment.tier,
+            checks.len()
+        ),
+        false,
+    );
+    result.version = env!("CARGO_PKG_VERSION").to_owned();
+    result.checks = checks;
+    result
 }
 
 /// The protected-branch rule that matches, if any.
@@ -553,6 +606,27 @@ mod tests {
         policy.tiers.force_push = Tier::Standard;
         let a = classify_push(&push(vec![f], ForceHint::Forced), &policy);
         assert_eq!(a.tier, Tier::High);
+    }
+
+    #[test]
+    fn builtin_checks_use_the_verifier_result_shape() {
+        let mut f = refacts("refs/heads/main", NEW, OLD, Change::Rewrite);
+        f.lost = Some(Lost {
+            count: 3,
+            authors: 2,
+            commits: vec![],
+            truncated: false,
+        });
+        let g = refacts("refs/heads/new", NEW, Z, Change::Create);
+        let facts = push(vec![f, g], ForceHint::Forced);
+        let a = classify_push(&facts, &Config::default().policy);
+        let r = builtin_result(&facts, &a);
+        assert_eq!(r.verifier, "vouch-facts");
+        assert_eq!(r.status, Status::Warn);
+        assert!(!r.blocking);
+        assert_eq!(r.checks.len(), 1, "routine refs are not findings");
+        assert_eq!(r.checks[0].name, "force_push_protected");
+        assert_eq!(r.checks[0].details["lost_commits"], 3);
     }
 
     #[test]

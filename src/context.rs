@@ -82,6 +82,17 @@ impl Ctx {
         Ok(config)
     }
 
+    /// Where verifier programs are looked for, for the repository at `root`:
+    /// its `.vouch/verifiers/` only when the repository is trusted.
+    pub fn verifier_places(&self, root: &Path) -> Result<crate::verifiers::SearchPlaces> {
+        let dirs = self.dirs()?;
+        Ok(crate::verifiers::SearchPlaces {
+            user_dir: Some(dirs.config.join("verifiers")),
+            repo_dir: trust::is_trusted(&dirs.data, root).then(|| trust::verifiers_dir(root)),
+            path: self.env.var_os(vars::PATH),
+        })
+    }
+
     /// The audit log path: config (`VOUCH_LOG` included), else the state dir.
     pub fn log_path(&self, config: &Config) -> Result<PathBuf> {
         match &config.log_path {

@@ -50,6 +50,20 @@ pub enum Change {
 }
 
 impl Change {
+    /// What a line says by itself, before any object is looked at: a
+    /// non-trivial update starts as a rewrite until ancestry says otherwise.
+    pub fn of(update: &PushUpdate) -> Self {
+        if update.is_delete() {
+            Self::Delete
+        } else if update.is_create() {
+            Self::Create
+        } else if update.local_oid == update.remote_oid {
+            Self::Unchanged
+        } else {
+            Self::Rewrite
+        }
+    }
+
     /// The name used in logs.
     pub fn as_str(self) -> &'static str {
         match self {

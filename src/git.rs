@@ -413,15 +413,7 @@ impl Measure<'_> {
 
     fn ref_facts(&mut self, update: PushUpdate) -> RefFacts {
         let repo = self.repo;
-        let change = if update.is_delete() {
-            Change::Delete
-        } else if update.is_create() {
-            Change::Create
-        } else if update.local_oid == update.remote_oid {
-            Change::Unchanged
-        } else {
-            Change::Rewrite // refined below
-        };
+        let change = Change::of(&update);
         let mut f = RefFacts::new(update, change);
         if matches!(change, Change::Create | Change::Unchanged) {
             return f;
@@ -576,15 +568,7 @@ pub fn cli_push_facts(
             .map(|b| format!("refs/remotes/{remote}/{b}"))
     };
     for (update, by_vouch) in updates {
-        let change = if update.is_delete() {
-            Change::Delete
-        } else if update.is_create() {
-            Change::Create
-        } else if update.local_oid == update.remote_oid {
-            Change::Unchanged
-        } else {
-            Change::Rewrite
-        };
+        let change = Change::of(&update);
         let mut f = RefFacts::new(update, change);
         f.computed_by_vouch = by_vouch;
         if !matches!(change, Change::Create | Change::Unchanged) {
@@ -706,6 +690,15 @@ pub struct HooksLocation {
     pub worktree: Option<PathBuf>,
     /// The common git dir.
     pub common_dir: PathBuf,
+}
+
+impl HooksLocation {
+    /// The work tree root, or the git dir of a bare repository.
+    pub fn root(&self) -> PathBuf {
+        self.worktree
+            .clone()
+            .unwrap_or_else(|| self.common_dir.clone())
+    }
 }
 
 /// Resolves the hooks directory exactly as git does, by asking git: it

@@ -151,16 +151,18 @@ pub struct PushArgs {
     pub mirror: bool,
 }
 
+/// True when a process's argv[0] is git.
+pub fn is_git_program(argv0: &str) -> bool {
+    let name = argv0.rsplit('/').next().unwrap_or(argv0);
+    name == "git" || name == "git.exe"
+}
+
 /// Reads the argv of the `git push` process that runs the hook.
 pub fn parse_push_argv(argv: &[String]) -> PushArgs {
     let Some(push_at) = argv.iter().position(|a| a == "push") else {
         return PushArgs::default();
     };
-    let is_git = argv
-        .first()
-        .map(|a| a.rsplit('/').next().unwrap_or(a))
-        .is_some_and(|a| a == "git" || a == "git.exe");
-    if !is_git {
+    if !argv.first().is_some_and(|a| is_git_program(a)) {
         return PushArgs::default();
     }
     let mut forced = false;

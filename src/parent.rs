@@ -8,11 +8,10 @@ pub fn git_ancestor_argv() -> Option<Vec<String>> {
     let mut pid = std::os::unix::process::parent_id();
     for _ in 0..3 {
         let argv = read_cmdline(pid)?;
-        let is_git = argv
+        if argv
             .first()
-            .map(|a| a.rsplit('/').next().unwrap_or(a))
-            .is_some_and(|a| a == "git");
-        if is_git {
+            .is_some_and(|a| crate::hooks::is_git_program(a))
+        {
             return Some(argv);
         }
         pid = parent_of(pid)?;

@@ -93,18 +93,7 @@ pub fn operation_id(kind: &str, repo: &str, remote: &str, refs: &[ReviewRef]) ->
             h.update([0]);
         }
     }
-    hex(&h.finalize()[..6])
-}
-
-/// Lower-case hex of `bytes`.
-pub fn hex(bytes: &[u8]) -> String {
-    use std::fmt::Write as _;
-    bytes
-        .iter()
-        .fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
-            let _ = write!(s, "{b:02x}");
-            s
-        })
+    crate::text::hex(&h.finalize()[..6])
 }
 
 fn valid_id(id: &str) -> bool {

@@ -50,7 +50,7 @@ pub fn fingerprint(repo_root: &Path) -> String {
             h.update(b"\0");
         }
     }
-    crate::review::hex(&h.finalize())
+    crate::text::hex(&h.finalize())
 }
 
 fn read(data_dir: &Path) -> Store {

@@ -65,7 +65,8 @@ pub struct SearchPlaces {
     pub path: Option<std::ffi::OsString>,
 }
 
-fn is_executable(path: &Path) -> bool {
+/// True for a regular file with an execute bit (as git checks hooks).
+pub fn is_executable(path: &Path) -> bool {
     path.metadata()
         .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
@@ -182,6 +183,7 @@ pub fn context(
         "remote": {"name": facts.remote, "url": facts.url},
         "facts": facts,
         "changes": facts.refs,
+        "builtin": crate::classify::builtin_result(facts, assessment),
     })
     .to_string()
 }

@@ -5,7 +5,6 @@
 //! internal error prints what to do and exits 2 (git refuses the push too).
 
 use std::io::{Read, Write};
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -27,7 +26,7 @@ use crate::policy::{self, Action, Plan, Skip};
 use crate::prompt::{self, Prompter};
 use crate::review::{self, ReviewRef, ReviewRequest};
 use crate::verdict::{self, Combined, VerifierResult};
-use crate::{ExitStatus, parent, report, trust, ui, verifiers};
+use crate::{ExitStatus, parent, report, ui, verifiers};
 
 /// Runs the pre-push hook.
 pub fn pre_push(ctx: &Ctx, args: &PrePushArgs) -> Result<ExitStatus> {
@@ -180,15 +179,7 @@ fn unmeasured(
     let refs = updates
         .into_iter()
         .map(|u| {
-            let change = if u.is_delete() {
-                Change::Delete
-            } else if u.is_create() {
-                Change::Create
-            } else if u.local_oid == u.remote_oid {
-                Change::Unchanged
-            } else {
-                Change::Rewrite
-            };
+            let change = Change::of(&u);
             let mut f = RefFacts::new(u, change);
             if matches!(change, Change::Delete | Change::Rewrite) {
                 f.remote_tip = RemoteTip::Unknown(why.to_owned());
@@ -212,10 +203,7 @@ fn run_chained(dir: &Path, hook: &str, args: &[&str], input: &[u8]) -> Result<Op
         return Ok(None);
     }
     // As git does with hooks: one that is not executable is skipped, with a word.
-    if path
-        .metadata()
-        .is_ok_and(|m| m.permissions().mode() & 0o111 == 0)
-    {
+    if !verifiers::is_executable(&path) {
         ui::warn(&format!(
             "`{}` is not executable, so it was not run",
             path.display()
@@ -311,13 +299,7 @@ impl<'a> Run<'a> {
     }
 
     fn run_verifiers(&mut self) -> Result<()> {
-        let dirs = self.ctx.dirs()?;
-        let trusted = trust::is_trusted(&dirs.data, self.root);
-        let places = verifiers::SearchPlaces {
-            user_dir: Some(dirs.config.join("verifiers")),
-            repo_dir: trusted.then(|| trust::verifiers_dir(self.root)),
-            path: self.ctx.env.var_os(vars::PATH),
-        };
+        let places = self.ctx.verifier_places(self.root)?;
         let tier = self.assessment.tier;
         let programs: Vec<_> = verifiers::discover(self.config, &places)
             .into_iter()
@@ -509,6 +491,7 @@ impl<'a> Run<'a> {
             refs,
             reasons: capped_reasons(self.assessment),
             warnings: self.warnings.clone(),
+            builtin: Some(crate::classify::builtin_result(self.facts, self.assessment)),
             verifiers: self.results.clone(),
             ..Record::new(
                 &self.operation_id,

@@ -71,10 +71,7 @@ pub fn install(ctx: &Ctx, args: &InstallArgs) -> Result<ExitStatus> {
             );
         }
     }
-    let root = loc
-        .worktree
-        .clone()
-        .unwrap_or_else(|| loc.common_dir.clone());
+    let root = loc.root();
     let config = ctx.load_config(Some(&root))?;
     if args.direct && config.strict {
         bail!(
@@ -109,10 +106,7 @@ pub fn uninstall(ctx: &Ctx, args: &RepoArgs) -> Result<ExitStatus> {
 pub fn status(ctx: &Ctx, args: &RepoArgs) -> Result<ExitStatus> {
     let path = repo_path(ctx, args.repo.as_ref());
     let loc = git::hooks_location(&path)?;
-    let root = loc
-        .worktree
-        .clone()
-        .unwrap_or_else(|| loc.common_dir.clone());
+    let root = loc.root();
     ui::out(&format!("repository:   {}", root.display()));
     match &loc.hooks_path {
         Some(p) => ui::out(&format!(
@@ -186,7 +180,7 @@ pub fn status(ctx: &Ctx, args: &RepoArgs) -> Result<ExitStatus> {
         }
     ));
     ui::out(&format!("strict:       {}", config.strict));
-    let places = super::verify::search_places(ctx, &root)?;
+    let places = ctx.verifier_places(&root)?;
     let programs = verifiers::discover(&config, &places);
     if programs.is_empty() {
         ui::out(
@@ -207,10 +201,7 @@ pub fn status(ctx: &Ctx, args: &RepoArgs) -> Result<ExitStatus> {
 pub fn trust(ctx: &Ctx, args: &TrustArgs) -> Result<ExitStatus> {
     let path = repo_path(ctx, args.repo.as_ref());
     let loc = git::hooks_location(&path)?;
-    let root = loc
-        .worktree
-        .clone()
-        .unwrap_or_else(|| loc.common_dir.clone());
+    let root = loc.root();
     let data = ctx.dirs()?.data;
     if args.revoke {
         trust::set(&data, &root, false)?;

@@ -1,29 +1,16 @@
 //! `vouch verify`: list verifiers, or run them by hand on the pending push
 //! of the current branch.
 
-use std::path::Path;
-
 use anyhow::{Result, bail};
 
 use crate::classify::classify_push;
 use crate::cli::VerifyArgs;
 use crate::context::Ctx;
-use crate::env::vars;
 use crate::git::Repo;
 use crate::hooks::{ForceHint, PushArgs};
 use crate::verdict::{self, Outcome};
-use crate::verifiers::{self, SearchPlaces};
-use crate::{ExitStatus, report, review, trust, ui};
-
-/// Where verifier programs are looked for, for the repository at `root`.
-pub fn search_places(ctx: &Ctx, root: &Path) -> Result<SearchPlaces> {
-    let dirs = ctx.dirs()?;
-    Ok(SearchPlaces {
-        user_dir: Some(dirs.config.join("verifiers")),
-        repo_dir: trust::is_trusted(&dirs.data, root).then(|| trust::verifiers_dir(root)),
-        path: ctx.env.var_os(vars::PATH),
-    })
-}
+use crate::verifiers;
+use crate::{ExitStatus, report, review, ui};
 
 /// `vouch verify`.
 pub fn verify(ctx: &Ctx, args: &VerifyArgs) -> Result<ExitStatus> {
@@ -34,7 +21,7 @@ pub fn verify(ctx: &Ctx, args: &VerifyArgs) -> Result<ExitStatus> {
     let repo = Repo::discover(&start)?;
     let root = repo.root();
     let config = ctx.load_config(Some(&root))?;
-    let places = search_places(ctx, &root)?;
+    let places = ctx.verifier_places(&root)?;
     let programs = verifiers::discover(&config, &places);
     if args.list {
         if programs.is_empty() {

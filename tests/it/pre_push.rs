@@ -67,6 +67,11 @@ fn force_push_to_protected_branch_is_critical_and_counts_lost_commits() {
     assert_eq!(record["decision"], "allowed");
     assert_eq!(record["refs"][0]["rule"], "force_push_protected");
     assert_eq!(record["refs"][0]["lost_commits"], 2);
+    assert_eq!(record["builtin"]["verifier"], "vouch-facts");
+    assert_eq!(
+        record["builtin"]["checks"][0]["name"],
+        "force_push_protected"
+    );
     assert!(
         record["reasons"][0]
             .as_str()
