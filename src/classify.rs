@@ -219,19 +219,20 @@ pub fn builtin_result(facts: &PushFacts, assessment: &Assessment) -> VerifierRes
         message: risk.reason.clone(),
         details: serde_json::Value::Null,
     }));
-    let mut result = VerifierResult::simple(
-        "vouch-facts",
-        status_of(assessment.tier),
-        format!(
+    VerifierResult {
+        verifier: "vouch-facts".into(),
+        version: env!("CARGO_PKG_VERSION").into(),
+        status: status_of(assessment.tier),
+        summary: format!(
             "{} risk: {} finding(s) from the repository's facts",
             assessment.tier,
             checks.len()
         ),
-        false,
-    );
-    result.version = env!("CARGO_PKG_VERSION").to_owned();
-    result.checks = checks;
-    result
+        checks,
+        blocking: false,
+        verdict: None,
+        duration_ms: 0,
+    }
 }
 
 /// The protected-branch rule that matches, if any.
