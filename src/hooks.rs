@@ -151,7 +151,7 @@ pub struct PushArgs {
     pub mirror: bool,
 }
 
-/// True when a process's argv[0] is git.
+/// True when a process's program name (`argv[0]`) is git.
 pub fn is_git_program(argv0: &str) -> bool {
     let name = argv0.rsplit('/').next().unwrap_or(argv0);
     name == "git" || name == "git.exe"
