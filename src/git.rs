@@ -567,6 +567,7 @@ pub fn cli_push_facts(
             .filter(|_| named)
             .map(|b| format!("refs/remotes/{remote}/{b}"))
     };
+    let mut measured = 0;
     for (update, by_vouch) in updates {
         let change = Change::of(&update);
         let mut f = RefFacts::new(update, change);
@@ -611,22 +612,26 @@ pub fn cli_push_facts(
                     let mut args =
                         vec!["log", "--format=%H%x00%ae%x00%an%x00%s", "-n", &limit, &old];
                     args.extend(hide.iter().map(String::as_str));
-                    f.lost = run(&args).map(|text| {
-                        let mut lost = LostBuilder::new(LOST_COUNT_LIMIT, LOST_SAMPLE);
-                        for line in text.lines() {
-                            let mut p = line.split('\0');
-                            let (id, email, name, subject) = (
-                                p.next().unwrap_or(""),
-                                p.next().unwrap_or(""),
-                                p.next().unwrap_or(""),
-                                p.next().unwrap_or(""),
-                            );
-                            if !lost.add(id, email, name, subject) {
-                                break;
+                    measured += 1;
+                    f.lost = (measured <= MEASURED_REFS_LIMIT)
+                        .then(|| run(&args))
+                        .flatten()
+                        .map(|text| {
+                            let mut lost = LostBuilder::new(LOST_COUNT_LIMIT, LOST_SAMPLE);
+                            for line in text.lines() {
+                                let mut p = line.split('\0');
+                                let (id, email, name, subject) = (
+                                    p.next().unwrap_or(""),
+                                    p.next().unwrap_or(""),
+                                    p.next().unwrap_or(""),
+                                    p.next().unwrap_or(""),
+                                );
+                                if !lost.add(id, email, name, subject) {
+                                    break;
+                                }
                             }
-                        }
-                        lost.finish()
-                    });
+                            lost.finish()
+                        });
                 }
             }
         }

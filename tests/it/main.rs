@@ -9,6 +9,7 @@
 mod support;
 
 mod bad_input;
+mod config;
 mod install;
 mod interactive;
 mod log;
