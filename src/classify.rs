@@ -182,6 +182,9 @@ pub fn classify_push(facts: &PushFacts, policy: &Policy) -> Assessment {
     Assessment { tier, refs, push }
 }
 
+/// How many findings the built-in result lists.
+const BUILTIN_CHECKS_SHOWN: usize = 100;
+
 /// The built-in deterministic checks in the result shape every verifier
 /// uses (SPEC section 4): one check per ref or push-wide rule that is not
 /// routine, with its measured facts. Non-blocking: the facts already set
@@ -213,6 +216,17 @@ pub fn builtin_result(facts: &PushFacts, assessment: &Assessment) -> VerifierRes
             }),
         })
         .collect();
+    // Every ref is in the audit's `refs`; the findings are listed up to a cap.
+    if checks.len() > BUILTIN_CHECKS_SHOWN {
+        let more = checks.len() - BUILTIN_CHECKS_SHOWN;
+        checks.truncate(BUILTIN_CHECKS_SHOWN);
+        checks.push(Check {
+            name: "more".into(),
+            status: Status::Warn,
+            message: format!("... and {more} more refs with the same kinds of findings"),
+            details: serde_json::Value::Null,
+        });
+    }
     checks.extend(assessment.push.iter().map(|risk| Check {
         name: risk.rule.as_str().to_owned(),
         status: status_of(risk.tier),
