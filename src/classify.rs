@@ -197,11 +197,15 @@ pub fn builtin_result(facts: &PushFacts, assessment: &Assessment) -> VerifierRes
             Status::Pass
         }
     };
-    let mut checks: Vec<Check> = facts
+    let findings = facts
         .refs
         .iter()
         .zip(&assessment.refs)
-        .filter(|(_, risk)| risk.tier > Tier::None)
+        .filter(|(_, risk)| risk.tier > Tier::None);
+    let total = findings.clone().count();
+    // Every ref is in the audit's `refs`; the findings are listed up to a cap.
+    let mut checks: Vec<Check> = findings
+        .take(BUILTIN_CHECKS_SHOWN)
         .map(|(f, risk)| Check {
             name: risk.rule.as_str().to_owned(),
             status: status_of(risk.tier),
@@ -216,10 +220,8 @@ pub fn builtin_result(facts: &PushFacts, assessment: &Assessment) -> VerifierRes
             }),
         })
         .collect();
-    // Every ref is in the audit's `refs`; the findings are listed up to a cap.
-    if checks.len() > BUILTIN_CHECKS_SHOWN {
-        let more = checks.len() - BUILTIN_CHECKS_SHOWN;
-        checks.truncate(BUILTIN_CHECKS_SHOWN);
+    if total > BUILTIN_CHECKS_SHOWN {
+        let more = total - BUILTIN_CHECKS_SHOWN;
         checks.push(Check {
             name: "more".into(),
             status: Status::Warn,
@@ -240,7 +242,7 @@ pub fn builtin_result(facts: &PushFacts, assessment: &Assessment) -> VerifierRes
         summary: format!(
             "{} risk: {} finding(s) from the repository's facts",
             assessment.tier,
-            checks.len()
+            total + assessment.push.len()
         ),
         checks,
         blocking: false,

@@ -305,9 +305,11 @@ impl<'a> Run<'a> {
             .into_iter()
             .filter(|p| p.runs_for(tier))
             .collect();
-        let context =
-            verifiers::context(&self.operation_id, self.facts, self.assessment, self.root);
-        self.results = verifiers::run_all(&programs, &context, self.root);
+        if !programs.is_empty() {
+            let context =
+                verifiers::context(&self.operation_id, self.facts, self.assessment, self.root);
+            self.results = verifiers::run_all(&programs, &context, self.root);
+        }
         self.combined = Some(verdict::combine(&self.results));
         Ok(())
     }
