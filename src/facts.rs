@@ -91,6 +91,18 @@ pub enum RemoteTip {
 }
 
 impl RemoteTip {
+    /// The remote's object is not in this repository: never fetched, or (in
+    /// a shallow clone) perhaps hidden behind the shallow boundary.
+    pub fn missing(shallow: bool) -> Self {
+        if shallow {
+            Self::Unknown(
+                "shallow clone: the remote tip may be hidden behind the shallow boundary".into(),
+            )
+        } else {
+            Self::Unseen
+        }
+    }
+
     /// The name used in logs.
     pub fn as_str(&self) -> &'static str {
         match self {

@@ -431,14 +431,7 @@ impl Measure<'_> {
             return f;
         };
         if !self.has_object(remote_oid) {
-            f.remote_tip = if self.shallow {
-                RemoteTip::Unknown(
-                    "shallow clone: the remote tip may be hidden behind the shallow boundary"
-                        .into(),
-                )
-            } else {
-                RemoteTip::Unseen
-            };
+            f.remote_tip = RemoteTip::missing(self.shallow);
             return f;
         }
         f.remote_tip = RemoteTip::Known;
@@ -576,14 +569,7 @@ pub fn cli_push_facts(
         if !matches!(change, Change::Create | Change::Unchanged) {
             let old = f.old_oid.clone();
             if run(&["cat-file", "-e", &old]).is_none() {
-                f.remote_tip = if facts.shallow {
-                    RemoteTip::Unknown(
-                        "shallow clone: the remote tip may be hidden behind the shallow boundary"
-                            .into(),
-                    )
-                } else {
-                    RemoteTip::Unseen
-                };
+                f.remote_tip = RemoteTip::missing(facts.shallow);
             } else {
                 f.remote_tip = RemoteTip::Known;
                 let hide = if change == Change::Delete {

@@ -109,8 +109,8 @@ fn skip_without_a_reason_is_refused() {
     assert_eq!(env.last_audit()["decision"], "refused");
 }
 
-#[test]
-fn approve_refuses_without_a_terminal() {
+/// A force push refused headless (a verifier warns); its operation id.
+fn refused_force_push() -> (TestEnv, String) {
     let env = TestEnv::new();
     env.write_config(&warn_config(&env));
     env.install();
@@ -120,6 +120,12 @@ fn approve_refuses_without_a_terminal() {
         .as_str()
         .unwrap()
         .to_owned();
+    (env, id)
+}
+
+#[test]
+fn approve_refuses_without_a_terminal() {
+    let (env, id) = refused_force_push();
     env.vouch(&["approve", &id])
         .code(1)
         .stderr_has("needs a person at a terminal");
@@ -135,15 +141,7 @@ fn approve_at_a_terminal_lets_that_exact_push_through_once() {
         eprintln!("skipped: tmux is not installed");
         return;
     }
-    let env = TestEnv::new();
-    env.write_config(&warn_config(&env));
-    env.install();
-    env.rewind(1);
-    env.push(&["--force", "origin", "main"]).code(1);
-    let id = env.last_audit()["operation_id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let (env, id) = refused_force_push();
     let bin = crate::support::vouch_bin();
     let term = tmux::Tmux::start(&env, &env.work, &format!("{} approve {id}", bin.display()));
     term.wait_for("Approve this exact operation");
