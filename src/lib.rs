@@ -26,6 +26,7 @@ pub mod install;
 pub mod parent;
 pub mod policy;
 pub mod prompt;
+pub mod provider;
 pub mod report;
 pub mod review;
 pub mod text;

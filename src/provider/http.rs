@@ -1,0 +1,150 @@
+//! The only module that talks to a provider over the network (ureq, no
+//! async runtime): connect and total timeouts, and retries of what is worth
+//! retrying, with the delays the server asks for (capped: a hook is waiting).
+
+use std::io::Read;
+use std::time::{Duration, Instant};
+
+use super::{Failure, HttpRequest, Retry};
+
+/// Retries after the first attempt, at most (as the official SDKs do).
+pub const MAX_RETRIES: u32 = 2;
+/// The longest single wait between attempts.
+const MAX_WAIT: Duration = Duration::from_secs(10);
+/// The first backoff step.
+const FIRST_BACKOFF: Duration = Duration::from_millis(500);
+/// Largest response body read.
+const BODY_LIMIT: u64 = 4 * 1024 * 1024;
+
+/// Turns a non-2xx answer (status, a header reader, body) into a failure.
+pub type Classify<'a> = &'a dyn Fn(u16, &dyn Fn(&str) -> Option<String>, &str) -> Failure;
+
+/// A client with its timeouts.
+pub struct Client {
+    agent: ureq::Agent,
+}
+
+/// A successful exchange.
+#[derive(Debug, Clone)]
+pub struct Reply {
+    /// The 2xx body.
+    pub body: String,
+    /// Retries it took.
+    pub retries: u32,
+}
+
+impl Client {
+    /// A client that gives up connecting after `connect` and on the whole
+    /// exchange after `total`.
+    pub fn new(connect: Duration, total: Duration) -> Self {
+        let config = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .timeout_connect(Some(connect))
+            .timeout_global(Some(total))
+            .user_agent(concat!("vouch/", env!("CARGO_PKG_VERSION")))
+            .build();
+        Self {
+            agent: config.into(),
+        }
+    }
+
+    /// Sends `request`, retrying as `classify` says. Returns the body of a
+    /// 2xx answer, or the last failure and how many retries were made.
+    pub fn send(
+        &self,
+        request: &HttpRequest,
+        classify: Classify<'_>,
+    ) -> Result<Reply, (Failure, u32)> {
+        let mut retries = 0;
+        loop {
+            let failure = match self.once(request) {
+                Ok(raw) if (200..300).contains(&raw.status) => {
+                    return Ok(Reply {
+                        body: raw.body,
+                        retries,
+                    });
+                }
+                Ok(raw) => classify(raw.status, &|name| header_of(&raw.headers, name), &raw.body),
+                Err(f) => f,
+            };
+            let Retry::After(server_delay) = failure.retry else {
+                return Err((failure, retries));
+            };
+            if retries >= MAX_RETRIES {
+                return Err((failure, retries));
+            }
+            let backoff = FIRST_BACKOFF * 2u32.pow(retries);
+            std::thread::sleep(server_delay.unwrap_or(backoff).min(MAX_WAIT));
+            retries += 1;
+        }
+    }
+
+    /// One attempt.
+    fn once(&self, request: &HttpRequest) -> Result<Raw, Failure> {
+        let started = Instant::now();
+        let mut builder = self.agent.post(&request.url);
+        for (name, value) in &request.headers {
+            builder = builder.header(name.as_str(), value.as_str());
+        }
+        let body = request.body.to_string();
+        let mut response = builder
+            .send(body.as_bytes())
+            .map_err(|e| transport_failure(&e, started))?;
+        let status = response.status().as_u16();
+        let headers: Vec<(String, String)> = response
+            .headers()
+            .iter()
+            .filter_map(|(k, v)| {
+                Some((k.as_str().to_ascii_lowercase(), v.to_str().ok()?.to_owned()))
+            })
+            .collect();
+        let mut text = String::new();
+        response
+            .body_mut()
+            .as_reader()
+            .take(BODY_LIMIT)
+            .read_to_string(&mut text)
+            .map_err(|e| Failure {
+                status: Some(status),
+                retry: Retry::After(None),
+                message: format!("the answer broke off while it was read ({e})"),
+            })?;
+        Ok(Raw {
+            status,
+            headers,
+            body: text,
+        })
+    }
+}
+
+/// One answer as it came.
+struct Raw {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: String,
+}
+
+fn header_of(headers: &[(String, String)], name: &str) -> Option<String> {
+    headers
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case(name))
+        .map(|(_, v)| v.clone())
+}
+
+fn transport_failure(e: &ureq::Error, started: Instant) -> Failure {
+    let message = match e {
+        ureq::Error::Timeout(_) => format!(
+            "no answer within {:.1} s (timed out)",
+            started.elapsed().as_secs_f64()
+        ),
+        ureq::Error::ConnectionFailed | ureq::Error::Io(_) | ureq::Error::HostNotFound => {
+            format!("cannot reach the server ({e})")
+        }
+        other => format!("the request failed ({other})"),
+    };
+    Failure {
+        status: None,
+        retry: Retry::After(None),
+        message: crate::facts::redact_text(&message),
+    }
+}

@@ -1,0 +1,606 @@
+//! AI providers: the wire formats of Anthropic Messages, OpenAI Chat
+//! Completions (and every OpenAI-compatible server) and Google Gemini
+//! `generateContent` (`research/providers.md`).
+//!
+//! This module is PURE: it builds request bodies, reads response bodies and
+//! classifies errors, all on JSON text. `http.rs` beside it is the only
+//! place that talks to the network.
+
+pub mod http;
+
+use std::fmt;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+/// The wire format a provider speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Kind {
+    /// Anthropic Messages API.
+    Anthropic,
+    /// OpenAI Chat Completions.
+    Openai,
+    /// Google Gemini `generateContent`.
+    Google,
+    /// Any server speaking OpenAI Chat Completions (Ollama, vLLM, LM Studio,
+    /// llama.cpp, OpenRouter).
+    OpenaiCompatible,
+}
+
+impl Kind {
+    /// The name used in config.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Anthropic => "anthropic",
+            Self::Openai => "openai",
+            Self::Google => "google",
+            Self::OpenaiCompatible => "openai-compatible",
+        }
+    }
+}
+
+/// A secret (an API key): never printed, never logged.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Secret(String);
+
+impl Secret {
+    /// Wraps a key.
+    pub fn new(key: String) -> Self {
+        Self(key)
+    }
+
+    /// The key itself, for the one header that carries it.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("****")
+    }
+}
+
+impl fmt::Display for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("****")
+    }
+}
+
+/// One HTTP request, ready to send.
+#[derive(Debug, Clone)]
+pub struct HttpRequest {
+    /// Full URL (never holds the key).
+    pub url: String,
+    /// Headers, the key among them.
+    pub headers: Vec<(String, HeaderValue)>,
+    /// JSON body.
+    pub body: Value,
+}
+
+/// A header value that may be secret.
+#[derive(Debug, Clone)]
+pub enum HeaderValue {
+    /// Plain.
+    Plain(String),
+    /// Holds the key.
+    Secret(String),
+}
+
+impl HeaderValue {
+    /// The value to send.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::Plain(s) | Self::Secret(s) => s,
+        }
+    }
+}
+
+/// What to ask, independent of the wire format.
+#[derive(Debug, Clone)]
+pub struct Ask<'a> {
+    /// The model.
+    pub model: &'a str,
+    /// The system prompt.
+    pub system: &'a str,
+    /// The conversation: user, then (on retries) assistant and user turns.
+    pub turns: &'a [(Role, String)],
+    /// Output budget.
+    pub max_output_tokens: u32,
+    /// Only when configured: many models reject it.
+    pub temperature: Option<f32>,
+}
+
+/// Who said a turn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// The operation, or feedback on a bad answer.
+    User,
+    /// The model's earlier answer.
+    Assistant,
+}
+
+/// The JSON schema of a verdict (SPEC 5.3), in the subset every provider's
+/// structured output accepts: no numeric bounds, closed objects, every
+/// property required.
+pub fn verdict_schema() -> Value {
+    let unit = json!({"type": "number", "description": "0.0 to 1.0, 1 meaning safe"});
+    json!({
+        "type": "object",
+        "properties": {
+            "verified": {"type": "boolean"},
+            "confidence": {"type": "number", "description": "0.0 to 1.0"},
+            "concerns": {"type": "array", "items": {"type": "string"}},
+            "recommendation": {"type": "string", "enum": ["proceed", "warn", "block"]},
+            "reasoning": {"type": "string"},
+            "scores": {
+                "type": "object",
+                "properties": {
+                    "recoverability": unit, "blast_radius": unit,
+                    "intent_fit": unit, "safeguards": unit
+                },
+                "required": ["recoverability", "blast_radius", "intent_fit", "safeguards"],
+                "additionalProperties": false
+            }
+        },
+        "required": ["verified", "confidence", "concerns", "recommendation", "reasoning", "scores"],
+        "additionalProperties": false
+    })
+}
+
+fn trim_slash(base: &str) -> &str {
+    base.trim_end_matches('/')
+}
+
+/// Builds the request for `kind` at `base` (as the official SDKs read it:
+/// Anthropic and Google without the version, OpenAI with it).
+pub fn build_request(kind: Kind, base: &str, key: Option<&Secret>, ask: &Ask<'_>) -> HttpRequest {
+    let mut headers = vec![(
+        "content-type".to_owned(),
+        HeaderValue::Plain("application/json".into()),
+    )];
+    let role_name = |r: Role, assistant: &str| match r {
+        Role::User => "user".to_owned(),
+        Role::Assistant => assistant.to_owned(),
+    };
+    match kind {
+        Kind::Anthropic => {
+            if let Some(k) = key {
+                headers.push((
+                    "x-api-key".into(),
+                    HeaderValue::Secret(k.expose().to_owned()),
+                ));
+            }
+            headers.push((
+                "anthropic-version".into(),
+                HeaderValue::Plain("2023-06-01".into()),
+            ));
+            let messages: Vec<Value> = ask
+                .turns
+                .iter()
+                .map(|(r, text)| json!({"role": role_name(*r, "assistant"), "content": text}))
+                .collect();
+            let mut body = json!({
+                "model": ask.model,
+                "max_tokens": ask.max_output_tokens,
+                "system": ask.system,
+                "messages": messages,
+                "output_config": {"format": {"type": "json_schema", "schema": verdict_schema()}},
+            });
+            if let Some(t) = ask.temperature {
+                body["temperature"] = json!(t);
+            }
+            HttpRequest {
+                url: format!("{}/v1/messages", trim_slash(base)),
+                headers,
+                body,
+            }
+        }
+        Kind::Openai | Kind::OpenaiCompatible => {
+            if let Some(k) = key {
+                headers.push((
+                    "authorization".into(),
+                    HeaderValue::Secret(format!("Bearer {}", k.expose())),
+                ));
+            }
+            let mut messages = vec![json!({"role": "system", "content": ask.system})];
+            messages.extend(
+                ask.turns
+                    .iter()
+                    .map(|(r, text)| json!({"role": role_name(*r, "assistant"), "content": text})),
+            );
+            let mut body = json!({
+                "model": ask.model,
+                "messages": messages,
+                "max_completion_tokens": ask.max_output_tokens,
+                "response_format": {"type": "json_schema",
+                    "json_schema": {"name": "verdict", "strict": true, "schema": verdict_schema()}},
+            });
+            if let Some(t) = ask.temperature {
+                body["temperature"] = json!(t);
+            }
+            HttpRequest {
+                url: format!("{}/chat/completions", trim_slash(base)),
+                headers,
+                body,
+            }
+        }
+        Kind::Google => {
+            if let Some(k) = key {
+                headers.push((
+                    "x-goog-api-key".into(),
+                    HeaderValue::Secret(k.expose().to_owned()),
+                ));
+            }
+            let contents: Vec<Value> = ask
+                .turns
+                .iter()
+                .map(|(r, text)| json!({"role": role_name(*r, "model"), "parts": [{"text": text}]}))
+                .collect();
+            let mut config = json!({
+                "maxOutputTokens": ask.max_output_tokens,
+                "responseMimeType": "application/json",
+                "responseJsonSchema": verdict_schema(),
+            });
+            if let Some(t) = ask.temperature {
+                config["temperature"] = json!(t);
+            }
+            HttpRequest {
+                url: format!(
+                    "{}/v1beta/models/{}:generateContent",
+                    trim_slash(base),
+                    ask.model
+                ),
+                headers,
+                body: json!({
+                    "systemInstruction": {"parts": [{"text": ask.system}]},
+                    "contents": contents,
+                    "generationConfig": config,
+                }),
+            }
+        }
+    }
+}
+
+/// Tokens used by one answer.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Usage {
+    /// Input tokens.
+    pub input: Option<u64>,
+    /// Output tokens (reasoning included where the provider counts it so).
+    pub output: Option<u64>,
+}
+
+/// Why an answer with HTTP 200 holds no verdict.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unusable {
+    /// The model refused.
+    Refused(String),
+    /// A safety system blocked the prompt or the answer.
+    Blocked(String),
+    /// The answer was cut at the output budget.
+    Truncated(String),
+    /// Nothing came back.
+    Empty,
+    /// The body is not the provider's response shape.
+    Malformed(String),
+}
+
+impl fmt::Display for Unusable {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Refused(why) => write!(f, "the model refused: {why}"),
+            Self::Blocked(why) => write!(f, "blocked by the provider's safety system: {why}"),
+            Self::Truncated(why) => write!(f, "the answer was cut off ({why})"),
+            Self::Empty => f.write_str("the answer was empty"),
+            Self::Malformed(why) => {
+                write!(f, "the response is not in the provider's format: {why}")
+            }
+        }
+    }
+}
+
+/// What a model answered: text to read a verdict from, or a tool call's
+/// input that is the verdict already.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Answer {
+    /// Text (JSON, fenced JSON, or JSON in prose).
+    Text(String),
+    /// A tool call's input object.
+    Json(Value),
+}
+
+fn usage_of(kind: Kind, v: &Value) -> Usage {
+    let n = |p: &str| v.pointer(p).and_then(Value::as_u64);
+    match kind {
+        Kind::Anthropic => Usage {
+            input: n("/usage/input_tokens"),
+            output: n("/usage/output_tokens"),
+        },
+        Kind::Openai | Kind::OpenaiCompatible => Usage {
+            input: n("/usage/prompt_tokens"),
+            output: n("/usage/completion_tokens"),
+        },
+        Kind::Google => Usage {
+            input: n("/usageMetadata/promptTokenCount"),
+            output: match (
+                n("/usageMetadata/candidatesTokenCount"),
+                n("/usageMetadata/thoughtsTokenCount"),
+            ) {
+                (None, None) => None,
+                (a, b) => Some(a.unwrap_or(0) + b.unwrap_or(0)),
+            },
+        },
+    }
+}
+
+/// Reads a 200 response body.
+pub fn parse_response(kind: Kind, body: &str) -> (Result<Answer, Unusable>, Usage) {
+    // OpenRouter pads with keep-alive whitespace.
+    let v: Value = match serde_json::from_str(body.trim_start()) {
+        Ok(v) => v,
+        Err(e) => {
+            return (
+                Err(Unusable::Malformed(format!("not JSON ({e})"))),
+                Usage::default(),
+            );
+        }
+    };
+    let usage = usage_of(kind, &v);
+    // OpenRouter can report an error inside a 200.
+    if let Some(err) = v.get("error") {
+        let msg = err
+            .get("message")
+            .and_then(Value::as_str)
+            .or_else(|| err.as_str())
+            .unwrap_or("an error object");
+        return (
+            Err(Unusable::Malformed(format!("error in a 200 answer: {msg}"))),
+            usage,
+        );
+    }
+    let answer = match kind {
+        Kind::Anthropic => anthropic_answer(&v),
+        Kind::Openai | Kind::OpenaiCompatible => openai_answer(&v),
+        Kind::Google => google_answer(&v),
+    };
+    (answer, usage)
+}
+
+fn non_empty(text: String) -> Result<Answer, Unusable> {
+    if text.trim().is_empty() {
+        Err(Unusable::Empty)
+    } else {
+        Ok(Answer::Text(text))
+    }
+}
+
+fn anthropic_answer(v: &Value) -> Result<Answer, Unusable> {
+    let stop = v.get("stop_reason").and_then(Value::as_str).unwrap_or("");
+    if stop == "refusal" {
+        let why = v
+            .pointer("/stop_details/explanation")
+            .and_then(Value::as_str)
+            .unwrap_or("stop_reason refusal");
+        return Err(Unusable::Refused(why.to_owned()));
+    }
+    let Some(blocks) = v.get("content").and_then(Value::as_array) else {
+        return Err(Unusable::Malformed("no `content` list".into()));
+    };
+    if let Some(input) = blocks
+        .iter()
+        .find(|b| b.get("type").and_then(Value::as_str) == Some("tool_use"))
+        .and_then(|b| b.get("input"))
+    {
+        return Ok(Answer::Json(input.clone()));
+    }
+    if matches!(stop, "max_tokens" | "model_context_window_exceeded") {
+        return Err(Unusable::Truncated(format!("stop_reason {stop}")));
+    }
+    let text: String = blocks
+        .iter()
+        .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
+        .filter_map(|b| b.get("text").and_then(Value::as_str))
+        .collect();
+    non_empty(text)
+}
+
+fn openai_answer(v: &Value) -> Result<Answer, Unusable> {
+    let Some(choice) = v.pointer("/choices/0") else {
+        return Err(Unusable::Malformed("no `choices`".into()));
+    };
+    if let Some(refusal) = choice.pointer("/message/refusal").and_then(Value::as_str) {
+        return Err(Unusable::Refused(refusal.to_owned()));
+    }
+    match choice.get("finish_reason").and_then(Value::as_str) {
+        Some("length") => return Err(Unusable::Truncated("finish_reason length".into())),
+        Some("content_filter") => {
+            return Err(Unusable::Blocked("finish_reason content_filter".into()));
+        }
+        _ => {}
+    }
+    if let Some(args) = choice
+        .pointer("/message/tool_calls/0/function/arguments")
+        .and_then(Value::as_str)
+    {
+        return non_empty(args.to_owned());
+    }
+    non_empty(
+        choice
+            .pointer("/message/content")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_owned(),
+    )
+}
+
+fn google_answer(v: &Value) -> Result<Answer, Unusable> {
+    let Some(candidate) = v.pointer("/candidates/0") else {
+        let why = v
+            .pointer("/promptFeedback/blockReason")
+            .and_then(Value::as_str)
+            .unwrap_or("no candidates");
+        return Err(Unusable::Blocked(why.to_owned()));
+    };
+    match candidate.get("finishReason").and_then(Value::as_str) {
+        Some(
+            r @ ("SAFETY" | "PROHIBITED_CONTENT" | "BLOCKLIST" | "SPII" | "RECITATION"
+            | "MODEL_ARMOR"),
+        ) => {
+            return Err(Unusable::Blocked(format!("finishReason {r}")));
+        }
+        Some("MAX_TOKENS") => return Err(Unusable::Truncated("finishReason MAX_TOKENS".into())),
+        _ => {}
+    }
+    let text: String = candidate
+        .pointer("/content/parts")
+        .and_then(Value::as_array)
+        .map(|parts| {
+            parts
+                .iter()
+                .filter(|p| p.get("thought").and_then(Value::as_bool) != Some(true))
+                .filter_map(|p| p.get("text").and_then(Value::as_str))
+                .collect()
+        })
+        .unwrap_or_default();
+    non_empty(text)
+}
+
+/// Finds the verdict object in an answer's text: the whole text, a fenced
+/// block, or the outermost braces inside prose.
+pub fn extract_json(text: &str) -> Option<Value> {
+    let trimmed = text.trim();
+    if let Ok(v @ Value::Object(_)) = serde_json::from_str(trimmed) {
+        return Some(v);
+    }
+    let mut rest = trimmed;
+    while let Some(start) = rest.find("```") {
+        let after = &rest[start + 3..];
+        let body_start = after.find('\n').map_or(0, |i| i + 1);
+        let Some(end) = after[body_start..].find("```") else {
+            break;
+        };
+        if let Ok(v @ Value::Object(_)) =
+            serde_json::from_str(after[body_start..body_start + end].trim())
+        {
+            return Some(v);
+        }
+        rest = &after[body_start + end + 3..];
+    }
+    let (start, end) = (trimmed.find('{')?, trimmed.rfind('}')?);
+    if end <= start {
+        return None;
+    }
+    match serde_json::from_str(&trimmed[start..=end]) {
+        Ok(v @ Value::Object(_)) => Some(v),
+        _ => None,
+    }
+}
+
+/// A failed HTTP exchange, classified.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure {
+    /// HTTP status, when there was one.
+    pub status: Option<u16>,
+    /// Whether (and when) to try the same provider again.
+    pub retry: Retry,
+    /// A message a person can act on.
+    pub message: String,
+}
+
+/// Whether to retry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Retry {
+    /// Not worth it (auth, bad request, quota exhausted).
+    No,
+    /// Worth it, after the delay the server asked for (if any).
+    After(Option<Duration>),
+}
+
+/// The error message inside a provider's error body, whatever its shape.
+fn error_message(body: &str) -> Option<String> {
+    let v: Value = serde_json::from_str(body.trim_start()).ok()?;
+    v.pointer("/error/message")
+        .and_then(Value::as_str)
+        .or_else(|| v.get("error").and_then(Value::as_str))
+        .or_else(|| v.get("message").and_then(Value::as_str))
+        .map(|m| crate::text::one_line(m, 300))
+}
+
+/// Parses a delay like `48s`, `1.5s` (Gemini `RetryInfo.retryDelay`).
+fn parse_seconds(text: &str) -> Option<Duration> {
+    let secs: f64 = text.trim().trim_end_matches('s').parse().ok()?;
+    (secs.is_finite() && secs >= 0.0).then(|| Duration::from_secs_f64(secs))
+}
+
+/// Classifies a non-2xx answer. `header` reads a response header;
+/// `key_source` names where the key came from, for a 401's message.
+pub fn classify_failure(
+    provider: &str,
+    status: u16,
+    header: &dyn Fn(&str) -> Option<String>,
+    body: &str,
+    key_source: &str,
+) -> Failure {
+    let detail = error_message(body).unwrap_or_else(|| format!("HTTP {status}"));
+    let v: Value = serde_json::from_str(body.trim_start()).unwrap_or(Value::Null);
+    let quota_exhausted = v.pointer("/error/code").and_then(Value::as_str)
+        == Some("insufficient_quota")
+        || v.pointer("/error/type").and_then(Value::as_str) == Some("insufficient_quota")
+        || v.pointer("/error/details/error_code")
+            .and_then(Value::as_str)
+            == Some("enforced_spend_limit_reached")
+        || body.contains("PerDay");
+    let api_key_invalid = body.contains("API_KEY_INVALID");
+    let server_delay = header("retry-after-ms")
+        .and_then(|ms| ms.trim().parse::<u64>().ok())
+        .map(Duration::from_millis)
+        .or_else(|| header("retry-after").and_then(|s| parse_seconds(&s)))
+        .or_else(|| {
+            v.pointer("/error/details")
+                .and_then(Value::as_array)
+                .and_then(|d| {
+                    d.iter().find_map(|x| {
+                        x.get("retryDelay")
+                            .and_then(Value::as_str)
+                            .and_then(parse_seconds)
+                    })
+                })
+        });
+    let should_retry = header("x-should-retry").map(|h| h.trim().eq_ignore_ascii_case("true"));
+    let retryable_status = matches!(status, 408 | 409 | 429) || status >= 500;
+    // The server's own word wins; quota and key failures never heal by waiting.
+    let worth_it = !quota_exhausted && !api_key_invalid && should_retry.unwrap_or(retryable_status);
+    let retry = if worth_it {
+        Retry::After(server_delay)
+    } else {
+        Retry::No
+    };
+    let message = match status {
+        401 | 403 => format!(
+            "{provider} rejected the API key ({detail}); the key came from {key_source}: check it, or set another"
+        ),
+        400 if api_key_invalid => format!(
+            "{provider} rejected the API key ({detail}); the key came from {key_source}: check it, or set another"
+        ),
+        404 => format!(
+            "{provider}: not found ({detail}); check the model name and base URL in `[providers.{provider}]`"
+        ),
+        429 if quota_exhausted => {
+            format!("{provider}: quota or spend limit exhausted ({detail}); retrying will not help")
+        }
+        429 => format!("{provider}: rate limited ({detail})"),
+        529 => format!("{provider}: overloaded ({detail})"),
+        s if s >= 500 => format!("{provider}: server error {s} ({detail})"),
+        s => format!("{provider}: HTTP {s} ({detail})"),
+    };
+    Failure {
+        status: Some(status),
+        retry,
+        message,
+    }
+}
+
+#[cfg(test)]
+mod tests;

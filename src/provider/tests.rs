@@ -1,0 +1,275 @@
+//! Wire formats: request shapes and every kind of answer, per provider.
+
+use serde_json::json;
+
+use super::*;
+
+const VERDICT: &str = r#"{"verified":true,"confidence":0.9,"concerns":[],"recommendation":"proceed","reasoning":"ok","scores":{"recoverability":1,"blast_radius":1,"intent_fit":1,"safeguards":1}}"#;
+
+fn ask(turns: &[(Role, String)]) -> Ask<'_> {
+    Ask {
+        model: "m-1",
+        system: "sys",
+        turns,
+        max_output_tokens: 1024,
+        temperature: None,
+    }
+}
+
+#[test]
+fn requests_follow_each_sdk_base_url_convention_and_keep_keys_out_of_urls() {
+    let turns = [(Role::User, "op".to_owned())];
+    let key = Secret::new("sk-SECRET".into());
+    let a = build_request(Kind::Anthropic, "http://h/", Some(&key), &ask(&turns));
+    assert_eq!(a.url, "http://h/v1/messages");
+    assert!(
+        a.headers
+            .iter()
+            .any(|(k, v)| k == "x-api-key" && v.as_str() == "sk-SECRET")
+    );
+    assert_eq!(a.body["output_config"]["format"]["type"], "json_schema");
+    assert!(
+        a.body.get("temperature").is_none(),
+        "no temperature unless configured"
+    );
+    assert_eq!(
+        a.body["messages"].as_array().unwrap().last().unwrap()["role"],
+        "user",
+        "no prefill"
+    );
+
+    let o = build_request(Kind::Openai, "http://h/v1", Some(&key), &ask(&turns));
+    assert_eq!(o.url, "http://h/v1/chat/completions");
+    assert_eq!(o.body["response_format"]["json_schema"]["strict"], true);
+    assert_eq!(o.body["max_completion_tokens"], 1024);
+
+    let g = build_request(Kind::Google, "http://h", Some(&key), &ask(&turns));
+    assert_eq!(g.url, "http://h/v1beta/models/m-1:generateContent");
+    assert!(!g.url.contains("SECRET"));
+    assert_eq!(
+        g.body["generationConfig"]["responseMimeType"],
+        "application/json"
+    );
+    assert!(format!("{key:?} {key}").contains("****") && !format!("{key:?}").contains("SECRET"));
+}
+
+#[test]
+fn retries_carry_the_earlier_answer_and_the_feedback() {
+    let turns = [
+        (Role::User, "op".to_owned()),
+        (Role::Assistant, "bad".to_owned()),
+        (Role::User, "fix `confidence`".to_owned()),
+    ];
+    let g = build_request(Kind::Google, "http://h", None, &ask(&turns));
+    assert_eq!(g.body["contents"][1]["role"], "model");
+    let a = build_request(Kind::Anthropic, "http://h", None, &ask(&turns));
+    assert_eq!(a.body["messages"][2]["content"], "fix `confidence`");
+}
+
+fn text(kind: Kind, body: &serde_json::Value) -> Result<Answer, Unusable> {
+    parse_response(kind, &body.to_string()).0
+}
+
+#[test]
+fn anthropic_answers() {
+    let ok = json!({"content": [{"type": "text", "text": VERDICT}], "stop_reason": "end_turn",
+                    "usage": {"input_tokens": 10, "output_tokens": 20}});
+    let (answer, usage) = parse_response(Kind::Anthropic, &ok.to_string());
+    assert_eq!(answer.unwrap(), Answer::Text(VERDICT.into()));
+    assert_eq!(
+        usage,
+        Usage {
+            input: Some(10),
+            output: Some(20)
+        }
+    );
+    let tool = json!({"content": [{"type": "tool_use", "name": "v", "input": {"a": 1}}], "stop_reason": "tool_use"});
+    assert_eq!(
+        text(Kind::Anthropic, &tool).unwrap(),
+        Answer::Json(json!({"a": 1}))
+    );
+    let refused = json!({"content": [], "stop_reason": "refusal"});
+    assert!(matches!(
+        text(Kind::Anthropic, &refused),
+        Err(Unusable::Refused(_))
+    ));
+    let cut = json!({"content": [{"type": "text", "text": "{\"verified\": tr"}], "stop_reason": "max_tokens"});
+    assert!(matches!(
+        text(Kind::Anthropic, &cut),
+        Err(Unusable::Truncated(_))
+    ));
+    let empty = json!({"content": [], "stop_reason": "end_turn"});
+    assert_eq!(text(Kind::Anthropic, &empty), Err(Unusable::Empty));
+}
+
+#[test]
+fn openai_answers() {
+    let ok = json!({"choices": [{"message": {"content": VERDICT, "refusal": null}, "finish_reason": "stop"}],
+                    "usage": {"prompt_tokens": 5, "completion_tokens": 6}});
+    assert_eq!(
+        text(Kind::Openai, &ok).unwrap(),
+        Answer::Text(VERDICT.into())
+    );
+    let refused = json!({"choices": [{"message": {"content": null, "refusal": "I can't help"}, "finish_reason": "stop"}]});
+    assert!(matches!(
+        text(Kind::Openai, &refused),
+        Err(Unusable::Refused(_))
+    ));
+    let cut = json!({"choices": [{"message": {"content": ""}, "finish_reason": "length"}]});
+    assert!(matches!(
+        text(Kind::Openai, &cut),
+        Err(Unusable::Truncated(_))
+    ));
+    let filtered =
+        json!({"choices": [{"message": {"content": ""}, "finish_reason": "content_filter"}]});
+    assert!(matches!(
+        text(Kind::Openai, &filtered),
+        Err(Unusable::Blocked(_))
+    ));
+    let tool = json!({"choices": [{"message": {"tool_calls": [{"function": {"arguments": VERDICT}}]}, "finish_reason": "tool_calls"}]});
+    assert_eq!(
+        text(Kind::Openai, &tool).unwrap(),
+        Answer::Text(VERDICT.into())
+    );
+    let padded = format!("\n\n  {ok}");
+    assert!(
+        parse_response(Kind::OpenaiCompatible, &padded).0.is_ok(),
+        "OpenRouter keep-alive padding"
+    );
+    let error_in_200 = json!({"error": {"code": 502, "message": "upstream died"}});
+    assert!(matches!(
+        text(Kind::OpenaiCompatible, &error_in_200),
+        Err(Unusable::Malformed(_))
+    ));
+}
+
+#[test]
+fn google_answers() {
+    let ok = json!({"candidates": [{"content": {"parts": [
+        {"text": "```json\n{\"thinking\": true}\n```", "thought": true},
+        {"text": VERDICT}]}, "finishReason": "STOP"}],
+        "usageMetadata": {"promptTokenCount": 3, "candidatesTokenCount": 4, "thoughtsTokenCount": 5}});
+    let (answer, usage) = parse_response(Kind::Google, &ok.to_string());
+    assert_eq!(
+        answer.unwrap(),
+        Answer::Text(VERDICT.into()),
+        "thought parts are skipped"
+    );
+    assert_eq!(usage.output, Some(9));
+    let blocked = json!({"promptFeedback": {"blockReason": "SAFETY"}});
+    assert!(matches!(
+        text(Kind::Google, &blocked),
+        Err(Unusable::Blocked(_))
+    ));
+    let unsafe_answer = json!({"candidates": [{"content": {}, "finishReason": "SAFETY"}]});
+    assert!(matches!(
+        text(Kind::Google, &unsafe_answer),
+        Err(Unusable::Blocked(_))
+    ));
+    let cut = json!({"candidates": [{"content": {}, "finishReason": "MAX_TOKENS"}]});
+    assert!(matches!(
+        text(Kind::Google, &cut),
+        Err(Unusable::Truncated(_))
+    ));
+    let empty = json!({"candidates": [{"content": {}, "finishReason": "STOP"}]});
+    assert_eq!(text(Kind::Google, &empty), Err(Unusable::Empty));
+}
+
+#[test]
+fn verdict_json_is_found_in_fences_and_prose() {
+    assert!(extract_json(VERDICT).is_some());
+    assert!(extract_json(&format!("```json\n{VERDICT}\n```")).is_some());
+    assert!(extract_json(&format!("Here is my assessment:\n{VERDICT}\nThanks.")).is_some());
+    assert!(extract_json("no json at all").is_none());
+    assert!(
+        extract_json("{\"verified\": true, \"conf").is_none(),
+        "a body cut mid-JSON"
+    );
+}
+
+fn no_headers(_: &str) -> Option<String> {
+    None
+}
+
+#[test]
+fn errors_are_classified_for_retry_and_explained() {
+    let anthropic_401 = json!({"type": "error", "error": {"type": "authentication_error", "message": "invalid x-api-key"}}).to_string();
+    let f = classify_failure(
+        "anthropic",
+        401,
+        &no_headers,
+        &anthropic_401,
+        "ANTHROPIC_API_KEY",
+    );
+    assert_eq!(f.retry, Retry::No);
+    assert!(
+        f.message.contains("ANTHROPIC_API_KEY") && f.message.contains("invalid x-api-key"),
+        "{}",
+        f.message
+    );
+
+    let gemini_bad_key =
+        json!({"error": {"code": 400, "status": "INVALID_ARGUMENT", "message": "API key not valid",
+        "details": [{"reason": "API_KEY_INVALID"}]}})
+        .to_string();
+    let f = classify_failure(
+        "google",
+        400,
+        &no_headers,
+        &gemini_bad_key,
+        "GEMINI_API_KEY",
+    );
+    assert_eq!(f.retry, Retry::No);
+    assert!(f.message.contains("GEMINI_API_KEY"));
+
+    let retry_after = |name: &str| (name == "retry-after").then(|| "3".to_owned());
+    let f = classify_failure("openai", 429, &retry_after, "{}", "OPENAI_API_KEY");
+    assert_eq!(f.retry, Retry::After(Some(Duration::from_secs(3))));
+    let ms = |name: &str| (name == "retry-after-ms").then(|| "250".to_owned());
+    assert_eq!(
+        classify_failure("openai", 503, &ms, "", "k").retry,
+        Retry::After(Some(Duration::from_millis(250)))
+    );
+
+    let quota = json!({"error": {"message": "You exceeded your quota", "type": "insufficient_quota", "code": "insufficient_quota"}}).to_string();
+    assert_eq!(
+        classify_failure("openai", 429, &no_headers, &quota, "k").retry,
+        Retry::No
+    );
+
+    let gemini_429 = json!({"error": {"code": 429, "message": "retry later", "details": [
+        {"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "2s"}]}})
+    .to_string();
+    assert_eq!(
+        classify_failure("google", 429, &no_headers, &gemini_429, "k").retry,
+        Retry::After(Some(Duration::from_secs(2)))
+    );
+
+    for status in [408, 409, 500, 503, 529] {
+        assert!(
+            matches!(
+                classify_failure("x", status, &no_headers, "", "k").retry,
+                Retry::After(_)
+            ),
+            "{status}"
+        );
+    }
+    for status in [400, 404, 413] {
+        assert_eq!(
+            classify_failure("x", status, &no_headers, "", "k").retry,
+            Retry::No,
+            "{status}"
+        );
+    }
+    let no_retry = |name: &str| (name == "x-should-retry").then(|| "false".to_owned());
+    assert_eq!(
+        classify_failure("anthropic", 529, &no_retry, "", "k").retry,
+        Retry::No
+    );
+    let lm_studio = json!({"error": "'response_format.type' must be 'json_schema'"}).to_string();
+    assert!(
+        classify_failure("local", 400, &no_headers, &lm_studio, "k")
+            .message
+            .contains("json_schema")
+    );
+}
