@@ -72,6 +72,8 @@ pub struct Record {
     pub retries: u32,
     /// Escalated to a tiebreaker.
     pub escalated: bool,
+    /// The AI verdict was reused from the cache (no request).
+    pub cached: bool,
     /// A person overrode the verification.
     pub was_overridden: bool,
     /// Why.
@@ -125,6 +127,7 @@ impl Record {
             concerns: Vec::new(),
             retries: 0,
             escalated: false,
+            cached: false,
             was_overridden: false,
             override_reason: None,
             latency_ms: 0,
@@ -191,6 +194,33 @@ fn append_line(path: &Path, max_bytes: u64, line: &str) -> Result<()> {
     drop(file);
     File::unlock(&lock).ok();
     Ok(())
+}
+
+/// How many blocks were logged since `since` in this session (when there is
+/// a session id) or else in this repository: the escalation count (SPEC 6).
+pub fn recent_blocks(
+    path: &Path,
+    since: jiff::Timestamp,
+    session: Option<&str>,
+    repo: &str,
+) -> usize {
+    let Ok((records, _)) = read_all(path) else {
+        return 0;
+    };
+    records
+        .iter()
+        .filter(|r| r.get("result").and_then(Value::as_str) == Some("block"))
+        .filter(|r| {
+            r.get("timestamp")
+                .and_then(Value::as_str)
+                .and_then(|t| t.parse::<jiff::Timestamp>().ok())
+                .is_some_and(|t| t >= since)
+        })
+        .filter(|r| match session {
+            Some(s) => r.get("session_id").and_then(Value::as_str) == Some(s),
+            None => r.get("repo").and_then(Value::as_str) == Some(repo),
+        })
+        .count()
 }
 
 /// Every record, oldest first, from the rotated file and the current one.

@@ -177,6 +177,93 @@ pub struct VerifierConfig {
     pub source: String,
 }
 
+/// The AI verifier's settings (`[ai]`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct AiConfig {
+    /// Ask an AI verifier at all.
+    pub enabled: bool,
+    /// Providers to prefer when the proposer is unknown.
+    pub order: Vec<String>,
+    /// Whole-request timeout.
+    pub timeout_secs: u64,
+    /// Connect timeout.
+    pub connect_timeout_secs: u64,
+    /// How long a verdict is reused for the same operation.
+    pub cache_secs: u64,
+    /// Output budget (reasoning models need room).
+    pub max_output_tokens: u32,
+    /// Sent only when set: many models reject it.
+    pub temperature: Option<f32>,
+}
+
+impl Default for AiConfig {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            order: vec!["anthropic".into(), "google".into(), "openai".into()],
+            timeout_secs: 20,
+            connect_timeout_secs: 5,
+            cache_secs: 600,
+            max_output_tokens: 1024,
+            temperature: None,
+        }
+    }
+}
+
+/// One `[providers.NAME]` table as written; unset fields keep the built-in
+/// provider's values.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ProviderConfig {
+    /// Wire format.
+    pub kind: Option<crate::provider::Kind>,
+    /// Whose model it serves (OpenAI-compatible servers).
+    pub family: Option<String>,
+    /// Model.
+    pub model: Option<String>,
+    /// The tiebreaker model.
+    pub strong_model: Option<String>,
+    /// Base URL.
+    pub base_url: Option<String>,
+    /// The variable holding the key.
+    pub api_key_env: Option<String>,
+    /// A key written in the user config (never from a repository file).
+    pub api_key: Option<crate::provider::Secret>,
+}
+
+/// Price of a model, USD per million tokens.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Price {
+    /// Input tokens.
+    pub input_per_mtok: f64,
+    /// Output tokens.
+    pub output_per_mtok: f64,
+}
+
+/// Prices of the default models (`research/providers.md` section 3; check
+/// live pricing: these are estimates for the audit log, not bills).
+pub fn default_prices() -> BTreeMap<String, Price> {
+    [
+        ("claude-haiku-4-5", 1.0, 5.0),
+        ("claude-sonnet-4-5", 3.0, 15.0),
+        ("gpt-4.1-mini", 0.4, 1.6),
+        ("gpt-5", 1.25, 10.0),
+        ("gemini-2.5-flash", 0.3, 2.5),
+        ("gemini-2.5-pro", 1.25, 10.0),
+    ]
+    .into_iter()
+    .map(|(m, i, o)| {
+        (
+            m.to_owned(),
+            Price {
+                input_per_mtok: i,
+                output_per_mtok: o,
+            },
+        )
+    })
+    .collect()
+}
+
 /// The configuration in force.
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -202,6 +289,12 @@ pub struct Config {
     pub sources: Vec<Source>,
     /// Settings that were ignored, and why (untrusted repository keys).
     pub warnings: Vec<String>,
+    /// The AI verifier.
+    pub ai: AiConfig,
+    /// `[providers.NAME]` tables.
+    pub providers: BTreeMap<String, ProviderConfig>,
+    /// Model prices for the audit log's cost estimate.
+    pub prices: BTreeMap<String, Price>,
 }
 
 fn compile_globs(patterns: &[String]) -> Result<GlobSet, (usize, String)> {
@@ -254,6 +347,9 @@ impl Default for Config {
             log_max_bytes: DEFAULT_LOG_MAX_BYTES,
             sources: Vec::new(),
             warnings: Vec::new(),
+            ai: AiConfig::default(),
+            providers: BTreeMap::new(),
+            prices: default_prices(),
         }
     }
 }
@@ -274,6 +370,33 @@ struct RawConfig {
     on_unavailable: Option<RawOnUnavailable>,
     verifiers: Option<BTreeMap<String, RawVerifier>>,
     log: Option<RawLog>,
+    ai: Option<RawAi>,
+    providers: Option<BTreeMap<String, RawProvider>>,
+    prices: Option<BTreeMap<String, Price>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawAi {
+    enabled: Option<bool>,
+    order: Option<Vec<String>>,
+    timeout_secs: Option<u64>,
+    connect_timeout_secs: Option<u64>,
+    cache_secs: Option<u64>,
+    max_output_tokens: Option<u32>,
+    temperature: Option<f32>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawProvider {
+    kind: Option<crate::provider::Kind>,
+    family: Option<String>,
+    model: Option<String>,
+    strong_model: Option<String>,
+    base_url: Option<String>,
+    api_key_env: Option<String>,
+    api_key: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -463,12 +586,12 @@ impl Config {
         let mut config = Self::default();
         if let Some(file) = &inputs.user {
             let raw = parse_raw(file)?;
-            config.layer(raw, file, true)?;
+            config.layer(raw, file, true, true)?;
             config.sources.push(Source::User(file.path.clone()));
         }
         if let Some((file, trusted)) = &inputs.repo {
             let raw = parse_raw(file)?;
-            config.layer(raw, file, *trusted)?;
+            config.layer(raw, file, *trusted, false)?;
             config.sources.push(Source::Repo {
                 path: file.path.clone(),
                 trusted: *trusted,
@@ -494,6 +617,7 @@ impl Config {
         raw: RawConfig,
         file: &ConfigFile,
         may_run: bool,
+        user_file: bool,
     ) -> Result<(), ConfigError> {
         let invalid = |table: &str, key: &str, message: String| ConfigError::Invalid {
             path: file.path.clone(),
@@ -522,6 +646,9 @@ impl Config {
             on_unavailable,
             verifiers,
             log,
+            ai,
+            providers,
+            prices,
         } = raw;
         if let Some(v) = strict {
             self.strict = v;
@@ -647,6 +774,47 @@ impl Config {
                 self.warnings.push(untrusted("`[verifiers]`"));
             }
         }
+        if let Some(ai) = ai {
+            self.layer_ai(ai)
+                .map_err(|(key, m)| invalid("ai", key, m))?;
+        }
+        if let Some(providers) = providers {
+            if may_run {
+                for (name, p) in providers {
+                    if p.api_key.is_some() && !user_file {
+                        return Err(invalid(
+                            &format!("providers.{name}"),
+                            "api_key",
+                            "API keys are read from the environment or the user config, never from a repository file; remove it and set the key's variable".into(),
+                        ));
+                    }
+                    let entry = self.providers.entry(name).or_default();
+                    let RawProvider {
+                        kind,
+                        family,
+                        model,
+                        strong_model,
+                        base_url,
+                        api_key_env,
+                        api_key,
+                    } = p;
+                    entry.kind = kind.or(entry.kind);
+                    entry.family = family.or(entry.family.take());
+                    entry.model = model.or(entry.model.take());
+                    entry.strong_model = strong_model.or(entry.strong_model.take());
+                    entry.base_url = base_url.or(entry.base_url.take());
+                    entry.api_key_env = api_key_env.or(entry.api_key_env.take());
+                    if let Some(k) = api_key {
+                        entry.api_key = Some(crate::provider::Secret::new(k));
+                    }
+                }
+            } else {
+                self.warnings.push(untrusted("`[providers]`"));
+            }
+        }
+        if let Some(prices) = prices {
+            self.prices.extend(prices);
+        }
         if let Some(log) = log {
             if let Some(path) = log.path {
                 if may_run {
@@ -665,6 +833,61 @@ impl Config {
                 }
                 self.log_max_bytes = max;
             }
+        }
+        Ok(())
+    }
+}
+
+impl Config {
+    fn layer_ai(&mut self, raw: RawAi) -> Result<(), (&'static str, String)> {
+        let RawAi {
+            enabled,
+            order,
+            timeout_secs,
+            connect_timeout_secs,
+            cache_secs,
+            max_output_tokens,
+            temperature,
+        } = raw;
+        let ai = &mut self.ai;
+        if let Some(v) = enabled {
+            ai.enabled = v;
+        }
+        if let Some(v) = order {
+            ai.order = v;
+        }
+        for (key, value, slot) in [
+            ("timeout_secs", timeout_secs, &mut ai.timeout_secs),
+            (
+                "connect_timeout_secs",
+                connect_timeout_secs,
+                &mut ai.connect_timeout_secs,
+            ),
+        ] {
+            if let Some(v) = value {
+                if v == 0 {
+                    return Err((key, "must be at least 1 (seconds)".into()));
+                }
+                *slot = v;
+            }
+        }
+        if let Some(v) = cache_secs {
+            ai.cache_secs = v;
+        }
+        if let Some(v) = max_output_tokens {
+            if v < 64 {
+                return Err((
+                    "max_output_tokens",
+                    "must be at least 64; reasoning models need 1024 or more".into(),
+                ));
+            }
+            ai.max_output_tokens = v;
+        }
+        if let Some(t) = temperature {
+            if !(0.0..=2.0).contains(&t) {
+                return Err(("temperature", "must be between 0 and 2".into()));
+            }
+            ai.temperature = Some(t);
         }
         Ok(())
     }
@@ -813,6 +1036,30 @@ mod tests {
         .unwrap();
         assert!(c.verify_standard);
         assert_eq!(c.log_path.unwrap(), PathBuf::from("/x/log.jsonl"));
+    }
+
+    #[test]
+    fn providers_and_keys_follow_the_trust_rule() {
+        let text = "[providers.anthropic]\nbase_url = \"http://evil\"\n";
+        let c = Config::resolve(&repo(text, false), &MapEnv::default()).unwrap();
+        assert!(
+            c.providers.is_empty(),
+            "an untrusted repository cannot point vouch elsewhere"
+        );
+        let c = Config::resolve(&repo(text, true), &MapEnv::default()).unwrap();
+        assert_eq!(
+            c.providers["anthropic"].base_url.as_deref(),
+            Some("http://evil")
+        );
+        let with_key = "[providers.openai]\napi_key = \"sk-123\"\n";
+        let e = err(&repo(with_key, true));
+        assert!(e.contains("never from a repository file"), "{e}");
+        let c = Config::resolve(&user(with_key), &MapEnv::default()).unwrap();
+        assert!(c.providers["openai"].api_key.is_some());
+        let e = err(&user("[ai]\ntimeout_secs = 0\n"));
+        assert!(e.contains("ai.timeout_secs"), "{e}");
+        let e = err(&user("[providers.x]\nkind = \"azure\"\n"));
+        assert!(e.contains("openai-compatible"), "{e}");
     }
 
     #[test]

@@ -77,6 +77,8 @@ pub mod vars {
     pub const VOUCH_STRICT: &str = "VOUCH_STRICT";
     /// A session id that groups decisions (agents pass their own).
     pub const VOUCH_SESSION: &str = "VOUCH_SESSION";
+    /// The provider or model that proposed the operation (`anthropic`, `claude-opus-4`, ...).
+    pub const VOUCH_PRIMARY: &str = "VOUCH_PRIMARY";
     /// Set by CI systems: headless.
     pub const CI: &str = "CI";
     /// Searched for `vouch-verify-*` verifier programs.

@@ -36,6 +36,46 @@ pub fn error(err: &anyhow::Error) {
     }
 }
 
+/// A spinner on stderr while the verifiers are asked (at a terminal only);
+/// it stops and clears its line when dropped.
+pub struct Spinner {
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Spinner {
+    /// Starts spinning with `text`.
+    pub fn start(text: &str) -> Self {
+        use std::sync::atomic::Ordering;
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let flag = stop.clone();
+        let text = text.to_owned();
+        let thread = std::thread::spawn(move || {
+            let frames = ['|', '/', '-', '\\'];
+            let mut i = 0;
+            while !flag.load(Ordering::Relaxed) {
+                eprint!("\r{} vouch: {text}...", frames[i % frames.len()]);
+                i += 1;
+                std::thread::sleep(std::time::Duration::from_millis(100));
+            }
+            eprint!("\r{}\r", " ".repeat(text.len() + 16));
+        });
+        Self {
+            stop,
+            thread: Some(thread),
+        }
+    }
+}
+
+impl Drop for Spinner {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            t.join().ok();
+        }
+    }
+}
+
 /// A block of text on stderr, as it is.
 pub fn block(text: &str) {
     eprint!("{text}");

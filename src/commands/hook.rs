@@ -238,6 +238,7 @@ struct Run<'a> {
     warnings: Vec<String>,
     results: Vec<VerifierResult>,
     combined: Option<Combined>,
+    ai: Option<crate::ai::AiRun>,
 }
 
 impl<'a> Run<'a> {
@@ -264,6 +265,7 @@ impl<'a> Run<'a> {
             warnings: Vec::new(),
             results: Vec::new(),
             combined: None,
+            ai: None,
         }
     }
 
@@ -286,7 +288,7 @@ impl<'a> Run<'a> {
         {
             plan
         } else {
-            self.run_verifiers()?;
+            self.run_verifiers(tty.is_some())?;
             let combined = self.combined.as_ref().expect("verifiers ran");
             policy::decide(
                 tier,
@@ -298,17 +300,48 @@ impl<'a> Run<'a> {
         self.act(&plan, tty.as_ref(), &state)
     }
 
-    fn run_verifiers(&mut self) -> Result<()> {
+    /// Verifier programs and the AI verifier, in parallel.
+    fn run_verifiers(&mut self, interactive: bool) -> Result<()> {
         let places = self.ctx.verifier_places(self.root)?;
         let tier = self.assessment.tier;
         let programs: Vec<_> = verifiers::discover(self.config, &places)
             .into_iter()
             .filter(|p| p.runs_for(tier))
             .collect();
-        if !programs.is_empty() {
-            let context =
-                verifiers::context(&self.operation_id, self.facts, self.assessment, self.root);
-            self.results = verifiers::run_all(&programs, &context, self.root);
+        let state = self.ctx.dirs()?.state;
+        let log_path = self.ctx.log_path(self.config)?;
+        let session = self.ctx.env.var(vars::VOUCH_SESSION);
+        let repo = self.root.display().to_string();
+        let repo_name = self
+            .root
+            .file_name()
+            .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+        let prompt = crate::ai::prompt::push_prompt(self.facts, self.assessment, &repo_name);
+        let prior_blocks = || {
+            let hour_ago = Timestamp::now() - jiff::SignedDuration::from_hours(1);
+            audit::recent_blocks(&log_path, hour_ago, session.as_deref(), &repo)
+        };
+        let (config, env, op) = (self.config, self.ctx.env.as_ref(), &self.operation_id);
+        let (facts, assessment, root) = (self.facts, self.assessment, self.root);
+        let spinner = interactive.then(|| ui::Spinner::start("asking the verifiers"));
+        let (program_results, ai_run) = std::thread::scope(|s| {
+            let ai = s.spawn(|| crate::ai::verify(config, env, &state, op, &prompt, &prior_blocks));
+            let programs = if programs.is_empty() {
+                Vec::new()
+            } else {
+                let context = verifiers::context(op, facts, assessment, root);
+                verifiers::run_all(&programs, &context, root)
+            };
+            (programs, ai.join().ok().flatten())
+        });
+        drop(spinner);
+        self.results = program_results;
+        if let Some(run) = ai_run {
+            self.results.extend(run.result.clone());
+            for w in &run.warnings {
+                self.warn(w.clone());
+            }
+            self.ai = Some(run);
         }
         self.combined = Some(verdict::combine(&self.results));
         Ok(())
@@ -478,7 +511,19 @@ impl<'a> Run<'a> {
             .collect();
         let record = Record {
             risk_tier: self.assessment.tier.to_string(),
-            verifier_provider: (!self.results.is_empty()).then(|| "programs".to_owned()),
+            primary_provider: self.ai.as_ref().and_then(|a| a.primary.clone()),
+            verifier_provider: self
+                .ai
+                .as_ref()
+                .and_then(|a| a.provider.clone())
+                .or_else(|| (!self.results.is_empty()).then(|| "programs".to_owned())),
+            verifier_model: self.ai.as_ref().and_then(|a| a.model.clone()),
+            tokens_in: self.ai.as_ref().and_then(|a| a.tokens_in),
+            tokens_out: self.ai.as_ref().and_then(|a| a.tokens_out),
+            cost_usd: self.ai.as_ref().and_then(|a| a.cost_usd),
+            retries: self.ai.as_ref().map_or(0, |a| a.retries),
+            escalated: self.ai.as_ref().is_some_and(|a| a.escalated),
+            cached: self.ai.as_ref().is_some_and(|a| a.cached),
             result: plan.result.into(),
             decision: decision.into(),
             confidence: combined.and_then(|c| c.confidence),

@@ -8,6 +8,7 @@
 
 mod support;
 
+mod ai;
 mod bad_input;
 mod config;
 mod install;

@@ -1,0 +1,515 @@
+//! The AI verifier against local servers speaking each provider's wire
+//! format: every kind of answer, and the decision that follows from it.
+
+use std::fs;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::support::TestEnv;
+use crate::support::llm::{LlmServer, Reply, ok, status};
+
+/// Unusable verdicts refuse (instead of the default "allow with a warning"
+/// when headless), so a test can tell "proceed" from "unavailable".
+const CONFIG: &str = "[on_unavailable]\ncritical = \"block\"\nhigh = \"block\"\n[ai]\ntimeout_secs = 2\nconnect_timeout_secs = 2\n";
+
+const ANTHROPIC_KEY: &str = "sk-ant-TESTKEY-ANTHROPIC-0123456789";
+const GEMINI_KEY: &str = "AIzaTESTKEY-GEMINI-0123456789";
+const OPENAI_KEY: &str = "sk-TESTKEY-OPENAI-0123456789";
+
+#[derive(Clone, Copy, Debug)]
+enum Wire {
+    Anthropic,
+    Openai,
+    Google,
+}
+
+fn verdict(rec: &str, score: f64) -> Value {
+    json!({"verified": true, "confidence": 0.9, "concerns": ["c-1"], "recommendation": rec,
+           "reasoning": "r", "scores": {"recoverability": score, "blast_radius": score,
+           "intent_fit": score, "safeguards": score}})
+}
+
+fn proceed() -> String {
+    verdict("proceed", 0.9).to_string()
+}
+
+fn text(wire: Wire, text: &str) -> Reply {
+    ok(match wire {
+        Wire::Anthropic => {
+            json!({"content": [{"type": "text", "text": text}], "stop_reason": "end_turn",
+                                  "usage": {"input_tokens": 100, "output_tokens": 50}})
+        }
+        Wire::Openai => {
+            json!({"choices": [{"message": {"content": text, "refusal": null}, "finish_reason": "stop"}],
+                               "usage": {"prompt_tokens": 100, "completion_tokens": 50}})
+        }
+        Wire::Google => {
+            json!({"candidates": [{"content": {"parts": [{"text": text}], "role": "model"}, "finishReason": "STOP"}],
+                               "usageMetadata": {"promptTokenCount": 100, "candidatesTokenCount": 50}})
+        }
+    })
+}
+
+fn truncated(wire: Wire) -> Reply {
+    ok(match wire {
+        Wire::Anthropic => {
+            json!({"content": [{"type": "text", "text": "{\"verified\": tr"}], "stop_reason": "max_tokens"})
+        }
+        Wire::Openai => {
+            json!({"choices": [{"message": {"content": ""}, "finish_reason": "length"}]})
+        }
+        Wire::Google => json!({"candidates": [{"content": {}, "finishReason": "MAX_TOKENS"}]}),
+    })
+}
+
+fn refused(wire: Wire) -> Reply {
+    ok(match wire {
+        Wire::Anthropic => json!({"content": [], "stop_reason": "refusal"}),
+        Wire::Openai => {
+            json!({"choices": [{"message": {"content": null, "refusal": "I can't help with that"}, "finish_reason": "stop"}]})
+        }
+        Wire::Google => json!({"promptFeedback": {"blockReason": "SAFETY"}}),
+    })
+}
+
+fn empty(wire: Wire) -> Reply {
+    ok(match wire {
+        Wire::Anthropic => json!({"content": [], "stop_reason": "end_turn"}),
+        Wire::Openai => json!({"choices": [{"message": {"content": ""}, "finish_reason": "stop"}]}),
+        Wire::Google => json!({"candidates": [{"content": {}, "finishReason": "STOP"}]}),
+    })
+}
+
+fn error_body(wire: Wire, code: u16, message: &str) -> Value {
+    match wire {
+        Wire::Anthropic => {
+            json!({"type": "error", "error": {"type": "x_error", "message": message}})
+        }
+        Wire::Openai => json!({"error": {"message": message, "type": "x", "code": null}}),
+        Wire::Google => json!({"error": {"code": code, "message": message, "status": "X"}}),
+    }
+}
+
+/// A repository whose `main` is about to be force-pushed back by one commit
+/// (critical), with `wire`'s server the only provider with a key.
+fn setup(wire: Wire, server: &LlmServer, config: &str) -> TestEnv {
+    let mut env = TestEnv::new();
+    let vars: [(&str, String); 3] = match wire {
+        Wire::Anthropic => [
+            ("ANTHROPIC_BASE_URL", server.url.clone()),
+            ("ANTHROPIC_API_KEY", ANTHROPIC_KEY.into()),
+            ("VOUCH_PRIMARY", "openai".into()),
+        ],
+        Wire::Openai => [
+            ("OPENAI_BASE_URL", format!("{}/v1", server.url)),
+            ("OPENAI_API_KEY", OPENAI_KEY.into()),
+            ("VOUCH_PRIMARY", "anthropic".into()),
+        ],
+        Wire::Google => [
+            ("GOOGLE_GEMINI_BASE_URL", server.url.clone()),
+            ("GEMINI_API_KEY", GEMINI_KEY.into()),
+            ("VOUCH_PRIMARY", "anthropic".into()),
+        ],
+    };
+    env.extra_env
+        .extend(vars.into_iter().map(|(k, v)| (k.to_owned(), v)));
+    env.write_config(config);
+    env.install();
+    env.rewind(1);
+    env
+}
+
+struct Case {
+    name: &'static str,
+    wire: Wire,
+    script: Vec<Reply>,
+    /// Exit code of `git push`: 0 allowed, 1 refused.
+    code: i32,
+    /// The audit `result`.
+    result: &'static str,
+    /// Requests the server must have seen.
+    requests: usize,
+}
+
+fn run(case: Case) {
+    let server = LlmServer::start(case.script);
+    let env = setup(case.wire, &server, CONFIG);
+    let out = env.push(&["--force", "origin", "main"]);
+    assert_eq!(
+        out.code, case.code,
+        "{}: exit code\n{}",
+        case.name, out.stderr
+    );
+    let record = env.last_audit();
+    assert_eq!(
+        record["result"], case.result,
+        "{}: result\n{}",
+        case.name, out.stderr
+    );
+    assert_eq!(server.count(), case.requests, "{}: requests", case.name);
+}
+
+fn cases(wire: Wire) -> Vec<Case> {
+    let c = |name, script, code, result, requests| Case {
+        name,
+        wire,
+        script,
+        code,
+        result,
+        requests,
+    };
+    let err = |code: u16, msg: &str| status(code, error_body(wire, code, msg));
+    vec![
+        c("success", vec![text(wire, &proceed())], 0, "proceed", 1),
+        c(
+            "block verdict",
+            vec![text(wire, &verdict("block", 0.1).to_string())],
+            1,
+            "block",
+            1,
+        ),
+        c(
+            "warn verdict, headless",
+            vec![text(wire, &verdict("warn", 0.6).to_string())],
+            1,
+            "warn",
+            1,
+        ),
+        c(
+            "fenced JSON",
+            vec![text(wire, &format!("```json\n{}\n```", proceed()))],
+            0,
+            "proceed",
+            1,
+        ),
+        c(
+            "JSON in prose",
+            vec![text(
+                wire,
+                &format!("My assessment: {} Hope this helps.", proceed()),
+            )],
+            0,
+            "proceed",
+            1,
+        ),
+        c(
+            "not JSON, then fixed after feedback",
+            vec![text(wire, "Looks fine to me!"), text(wire, &proceed())],
+            0,
+            "proceed",
+            2,
+        ),
+        c(
+            "missing fields every time",
+            vec![text(wire, "{\"recommendation\": \"proceed\"}")],
+            1,
+            "unavailable",
+            3,
+        ),
+        c(
+            "proceed contradicting its scores",
+            vec![text(wire, &verdict("proceed", 0.1).to_string())],
+            1,
+            "block",
+            3,
+        ),
+        c("truncated", vec![truncated(wire)], 1, "unavailable", 3),
+        c(
+            "refused or safety-blocked",
+            vec![refused(wire)],
+            1,
+            "unavailable",
+            1,
+        ),
+        c("empty content", vec![empty(wire)], 1, "unavailable", 3),
+        c("400", vec![err(400, "bad request")], 1, "unavailable", 1),
+        c("401", vec![err(401, "invalid key")], 1, "unavailable", 1),
+        c("404", vec![err(404, "no such model")], 1, "unavailable", 1),
+        c(
+            "429 with Retry-After",
+            vec![
+                Reply::Http(
+                    429,
+                    vec![("retry-after".into(), "1".into())],
+                    error_body(wire, 429, "slow down").to_string(),
+                ),
+                text(wire, &proceed()),
+            ],
+            0,
+            "proceed",
+            2,
+        ),
+        c(
+            "429 without Retry-After",
+            vec![err(429, "slow down"), text(wire, &proceed())],
+            0,
+            "proceed",
+            2,
+        ),
+        c(
+            "500 then success",
+            vec![err(500, "oops"), text(wire, &proceed())],
+            0,
+            "proceed",
+            2,
+        ),
+        c(
+            "503 then success",
+            vec![err(503, "overloaded"), text(wire, &proceed())],
+            0,
+            "proceed",
+            2,
+        ),
+        c(
+            "529 every time",
+            vec![err(529, "Overloaded")],
+            1,
+            "unavailable",
+            3,
+        ),
+        c(
+            "connection reset, then success",
+            vec![Reply::Reset, text(wire, &proceed())],
+            0,
+            "proceed",
+            2,
+        ),
+        c(
+            "body cut in the middle of the JSON, every time",
+            vec![Reply::Cut(proceed(), 40)],
+            1,
+            "unavailable",
+            3,
+        ),
+    ]
+}
+
+#[test]
+fn anthropic_wire_format_every_answer_kind() {
+    for case in cases(Wire::Anthropic) {
+        run(case);
+    }
+    // A tool call's input is the verdict.
+    run(Case {
+        name: "tool call",
+        wire: Wire::Anthropic,
+        script: vec![ok(
+            json!({"content": [{"type": "tool_use", "id": "t", "name": "record_verdict",
+            "input": verdict("proceed", 0.9)}], "stop_reason": "tool_use"}),
+        )],
+        code: 0,
+        result: "proceed",
+        requests: 1,
+    });
+}
+
+#[test]
+fn openai_wire_format_every_answer_kind() {
+    for case in cases(Wire::Openai) {
+        run(case);
+    }
+}
+
+#[test]
+fn gemini_wire_format_every_answer_kind() {
+    for case in cases(Wire::Google) {
+        run(case);
+    }
+}
+
+#[test]
+fn a_timeout_is_unavailable_never_proceed() {
+    let slow = Reply::Slow(
+        Duration::from_secs(4),
+        Box::new(text(Wire::Anthropic, &proceed())),
+    );
+    run(Case {
+        name: "timeout",
+        wire: Wire::Anthropic,
+        script: vec![slow],
+        code: 1,
+        result: "unavailable",
+        requests: 3,
+    });
+}
+
+#[test]
+fn a_401_names_the_variable_the_key_came_from() {
+    let server = LlmServer::start(vec![status(
+        401,
+        error_body(Wire::Anthropic, 401, "invalid x-api-key"),
+    )]);
+    let env = setup(Wire::Anthropic, &server, CONFIG);
+    let out = env.push(&["--force", "origin", "main"]);
+    out.code(1)
+        .stderr_has("rejected the API key")
+        .stderr_has("ANTHROPIC_API_KEY");
+}
+
+#[test]
+fn the_request_carries_the_facts_and_the_audit_line_the_cost() {
+    let server = LlmServer::start(vec![text(Wire::Anthropic, &proceed())]);
+    let env = setup(Wire::Anthropic, &server, CONFIG);
+    env.push(&["--force", "origin", "main"]).code(0);
+    let request = &server.received()[0];
+    assert_eq!(request.line, "POST /v1/messages HTTP/1.1");
+    assert!(
+        request
+            .headers
+            .iter()
+            .any(|(k, v)| k == "x-api-key" && v == ANTHROPIC_KEY)
+    );
+    let body: Value = serde_json::from_str(&request.body).unwrap();
+    assert_eq!(body["model"], "claude-haiku-4-5");
+    assert!(body.get("temperature").is_none());
+    let prompt = body["messages"][0]["content"].as_str().unwrap();
+    assert!(
+        prompt.contains("refs/heads/main") && prompt.contains("commit 3"),
+        "{prompt}"
+    );
+    let record = env.last_audit();
+    assert_eq!(record["verifier_provider"], "anthropic");
+    assert_eq!(record["verifier_model"], "claude-haiku-4-5");
+    assert_eq!(record["primary_provider"], "openai");
+    assert_eq!(record["tokens_in"], 100);
+    assert_eq!(record["tokens_out"], 50);
+    assert!(
+        (record["cost_usd"].as_f64().unwrap() - (100.0 * 1.0 + 50.0 * 5.0) / 1e6).abs() < 1e-12
+    );
+}
+
+#[test]
+fn overloaded_provider_falls_back_to_the_next_family() {
+    let anthropic = LlmServer::start(vec![status(
+        529,
+        error_body(Wire::Anthropic, 529, "Overloaded"),
+    )]);
+    let google = LlmServer::start(vec![text(Wire::Google, &proceed())]);
+    let mut env = setup(Wire::Anthropic, &anthropic, CONFIG);
+    env.extra_env
+        .push(("GOOGLE_GEMINI_BASE_URL".into(), google.url.clone()));
+    env.extra_env
+        .push(("GEMINI_API_KEY".into(), GEMINI_KEY.into()));
+    env.push(&["--force", "origin", "main"]).code(0);
+    let record = env.last_audit();
+    assert_eq!(record["verifier_provider"], "google");
+    assert_eq!(record["result"], "proceed");
+    assert_eq!(
+        anthropic.count(),
+        3,
+        "the first provider was retried, then given up"
+    );
+    assert_eq!(google.count(), 1);
+}
+
+#[test]
+fn three_blocks_in_a_session_call_a_tiebreaker() {
+    let anthropic = LlmServer::start(vec![text(
+        Wire::Anthropic,
+        &verdict("block", 0.1).to_string(),
+    )]);
+    let google = LlmServer::start(vec![text(Wire::Google, &proceed())]);
+    let mut env = TestEnv::new();
+    for i in 4..=6 {
+        env.commit(&env.work, "more.txt", &format!("commit {i}"));
+    }
+    env.git(&env.work, &["push", "-q", "origin", "main"]);
+    env.extra_env.extend([
+        ("ANTHROPIC_BASE_URL".to_owned(), anthropic.url.clone()),
+        ("ANTHROPIC_API_KEY".to_owned(), ANTHROPIC_KEY.to_owned()),
+        ("GOOGLE_GEMINI_BASE_URL".to_owned(), google.url.clone()),
+        ("GEMINI_API_KEY".to_owned(), GEMINI_KEY.to_owned()),
+        ("VOUCH_PRIMARY".to_owned(), "openai".to_owned()),
+        ("VOUCH_SESSION".to_owned(), "agent-session-1".to_owned()),
+    ]);
+    env.write_config(CONFIG);
+    env.install();
+    for _ in 0..2 {
+        env.rewind(1);
+        env.push(&["--force", "origin", "main"]).code(1);
+        assert_eq!(env.last_audit()["result"], "block");
+    }
+    assert_eq!(google.count(), 0);
+    env.rewind(1);
+    env.push(&["--force", "origin", "main"]).code(0);
+    let record = env.last_audit();
+    assert_eq!(record["escalated"], true);
+    assert_eq!(record["verifier_provider"], "google");
+    assert_eq!(
+        record["verifier_model"], "gemini-2.5-pro",
+        "the strong model breaks the tie"
+    );
+    let body: Value = serde_json::from_str(&google.received()[0].body).unwrap();
+    assert!(
+        body.to_string().contains("c-1"),
+        "the tiebreaker sees the concerns"
+    );
+}
+
+#[test]
+fn a_repeated_operation_reuses_the_verdict() {
+    let server = LlmServer::start(vec![text(
+        Wire::Anthropic,
+        &verdict("block", 0.1).to_string(),
+    )]);
+    let env = setup(Wire::Anthropic, &server, CONFIG);
+    env.push(&["--force", "origin", "main"]).code(1);
+    env.push(&["--force", "origin", "main"]).code(1);
+    assert_eq!(
+        server.count(),
+        1,
+        "the second push was answered from the cache"
+    );
+    assert_eq!(env.last_audit()["cached"], true);
+}
+
+#[test]
+fn keys_never_reach_logs_reviews_or_output_and_urls_are_redacted() {
+    let server = LlmServer::start(vec![text(
+        Wire::Anthropic,
+        &verdict("warn", 0.6).to_string(),
+    )]);
+    let env = setup(Wire::Anthropic, &server, CONFIG);
+    env.git(
+        &env.work,
+        &[
+            "remote",
+            "set-url",
+            "--push",
+            "origin",
+            &env.remote.display().to_string(),
+        ],
+    );
+    let out = env.push(&["--force", "origin", "main"]);
+    out.code(1);
+    // A push to a URL with credentials, judged directly by the hook.
+    let head = env.rev(&env.work, "HEAD");
+    let old = env.remote_ref("main").unwrap();
+    let line = format!("refs/heads/main {head} refs/heads/main {old}\n");
+    let url = "https://user:tok3n-VERY-SECRET@example.invalid/r.git";
+    env.vouch_stdin(&["hook", "pre-push", "--", url, url], line.as_bytes());
+    let mut everything = out.stdout + &out.stderr;
+    everything.push_str(&fs::read_to_string(env.state().join("audit.jsonl")).unwrap());
+    for entry in fs::read_dir(env.state().join("reviews")).unwrap() {
+        everything.push_str(&fs::read_to_string(entry.unwrap().path()).unwrap());
+    }
+    assert!(!everything.contains(ANTHROPIC_KEY), "a key leaked");
+    assert!(!everything.contains("tok3n"), "a URL credential leaked");
+    for r in server.received() {
+        assert!(
+            !r.body.contains(ANTHROPIC_KEY),
+            "the key is in a header, never in the prompt"
+        );
+        assert!(
+            !r.body.contains("tok3n"),
+            "the URL reaches the server redacted"
+        );
+    }
+    assert!(
+        server
+            .received()
+            .iter()
+            .any(|r| r.body.contains("***@example.invalid"))
+    );
+}
