@@ -35,6 +35,9 @@ pub enum Command {
     Verify(VerifyArgs),
     /// Approve one refused operation, at a terminal (valid 15 minutes, once).
     Approve(ApproveArgs),
+    /// Show every AI provider: where its key comes from (never the key),
+    /// its base URL and model, and which one would judge.
+    Doctor(DoctorArgs),
     /// Show the audit log.
     Log(LogArgs),
     /// Entry point of the installed git hooks (not for people).
@@ -93,6 +96,21 @@ pub struct VerifyArgs {
     /// The repository (default: the current directory).
     #[arg(long, value_name = "PATH")]
     pub repo: Option<PathBuf>,
+    /// The provider or model that proposed the operation (`anthropic`,
+    /// `gpt-5`, ...); the AI verifier is chosen from another family.
+    #[arg(long, value_name = "PROVIDER|MODEL")]
+    pub primary: Option<String>,
+}
+
+/// `vouch doctor`.
+#[derive(Debug, Args)]
+pub struct DoctorArgs {
+    /// Send each available provider a minimal real request and show its latency.
+    #[arg(long)]
+    pub ping: bool,
+    /// The provider or model that proposed the operation.
+    #[arg(long, value_name = "PROVIDER|MODEL")]
+    pub primary: Option<String>,
 }
 
 /// `vouch approve`.

@@ -194,6 +194,8 @@ pub struct AiConfig {
     pub max_output_tokens: u32,
     /// Sent only when set: many models reject it.
     pub temperature: Option<f32>,
+    /// The proposer, from a `--primary` flag (above `VOUCH_PRIMARY`).
+    pub primary: Option<String>,
 }
 
 impl Default for AiConfig {
@@ -206,6 +208,7 @@ impl Default for AiConfig {
             cache_secs: 600,
             max_output_tokens: 1024,
             temperature: None,
+            primary: None,
         }
     }
 }

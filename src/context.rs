@@ -78,7 +78,23 @@ impl Ctx {
             }
             None => None,
         };
-        let config = Config::resolve(&ConfigInputs { user, repo }, self.env.as_ref())?;
+        let user_path_mode = user.as_ref().and_then(|f| {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::metadata(&f.path)
+                .ok()
+                .map(|m| m.permissions().mode())
+        });
+        let mut config = Config::resolve(&ConfigInputs { user, repo }, self.env.as_ref())?;
+        // SPEC 3.2: keys in a file others can read draw a warning.
+        if config.providers.values().any(|p| p.api_key.is_some())
+            && user_path_mode.is_some_and(|m| m & 0o077 != 0)
+        {
+            config.warnings.push(format!(
+                "`{}` holds API keys and other users can read it: run `chmod 600 {}`",
+                user_path.display(),
+                user_path.display()
+            ));
+        }
         Ok(config)
     }
 

@@ -61,6 +61,7 @@ pub fn run(cli: &Cli, ctx: &Ctx) -> Result<ExitStatus> {
         Command::Trust(args) => commands::setup::trust(ctx, args),
         Command::Verify(args) => commands::verify::verify(ctx, args),
         Command::Approve(args) => commands::approve::approve(ctx, args),
+        Command::Doctor(args) => commands::doctor::doctor(ctx, args),
         Command::Log(args) => commands::log::log(ctx, args),
         Command::Hook(hook) => match &hook.hook {
             HookCommand::PrePush(args) => commands::hook::pre_push(ctx, args),

@@ -253,13 +253,15 @@ pub fn providers(config: &Config, env: &dyn Env) -> Vec<Provider> {
         .collect()
 }
 
-/// The family of the model that proposed the operation: `VOUCH_PRIMARY`
-/// (a provider or a model name), else the agent running us.
-pub fn primary(env: &dyn Env) -> Option<String> {
-    if let Some(p) = env
-        .var(crate::env::vars::VOUCH_PRIMARY)
-        .filter(|p| !p.trim().is_empty())
-    {
+/// The family of the model that proposed the operation: `--primary` (in
+/// `flag`), else `VOUCH_PRIMARY` (a provider or a model name), else the
+/// agent running us.
+pub fn primary(flag: Option<&str>, env: &dyn Env) -> Option<String> {
+    let given = flag
+        .map(str::to_owned)
+        .or_else(|| env.var(crate::env::vars::VOUCH_PRIMARY))
+        .filter(|p| !p.trim().is_empty());
+    if let Some(p) = given {
         let p = p.trim().to_ascii_lowercase();
         return Some(match family_of_model(&p) {
             Some(f) => f.to_owned(),
@@ -524,7 +526,7 @@ pub fn verify(
         return None;
     }
     let all = providers(config, env);
-    let primary = primary(env);
+    let primary = primary(config.ai.primary.as_deref(), env);
     let breaker_path = state_dir.join("ai-breaker.json");
     let cache_path = state_dir.join("ai-cache.json");
     let now = Timestamp::now().as_second();
@@ -738,23 +740,24 @@ mod tests {
 
     #[test]
     fn primary_comes_from_vouch_primary_a_model_name_or_the_agent() {
+        let p = |pairs: &[(&str, &str)]| primary(None, &MapEnv::from_pairs(pairs));
         assert_eq!(
-            primary(&MapEnv::from_pairs(&[("VOUCH_PRIMARY", "claude-opus-4")])).as_deref(),
+            p(&[("VOUCH_PRIMARY", "claude-opus-4")]).as_deref(),
             Some("anthropic")
         );
-        assert_eq!(
-            primary(&MapEnv::from_pairs(&[("VOUCH_PRIMARY", "openai")])).as_deref(),
-            Some("openai")
+        assert_eq!(p(&[("VOUCH_PRIMARY", "openai")]).as_deref(), Some("openai"));
+        assert_eq!(p(&[("CLAUDECODE", "1")]).as_deref(), Some("anthropic"));
+        assert_eq!(p(&[("GEMINI_CLI", "1")]).as_deref(), Some("google"));
+        assert_eq!(p(&[]), None);
+        let flag = primary(
+            Some("gpt-5"),
+            &MapEnv::from_pairs(&[("VOUCH_PRIMARY", "anthropic")]),
         );
         assert_eq!(
-            primary(&MapEnv::from_pairs(&[("CLAUDECODE", "1")])).as_deref(),
-            Some("anthropic")
+            flag.as_deref(),
+            Some("openai"),
+            "the flag wins over the environment"
         );
-        assert_eq!(
-            primary(&MapEnv::from_pairs(&[("GEMINI_CLI", "1")])).as_deref(),
-            Some("google")
-        );
-        assert_eq!(primary(&MapEnv::default()), None);
     }
 
     #[test]

@@ -308,36 +308,16 @@ impl<'a> Run<'a> {
             .into_iter()
             .filter(|p| p.runs_for(tier))
             .collect();
-        let state = self.ctx.dirs()?.state;
-        let log_path = self.ctx.log_path(self.config)?;
-        let session = self.ctx.env.var(vars::VOUCH_SESSION);
-        let repo = self.root.display().to_string();
-        let repo_name = self
-            .root
-            .file_name()
-            .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-        let prompt = crate::ai::prompt::push_prompt(self.facts, self.assessment, &repo_name);
-        let prior_blocks = || {
-            let hour_ago = Timestamp::now() - jiff::SignedDuration::from_hours(1);
-            audit::recent_blocks(&log_path, hour_ago, session.as_deref(), &repo)
+        let asked = super::Asked {
+            facts: self.facts,
+            assessment: self.assessment,
+            root: self.root,
+            operation_id: &self.operation_id,
         };
-        let (config, env, op) = (self.config, self.ctx.env.as_ref(), &self.operation_id);
-        let (facts, assessment, root) = (self.facts, self.assessment, self.root);
-        let spinner = interactive.then(|| ui::Spinner::start("asking the verifiers"));
-        let (program_results, ai_run) = std::thread::scope(|s| {
-            let ai = s.spawn(|| crate::ai::verify(config, env, &state, op, &prompt, &prior_blocks));
-            let programs = if programs.is_empty() {
-                Vec::new()
-            } else {
-                let context = verifiers::context(op, facts, assessment, root);
-                verifiers::run_all(&programs, &context, root)
-            };
-            (programs, ai.join().ok().flatten())
-        });
-        drop(spinner);
-        self.results = program_results;
+        let (results, ai_run) =
+            super::ask_verifiers(self.ctx, self.config, &asked, &programs, true, interactive)?;
+        self.results = results;
         if let Some(run) = ai_run {
-            self.results.extend(run.result.clone());
             for w in &run.warnings {
                 self.warn(w.clone());
             }

@@ -190,6 +190,19 @@ pub fn status(ctx: &Ctx, args: &RepoArgs) -> Result<ExitStatus> {
         let names: Vec<_> = programs.iter().map(|p| p.name.as_str()).collect();
         ui::out(&format!("verifiers:    {}", names.join(", ")));
     }
+    let providers = crate::ai::providers(&config, ctx.env.as_ref());
+    let with_keys: Vec<String> = providers
+        .iter()
+        .filter(|p| p.has_key())
+        .map(|p| format!("{} ({})", p.name, p.model))
+        .collect();
+    if !config.ai.enabled {
+        ui::out("AI verifier: off (`[ai] enabled = false`)");
+    } else if with_keys.is_empty() {
+        ui::out("AI verifier: no provider has a key (see `vouch doctor`)");
+    } else {
+        ui::out(&format!("AI providers: {}", with_keys.join(", ")));
+    }
     ui::out(&format!(
         "audit log:    {}",
         ctx.log_path(&config)?.display()

@@ -20,7 +20,8 @@ pub fn verify(ctx: &Ctx, args: &VerifyArgs) -> Result<ExitStatus> {
     };
     let repo = Repo::discover(&start)?;
     let root = repo.root();
-    let config = ctx.load_config(Some(&root))?;
+    let mut config = ctx.load_config(Some(&root))?;
+    config.ai.primary.clone_from(&args.primary);
     let places = ctx.verifier_places(&root)?;
     let programs = verifiers::discover(&config, &places);
     if args.list {
@@ -55,11 +56,13 @@ pub fn verify(ctx: &Ctx, args: &VerifyArgs) -> Result<ExitStatus> {
         }
         return Ok(ExitStatus::Allowed);
     }
+    // `ai` names the AI verifier.
+    let with_ai = args.only.is_empty() || args.only.iter().any(|n| n == "ai");
     let selected: Vec<_> = if args.only.is_empty() {
         programs.into_iter().filter(|p| p.enabled).collect()
     } else {
         let mut chosen = Vec::new();
-        for name in &args.only {
+        for name in args.only.iter().filter(|n| *n != "ai") {
             match programs.iter().find(|p| &p.name == name) {
                 Some(p) => chosen.push(p.clone()),
                 None => bail!(
@@ -67,6 +70,7 @@ pub fn verify(ctx: &Ctx, args: &VerifyArgs) -> Result<ExitStatus> {
                     programs
                         .iter()
                         .map(|p| p.name.as_str())
+                        .chain(std::iter::once("ai"))
                         .collect::<Vec<_>>()
                         .join(", ")
                 ),
@@ -87,18 +91,30 @@ pub fn verify(ctx: &Ctx, args: &VerifyArgs) -> Result<ExitStatus> {
         assessment.tier
     ));
     ui::out(report::push_details(&facts, &assessment).trim_end());
-    if selected.is_empty() {
-        ui::out("no verifiers to run (`vouch verify --list`)");
-        return Ok(ExitStatus::Allowed);
-    }
     let id = review::operation_id(
         "push",
         &root.display().to_string(),
         &facts.url,
         &review::refs_of(&facts),
     );
-    let context = verifiers::context(&id, &facts, &assessment, &root);
-    let results = verifiers::run_all(&selected, &context, &root);
+    let asked = super::Asked {
+        facts: &facts,
+        assessment: &assessment,
+        root: &root,
+        operation_id: &id,
+    };
+    let (results, ai_run) = super::ask_verifiers(ctx, &config, &asked, &selected, with_ai, false)?;
+    if results.is_empty() {
+        ui::out(
+            "no verifiers ran: none configured, and no AI provider has a key (`vouch verify --list`, `vouch doctor`)",
+        );
+        return Ok(ExitStatus::Error);
+    }
+    if let Some(run) = &ai_run {
+        for w in &run.warnings {
+            ui::warn(w);
+        }
+    }
     let combined = verdict::combine(&results);
     ui::out(report::verifier_details(&results, Some(&combined)).trim_end());
     let word = combined.outcome.result_word();

@@ -513,3 +513,62 @@ fn keys_never_reach_logs_reviews_or_output_and_urls_are_redacted() {
             .any(|r| r.body.contains("***@example.invalid"))
     );
 }
+
+#[test]
+fn doctor_shows_where_keys_come_from_never_the_keys() {
+    let mut env = TestEnv::new();
+    env.extra_env
+        .push(("ANTHROPIC_API_KEY".into(), ANTHROPIC_KEY.into()));
+    env.extra_env
+        .push(("GOOGLE_API_KEY".into(), GEMINI_KEY.into()));
+    let out = env.vouch(&["doctor", "--primary", "claude-opus-4"]);
+    out.code(0)
+        .stdout_has("proposer (primary): anthropic")
+        .stdout_has("key from ANTHROPIC_API_KEY")
+        .stdout_has("key from GOOGLE_API_KEY")
+        .stdout_has("no key (set OPENAI_API_KEY)")
+        .stdout_has("judges, in order: google");
+    assert!(!out.stdout.contains(ANTHROPIC_KEY) && !out.stdout.contains(GEMINI_KEY));
+    env.vouch(&["status"])
+        .code(0)
+        .stdout_has("AI providers: anthropic (claude-haiku-4-5), google");
+}
+
+#[test]
+fn doctor_ping_makes_a_real_request() {
+    let server = LlmServer::start(vec![text(Wire::Google, &proceed())]);
+    let mut env = TestEnv::new();
+    env.extra_env
+        .push(("GOOGLE_GEMINI_BASE_URL".into(), server.url.clone()));
+    env.extra_env
+        .push(("GEMINI_API_KEY".into(), GEMINI_KEY.into()));
+    env.vouch(&["doctor", "--ping"])
+        .code(0)
+        .stdout_has("ping google: ok in");
+    assert_eq!(server.count(), 1);
+}
+
+#[test]
+fn verify_by_hand_asks_the_ai_verifier() {
+    let server = LlmServer::start(vec![text(
+        Wire::Anthropic,
+        &verdict("block", 0.1).to_string(),
+    )]);
+    let env = setup(Wire::Anthropic, &server, CONFIG);
+    let out = env.vouch(&["verify", "--only", "ai", "--primary", "gpt-5"]);
+    out.code(1)
+        .stdout_has("ai:anthropic")
+        .stdout_has("verdict: block");
+}
+
+#[test]
+fn keys_in_a_user_config_others_can_read_draw_a_warning() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = TestEnv::new();
+    env.write_config("[providers.openai]\napi_key = \"sk-in-file-0123456789abcdef\"\n");
+    fs::set_permissions(env.config_path(), fs::Permissions::from_mode(0o644)).unwrap();
+    env.vouch(&["status"]).code(0).stdout_has("chmod 600");
+    fs::set_permissions(env.config_path(), fs::Permissions::from_mode(0o600)).unwrap();
+    let out = env.vouch(&["status"]);
+    assert!(!out.stdout.contains("chmod 600"), "{}", out.stdout);
+}

@@ -1,0 +1,73 @@
+//! `vouch doctor`: every AI provider, where its key comes from (never the
+//! key), its base URL and model, which one would judge, and with `--ping` a
+//! minimal real request and its latency.
+
+use anyhow::Result;
+
+use crate::ai::{self, Provider};
+use crate::cli::DoctorArgs;
+use crate::context::Ctx;
+use crate::{ExitStatus, ui};
+
+/// `vouch doctor`.
+pub fn doctor(ctx: &Ctx, args: &DoctorArgs) -> Result<ExitStatus> {
+    let root = crate::git::Repo::discover(&ctx.cwd).ok().map(|r| r.root());
+    let mut config = ctx.load_config(root.as_deref())?;
+    config.ai.primary.clone_from(&args.primary);
+    let all = ai::providers(&config, ctx.env.as_ref());
+    let primary = ai::primary(config.ai.primary.as_deref(), ctx.env.as_ref());
+    ui::out(&format!(
+        "proposer (primary): {}",
+        primary
+            .as_deref()
+            .unwrap_or("unknown (set --primary or VOUCH_PRIMARY)")
+    ));
+    if !config.ai.enabled {
+        ui::out("the AI verifier is turned off (`[ai] enabled = false`)");
+    }
+    for p in &all {
+        let key = if p.key.is_some() {
+            format!("key from {}", p.key_source)
+        } else if p.needs_key {
+            format!("no key (set {})", p.key_source)
+        } else {
+            "no key needed".to_owned()
+        };
+        ui::out(&format!(
+            "{:<12} {:<18} family {:<10} model {:<22} {}\n             {key}",
+            p.name,
+            p.kind.as_str(),
+            p.family,
+            p.model,
+            p.base_url
+        ));
+    }
+    let never = |_: &str| false;
+    let (chain, same_family) = ai::select(&all, primary.as_deref(), &config.ai.order, &never);
+    let names: Vec<&str> = chain.iter().map(|p| p.name.as_str()).collect();
+    if names.is_empty() {
+        ui::out(
+            "judges: none: no provider has a key, so verified operations follow `on_unavailable`",
+        );
+    } else {
+        let note = if same_family {
+            " (same family as the proposer: less effective)"
+        } else {
+            ""
+        };
+        ui::out(&format!("judges, in order: {}{note}", names.join(", ")));
+    }
+    if args.ping {
+        for p in chain {
+            ui::out(&ping_line(p, &config));
+        }
+    }
+    Ok(ExitStatus::Allowed)
+}
+
+fn ping_line(p: &Provider, config: &crate::config::Config) -> String {
+    match ai::ping(p, config) {
+        Ok(latency) => format!("ping {}: ok in {} ms", p.name, latency.as_millis()),
+        Err(e) => format!("ping {}: failed: {e}", p.name),
+    }
+}
