@@ -289,6 +289,9 @@ impl<'a> Run<'a> {
             plan
         } else {
             self.run_verifiers(tty.is_some())?;
+            if tty.is_some() {
+                self.show_ai_verdict();
+            }
             let combined = self.combined.as_ref().expect("verifiers ran");
             policy::decide(
                 tier,
@@ -325,6 +328,28 @@ impl<'a> Run<'a> {
         }
         self.combined = Some(verdict::combine(&self.results));
         Ok(())
+    }
+
+    /// At a terminal: who judged and what they said.
+    fn show_ai_verdict(&self) {
+        let Some(run) = &self.ai else { return };
+        let Some(verdict) = run.result.as_ref().and_then(|r| r.verdict.as_ref()) else {
+            return;
+        };
+        let mut line = format!(
+            "{} ({}) says {}, confidence {:.2}{}{}: {}",
+            run.provider.as_deref().unwrap_or("?"),
+            run.model.as_deref().unwrap_or("?"),
+            format!("{:?}", verdict.effective()).to_lowercase(),
+            verdict.confidence,
+            if run.cached { ", cached" } else { "" },
+            if run.escalated { ", as tiebreaker" } else { "" },
+            crate::text::one_line(&verdict.reasoning, 200)
+        );
+        for c in &verdict.concerns {
+            line.push_str(&format!("\n  concern: {}", crate::text::one_line(c, 200)));
+        }
+        ui::info(&line);
     }
 
     fn summary(&self) -> String {

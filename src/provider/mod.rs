@@ -220,6 +220,10 @@ pub fn build_request(kind: Kind, base: &str, key: Option<&Secret>, ask: &Ask<'_>
             if let Some(t) = ask.temperature {
                 body["temperature"] = json!(t);
             }
+            // Reasoning models would spend a small budget on thinking alone.
+            if kind == Kind::Openai && is_reasoning_model(ask.model) {
+                body["reasoning_effort"] = json!("low");
+            }
             HttpRequest {
                 url: format!("{}/chat/completions", trim_slash(base)),
                 headers,
@@ -246,6 +250,10 @@ pub fn build_request(kind: Kind, base: &str, key: Option<&Secret>, ask: &Ask<'_>
             if let Some(t) = ask.temperature {
                 config["temperature"] = json!(t);
             }
+            // Flash models think by default; a verdict needs no thinking budget.
+            if ask.model.contains("flash") {
+                config["thinkingConfig"] = json!({"thinkingBudget": 0});
+            }
             HttpRequest {
                 url: format!(
                     "{}/v1beta/models/{}:generateContent",
@@ -261,6 +269,13 @@ pub fn build_request(kind: Kind, base: &str, key: Option<&Secret>, ask: &Ask<'_>
             }
         }
     }
+}
+
+/// OpenAI reasoning models (which reject `temperature` and think first).
+pub fn is_reasoning_model(model: &str) -> bool {
+    ["gpt-5", "o1", "o3", "o4"]
+        .iter()
+        .any(|p| model.starts_with(p))
 }
 
 /// Tokens used by one answer.

@@ -42,6 +42,25 @@ fn requests_follow_each_sdk_base_url_convention_and_keep_keys_out_of_urls() {
     assert_eq!(o.url, "http://h/v1/chat/completions");
     assert_eq!(o.body["response_format"]["json_schema"]["strict"], true);
     assert_eq!(o.body["max_completion_tokens"], 1024);
+    assert!(o.body.get("reasoning_effort").is_none());
+    let reasoning = Ask {
+        model: "gpt-5-mini",
+        ..ask(&turns)
+    };
+    let o = build_request(Kind::Openai, "http://h/v1", Some(&key), &reasoning);
+    assert_eq!(
+        o.body["reasoning_effort"], "low",
+        "a reasoning model must not spend its budget thinking"
+    );
+    let flash = Ask {
+        model: "gemini-2.5-flash",
+        ..ask(&turns)
+    };
+    let g = build_request(Kind::Google, "http://h", None, &flash);
+    assert_eq!(
+        g.body["generationConfig"]["thinkingConfig"]["thinkingBudget"],
+        0
+    );
 
     let g = build_request(Kind::Google, "http://h", Some(&key), &ask(&turns));
     assert_eq!(g.url, "http://h/v1beta/models/m-1:generateContent");

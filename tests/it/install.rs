@@ -201,12 +201,24 @@ fn bare_repository_is_guarded() {
     assert_eq!(env.last_audit()["refs"][0]["rule"], "force_push_protected");
 }
 
+/// Copies the vouch binary with `cp`: a copy written by this process could
+/// be held open for writing by a child another test thread forks at that
+/// moment, and executing it would fail with "Text file busy".
+fn copy_binary(to: &std::path::Path) {
+    let status = std::process::Command::new("cp")
+        .arg(vouch_bin())
+        .arg(to)
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
 #[test]
 fn missing_binary_warns_and_allows_but_strict_refuses() {
     let env = TestEnv::new();
     let copy = env.base().join("bin/vouch");
     fs::create_dir_all(copy.parent().unwrap()).unwrap();
-    fs::copy(vouch_bin(), &copy).unwrap();
+    copy_binary(&copy);
     let out = env.cmd(&copy, &env.work).arg("install").output().unwrap();
     assert!(out.status.success());
     fs::remove_file(&copy).unwrap();
@@ -215,7 +227,7 @@ fn missing_binary_warns_and_allows_but_strict_refuses() {
         .code(0)
         .stderr_has("the vouch binary is missing");
     // Strict, baked in at install time.
-    fs::copy(vouch_bin(), &copy).unwrap();
+    copy_binary(&copy);
     env.write_config("strict = true\n");
     let out = env.cmd(&copy, &env.work).arg("install").output().unwrap();
     assert!(out.status.success());
