@@ -643,7 +643,7 @@ pub fn verify(
     };
     let mut result = result_of(&p.name, &verdict);
     result.duration_ms = run.latency_ms;
-    if !run.escalated {
+    if !run.escalated && config.ai.cache_secs > 0 {
         cache.insert(
             operation_id.to_owned(),
             Cached {
