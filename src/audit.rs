@@ -220,7 +220,10 @@ pub fn recent_blocks(
             Some(s) => r.get("session_id").and_then(Value::as_str) == Some(s),
             None => r.get("repo").and_then(Value::as_str) == Some(repo),
         })
-        .count()
+        // The same push retried is one block, not three.
+        .filter_map(|r| r.get("operation_id").and_then(Value::as_str))
+        .collect::<std::collections::HashSet<_>>()
+        .len()
 }
 
 /// Every record, oldest first, from the rotated file and the current one.

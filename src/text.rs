@@ -34,6 +34,58 @@ pub fn hex(bytes: &[u8]) -> String {
         })
 }
 
+/// Replaces token-shaped strings (API keys, access tokens) with
+/// `[REDACTED]`, and credentials in URLs.
+pub fn redact_secrets(text: &str) -> String {
+    const PREFIXES: &[&str] = &[
+        "sk-",
+        "sk_",
+        "pk_",
+        "rk_",
+        "ghp_",
+        "gho_",
+        "ghs_",
+        "ghu_",
+        "github_pat_",
+        "glpat-",
+        "xoxb-",
+        "xoxp-",
+        "xoxa-",
+        "AKIA",
+        "ASIA",
+        "AIza",
+        "hf_",
+        "npm_",
+    ];
+    let text = crate::facts::redact_text(text);
+    let mut out = String::with_capacity(text.len());
+    let mut word = String::new();
+    let flush = |word: &mut String, out: &mut String| {
+        let w = word.as_str();
+        let tokenish = w.len() >= 16 && PREFIXES.iter().any(|p| w.starts_with(p));
+        let long_mixed = w.len() >= 32
+            && !w.bytes().all(|b| b.is_ascii_hexdigit())
+            && w.bytes().any(|b| b.is_ascii_digit())
+            && w.bytes().any(|b| b.is_ascii_alphabetic());
+        if tokenish || long_mixed {
+            out.push_str("[REDACTED]");
+        } else {
+            out.push_str(w);
+        }
+        word.clear();
+    };
+    for c in text.chars() {
+        if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+            word.push(c);
+        } else {
+            flush(&mut word, &mut out);
+            out.push(c);
+        }
+    }
+    flush(&mut word, &mut out);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -39,7 +39,7 @@ pub fn doctor(ctx: &Ctx, args: &DoctorArgs) -> Result<ExitStatus> {
             p.kind.as_str(),
             p.family,
             p.model,
-            p.base_url
+            crate::facts::redact_url(&p.base_url)
         ));
     }
     let never = |_: &str| false;

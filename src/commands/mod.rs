@@ -84,7 +84,20 @@ pub fn ask_verifiers(
             );
             verifiers::run_all(programs, &context, asked.root)
         };
-        (results, ai.and_then(|h| h.join().ok().flatten()))
+        let ai = ai.and_then(|h| {
+            h.join().unwrap_or_else(|_| {
+                Some(AiRun {
+                    result: Some(VerifierResult::simple(
+                        "ai",
+                        crate::verdict::Status::Error,
+                        "the AI verifier failed inside vouch".into(),
+                        true,
+                    )),
+                    ..AiRun::default()
+                })
+            })
+        });
+        (results, ai)
     });
     drop(spinner);
     if let Some(run) = &ai_run {

@@ -70,11 +70,12 @@ impl Client {
             let Retry::After(server_delay) = failure.retry else {
                 return Err((failure, retries));
             };
-            if retries >= MAX_RETRIES {
+            // A server that wants more than a hook can wait: ask the next provider.
+            if retries >= MAX_RETRIES || server_delay.is_some_and(|d| d > MAX_WAIT) {
                 return Err((failure, retries));
             }
             let backoff = FIRST_BACKOFF * 2u32.pow(retries);
-            std::thread::sleep(server_delay.unwrap_or(backoff).min(MAX_WAIT));
+            std::thread::sleep(server_delay.unwrap_or(backoff));
             retries += 1;
         }
     }

@@ -79,13 +79,22 @@ pub struct HttpRequest {
     pub body: Value,
 }
 
-/// A header value that may be secret.
-#[derive(Debug, Clone)]
+/// A header value that may be secret (its `Debug` never shows a secret).
+#[derive(Clone)]
 pub enum HeaderValue {
     /// Plain.
     Plain(String),
     /// Holds the key.
     Secret(String),
+}
+
+impl fmt::Debug for HeaderValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Plain(s) => write!(f, "{s:?}"),
+            Self::Secret(_) => f.write_str("****"),
+        }
+    }
 }
 
 impl HeaderValue {
@@ -221,7 +230,7 @@ pub fn build_request(kind: Kind, base: &str, key: Option<&Secret>, ask: &Ask<'_>
                 body["temperature"] = json!(t);
             }
             // Reasoning models would spend a small budget on thinking alone.
-            if kind == Kind::Openai && is_reasoning_model(ask.model) {
+            if is_reasoning_model(ask.model) {
                 body["reasoning_effort"] = json!("low");
             }
             HttpRequest {
@@ -253,6 +262,9 @@ pub fn build_request(kind: Kind, base: &str, key: Option<&Secret>, ask: &Ask<'_>
             // Flash models think by default; a verdict needs no thinking budget.
             if ask.model.contains("flash") {
                 config["thinkingConfig"] = json!({"thinkingBudget": 0});
+            } else {
+                // Pro models cannot turn thinking off: keep it from eating the budget.
+                config["thinkingConfig"] = json!({"thinkingBudget": 128});
             }
             HttpRequest {
                 url: format!(
@@ -273,9 +285,10 @@ pub fn build_request(kind: Kind, base: &str, key: Option<&Secret>, ask: &Ask<'_>
 
 /// OpenAI reasoning models (which reject `temperature` and think first).
 pub fn is_reasoning_model(model: &str) -> bool {
+    let name = model.strip_prefix("openai/").unwrap_or(model);
     ["gpt-5", "o1", "o3", "o4"]
         .iter()
-        .any(|p| model.starts_with(p))
+        .any(|p| name.starts_with(p))
 }
 
 /// Tokens used by one answer.
@@ -540,7 +553,7 @@ fn error_message(body: &str) -> Option<String> {
         .and_then(Value::as_str)
         .or_else(|| v.get("error").and_then(Value::as_str))
         .or_else(|| v.get("message").and_then(Value::as_str))
-        .map(|m| crate::text::one_line(m, 300))
+        .map(|m| crate::text::one_line(&crate::text::redact_secrets(m), 300))
 }
 
 /// Parses a delay like `48s`, `1.5s` (Gemini `RetryInfo.retryDelay`).

@@ -70,6 +70,10 @@ fn requests_follow_each_sdk_base_url_convention_and_keep_keys_out_of_urls() {
         "application/json"
     );
     assert!(format!("{key:?} {key}").contains("****") && !format!("{key:?}").contains("SECRET"));
+    assert!(
+        !format!("{g:?} {a:?} {o:?}").contains("SECRET"),
+        "a request's Debug hides the key"
+    );
 }
 
 #[test]
@@ -250,6 +254,27 @@ fn errors_are_classified_for_retry_and_explained() {
         Retry::After(Some(Duration::from_millis(250)))
     );
 
+    let echoed = json!({"error": {"message": "bad key sk-ECHOEDSECRETKEY0123456789"}}).to_string();
+    assert!(
+        !classify_failure("p", 401, &no_headers, &echoed, "K")
+            .message
+            .contains("ECHOED")
+    );
+    let spend = json!({"type": "error", "error": {"type": "rate_limit_error", "message": "cap", "details": {"error_code": "enforced_spend_limit_reached"}}}).to_string();
+    assert_eq!(
+        classify_failure("anthropic", 429, &no_headers, &spend, "k").retry,
+        Retry::No
+    );
+    let per_day = json!({"error": {"code": 429, "message": "quota", "details": [{"violations": [{"quotaId": "GenerateRequestsPerDayPerProjectPerModel"}]}]}}).to_string();
+    assert_eq!(
+        classify_failure("google", 429, &no_headers, &per_day, "k").retry,
+        Retry::No
+    );
+    let yes = |name: &str| (name == "x-should-retry").then(|| "true".to_owned());
+    assert!(matches!(
+        classify_failure("anthropic", 400, &yes, "", "k").retry,
+        Retry::After(_)
+    ));
     let quota = json!({"error": {"message": "You exceeded your quota", "type": "insufficient_quota", "code": "insufficient_quota"}}).to_string();
     assert_eq!(
         classify_failure("openai", 429, &no_headers, &quota, "k").retry,

@@ -73,6 +73,18 @@ fn refused(wire: Wire) -> Reply {
     })
 }
 
+fn safety_blocked(wire: Wire) -> Reply {
+    ok(match wire {
+        Wire::Anthropic => {
+            json!({"content": [], "stop_reason": "refusal", "stop_details": {"type": "refusal", "category": "cyber", "explanation": "policy"}})
+        }
+        Wire::Openai => {
+            json!({"choices": [{"message": {"content": ""}, "finish_reason": "content_filter"}]})
+        }
+        Wire::Google => json!({"candidates": [{"content": {}, "finishReason": "SAFETY"}]}),
+    })
+}
+
 fn empty(wire: Wire) -> Reply {
     ok(match wire {
         Wire::Anthropic => json!({"content": [], "stop_reason": "end_turn"}),
@@ -215,9 +227,10 @@ fn cases(wire: Wire) -> Vec<Case> {
             3,
         ),
         c("truncated", vec![truncated(wire)], 1, "unavailable", 3),
+        c("refused", vec![refused(wire)], 1, "unavailable", 1),
         c(
-            "refused or safety-blocked",
-            vec![refused(wire)],
+            "safety-blocked",
+            vec![safety_blocked(wire)],
             1,
             "unavailable",
             1,
@@ -309,6 +322,87 @@ fn openai_wire_format_every_answer_kind() {
     for case in cases(Wire::Openai) {
         run(case);
     }
+    run(Case {
+        name: "tool call",
+        wire: Wire::Openai,
+        script: vec![ok(
+            json!({"choices": [{"message": {"content": null, "tool_calls": [{"type": "function",
+            "function": {"name": "record_verdict", "arguments": proceed()}}]}, "finish_reason": "tool_calls"}]}),
+        )],
+        code: 0,
+        result: "proceed",
+        requests: 1,
+    });
+}
+
+#[test]
+fn an_openai_compatible_server_from_ollama_host() {
+    let server = LlmServer::start(vec![text(Wire::Openai, &proceed())]);
+    let mut env = TestEnv::new();
+    let host = server.url.trim_start_matches("http://").to_owned();
+    env.extra_env.push(("OLLAMA_HOST".into(), host));
+    env.extra_env
+        .push(("VOUCH_PRIMARY".into(), "anthropic".into()));
+    env.write_config(CONFIG);
+    env.install();
+    env.rewind(1);
+    env.push(&["--force", "origin", "main"]).code(0);
+    assert_eq!(
+        server.received()[0].line,
+        "POST /v1/chat/completions HTTP/1.1"
+    );
+    let record = env.last_audit();
+    assert_eq!(record["verifier_provider"], "ollama");
+    assert_eq!(record["result"], "proceed");
+}
+
+#[test]
+fn a_truncated_answer_is_asked_again_with_a_larger_budget() {
+    let server = LlmServer::start(vec![
+        truncated(Wire::Anthropic),
+        text(Wire::Anthropic, &proceed()),
+    ]);
+    let env = setup(Wire::Anthropic, &server, CONFIG);
+    env.push(&["--force", "origin", "main"]).code(0);
+    let budgets: Vec<u64> = server
+        .received()
+        .iter()
+        .map(|r| {
+            serde_json::from_str::<Value>(&r.body).unwrap()["max_tokens"]
+                .as_u64()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(budgets, [1024, 2048]);
+}
+
+#[test]
+fn the_proposers_own_family_is_the_last_resort_and_says_so() {
+    let anthropic = LlmServer::start(vec![text(Wire::Anthropic, &proceed())]);
+    let google = LlmServer::start(vec![status(
+        503,
+        error_body(Wire::Google, 503, "overloaded"),
+    )]);
+    let mut env = setup(Wire::Anthropic, &anthropic, CONFIG);
+    env.extra_env.retain(|(k, _)| k != "VOUCH_PRIMARY");
+    env.extra_env
+        .push(("VOUCH_PRIMARY".into(), "claude-opus-4".into()));
+    env.extra_env
+        .push(("GOOGLE_GEMINI_BASE_URL".into(), google.url.clone()));
+    env.extra_env
+        .push(("GEMINI_API_KEY".into(), GEMINI_KEY.into()));
+    // Google (another family) fails every time; Anthropic, the proposer's family, answers.
+    env.push(&["--force", "origin", "main"])
+        .code(0)
+        .stderr_has("less effective");
+    let record = env.last_audit();
+    assert_eq!(record["verifier_provider"], "anthropic");
+    assert_eq!(
+        record["verifier_model"], "claude-sonnet-4-5",
+        "the other, stronger model of the same provider"
+    );
+    assert!(record["warnings"].to_string().contains("less effective"));
+    assert_eq!(google.count(), 3);
 }
 
 #[test]
@@ -470,17 +564,20 @@ fn keys_never_reach_logs_reviews_or_output_and_urls_are_redacted() {
         Wire::Anthropic,
         &verdict("warn", 0.6).to_string(),
     )]);
-    let env = setup(Wire::Anthropic, &server, CONFIG);
-    env.git(
-        &env.work,
-        &[
-            "remote",
-            "set-url",
-            "--push",
-            "origin",
-            &env.remote.display().to_string(),
-        ],
-    );
+    let mut env = setup(Wire::Anthropic, &server, CONFIG);
+    // Keys of other providers are in the environment too (their servers are unreachable).
+    env.extra_env.extend([
+        ("GEMINI_API_KEY".to_owned(), GEMINI_KEY.to_owned()),
+        (
+            "GOOGLE_GEMINI_BASE_URL".to_owned(),
+            "http://127.0.0.1:9".to_owned(),
+        ),
+        ("OPENAI_API_KEY".to_owned(), OPENAI_KEY.to_owned()),
+        (
+            "OPENAI_BASE_URL".to_owned(),
+            "http://127.0.0.1:9/v1".to_owned(),
+        ),
+    ]);
     let out = env.push(&["--force", "origin", "main"]);
     out.code(1);
     // A push to a URL with credentials, judged directly by the hook.
@@ -488,13 +585,18 @@ fn keys_never_reach_logs_reviews_or_output_and_urls_are_redacted() {
     let old = env.remote_ref("main").unwrap();
     let line = format!("refs/heads/main {head} refs/heads/main {old}\n");
     let url = "https://user:tok3n-VERY-SECRET@example.invalid/r.git";
-    env.vouch_stdin(&["hook", "pre-push", "--", url, url], line.as_bytes());
-    let mut everything = out.stdout + &out.stderr;
+    let direct = env.vouch_stdin(&["hook", "pre-push", "--", url, url], line.as_bytes());
+    let mut everything = out.stdout + &out.stderr + &direct.stdout + &direct.stderr;
+    for state_file in ["ai-cache.json", "ai-breaker.json"] {
+        everything.push_str(&fs::read_to_string(env.state().join(state_file)).unwrap_or_default());
+    }
     everything.push_str(&fs::read_to_string(env.state().join("audit.jsonl")).unwrap());
     for entry in fs::read_dir(env.state().join("reviews")).unwrap() {
         everything.push_str(&fs::read_to_string(entry.unwrap().path()).unwrap());
     }
-    assert!(!everything.contains(ANTHROPIC_KEY), "a key leaked");
+    for key in [ANTHROPIC_KEY, GEMINI_KEY, OPENAI_KEY] {
+        assert!(!everything.contains(key), "a key leaked: {key}");
+    }
     assert!(!everything.contains("tok3n"), "a URL credential leaked");
     for r in server.received() {
         assert!(
