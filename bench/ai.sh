@@ -9,21 +9,8 @@
 #   2. a repeated operation inside the cache window: requests counted at the
 #      server (target: 0 after the first)
 set -euo pipefail
-here=$(cd "$(dirname "$0")/.." && pwd)
 n=${1:-51}
-
-cargo build --release --locked --quiet --manifest-path "$here/Cargo.toml"
-vouch="$here/target/release/vouch"
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/vouch-bench-ai.XXXXXX")
-server_pid=
-cleanup() { [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null; rm -rf "$work"; }
-trap cleanup EXIT
-export HOME="$work/home" XDG_CONFIG_HOME="$work/config" XDG_STATE_HOME="$work/state" XDG_DATA_HOME="$work/data"
-export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL="$work/gitconfig" VOUCH_HEADLESS=1
-unset ANTHROPIC_API_KEY OPENAI_API_KEY GEMINI_API_KEY GOOGLE_API_KEY OPENROUTER_API_KEY OLLAMA_HOST
-mkdir -p "$HOME" "$XDG_CONFIG_HOME/vouch"
-printf '[user]\n\tname = Bench\n\temail = bench@example.com\n[init]\n\tdefaultBranch = main\n' > "$GIT_CONFIG_GLOBAL"
+source "$(dirname "$0")/common.sh"
 
 # The server: answers every POST with a proceed verdict, counts requests and
 # the time it spent on each.
@@ -59,14 +46,10 @@ print(srv.server_address[1], flush=True)
 srv.serve_forever()
 PY
 python3 "$work/server.py" > "$work/port" &
-server_pid=$!
+on_exit "kill $! 2>/dev/null"
 for _ in $(seq 50); do [ -s "$work/port" ] && break; sleep 0.1; done
 port=$(cat "$work/port")
 stats() { python3 -c "import json,urllib.request; print(json.load(urllib.request.urlopen('http://127.0.0.1:$port/'))['$1'])"; }
-
-now() { date +%s%N; }
-ms() { awk -v ns="$1" 'BEGIN { printf "%.2f", ns / 1e6 }'; }
-median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 
 git init -q --bare "$work/remote.git"
 git clone -q "$work/remote.git" "$work/repo" 2>/dev/null

@@ -9,25 +9,9 @@
 #      process up to (and past) the verifier call (target: <= 50 ms)
 #   3. 10,000 refs in one push (target: <= 200 ms)
 set -euo pipefail
-here=$(cd "$(dirname "$0")/.." && pwd)
 n=${1:-100}
-
-cargo build --release --locked --quiet --manifest-path "$here/Cargo.toml"
-vouch="$here/target/release/vouch"
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/vouch-bench.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-export HOME="$work/home" XDG_CONFIG_HOME="$work/config" XDG_STATE_HOME="$work/state" XDG_DATA_HOME="$work/data"
-export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL="$work/gitconfig" VOUCH_HEADLESS=1
-unset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE
-mkdir -p "$HOME" "$XDG_CONFIG_HOME/vouch"
-printf '[user]\n\tname = Bench\n\temail = bench@example.com\n[init]\n\tdefaultBranch = main\n' > "$GIT_CONFIG_GLOBAL"
+source "$(dirname "$0")/common.sh"
 printf '[on_unavailable]\ncritical = "allow"\n' > "$XDG_CONFIG_HOME/vouch/config.toml"
-
-now() { date +%s%N; }
-ms() { awk -v ns="$1" 'BEGIN { printf "%.2f", ns / 1e6 }'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'; }
-median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 
 echo "git: $(git --version)   machine: $(nproc) cores   iterations: $n"
 echo

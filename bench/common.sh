@@ -1,0 +1,22 @@
+# Sourced by the bench scripts: builds the release binary into $vouch, makes
+# a hermetic $work directory (removed on exit; `on_exit` adds cleanup), and
+# defines the timing helpers.
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cargo build --release --locked --quiet --manifest-path "$here/Cargo.toml"
+vouch="$here/target/release/vouch"
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/vouch-bench.XXXXXX")
+cleanups=("rm -rf '$work'")
+on_exit() { cleanups+=("$1"); }
+trap 'for c in "${cleanups[@]}"; do eval "$c"; done' EXIT
+export HOME="$work/home" XDG_CONFIG_HOME="$work/config" XDG_STATE_HOME="$work/state" XDG_DATA_HOME="$work/data"
+export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL="$work/gitconfig" VOUCH_HEADLESS=1
+unset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE
+unset ANTHROPIC_API_KEY OPENAI_API_KEY GEMINI_API_KEY GOOGLE_API_KEY OPENROUTER_API_KEY OLLAMA_HOST
+mkdir -p "$HOME" "$XDG_CONFIG_HOME/vouch"
+printf '[user]\n\tname = Bench\n\temail = bench@example.com\n[init]\n\tdefaultBranch = main\n' > "$GIT_CONFIG_GLOBAL"
+
+now() { date +%s%N; }
+ms() { awk -v ns="$1" 'BEGIN { printf "%.2f", ns / 1e6 }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'; }
+median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
