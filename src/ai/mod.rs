@@ -359,6 +359,17 @@ fn write_state<T: Serialize>(path: &Path, value: &T) {
 /// When each provider last failed (unix seconds).
 type Breaker = BTreeMap<String, i64>;
 
+/// Providers that failed within the breaker's window, with the seconds since.
+pub fn recent_failures(state_dir: &Path) -> BTreeMap<String, i64> {
+    let now = Timestamp::now().as_second();
+    let window = i64::try_from(BREAKER.as_secs()).unwrap_or(i64::MAX);
+    read_state::<Breaker>(&state_dir.join("ai-breaker.json"))
+        .into_iter()
+        .map(|(name, at)| (name, now - at))
+        .filter(|(_, ago)| *ago < window)
+        .collect()
+}
+
 /// A cached verdict.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Cached {

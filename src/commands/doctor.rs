@@ -25,7 +25,12 @@ pub fn doctor(ctx: &Ctx, args: &DoctorArgs) -> Result<ExitStatus> {
     if !config.ai.enabled {
         ui::out("the AI verifier is turned off (`[ai] enabled = false`)");
     }
+    let failures = ai::recent_failures(&ctx.dirs()?.state);
     for p in &all {
+        let failed = failures
+            .get(&p.name)
+            .map(|ago| format!("; failed {ago} s ago, skipped for 5 minutes after a failure"))
+            .unwrap_or_default();
         let key = if p.key.is_some() {
             format!("key from {}", p.key_source)
         } else if p.needs_key {
@@ -34,7 +39,7 @@ pub fn doctor(ctx: &Ctx, args: &DoctorArgs) -> Result<ExitStatus> {
             "no key needed".to_owned()
         };
         ui::out(&format!(
-            "{:<12} {:<18} family {:<10} model {:<22} {}\n             {key}",
+            "{:<12} {:<18} family {:<10} model {:<22} {}\n             {key}{failed}",
             p.name,
             p.kind.as_str(),
             p.family,
@@ -58,7 +63,8 @@ pub fn doctor(ctx: &Ctx, args: &DoctorArgs) -> Result<ExitStatus> {
         ui::out(&format!("judges, in order: {}{note}", names.join(", ")));
     }
     if args.ping {
-        for p in chain {
+        // Every provider that can be asked, judge or not.
+        for p in all.iter().filter(|p| p.has_key()) {
             ui::out(&ping_line(p, &config));
         }
     }
