@@ -126,10 +126,22 @@ struct Raw {
 }
 
 fn header_of(headers: &[(String, String)], name: &str) -> Option<String> {
-    headers
+    let value = headers
         .iter()
         .find(|(k, _)| k.eq_ignore_ascii_case(name))
-        .map(|(_, v)| v.clone())
+        .map(|(_, v)| v.clone())?;
+    // `retry-after` may be an HTTP date: turn it into seconds from now.
+    if name.eq_ignore_ascii_case("retry-after") && value.trim().parse::<f64>().is_err() {
+        return seconds_until(&value).map(|s| s.to_string());
+    }
+    Some(value)
+}
+
+/// Seconds from now until an HTTP date (`Wed, 21 Oct 2015 07:28:00 GMT`).
+fn seconds_until(date: &str) -> Option<u64> {
+    let when = jiff::fmt::rfc2822::parse(date.trim()).ok()?.timestamp();
+    let secs = when.duration_since(jiff::Timestamp::now()).as_secs();
+    Some(u64::try_from(secs.max(0)).unwrap_or(0))
 }
 
 fn transport_failure(e: &ureq::Error, started: Instant) -> Failure {
@@ -147,5 +159,30 @@ fn transport_failure(e: &ureq::Error, started: Instant) -> Failure {
         status: None,
         retry: Retry::After(None),
         message: crate::facts::redact_text(&message),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn retry_after_as_an_http_date_becomes_seconds() {
+        let later = jiff::Timestamp::now() + jiff::SignedDuration::from_secs(30);
+        let date = jiff::fmt::rfc2822::to_string(&later.to_zoned(jiff::tz::TimeZone::UTC)).unwrap();
+        let headers = vec![("retry-after".to_owned(), date)];
+        let secs: u64 = header_of(&headers, "retry-after").unwrap().parse().unwrap();
+        assert!((28..=30).contains(&secs), "{secs}");
+        let gmt = vec![(
+            "retry-after".to_owned(),
+            "Wed, 21 Oct 2015 07:28:00 GMT".to_owned(),
+        )];
+        assert_eq!(
+            header_of(&gmt, "retry-after").as_deref(),
+            Some("0"),
+            "a date in the past: now"
+        );
+        let plain = vec![("retry-after".to_owned(), "7".to_owned())];
+        assert_eq!(header_of(&plain, "retry-after").as_deref(), Some("7"));
     }
 }
