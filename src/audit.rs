@@ -100,6 +100,12 @@ pub struct Record {
     pub reasons: Vec<String>,
     /// Warnings shown.
     pub warnings: Vec<String>,
+    /// `observe` when decisions did not take effect.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mode: Option<String>,
+    /// In observe mode: what enforcing would have decided (refused, asked).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub would_decide: Option<String>,
     /// The built-in deterministic checks, in the verifier result shape.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub builtin: Option<VerifierResult>,
@@ -141,6 +147,8 @@ impl Record {
             refs: Vec::new(),
             reasons: Vec::new(),
             warnings: Vec::new(),
+            mode: None,
+            would_decide: None,
             builtin: None,
             verifiers: Vec::new(),
         }

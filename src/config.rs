@@ -40,6 +40,17 @@ pub const DEFAULT_VERIFIER_TIMEOUT_SECS: u64 = 30;
 /// Default size past which the audit log is rotated.
 pub const DEFAULT_LOG_MAX_BYTES: u64 = 10 * 1024 * 1024;
 
+/// Whether decisions take effect.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    /// Decisions take effect.
+    #[default]
+    Enforce,
+    /// Decisions are made and logged, but nothing is refused or asked: for trying vouch safely.
+    Observe,
+}
+
 /// What to do when no verdict can be had.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -272,6 +283,8 @@ pub fn default_prices() -> BTreeMap<String, Price> {
 pub struct Config {
     /// A hook whose binary is missing refuses, baked into hooks at install time.
     pub strict: bool,
+    /// `enforce` (the default) or `observe`: decide and log, never block or ask.
+    pub mode: Mode,
     /// Verify standard-tier operations too.
     pub verify_standard: bool,
     /// Write an audit line for tier-none operations too.
@@ -336,6 +349,7 @@ impl Default for Config {
     fn default() -> Self {
         Self {
             strict: false,
+            mode: Mode::Enforce,
             verify_standard: false,
             log_all: false,
             notify_command: None,
@@ -364,6 +378,7 @@ impl Default for Config {
 #[serde(deny_unknown_fields)]
 struct RawConfig {
     strict: Option<bool>,
+    mode: Option<Mode>,
     verify_standard: Option<bool>,
     log_all: Option<bool>,
     notify_command: Option<String>,
@@ -640,6 +655,7 @@ impl Config {
         };
         let RawConfig {
             strict,
+            mode,
             verify_standard,
             log_all,
             notify_command,
@@ -655,6 +671,9 @@ impl Config {
         } = raw;
         if let Some(v) = strict {
             self.strict = v;
+        }
+        if let Some(v) = mode {
+            self.mode = v;
         }
         if let Some(v) = verify_standard {
             self.verify_standard = v;

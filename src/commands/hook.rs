@@ -16,7 +16,7 @@ use wait_timeout::ChildExt;
 use crate::audit::{self, Record, RefRecord};
 use crate::classify::{Assessment, Tier, classify_push};
 use crate::cli::PrePushArgs;
-use crate::config::Config;
+use crate::config::{Config, Mode};
 use crate::context::Ctx;
 use crate::env::vars;
 use crate::facts::{Change, PushFacts, RefFacts, RemoteTip, redact_url};
@@ -110,7 +110,8 @@ pub fn pre_push(ctx: &Ctx, args: &PrePushArgs) -> Result<ExitStatus> {
         }
     };
     let assessment = classify_push(&facts, &config.policy);
-    if assessment.tier == Tier::None && !config.log_all {
+    // Observe mode logs everything: it is how people see what vouch would do.
+    if assessment.tier == Tier::None && !config.log_all && config.mode != Mode::Observe {
         return Ok(ExitStatus::Allowed);
     }
 
@@ -239,6 +240,8 @@ struct Run<'a> {
     results: Vec<VerifierResult>,
     combined: Option<Combined>,
     ai: Option<crate::ai::AiRun>,
+    /// In observe mode, what enforcing would have decided, if not to allow.
+    would_decide: Option<String>,
 }
 
 impl<'a> Run<'a> {
@@ -266,6 +269,7 @@ impl<'a> Run<'a> {
             results: Vec::new(),
             combined: None,
             ai: None,
+            would_decide: None,
         }
     }
 
@@ -282,7 +286,13 @@ impl<'a> Run<'a> {
         let approved = policy::is_verified(tier, self.config.verify_standard)
             && skip == Skip::No
             && review::take_approval(&state, &self.operation_id, &self.refs, Timestamp::now());
-        let tty = prompt::interactive(env);
+        let observe = self.config.mode == Mode::Observe;
+        // Observe mode never asks: nobody is kept waiting.
+        let tty = if observe {
+            None
+        } else {
+            prompt::interactive(env)
+        };
         let plan = if let Some(plan) =
             policy::before_verifying(tier, self.config.verify_standard, &skip, approved)
         {
@@ -300,7 +310,30 @@ impl<'a> Run<'a> {
                 self.config.on_unavailable.for_tier(tier),
             )
         };
+        if observe {
+            return self.observe(plan);
+        }
         self.act(&plan, tty.as_ref(), &state)
+    }
+
+    /// Observe mode: the decision is shown and logged, and the push goes on.
+    fn observe(mut self, plan: Plan) -> Result<ExitStatus> {
+        let would = match &plan.action {
+            Action::Allow { .. } => None,
+            Action::Ask => Some(("asked", "the verifiers' concerns".to_owned())),
+            Action::Refuse { why, .. } => Some(("refused", why.clone())),
+        };
+        if let Some((word, why)) = &would {
+            self.warn(format!(
+                "observe mode: enforcing would have {word} this push ({why}); it goes on"
+            ));
+        }
+        self.would_decide = would.map(|(w, _)| w.to_owned());
+        let allowed = Plan {
+            action: Action::Allow { warning: None },
+            ..plan
+        };
+        self.log(&allowed, "allowed", ExitStatus::Allowed)
     }
 
     /// Verifier programs and the AI verifier, in parallel.
@@ -543,6 +576,8 @@ impl<'a> Run<'a> {
             refs,
             reasons: capped_reasons(self.assessment),
             warnings: self.warnings.clone(),
+            mode: (self.config.mode == Mode::Observe).then(|| "observe".to_owned()),
+            would_decide: self.would_decide.clone(),
             builtin: Some(crate::classify::builtin_result(self.facts, self.assessment)),
             verifiers: self.results.clone(),
             ..Record::new(

@@ -54,3 +54,36 @@ fn direct_pushes_to_protected_branches_are_verified_only_on_request() {
     assert_eq!(record["risk_tier"], "standard");
     assert_eq!(record["refs"][0]["rule"], "push_protected");
 }
+
+#[test]
+fn observe_mode_decides_and_logs_but_never_blocks() {
+    let env = TestEnv::new();
+    env.write_config("mode = \"observe\"\n[on_unavailable]\ncritical = \"block\"\n");
+    env.install();
+    env.rewind(1);
+    env.push(&["--force", "origin", "main"])
+        .code(0)
+        .stderr_has("observe mode: enforcing would have refused this push");
+    assert_eq!(
+        env.remote_ref("main").unwrap(),
+        env.rev(&env.work, "HEAD"),
+        "the push went through"
+    );
+    let record = env.last_audit();
+    assert_eq!(record["decision"], "allowed");
+    assert_eq!(record["mode"], "observe");
+    assert_eq!(record["would_decide"], "refused");
+    assert_eq!(record["risk_tier"], "critical");
+    assert!(
+        !env.state().join("reviews").exists(),
+        "nothing was refused, so nothing waits for review"
+    );
+    env.commit(&env.work, "ff.txt", "a routine push");
+    env.push(&["origin", "main"]).code(0);
+    let record = env.last_audit();
+    assert_eq!(
+        record["risk_tier"], "none",
+        "observe mode logs routine pushes too"
+    );
+    assert!(record.get("would_decide").is_none());
+}
