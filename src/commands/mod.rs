@@ -7,40 +7,65 @@ use anyhow::Result;
 use jiff::Timestamp;
 
 use crate::ai::AiRun;
+use crate::audit::RefRecord;
 use crate::classify::Assessment;
 use crate::config::Config;
 use crate::context::Ctx;
 use crate::env::vars;
-use crate::facts::PushFacts;
+use crate::review::ReviewRef;
 use crate::verdict::VerifierResult;
 use crate::verifiers::{self, Program};
 use crate::{audit, ui};
 
 pub mod approve;
+pub mod decide;
 pub mod doctor;
 pub mod hook;
 pub mod log;
 pub mod setup;
 pub mod verify;
 
-/// The operation the verifiers are asked about.
-pub struct Asked<'a> {
-    /// Its facts.
-    pub facts: &'a PushFacts,
-    /// Its tier and reasons.
-    pub assessment: &'a Assessment,
-    /// The repository root.
-    pub root: &'a Path,
-    /// Its id (the cache key).
-    pub operation_id: &'a str,
+/// What the decision protocol needs to know about an operation, whatever
+/// door it came through (a push, a commit).
+pub trait Subject: Sync {
+    /// `push`, `commit`.
+    fn noun(&self) -> &'static str;
+    /// The hook that decides (`pre-push`).
+    fn hook(&self) -> &'static str;
+    /// Its tier and the reasons.
+    fn assessment(&self) -> &Assessment;
+    /// What people read: what it is, its tier, and what it would change.
+    fn describe(&self) -> String;
+    /// What an approval is bound to (refs and object ids).
+    fn review_refs(&self) -> Vec<ReviewRef>;
+    /// The audit line's `refs`.
+    fn record_refs(&self) -> Vec<RefRecord>;
+    /// Where it goes (a push's remote, redacted).
+    fn remote(&self) -> Option<String>;
+    /// The branch checked out.
+    fn branch(&self) -> Option<String>;
+    /// The built-in deterministic checks' result.
+    fn builtin(&self) -> VerifierResult;
+    /// The AI verifier's user prompt.
+    fn prompt(&self, repo_name: &str) -> String;
+    /// The verifier programs' context JSON.
+    fn context(&self, operation_id: &str, root: &Path) -> String;
+    /// The command to run again with a skip (`git push ...`).
+    fn again(&self) -> &'static str;
 }
 
 /// Runs `programs` and (when `with_ai`) the AI verifier, in parallel; the
 /// AI result comes last in the list. A spinner turns at a terminal.
+#[expect(
+    clippy::too_many_arguments,
+    reason = "each is a distinct input of one call"
+)]
 pub fn ask_verifiers(
     ctx: &Ctx,
     config: &Config,
-    asked: &Asked<'_>,
+    subject: &dyn Subject,
+    root: &Path,
+    operation_id: &str,
     programs: &[Program],
     with_ai: bool,
     interactive: bool,
@@ -48,12 +73,11 @@ pub fn ask_verifiers(
     let state = ctx.dirs()?.state;
     let log_path = ctx.log_path(config)?;
     let session = ctx.env.var(vars::VOUCH_SESSION);
-    let repo = asked.root.display().to_string();
-    let repo_name = asked
-        .root
+    let repo = root.display().to_string();
+    let repo_name = root
         .file_name()
         .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-    let prompt = crate::ai::prompt::push_prompt(asked.facts, asked.assessment, &repo_name);
+    let prompt = subject.prompt(&repo_name);
     let prior_blocks = || {
         let hour_ago = Timestamp::now() - jiff::SignedDuration::from_hours(1);
         audit::recent_blocks(&log_path, hour_ago, session.as_deref(), &repo)
@@ -62,27 +86,13 @@ pub fn ask_verifiers(
     let spinner = interactive.then(|| ui::Spinner::start("asking the verifiers"));
     let (mut results, ai_run) = std::thread::scope(|s| {
         let ai = with_ai.then(|| {
-            s.spawn(|| {
-                crate::ai::verify(
-                    config,
-                    env,
-                    &state,
-                    asked.operation_id,
-                    &prompt,
-                    &prior_blocks,
-                )
-            })
+            s.spawn(|| crate::ai::verify(config, env, &state, operation_id, &prompt, &prior_blocks))
         });
         let results = if programs.is_empty() {
             Vec::new()
         } else {
-            let context = verifiers::context(
-                asked.operation_id,
-                asked.facts,
-                asked.assessment,
-                asked.root,
-            );
-            verifiers::run_all(programs, &context, asked.root)
+            let context = subject.context(operation_id, root);
+            verifiers::run_all(programs, &context, root)
         };
         let ai = ai.and_then(|h| {
             h.join().unwrap_or_else(|_| {

@@ -97,13 +97,13 @@ pub fn verify(ctx: &Ctx, args: &VerifyArgs) -> Result<ExitStatus> {
         &facts.url,
         &review::refs_of(&facts),
     );
-    let asked = super::Asked {
+    let subject = super::hook::PushSubject {
         facts: &facts,
         assessment: &assessment,
-        root: &root,
-        operation_id: &id,
     };
-    let (results, ai_run) = super::ask_verifiers(ctx, &config, &asked, &selected, with_ai, false)?;
+    let (results, ai_run) = super::ask_verifiers(
+        ctx, &config, &subject, &root, &id, &selected, with_ai, false,
+    )?;
     if results.is_empty() {
         ui::out(
             "no verifiers ran: none configured, and no AI provider has a key (`vouch verify --list`, `vouch doctor`)",
