@@ -75,14 +75,34 @@ pub enum Rule {
     GitWillReject,
     /// Fast-forward, new branch, new tag.
     Routine,
+    /// `DROP`/`TRUNCATE`/`ALTER ... DROP` added to a migration.
+    DestructiveSql,
+    /// A credential file staged.
+    CredentialFile,
+    /// Many files or lines deleted.
+    BulkDeletion,
+    /// CI/CD pipeline configuration changed.
+    CiConfig,
+    /// Infrastructure as code changed.
+    Infrastructure,
+    /// A dependency's major version raised.
+    DependencyMajorBump,
+    /// A large change.
+    LargeChange,
 }
 
 impl Rule {
     /// True for rules about a ref that is deleted, rewritten or moved.
     pub fn is_destructive(self) -> bool {
-        !matches!(
+        matches!(
             self,
-            Self::Routine | Self::PushProtected | Self::GitWillReject | Self::MassRefChanges
+            Self::ForcePushProtected
+                | Self::ForcePushUnseen
+                | Self::ForcePush
+                | Self::DeleteProtected
+                | Self::DeleteBranch
+                | Self::TagMove
+                | Self::ReleaseTagMove
         )
     }
 
@@ -100,6 +120,13 @@ impl Rule {
             Self::PushProtected => "push_protected",
             Self::GitWillReject => "git_will_reject",
             Self::Routine => "routine",
+            Self::DestructiveSql => "destructive_sql",
+            Self::CredentialFile => "credential_file",
+            Self::BulkDeletion => "bulk_deletion",
+            Self::CiConfig => "ci_config",
+            Self::Infrastructure => "infrastructure",
+            Self::DependencyMajorBump => "dependency_major_bump",
+            Self::LargeChange => "large_change",
         }
     }
 }

@@ -60,7 +60,7 @@ pub struct InstallArgs {
     #[arg(long, value_name = "PATH")]
     pub repo: Option<PathBuf>,
     /// The hooks to install, comma-separated.
-    #[arg(long, value_delimiter = ',', default_value = "pre-push")]
+    #[arg(long, value_delimiter = ',', default_value = "pre-push,pre-commit")]
     pub hooks: Vec<String>,
     /// Install into a `core.hooksPath` outside the repository anyway (it is
     /// shared by every repository that uses it).
@@ -152,6 +152,18 @@ pub struct HookArgs {
 pub enum HookCommand {
     /// git's pre-push: `<remote> <url>`, ref lines on stdin.
     PrePush(PrePushArgs),
+    /// git's pre-commit: judges the staged change.
+    PreCommit(PreCommitArgs),
+}
+
+/// `vouch hook pre-commit`.
+#[derive(Debug, Args)]
+pub struct PreCommitArgs {
+    /// The directory of the hook script, to find a chained `pre-commit.local`.
+    #[arg(long, value_name = "DIR")]
+    pub hook_dir: Option<PathBuf>,
+    /// Arguments git passed (none for pre-commit).
+    pub rest: Vec<String>,
 }
 
 /// `vouch hook pre-push`.

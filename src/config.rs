@@ -121,6 +121,158 @@ pub struct Policy {
     pub tiers: TierTable,
 }
 
+/// The pre-commit rules (SPEC 2.3): which paths each rule watches, the
+/// thresholds, and the tier of each rule.
+#[derive(Debug, Clone)]
+pub struct CommitRules {
+    /// Migration files, whose added SQL is read.
+    pub migrations: GlobSet,
+    /// Credential files.
+    pub credentials: GlobSet,
+    /// Paths that look like credentials but are not (`.env.example`).
+    pub credential_exceptions: GlobSet,
+    /// CI/CD pipeline configuration.
+    pub ci: GlobSet,
+    /// Infrastructure as code.
+    pub infrastructure: GlobSet,
+    /// Dependency manifests, whose version changes are read.
+    pub manifests: GlobSet,
+    /// More deleted files than this is a bulk deletion.
+    pub bulk_deleted_files: usize,
+    /// More deleted lines than this is a bulk deletion.
+    pub bulk_deleted_lines: usize,
+    /// More files than this is a large change.
+    pub large_files: usize,
+    /// More changed lines than this is a large change.
+    pub large_lines: usize,
+    /// The tier of each rule, by name.
+    pub tiers: BTreeMap<&'static str, Tier>,
+}
+
+/// Default globs of the pre-commit rules, by setting name.
+pub const COMMIT_GLOBS: &[(&str, &[&str])] = &[
+    (
+        "migrations",
+        &["**/migrations/**", "**/migrate/**", "**/*.sql"],
+    ),
+    (
+        "credentials",
+        &[
+            "**/.env",
+            "**/.env.*",
+            "**/*.pem",
+            "**/*.key",
+            "**/id_rsa",
+            "**/id_dsa",
+            "**/id_ecdsa",
+            "**/id_ed25519",
+            "**/*.p12",
+            "**/*.pfx",
+            "**/.aws/credentials",
+            "**/credentials.json",
+            "**/service-account*.json",
+            "**/.netrc",
+            "**/.npmrc",
+            "**/.pypirc",
+            "**/*.keystore",
+            "**/*.jks",
+        ],
+    ),
+    (
+        "credential_exceptions",
+        &[
+            "**/.env.example",
+            "**/.env.sample",
+            "**/.env.template",
+            "**/.env.dist",
+        ],
+    ),
+    (
+        "ci",
+        &[
+            "**/.github/workflows/**",
+            "**/.gitlab-ci.yml",
+            "**/Jenkinsfile",
+            "**/.circleci/**",
+            "**/azure-pipelines.yml",
+            "**/.travis.yml",
+            "**/bitbucket-pipelines.yml",
+            "**/.buildkite/**",
+            "**/.drone.yml",
+        ],
+    ),
+    (
+        "infrastructure",
+        &[
+            "**/*.tf",
+            "**/*.tfvars",
+            "**/Pulumi.*",
+            "**/Chart.yaml",
+            "**/charts/**",
+            "**/helm/**",
+            "**/k8s/**",
+            "**/kubernetes/**",
+            "**/kustomization.yaml",
+        ],
+    ),
+    (
+        "manifests",
+        &[
+            "**/Cargo.toml",
+            "**/package.json",
+            "**/pyproject.toml",
+            "**/go.mod",
+            "**/requirements*.txt",
+            "**/Gemfile",
+        ],
+    ),
+];
+
+/// Default tiers of the pre-commit rules.
+pub const COMMIT_TIERS: &[(&str, Tier)] = &[
+    ("destructive_sql", Tier::Critical),
+    ("credential_file", Tier::Critical),
+    ("bulk_deletion", Tier::High),
+    ("ci_config", Tier::High),
+    ("infrastructure", Tier::High),
+    ("dependency_major_bump", Tier::High),
+    ("large_change", Tier::Standard),
+];
+
+fn default_globs(name: &str) -> GlobSet {
+    let patterns = COMMIT_GLOBS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, p)| strings(p))
+        .unwrap_or_default();
+    compile_globs(&patterns).expect("default globs are valid")
+}
+
+impl Default for CommitRules {
+    fn default() -> Self {
+        Self {
+            migrations: default_globs("migrations"),
+            credentials: default_globs("credentials"),
+            credential_exceptions: default_globs("credential_exceptions"),
+            ci: default_globs("ci"),
+            infrastructure: default_globs("infrastructure"),
+            manifests: default_globs("manifests"),
+            bulk_deleted_files: 10,
+            bulk_deleted_lines: 500,
+            large_files: 10,
+            large_lines: 500,
+            tiers: COMMIT_TIERS.iter().copied().collect(),
+        }
+    }
+}
+
+impl CommitRules {
+    /// The tier of rule `name`.
+    pub fn tier(&self, name: &str) -> Tier {
+        self.tiers.get(name).copied().unwrap_or(Tier::High)
+    }
+}
+
 /// What to do when verification is unavailable, per tier.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct OnUnavailableTable {
@@ -311,6 +463,8 @@ pub struct Config {
     pub providers: BTreeMap<String, ProviderConfig>,
     /// Model prices for the audit log's cost estimate.
     pub prices: BTreeMap<String, Price>,
+    /// The pre-commit rules.
+    pub commit: CommitRules,
 }
 
 fn compile_globs(patterns: &[String]) -> Result<GlobSet, (usize, String)> {
@@ -367,6 +521,7 @@ impl Default for Config {
             ai: AiConfig::default(),
             providers: BTreeMap::new(),
             prices: default_prices(),
+            commit: CommitRules::default(),
         }
     }
 }
@@ -391,6 +546,35 @@ struct RawConfig {
     ai: Option<RawAi>,
     providers: Option<BTreeMap<String, RawProvider>>,
     prices: Option<BTreeMap<String, Price>>,
+    commit: Option<RawCommit>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawCommit {
+    migrations: Option<Vec<String>>,
+    credentials: Option<Vec<String>>,
+    credential_exceptions: Option<Vec<String>>,
+    ci: Option<Vec<String>>,
+    infrastructure: Option<Vec<String>>,
+    manifests: Option<Vec<String>>,
+    bulk_deleted_files: Option<usize>,
+    bulk_deleted_lines: Option<usize>,
+    large_files: Option<usize>,
+    large_lines: Option<usize>,
+    tiers: Option<RawCommitTiers>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawCommitTiers {
+    destructive_sql: Option<Tier>,
+    credential_file: Option<Tier>,
+    bulk_deletion: Option<Tier>,
+    ci_config: Option<Tier>,
+    infrastructure: Option<Tier>,
+    dependency_major_bump: Option<Tier>,
+    large_change: Option<Tier>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -668,6 +852,7 @@ impl Config {
             ai,
             providers,
             prices,
+            commit,
         } = raw;
         if let Some(v) = strict {
             self.strict = v;
@@ -837,6 +1022,10 @@ impl Config {
         if let Some(prices) = prices {
             self.prices.extend(prices);
         }
+        if let Some(c) = commit {
+            self.layer_commit(c)
+                .map_err(|(key, m)| invalid("commit", key, m))?;
+        }
         if let Some(log) = log {
             if let Some(path) = log.path {
                 if may_run {
@@ -861,6 +1050,62 @@ impl Config {
 }
 
 impl Config {
+    fn layer_commit(&mut self, raw: RawCommit) -> Result<(), (&'static str, String)> {
+        let rules = &mut self.commit;
+        let globs = [
+            ("migrations", raw.migrations, &mut rules.migrations),
+            ("credentials", raw.credentials, &mut rules.credentials),
+            (
+                "credential_exceptions",
+                raw.credential_exceptions,
+                &mut rules.credential_exceptions,
+            ),
+            ("ci", raw.ci, &mut rules.ci),
+            (
+                "infrastructure",
+                raw.infrastructure,
+                &mut rules.infrastructure,
+            ),
+            ("manifests", raw.manifests, &mut rules.manifests),
+        ];
+        for (key, patterns, slot) in globs {
+            if let Some(p) = patterns {
+                *slot = compile_globs(&p).map_err(|(i, m)| {
+                    (
+                        key,
+                        format!("bad glob `{}`: {m}", p.get(i).map_or("", String::as_str)),
+                    )
+                })?;
+            }
+        }
+        for (value, slot) in [
+            (raw.bulk_deleted_files, &mut rules.bulk_deleted_files),
+            (raw.bulk_deleted_lines, &mut rules.bulk_deleted_lines),
+            (raw.large_files, &mut rules.large_files),
+            (raw.large_lines, &mut rules.large_lines),
+        ] {
+            if let Some(v) = value {
+                *slot = v;
+            }
+        }
+        if let Some(t) = raw.tiers {
+            for (name, value) in [
+                ("destructive_sql", t.destructive_sql),
+                ("credential_file", t.credential_file),
+                ("bulk_deletion", t.bulk_deletion),
+                ("ci_config", t.ci_config),
+                ("infrastructure", t.infrastructure),
+                ("dependency_major_bump", t.dependency_major_bump),
+                ("large_change", t.large_change),
+            ] {
+                if let Some(v) = value {
+                    rules.tiers.insert(name, v);
+                }
+            }
+        }
+        Ok(())
+    }
+
     fn layer_ai(&mut self, raw: RawAi) -> Result<(), (&'static str, String)> {
         let RawAi {
             enabled,

@@ -309,6 +309,82 @@ pub struct PushFacts {
     pub notes: Vec<String>,
 }
 
+/// How a staged file changes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FileStatus {
+    /// New file.
+    Added,
+    /// Changed file.
+    Modified,
+    /// Removed file.
+    Deleted,
+    /// Moved (and perhaps changed).
+    Renamed,
+}
+
+impl FileStatus {
+    /// The name used in logs.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Added => "added",
+            Self::Modified => "modified",
+            Self::Deleted => "deleted",
+            Self::Renamed => "renamed",
+        }
+    }
+}
+
+/// One file of a staged change (the index against `HEAD`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct StagedFile {
+    /// Path in the repository (the new path of a rename).
+    pub path: String,
+    /// How it changes.
+    pub status: FileStatus,
+    /// Lines added.
+    pub added_lines: usize,
+    /// Lines deleted.
+    pub deleted_lines: usize,
+    /// Blob before (empty when added).
+    pub old_oid: String,
+    /// Blob after (empty when deleted).
+    pub new_oid: String,
+    /// Added lines with their line numbers, kept only for files whose
+    /// content the rules read (migrations, dependency manifests).
+    #[serde(skip)]
+    pub added: Vec<(u32, String)>,
+    /// Deleted lines, for the same files.
+    #[serde(skip)]
+    pub deleted: Vec<String>,
+}
+
+/// A staged change: what `git commit` is about to record.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
+pub struct StagedFacts {
+    /// The files.
+    pub files: Vec<StagedFile>,
+    /// The branch checked out.
+    pub branch: Option<String>,
+}
+
+impl StagedFacts {
+    /// Files deleted.
+    pub fn deleted_files(&self) -> usize {
+        self.files
+            .iter()
+            .filter(|f| f.status == FileStatus::Deleted)
+            .count()
+    }
+
+    /// Lines added and deleted, in all files.
+    pub fn line_totals(&self) -> (usize, usize) {
+        self.files
+            .iter()
+            .fold((0, 0), |(a, d), f| (a + f.added_lines, d + f.deleted_lines))
+    }
+}
+
 /// Replaces credentials in a URL (`https://user:token@host` becomes
 /// `https://***@host`).
 pub fn redact_url(url: &str) -> String {

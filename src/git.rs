@@ -11,8 +11,8 @@ use anyhow::{Context, Result, bail};
 use git2::{Oid, Repository};
 
 use crate::facts::{
-    Change, Lease, Lost, LostBuilder, PushFacts, RefFacts, RefKind, RemoteTip, mirror_deletions,
-    redact_text, redact_url,
+    Change, FileStatus, Lease, Lost, LostBuilder, PushFacts, RefFacts, RefKind, RemoteTip,
+    StagedFacts, StagedFile, mirror_deletions, redact_text, redact_url,
 };
 use crate::hooks::{PushArgs, PushUpdate, effective_force};
 
@@ -236,6 +236,99 @@ impl Repo {
         Ok(mirror_deletions(listed, |name| {
             pushed.contains(name) || self.repo.find_reference(name).is_ok()
         }))
+    }
+
+    /// The staged change: the index (`index_file` when git names one, as
+    /// `git commit -a` and `git commit <paths>` do) against `HEAD`.
+    /// `inspect` says which paths' added and deleted lines are kept.
+    pub fn staged(
+        &self,
+        index_file: Option<&Path>,
+        inspect: &dyn Fn(&str) -> bool,
+    ) -> Result<StagedFacts> {
+        let index = match index_file {
+            Some(path) => git2::Index::open(path)
+                .with_context(|| format!("cannot read the index `{}`", path.display()))?,
+            None => self.repo.index().context("cannot read the index")?,
+        };
+        let head_tree = self.repo.head().ok().and_then(|h| h.peel_to_tree().ok());
+        let mut opts = git2::DiffOptions::new();
+        opts.context_lines(0);
+        let mut diff = self
+            .repo
+            .diff_tree_to_index(head_tree.as_ref(), Some(&index), Some(&mut opts))
+            .context("cannot compare the index with HEAD")?;
+        diff.find_similar(None).ok();
+        let files = std::cell::RefCell::new(Vec::<StagedFile>::new());
+        let mut on_file = |delta: git2::DiffDelta<'_>, _: f32| {
+            let path = delta
+                .new_file()
+                .path()
+                .or_else(|| delta.old_file().path())
+                .map(|p| p.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let status = match delta.status() {
+                git2::Delta::Added | git2::Delta::Copied => FileStatus::Added,
+                git2::Delta::Deleted => FileStatus::Deleted,
+                git2::Delta::Renamed => FileStatus::Renamed,
+                _ => FileStatus::Modified,
+            };
+            let oid = |f: git2::DiffFile<'_>| {
+                if f.id().is_zero() {
+                    String::new()
+                } else {
+                    f.id().to_string()
+                }
+            };
+            files.borrow_mut().push(StagedFile {
+                path,
+                status,
+                added_lines: 0,
+                deleted_lines: 0,
+                old_oid: oid(delta.old_file()),
+                new_oid: oid(delta.new_file()),
+                added: Vec::new(),
+                deleted: Vec::new(),
+            });
+            true
+        };
+        let mut on_line =
+            |_: git2::DiffDelta<'_>, _: Option<git2::DiffHunk<'_>>, line: git2::DiffLine<'_>| {
+                let mut files = files.borrow_mut();
+                let Some(file) = files.last_mut() else {
+                    return true;
+                };
+                let keep = inspect(&file.path);
+                match line.origin() {
+                    '+' => {
+                        file.added_lines += 1;
+                        if keep {
+                            let text = String::from_utf8_lossy(line.content())
+                                .trim_end()
+                                .to_owned();
+                            file.added.push((line.new_lineno().unwrap_or(0), text));
+                        }
+                    }
+                    '-' => {
+                        file.deleted_lines += 1;
+                        if keep {
+                            file.deleted.push(
+                                String::from_utf8_lossy(line.content())
+                                    .trim_end()
+                                    .to_owned(),
+                            );
+                        }
+                    }
+                    _ => {}
+                }
+                true
+            };
+        diff.foreach(&mut on_file, None, None, Some(&mut on_line))
+            .context("cannot read the staged change")?;
+        Ok(StagedFacts {
+            files: files.into_inner(),
+            branch: self.current_branch(),
+        })
     }
 
     /// What `git push` of the current branch would send, from local

@@ -15,15 +15,22 @@ use anyhow::{Context, Result, bail};
 /// The marker line every vouch hook carries.
 pub const MARKER: &str = "# vouch-managed-hook";
 
-/// The hooks vouch can install, with their templates from `hooks/`.
-pub const HOOKS: &[(&str, &str)] = &[("pre-push", include_str!("../hooks/pre-push"))];
+/// The hook script template (`hooks/hook.sh`): `@HOOK@` is the hook's
+/// name, `@WHAT@` what it guards.
+const TEMPLATE: &str = include_str!("../hooks/hook.sh");
+
+/// The hooks vouch can install, with what each guards.
+pub const HOOKS: &[(&str, &str)] = &[("pre-push", "push"), ("pre-commit", "commit")];
 
 /// Suffix of a foreign hook kept beside vouch's.
 pub const LOCAL_SUFFIX: &str = ".local";
 
-/// The template of `hook`, if vouch has one.
+/// What `hook` guards, if vouch has it.
 pub fn template(hook: &str) -> Option<&'static str> {
-    HOOKS.iter().find(|(n, _)| *n == hook).map(|(_, t)| *t)
+    HOOKS
+        .iter()
+        .find(|(n, _)| *n == hook)
+        .map(|(_, what)| *what)
 }
 
 /// Quotes `s` for a POSIX shell single-quoted string body.
@@ -33,13 +40,15 @@ fn sh_single_quote_body(s: &str) -> String {
 
 /// The script for `hook` with the binary path and strictness baked in.
 pub fn render(hook: &str, bin: &Path, strict: bool) -> Result<String> {
-    let template = template(hook).with_context(|| {
+    let what = template(hook).with_context(|| {
         format!(
             "vouch has no `{hook}` hook; it installs: {}",
             HOOKS.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
         )
     })?;
-    Ok(template
+    Ok(TEMPLATE
+        .replace("@HOOK@", hook)
+        .replace("@WHAT@", what)
         .replace(
             "@VOUCH_BIN@",
             &sh_single_quote_body(&bin.display().to_string()),
@@ -299,7 +308,17 @@ mod tests {
         assert!(s.contains(MARKER));
         assert!(s.contains(r"vouch_bin='/opt/it'\''s here/vouch'"));
         assert!(s.contains("strict=1"));
-        assert!(!s.contains("@VOUCH_"), "every placeholder is filled");
+        assert!(
+            !s.contains("@VOUCH_") && !s.contains("@HOOK@") && !s.contains("@WHAT@"),
+            "every placeholder is filled"
+        );
+        assert!(s.contains("exec \"$vouch_bin\" hook pre-push"));
+        let c = render("pre-commit", Path::new("/v"), false).unwrap();
+        assert!(
+            c.contains("hook pre-commit")
+                && c.contains("pre-commit.local")
+                && c.contains("this commit is NOT checked")
+        );
         assert!(render("post-merge", Path::new("/v"), false).is_err());
     }
 

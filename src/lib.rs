@@ -30,6 +30,7 @@ pub mod prompt;
 pub mod provider;
 pub mod report;
 pub mod review;
+pub mod staged;
 pub mod text;
 pub mod trust;
 pub mod ui;
@@ -65,6 +66,7 @@ pub fn run(cli: &Cli, ctx: &Ctx) -> Result<ExitStatus> {
         Command::Log(args) => commands::log::log(ctx, args),
         Command::Hook(hook) => match &hook.hook {
             HookCommand::PrePush(args) => commands::hook::pre_push(ctx, args),
+            HookCommand::PreCommit(args) => commands::commit::pre_commit(ctx, args),
         },
     }
 }

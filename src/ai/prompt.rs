@@ -7,7 +7,7 @@
 use std::fmt::Write as _;
 
 use crate::classify::{Assessment, Tier};
-use crate::facts::{Change, Lease, PushFacts, RemoteTip};
+use crate::facts::{Change, Lease, PushFacts, RemoteTip, StagedFacts};
 use crate::text::{one_line, redact_secrets};
 
 /// The input cap for the whole request, in characters (about 4 a token):
@@ -181,6 +181,74 @@ fn render(facts: &PushFacts, assessment: &Assessment, repo_name: &str, limits: L
     }
     for note in &facts.notes {
         let _ = writeln!(t, "- note: {}", data(note, 300));
+    }
+    let _ = writeln!(
+        t,
+        "\n## Your assessment\nAnswer with the JSON object described in your instructions."
+    );
+    t
+}
+
+/// The user message for a commit: the staged change and its findings.
+pub fn commit_prompt(staged: &StagedFacts, assessment: &Assessment, repo_name: &str) -> String {
+    for files_shown in [40, 20, 10, 5, 0] {
+        let text = render_commit(staged, assessment, repo_name, files_shown);
+        if text.len() <= MAX_PROMPT_CHARS {
+            return text;
+        }
+    }
+    render_commit(staged, assessment, repo_name, 0)
+}
+
+fn render_commit(
+    staged: &StagedFacts,
+    assessment: &Assessment,
+    repo_name: &str,
+    files_shown: usize,
+) -> String {
+    let (added, deleted) = staged.line_totals();
+    let mut t = String::new();
+    let _ = writeln!(t, "## Operation");
+    let _ = writeln!(
+        t,
+        "commit: {} staged file(s), +{added} -{deleted} lines (risk tier found by the rules: {})",
+        staged.files.len(),
+        assessment.tier
+    );
+    let _ = writeln!(t, "\n## Context");
+    let _ = writeln!(t, "repository: <data>{}</data>", data(repo_name, 100));
+    if let Some(b) = &staged.branch {
+        let _ = writeln!(t, "branch: <data>{}</data>", data(b, 200));
+    }
+    let _ = writeln!(t, "\n## Specific details");
+    for risk in assessment.refs.iter().take(20) {
+        let _ = writeln!(
+            t,
+            "- finding ({}, {}): <data>{}</data>",
+            risk.rule.as_str(),
+            risk.tier,
+            data(&risk.reason, 300)
+        );
+    }
+    if assessment.refs.len() > 20 {
+        let _ = writeln!(t, "- ... and {} more findings", assessment.refs.len() - 20);
+    }
+    for f in staged.files.iter().take(files_shown) {
+        let _ = writeln!(
+            t,
+            "- file <data>{}</data>: {}, +{} -{}",
+            data(&f.path, 200),
+            f.status.as_str(),
+            f.added_lines,
+            f.deleted_lines
+        );
+    }
+    if staged.files.len() > files_shown {
+        let _ = writeln!(
+            t,
+            "- ... and {} more files",
+            staged.files.len() - files_shown
+        );
     }
     let _ = writeln!(
         t,

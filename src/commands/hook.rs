@@ -41,7 +41,7 @@ pub fn pre_push(ctx: &Ctx, args: &PrePushArgs) -> Result<ExitStatus> {
     {
         let why = format!("the chained hook `pre-push.local` refused this push (exit {code})");
         ui::info(&why);
-        log_refusal(ctx, &args.url, &why);
+        log_refusal(ctx, ("push", "pre-push"), &args.url, &why);
         return Ok(ExitStatus::Refused);
     }
 
@@ -51,7 +51,7 @@ pub fn pre_push(ctx: &Ctx, args: &PrePushArgs) -> Result<ExitStatus> {
             ui::error(&anyhow::anyhow!(
                 "{e}\nThis push is refused because vouch cannot tell what it changes. If git itself sent this, please report it; to push anyway, use `git push --no-verify`"
             ));
-            log_refusal(ctx, &args.url, &e.to_string());
+            log_refusal(ctx, ("push", "pre-push"), &args.url, &e.to_string());
             return Ok(ExitStatus::Error);
         }
     };
@@ -101,7 +101,7 @@ pub fn pre_push(ctx: &Ctx, args: &PrePushArgs) -> Result<ExitStatus> {
     let config = match ctx.load_config(Some(&root)) {
         Ok(c) => c,
         Err(e) => {
-            log_refusal(ctx, &args.url, &format!("{e:#}"));
+            log_refusal(ctx, ("push", "pre-push"), &args.url, &format!("{e:#}"));
             return Err(e.context(
                 "the push is refused until the config is fixed (or push with `git push --no-verify`)",
             ));
@@ -131,7 +131,7 @@ pub fn pre_push(ctx: &Ctx, args: &PrePushArgs) -> Result<ExitStatus> {
 /// chained hook's refusal): every decision has its audit line.
 /// The config may be the broken thing, so only the environment's log path
 /// (`VOUCH_LOG`) or the default is used.
-fn log_refusal(ctx: &Ctx, url: &str, why: &str) {
+pub(crate) fn log_refusal(ctx: &Ctx, (noun, hook): (&str, &str), url: &str, why: &str) {
     let Ok(config) = Config::resolve(&crate::config::ConfigInputs::default(), ctx.env.as_ref())
     else {
         return;
@@ -146,9 +146,9 @@ fn log_refusal(ctx: &Ctx, url: &str, why: &str) {
         session_id: ctx.env.var(vars::VOUCH_SESSION),
         warnings: vec![crate::facts::redact_text(why)],
         ..Record::new(
-            &review::operation_id("push", &repo, &url, &[]),
-            "push",
-            "pre-push",
+            &review::operation_id(noun, &repo, &url, &[]),
+            noun,
+            hook,
             &repo,
         )
     };
@@ -189,7 +189,12 @@ fn unmeasured(
 }
 
 /// Runs `<dir>/<hook>.local` with `input` on stdin; `None` if there is none.
-fn run_chained(dir: &Path, hook: &str, args: &[&str], input: &[u8]) -> Result<Option<i32>> {
+pub(crate) fn run_chained(
+    dir: &Path,
+    hook: &str,
+    args: &[&str],
+    input: &[u8],
+) -> Result<Option<i32>> {
     let path = dir.join(format!("{hook}{}", crate::install::LOCAL_SUFFIX));
     if !path.is_file() {
         return Ok(None);

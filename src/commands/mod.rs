@@ -18,6 +18,7 @@ use crate::verifiers::{self, Program};
 use crate::{audit, ui};
 
 pub mod approve;
+pub mod commit;
 pub mod decide;
 pub mod doctor;
 pub mod hook;

@@ -86,8 +86,9 @@ pub fn install(ctx: &Ctx, args: &InstallArgs) -> Result<ExitStatus> {
         ui::info(&said);
     }
     ui::info(&format!(
-        "pushes from `{}` are now guarded; `vouch status` shows the setup",
-        root.display()
+        "`{}` is now guarded ({}); `vouch status` shows the setup",
+        root.display(),
+        args.hooks.join(", ")
     ));
     Ok(ExitStatus::Allowed)
 }

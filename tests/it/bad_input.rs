@@ -85,9 +85,19 @@ fn broken_config_refuses_even_a_routine_push_with_a_clear_message() {
     // config is never mistaken for a working guard.
     let env = TestEnv::new();
     env.install();
-    env.write_config("nonsense = 1\n");
     env.commit(&env.work, "a.txt", "a");
+    env.write_config("nonsense = 1\n");
     env.push(&["origin", "main"])
         .code(1)
         .stderr_has("unknown key `nonsense`");
+    // A commit too: `git commit --no-verify` is the way around, as the message says.
+    std::fs::write(env.work.join("b.txt"), "b").unwrap();
+    env.git(&env.work, &["add", "b.txt"]);
+    let out = env.git_out(&env.work, &["commit", "-q", "-m", "b"]);
+    assert_ne!(out.code, 0);
+    assert!(
+        out.stderr.contains("git commit --no-verify"),
+        "{}",
+        out.stderr
+    );
 }

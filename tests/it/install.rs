@@ -30,7 +30,12 @@ fn foreign_hook_is_chained_with_stdin_intact_and_restored_on_uninstall() {
         saw.contains(&format!("args: origin {}", env.remote.display())),
         "{saw}"
     );
-    assert_eq!(env.audit().len(), 1, "vouch ran too");
+    let pushes = env
+        .audit()
+        .iter()
+        .filter(|r| r["hook"] == "pre-push")
+        .count();
+    assert_eq!(pushes, 1, "vouch ran too");
     // Either refusing refuses.
     fs::write(
         env.work.join(".git/hooks/pre-push.local"),
@@ -219,7 +224,11 @@ fn missing_binary_warns_and_allows_but_strict_refuses() {
     let copy = env.base().join("bin/vouch");
     fs::create_dir_all(copy.parent().unwrap()).unwrap();
     copy_binary(&copy);
-    let out = env.cmd(&copy, &env.work).arg("install").output().unwrap();
+    let out = env
+        .cmd(&copy, &env.work)
+        .args(["install", "--hooks", "pre-push"])
+        .output()
+        .unwrap();
     assert!(out.status.success());
     fs::remove_file(&copy).unwrap();
     env.commit(&env.work, "a.txt", "a");
@@ -229,7 +238,11 @@ fn missing_binary_warns_and_allows_but_strict_refuses() {
     // Strict, baked in at install time.
     copy_binary(&copy);
     env.write_config("strict = true\n");
-    let out = env.cmd(&copy, &env.work).arg("install").output().unwrap();
+    let out = env
+        .cmd(&copy, &env.work)
+        .args(["install", "--hooks", "pre-push"])
+        .output()
+        .unwrap();
     assert!(out.status.success());
     fs::remove_file(&copy).unwrap();
     env.commit(&env.work, "b.txt", "b");

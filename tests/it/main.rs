@@ -15,6 +15,7 @@ mod install;
 mod interactive;
 mod log;
 mod overrides;
+mod pre_commit;
 mod pre_push;
 mod verifiers;
 

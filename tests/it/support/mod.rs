@@ -34,6 +34,11 @@ pub struct Out {
 }
 
 impl Out {
+    /// From a finished command's output.
+    pub fn from_output(o: Output) -> Self {
+        Self::from(o)
+    }
+
     fn from(o: Output) -> Self {
         Self {
             code: o.status.code().unwrap_or(-1),

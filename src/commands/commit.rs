@@ -1,0 +1,212 @@
+//! `vouch hook pre-commit`: the staged change, judged (SPEC 2.3). The same
+//! decision protocol as a push (`decide.rs`), with a commit as its subject.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::Result;
+
+use super::Subject;
+use super::decide::Run;
+use super::hook::{log_refusal, run_chained};
+use crate::audit::RefRecord;
+use crate::classify::{Assessment, Tier};
+use crate::cli::PreCommitArgs;
+use crate::config::Mode;
+use crate::context::Ctx;
+use crate::facts::StagedFacts;
+use crate::git::Repo;
+use crate::review::ReviewRef;
+use crate::staged::{classify_commit, inspected};
+use crate::text::one_line;
+use crate::verdict::{Check, Status, VerifierResult};
+use crate::{ExitStatus, ui};
+
+/// Runs the pre-commit hook.
+pub fn pre_commit(ctx: &Ctx, args: &PreCommitArgs) -> Result<ExitStatus> {
+    let started = Instant::now();
+    if let Some(dir) = &args.hook_dir
+        && let Some(code) = run_chained(dir, "pre-commit", &[], b"")?
+        && code != 0
+    {
+        let why = format!("the chained hook `pre-commit.local` refused this commit (exit {code})");
+        ui::info(&why);
+        log_refusal(ctx, ("commit", "pre-commit"), "", &why);
+        return Ok(ExitStatus::Refused);
+    }
+    let repo = match Repo::open_for_hook(&ctx.cwd) {
+        Ok(r) => r,
+        Err(e) => {
+            // Never break a commit because the repository cannot be read here.
+            ui::warn(&format!("{e:#}: this commit is not checked"));
+            return Ok(ExitStatus::Allowed);
+        }
+    };
+    let root = repo.root();
+    let config = match ctx.load_config(Some(&root)) {
+        Ok(c) => c,
+        Err(e) => {
+            log_refusal(ctx, ("commit", "pre-commit"), "", &format!("{e:#}"));
+            return Err(e.context(
+                "the commit is refused until the config is fixed (or commit with `git commit --no-verify`)",
+            ));
+        }
+    };
+    // git names a temporary index for `git commit -a` and `git commit <paths>`.
+    let index_file = ctx
+        .env
+        .var_os("GIT_INDEX_FILE")
+        .filter(|p| !p.is_empty())
+        .map(|p| ctx.cwd.join(PathBuf::from(p)));
+    let staged = repo.staged(index_file.as_deref(), &|path| {
+        inspected(path, &config.commit)
+    })?;
+    let assessment = classify_commit(&staged, &config.commit);
+    if assessment.tier == Tier::None && !config.log_all && config.mode != Mode::Observe {
+        return Ok(ExitStatus::Allowed);
+    }
+    let subject = CommitSubject {
+        staged: &staged,
+        assessment: &assessment,
+    };
+    let mut run = Run::new(ctx, &config, &root, &subject, started);
+    for w in &config.warnings {
+        run.warn(w.clone());
+    }
+    run.decide_and_act()
+}
+
+/// A commit, as the decision protocol sees it.
+pub struct CommitSubject<'a> {
+    /// The staged change.
+    pub staged: &'a StagedFacts,
+    /// Its tier.
+    pub assessment: &'a Assessment,
+}
+
+impl Subject for CommitSubject<'_> {
+    fn noun(&self) -> &'static str {
+        "commit"
+    }
+
+    fn hook(&self) -> &'static str {
+        "pre-commit"
+    }
+
+    fn assessment(&self) -> &Assessment {
+        self.assessment
+    }
+
+    fn describe(&self) -> String {
+        let (added, deleted) = self.staged.line_totals();
+        let mut text = format!(
+            "commit of {} files (+{added} -{deleted} lines){} [{} risk]\n",
+            self.staged.files.len(),
+            self.staged
+                .branch
+                .as_ref()
+                .map(|b| format!(" on `{}`", one_line(b, 100)))
+                .unwrap_or_default(),
+            self.assessment.tier
+        );
+        for r in self.assessment.reasons(Tier::Standard) {
+            text.push_str(&format!("  [{}] {}\n", r.tier, one_line(&r.reason, 300)));
+        }
+        text
+    }
+
+    fn review_refs(&self) -> Vec<ReviewRef> {
+        // An approval covers exactly these files with exactly this content.
+        self.staged
+            .files
+            .iter()
+            .map(|f| ReviewRef {
+                remote_ref: f.path.clone(),
+                old_oid: f.old_oid.clone(),
+                new_oid: f.new_oid.clone(),
+            })
+            .collect()
+    }
+
+    fn record_refs(&self) -> Vec<RefRecord> {
+        // The findings, one per line of the audit record (the path is in the reason).
+        self.assessment
+            .refs
+            .iter()
+            .map(|r| RefRecord {
+                remote_ref: String::new(),
+                old_oid: String::new(),
+                new_oid: String::new(),
+                change: "staged".into(),
+                tier: r.tier.to_string(),
+                rule: r.rule.as_str().to_owned(),
+                remote_tip: "none".into(),
+                lost_commits: None,
+            })
+            .collect()
+    }
+
+    fn remote(&self) -> Option<String> {
+        None
+    }
+
+    fn branch(&self) -> Option<String> {
+        self.staged.branch.clone()
+    }
+
+    fn builtin(&self) -> VerifierResult {
+        let status_of = |tier: Tier| {
+            if tier >= Tier::High {
+                Status::Warn
+            } else {
+                Status::Pass
+            }
+        };
+        VerifierResult {
+            verifier: "vouch-facts".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+            status: status_of(self.assessment.tier),
+            checks: self
+                .assessment
+                .refs
+                .iter()
+                .take(100)
+                .map(|r| Check {
+                    name: r.rule.as_str().to_owned(),
+                    status: status_of(r.tier),
+                    message: r.reason.clone(),
+                    details: serde_json::Value::Null,
+                })
+                .collect(),
+            summary: format!(
+                "{} risk: {} finding(s) in the staged change",
+                self.assessment.tier,
+                self.assessment.refs.len()
+            ),
+            blocking: false,
+            verdict: None,
+            duration_ms: 0,
+        }
+    }
+
+    fn prompt(&self, repo_name: &str) -> String {
+        crate::ai::prompt::commit_prompt(self.staged, self.assessment, repo_name)
+    }
+
+    fn context(&self, operation_id: &str, root: &Path) -> String {
+        serde_json::json!({
+            "vouch_version": env!("CARGO_PKG_VERSION"),
+            "operation": {"id": operation_id, "type": "commit", "description": self.describe()},
+            "tier": self.assessment.tier,
+            "reasons": self.assessment.reasons(Tier::Standard).iter().map(|r| &r.reason).collect::<Vec<_>>(),
+            "repo": root,
+            "branch": self.staged.branch,
+            "changes": self.staged.files,
+        })
+        .to_string()
+    }
+
+    fn again(&self) -> &'static str {
+        "git commit ..."
+    }
+}

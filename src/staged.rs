@@ -1,0 +1,372 @@
+//! PURE: a staged change to a risk tier (SPEC 2.3). Each finding names the
+//! files, and where it matters the lines, that made the tier.
+
+use crate::classify::{Assessment, RefRisk, Rule, Tier};
+use crate::config::CommitRules;
+use crate::facts::{FileStatus, StagedFacts};
+use crate::text::one_line;
+
+/// True for files whose added and deleted lines the rules read.
+pub fn inspected(path: &str, rules: &CommitRules) -> bool {
+    rules.migrations.is_match(path) || rules.manifests.is_match(path)
+}
+
+/// The SQL statements that destroy data, as they start a clause.
+fn destructive_sql(line: &str) -> bool {
+    let code = line.split("--").next().unwrap_or("").to_ascii_lowercase();
+    let words: Vec<&str> = code
+        .split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+        .filter(|w| !w.is_empty())
+        .collect();
+    words.windows(2).any(|w| {
+        matches!(
+            (w[0], w[1]),
+            (
+                "drop",
+                "table" | "column" | "schema" | "database" | "index" | "constraint"
+            ) | ("truncate", _)
+        )
+    }) || (words.contains(&"alter") && words.contains(&"drop"))
+        || words.last() == Some(&"truncate")
+}
+
+/// A dependency line's name and major version: `serde = "1.0"`,
+/// `"react": "^18.2.0"`, `requests>=2.31`, `github.com/x/y v1.2.3`.
+pub fn dependency(line: &str) -> Option<(String, u64)> {
+    let t = line.trim().trim_start_matches(['"', '\'', '-', ' ']);
+    let name: String = t
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || "_-.@/".contains(*c))
+        .collect();
+    if name.is_empty() || name.starts_with(|c: char| c.is_ascii_digit()) {
+        return None;
+    }
+    if [
+        "version",
+        "name",
+        "edition",
+        "module",
+        "go",
+        "python",
+        "description",
+    ]
+    .contains(&name.as_str())
+    {
+        return None;
+    }
+    let rest = &t[name.len()..];
+    let bytes = rest.as_bytes();
+    let start = (0..bytes.len()).find(|&i| {
+        bytes[i].is_ascii_digit() && (i == 0 || b"\"'^~=>< v".contains(&bytes[i - 1]))
+    })?;
+    let digits: String = rest[start..]
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    Some((name, digits.parse().ok()?))
+}
+
+fn risk(rules: &CommitRules, rule: Rule, reason: String) -> RefRisk {
+    RefRisk {
+        tier: rules.tier(rule.as_str()),
+        rule,
+        reason,
+    }
+}
+
+fn names(paths: &[&str]) -> String {
+    let shown: Vec<String> = paths
+        .iter()
+        .take(5)
+        .map(|p| format!("`{}`", one_line(p, 120)))
+        .collect();
+    let more = paths.len().saturating_sub(5);
+    if more > 0 {
+        format!("{} and {more} more", shown.join(", "))
+    } else {
+        shown.join(", ")
+    }
+}
+
+/// Classifies a staged change.
+pub fn classify_commit(staged: &StagedFacts, rules: &CommitRules) -> Assessment {
+    let mut findings = Vec::new();
+    for f in &staged.files {
+        if rules.migrations.is_match(&f.path) {
+            for (line, text) in f.added.iter().filter(|(_, t)| destructive_sql(t)) {
+                findings.push(risk(
+                    rules,
+                    Rule::DestructiveSql,
+                    format!(
+                        "destructive SQL in `{}` line {line}: `{}`",
+                        f.path,
+                        one_line(text, 120)
+                    ),
+                ));
+            }
+        }
+        if f.status != FileStatus::Deleted
+            && rules.credentials.is_match(&f.path)
+            && !rules.credential_exceptions.is_match(&f.path)
+        {
+            findings.push(risk(
+                rules,
+                Rule::CredentialFile,
+                format!("credential file `{}` is {}", f.path, f.status.as_str()),
+            ));
+        }
+        if rules.manifests.is_match(&f.path) {
+            let before: Vec<(String, u64)> =
+                f.deleted.iter().filter_map(|l| dependency(l)).collect();
+            for (line, text) in &f.added {
+                let Some((name, new)) = dependency(text) else {
+                    continue;
+                };
+                if let Some((_, old)) = before.iter().find(|(n, _)| *n == name)
+                    && new > *old
+                {
+                    findings.push(risk(
+                        rules,
+                        Rule::DependencyMajorBump,
+                        format!(
+                            "`{name}` goes from major version {old} to {new} in `{}` line {line}",
+                            f.path
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    let matching = |set: &globset::GlobSet| -> Vec<&str> {
+        staged
+            .files
+            .iter()
+            .filter(|f| set.is_match(&f.path))
+            .map(|f| f.path.as_str())
+            .collect()
+    };
+    let ci = matching(&rules.ci);
+    if !ci.is_empty() {
+        findings.push(risk(
+            rules,
+            Rule::CiConfig,
+            format!("CI/CD configuration changes: {}", names(&ci)),
+        ));
+    }
+    let iac = matching(&rules.infrastructure);
+    if !iac.is_empty() {
+        findings.push(risk(
+            rules,
+            Rule::Infrastructure,
+            format!("infrastructure as code changes: {}", names(&iac)),
+        ));
+    }
+    let (added, deleted) = staged.line_totals();
+    let deleted_files: Vec<&str> = staged
+        .files
+        .iter()
+        .filter(|f| f.status == FileStatus::Deleted)
+        .map(|f| f.path.as_str())
+        .collect();
+    if deleted_files.len() > rules.bulk_deleted_files || deleted > rules.bulk_deleted_lines {
+        findings.push(risk(
+            rules,
+            Rule::BulkDeletion,
+            format!(
+                "bulk deletion: {} files and {deleted} lines deleted{}",
+                deleted_files.len(),
+                if deleted_files.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({})", names(&deleted_files))
+                }
+            ),
+        ));
+    }
+    if staged.files.len() > rules.large_files || added + deleted > rules.large_lines {
+        findings.push(risk(
+            rules,
+            Rule::LargeChange,
+            format!(
+                "large change: {} files, +{added} -{deleted} lines",
+                staged.files.len()
+            ),
+        ));
+    }
+    let tier = findings.iter().map(|r| r.tier).max().unwrap_or(Tier::None);
+    Assessment {
+        tier,
+        refs: findings,
+        push: Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::facts::StagedFile;
+
+    fn file(path: &str, status: FileStatus, added: &[&str], deleted: &[&str]) -> StagedFile {
+        StagedFile {
+            path: path.into(),
+            status,
+            added_lines: added.len(),
+            deleted_lines: deleted.len(),
+            old_oid: String::new(),
+            new_oid: String::new(),
+            added: added
+                .iter()
+                .enumerate()
+                .map(|(i, t)| (u32::try_from(i).unwrap() + 1, (*t).to_owned()))
+                .collect(),
+            deleted: deleted.iter().map(|t| (*t).to_owned()).collect(),
+        }
+    }
+
+    fn tier(files: Vec<StagedFile>) -> (Tier, Vec<Rule>, Vec<String>) {
+        let staged = StagedFacts {
+            files,
+            branch: None,
+        };
+        let a = classify_commit(&staged, &CommitRules::default());
+        (
+            a.tier,
+            a.refs.iter().map(|r| r.rule).collect(),
+            a.refs.iter().map(|r| r.reason.clone()).collect(),
+        )
+    }
+
+    #[test]
+    fn destructive_sql_in_migrations_names_file_and_line() {
+        let (t, rules, reasons) = tier(vec![file(
+            "db/migrations/003_drop.sql",
+            FileStatus::Added,
+            &[
+                "-- drop table comments are fine",
+                "ALTER TABLE users ADD age int;",
+                "DROP TABLE users;",
+            ],
+            &[],
+        )]);
+        assert_eq!((t, rules), (Tier::Critical, vec![Rule::DestructiveSql]));
+        assert!(
+            reasons[0].contains("db/migrations/003_drop.sql` line 3"),
+            "{reasons:?}"
+        );
+        for sql in [
+            "truncate table logs;",
+            "ALTER TABLE t DROP COLUMN c;",
+            "TRUNCATE logs",
+        ] {
+            assert!(destructive_sql(sql), "{sql}");
+        }
+        for sql in [
+            "CREATE TABLE dropbox (id int);",
+            "-- DROP TABLE x",
+            "SELECT 'drop'",
+        ] {
+            assert!(!destructive_sql(sql), "{sql}");
+        }
+    }
+
+    #[test]
+    fn credential_files_but_not_examples() {
+        for path in [
+            ".env",
+            "config/.env.production",
+            "certs/server.pem",
+            "home/.ssh/id_rsa",
+            ".aws/credentials",
+        ] {
+            assert_eq!(
+                tier(vec![file(path, FileStatus::Added, &["x"], &[])]).1,
+                [Rule::CredentialFile],
+                "{path}"
+            );
+        }
+        for path in [".env.example", "src/env.rs", "id_rsa.pub"] {
+            assert!(
+                tier(vec![file(path, FileStatus::Added, &["x"], &[])])
+                    .1
+                    .is_empty(),
+                "{path}"
+            );
+        }
+        assert!(
+            tier(vec![file(".env", FileStatus::Deleted, &[], &["x"])])
+                .1
+                .is_empty(),
+            "removing one is good"
+        );
+    }
+
+    #[test]
+    fn ci_infrastructure_and_dependency_bumps() {
+        assert_eq!(
+            tier(vec![file(
+                ".github/workflows/ci.yml",
+                FileStatus::Modified,
+                &["x"],
+                &[]
+            )])
+            .1,
+            [Rule::CiConfig]
+        );
+        assert_eq!(
+            tier(vec![file(
+                "infra/main.tf",
+                FileStatus::Modified,
+                &["x"],
+                &[]
+            )])
+            .1,
+            [Rule::Infrastructure]
+        );
+        let bump = file(
+            "Cargo.toml",
+            FileStatus::Modified,
+            &["serde = \"2.0\""],
+            &["serde = \"1.0.200\""],
+        );
+        let (t, rules, reasons) = tier(vec![bump]);
+        assert_eq!((t, rules), (Tier::High, vec![Rule::DependencyMajorBump]));
+        assert!(
+            reasons[0].contains("from major version 1 to 2"),
+            "{reasons:?}"
+        );
+        let minor = file(
+            "package.json",
+            FileStatus::Modified,
+            &["  \"react\": \"^18.3.0\","],
+            &["  \"react\": \"^18.2.0\","],
+        );
+        assert!(tier(vec![minor]).1.is_empty());
+        assert_eq!(dependency("requests>=2.31"), Some(("requests".into(), 2)));
+        assert_eq!(
+            dependency("\tgithub.com/x/y v1.2.3"),
+            Some(("github.com/x/y".into(), 1))
+        );
+        assert_eq!(dependency("version = \"0.1.0\""), None);
+    }
+
+    #[test]
+    fn bulk_deletion_and_large_change() {
+        let many: Vec<StagedFile> = (0..11)
+            .map(|i| file(&format!("old/f{i}.txt"), FileStatus::Deleted, &[], &["x"]))
+            .collect();
+        let (t, rules, _) = tier(many);
+        assert_eq!(t, Tier::High);
+        assert!(rules.contains(&Rule::BulkDeletion) && rules.contains(&Rule::LargeChange));
+        let big = file("src/big.rs", FileStatus::Added, &["x"; 501], &[]);
+        assert_eq!(
+            tier(vec![big]),
+            (
+                Tier::Standard,
+                vec![Rule::LargeChange],
+                vec!["large change: 1 files, +501 -0 lines".into()]
+            )
+        );
+        let small = file("src/lib.rs", FileStatus::Modified, &["a", "b"], &["c"]);
+        assert_eq!(tier(vec![small]).0, Tier::None);
+    }
+}

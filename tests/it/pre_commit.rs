@@ -1,0 +1,190 @@
+//! The pre-commit door: one staged change per row of SPEC 2.3, ordinary
+//! changes that must pass, and the message naming files and lines.
+
+use std::fs;
+
+use crate::support::TestEnv;
+
+const BLOCK: &str =
+    "[on_unavailable]\ncritical = \"block\"\nhigh = \"block\"\nstandard = \"block\"\n";
+
+fn guarded() -> TestEnv {
+    let env = TestEnv::new();
+    env.write_config(BLOCK);
+    env.install();
+    env
+}
+
+fn write(env: &TestEnv, path: &str, text: &str) {
+    let full = env.work.join(path);
+    fs::create_dir_all(full.parent().unwrap()).unwrap();
+    fs::write(full, text).unwrap();
+    env.git(&env.work, &["add", path]);
+}
+
+/// `git commit` without a terminal; returns the output and whether HEAD moved.
+fn commit(env: &TestEnv) -> (crate::support::Out, bool) {
+    let before = env.rev(&env.work, "HEAD");
+    let out = crate::support::Out::from_output(
+        env.cmd("setsid", &env.work)
+            .args(["-w", "git", "commit", "-q", "-m", "change"])
+            .output()
+            .unwrap(),
+    );
+    (out, env.rev(&env.work, "HEAD") != before)
+}
+
+#[track_caller]
+fn refused(env: &TestEnv, rule: &str, says: &str) {
+    let (out, moved) = commit(env);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(!moved, "a refused commit records nothing");
+    assert!(
+        out.stderr.contains(says),
+        "stderr lacks {says:?}:\n{}",
+        out.stderr
+    );
+    let record = env.last_audit();
+    assert_eq!(record["hook"], "pre-commit");
+    assert_eq!(record["operation_type"], "commit");
+    assert_eq!(record["decision"], "refused");
+    assert!(
+        record["refs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["rule"] == rule),
+        "{record}"
+    );
+}
+
+#[test]
+fn ordinary_changes_pass_without_a_log_line() {
+    let env = guarded();
+    write(&env, "src/lib.rs", "pub fn f() {}\n");
+    write(&env, "README.md", "hello\n");
+    let (out, moved) = commit(&env);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(moved);
+    assert!(env.audit().is_empty());
+    // A migration that only adds is fine too.
+    write(
+        &env,
+        "db/migrations/001_init.sql",
+        "CREATE TABLE users (id int);\n",
+    );
+    assert!(commit(&env).1);
+}
+
+#[test]
+fn destructive_sql_in_a_migration_is_critical_and_named_by_line() {
+    let env = guarded();
+    write(
+        &env,
+        "db/migrations/002_cleanup.sql",
+        "-- cleanup\nALTER TABLE users ADD x int;\nDROP TABLE sessions;\n",
+    );
+    refused(
+        &env,
+        "destructive_sql",
+        "`db/migrations/002_cleanup.sql` line 3",
+    );
+    assert_eq!(env.last_audit()["risk_tier"], "critical");
+}
+
+#[test]
+fn credential_files_are_critical() {
+    let env = guarded();
+    write(&env, ".env", "API_TOKEN=abc\n");
+    refused(&env, "credential_file", "credential file `.env`");
+    let env = guarded();
+    write(&env, ".env.example", "API_TOKEN=\n");
+    assert!(commit(&env).1, "an example file is not a credential");
+}
+
+#[test]
+fn bulk_deletion_is_high() {
+    let env = guarded();
+    for i in 0..11 {
+        write(&env, &format!("old/f{i}.txt"), "x\n");
+    }
+    env.git(
+        &env.work,
+        &["commit", "-q", "--no-verify", "-m", "add old files"],
+    );
+    env.git(&env.work, &["rm", "-q", "-r", "old"]);
+    refused(&env, "bulk_deletion", "bulk deletion: 11 files");
+}
+
+#[test]
+fn ci_infrastructure_and_dependency_bumps_are_high() {
+    let env = guarded();
+    write(&env, ".github/workflows/ci.yml", "on: push\n");
+    refused(&env, "ci_config", "`.github/workflows/ci.yml`");
+    let env = guarded();
+    write(&env, "infra/main.tf", "resource \"x\" \"y\" {}\n");
+    refused(&env, "infrastructure", "`infra/main.tf`");
+    let env = guarded();
+    write(&env, "Cargo.toml", "[dependencies]\nserde = \"1.0\"\n");
+    env.git(&env.work, &["commit", "-q", "--no-verify", "-m", "deps"]);
+    write(&env, "Cargo.toml", "[dependencies]\nserde = \"2.0\"\n");
+    refused(
+        &env,
+        "dependency_major_bump",
+        "`serde` goes from major version 1 to 2 in `Cargo.toml` line 2",
+    );
+}
+
+#[test]
+fn large_change_is_standard_and_verified_only_on_request() {
+    let mut env = guarded();
+    for i in 0..11 {
+        write(&env, &format!("src/m{i}.rs"), "// module\n");
+    }
+    assert!(commit(&env).1, "standard is not verified by default");
+    for i in 0..11 {
+        write(&env, &format!("src/n{i}.rs"), "// module\n");
+    }
+    env.extra_env.push(("VOUCH_VERIFY".into(), "1".into()));
+    refused(&env, "large_change", "large change: 11 files");
+}
+
+#[test]
+fn commit_all_uses_the_temporary_index_git_names() {
+    let env = guarded();
+    write(&env, "db/migrations/003.sql", "SELECT 1;\n");
+    env.git(
+        &env.work,
+        &["commit", "-q", "--no-verify", "-m", "migration"],
+    );
+    // Not staged with `git add`: `git commit -a` stages it into a temporary index.
+    fs::write(
+        env.work.join("db/migrations/003.sql"),
+        "SELECT 1;\nTRUNCATE TABLE audit;\n",
+    )
+    .unwrap();
+    let before = env.rev(&env.work, "HEAD");
+    let out = env.git_out(&env.work, &["commit", "-q", "-a", "-m", "sneaky"]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("`db/migrations/003.sql` line 2"),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(env.rev(&env.work, "HEAD"), before);
+}
+
+#[test]
+fn a_skip_with_a_reason_lets_the_commit_through_and_is_logged() {
+    let mut env = guarded();
+    write(&env, ".env", "X=1\n");
+    env.extra_env
+        .push(("VOUCH_SKIP".into(), "test fixture, not a secret".into()));
+    assert!(commit(&env).1);
+    let record = env.last_audit();
+    assert_eq!(
+        record["override_reason"],
+        "VOUCH_SKIP: test fixture, not a secret"
+    );
+    assert_eq!(record["operation_type"], "commit");
+}
