@@ -58,16 +58,7 @@ git -C "$work/repo" push -q origin main
 line="refs/heads/main $(git -C "$work/repo" rev-parse main~1) refs/heads/main $(git -C "$work/repo" rev-parse main)"
 echo "$line" > "$work/line"
 
-hook() { # median ns of $n runs of the hook on the force-push line
-  local times=()
-  for _ in $(seq "$n"); do
-    t0=$(now)
-    (cd "$work/repo" && "$vouch" hook pre-push -- origin "$work/remote.git" < "$work/line" >/dev/null 2>&1) || true
-    t1=$(now)
-    times+=($(( t1 - t0 )))
-  done
-  printf '%s\n' "${times[@]}" | median
-}
+hook() { time_hook "$work/repo" "$work/line" "$work/remote.git" "$n"; }
 
 echo "machine: $(nproc) cores   runs: $n   server: python3 on 127.0.0.1:$port"
 echo

@@ -20,3 +20,15 @@ now() { date +%s%N; }
 ms() { awk -v ns="$1" 'BEGIN { printf "%.2f", ns / 1e6 }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'; }
 median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+
+# time_hook REPO STDIN REMOTE RUNS: median ns of RUNS runs of the pre-push hook.
+time_hook() {
+  local times=()
+  for _ in $(seq "$4"); do
+    t0=$(now)
+    (cd "$1" && "$vouch" hook pre-push -- origin "$3" < "$2" >/dev/null 2>&1) || true
+    t1=$(now)
+    times+=($(( t1 - t0 )))
+  done
+  printf '%s\n' "${times[@]}" | median
+}

@@ -75,16 +75,7 @@ tip=$(git -C "$big" rev-parse main)
 git -C "$big" update-ref refs/remotes/origin/main "$tip"
 count=$(git -C "$big" rev-list --count main)
 
-run_hook() { # $1: repo, $2: stdin file; prints ms of the median of 21 runs
-  local times=()
-  for _ in $(seq 21); do
-    t0=$(now)
-    (cd "$1" && "$vouch" hook pre-push -- origin "$work/big-remote.git" < "$2" >/dev/null 2>&1) || true
-    t1=$(now)
-    times+=($(( t1 - t0 )))
-  done
-  printf '%s\n' "${times[@]}" | median
-}
+run_hook() { time_hook "$1" "$2" "$work/big-remote.git" 21; }
 empty_proc() {
   local times=()
   for _ in $(seq 21); do t0=$(now); /bin/true; t1=$(now); times+=($(( t1 - t0 ))); done

@@ -218,33 +218,31 @@ fn copy_binary(to: &std::path::Path) {
     assert!(status.success());
 }
 
+/// Installs the pre-push hook from a copy of the binary, then removes the copy.
+fn install_from_vanishing_copy(env: &TestEnv, copy: &std::path::Path) {
+    copy_binary(copy);
+    let out = env
+        .cmd(copy, &env.work)
+        .args(["install", "--hooks", "pre-push"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    fs::remove_file(copy).unwrap();
+}
+
 #[test]
 fn missing_binary_warns_and_allows_but_strict_refuses() {
     let env = TestEnv::new();
     let copy = env.base().join("bin/vouch");
     fs::create_dir_all(copy.parent().unwrap()).unwrap();
-    copy_binary(&copy);
-    let out = env
-        .cmd(&copy, &env.work)
-        .args(["install", "--hooks", "pre-push"])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    fs::remove_file(&copy).unwrap();
+    install_from_vanishing_copy(&env, &copy);
     env.commit(&env.work, "a.txt", "a");
     env.push(&["origin", "main"])
         .code(0)
         .stderr_has("the vouch binary is missing");
     // Strict, baked in at install time.
-    copy_binary(&copy);
     env.write_config("strict = true\n");
-    let out = env
-        .cmd(&copy, &env.work)
-        .args(["install", "--hooks", "pre-push"])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    fs::remove_file(&copy).unwrap();
+    install_from_vanishing_copy(&env, &copy);
     env.commit(&env.work, "b.txt", "b");
     env.push(&["origin", "main"])
         .code(1)
