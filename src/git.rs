@@ -238,6 +238,20 @@ impl Repo {
         }))
     }
 
+    /// The operation git is in the middle of (a merge, cherry-pick, revert,
+    /// rebase), if any: its commits replay changes that already exist.
+    pub fn in_progress(&self) -> Option<&'static str> {
+        use git2::RepositoryState as S;
+        match self.repo.state() {
+            // Commits made while bisecting are ordinary commits.
+            S::Clean | S::Bisect => None,
+            S::Merge => Some("a merge"),
+            S::Revert | S::RevertSequence => Some("a revert"),
+            S::CherryPick | S::CherryPickSequence => Some("a cherry-pick"),
+            _ => Some("a rebase"),
+        }
+    }
+
     /// The staged change: the index (`index_file` when git names one, as
     /// `git commit -a` and `git commit <paths>` do) against `HEAD`.
     /// `inspect` says which paths' added and deleted lines are kept.

@@ -188,3 +188,23 @@ fn a_skip_with_a_reason_lets_the_commit_through_and_is_logged() {
     );
     assert_eq!(record["operation_type"], "commit");
 }
+
+#[test]
+fn concluding_a_merge_replays_changes_already_judged() {
+    let env = guarded();
+    env.git(&env.work, &["checkout", "-q", "-b", "feature"]);
+    write(&env, ".github/workflows/ci.yml", "on: push\n");
+    env.git(
+        &env.work,
+        &["commit", "-q", "--no-verify", "-m", "ci on the branch"],
+    );
+    env.git(&env.work, &["checkout", "-q", "main"]);
+    env.commit(&env.work, "other.txt", "meanwhile on main");
+    env.git(
+        &env.work,
+        &["merge", "-q", "--no-ff", "--no-commit", "feature"],
+    );
+    let (out, moved) = commit(&env);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(moved, "the merge commit was recorded");
+}
