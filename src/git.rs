@@ -238,20 +238,6 @@ impl Repo {
         }))
     }
 
-    /// The operation git is in the middle of (a merge, cherry-pick, revert,
-    /// rebase), if any: its commits replay changes that already exist.
-    pub fn in_progress(&self) -> Option<&'static str> {
-        use git2::RepositoryState as S;
-        match self.repo.state() {
-            // Commits made while bisecting are ordinary commits.
-            S::Clean | S::Bisect => None,
-            S::Merge => Some("a merge"),
-            S::Revert | S::RevertSequence => Some("a revert"),
-            S::CherryPick | S::CherryPickSequence => Some("a cherry-pick"),
-            _ => Some("a rebase"),
-        }
-    }
-
     /// The staged change: the index (`index_file` when git names one, as
     /// `git commit -a` and `git commit <paths>` do) against `HEAD`.
     /// `inspect` says which paths' added and deleted lines are kept.
@@ -339,8 +325,28 @@ impl Repo {
             };
         diff.foreach(&mut on_file, None, None, Some(&mut on_line))
             .context("cannot read the staged change")?;
+        let mut files = files.into_inner();
+        // Concluding a merge: what is staged exactly as the merged side has it
+        // was committed (and judged) there; what the merge itself adds is not.
+        if let Some(theirs) = self
+            .repo
+            .revparse_single("MERGE_HEAD")
+            .ok()
+            .and_then(|o| o.peel_to_tree().ok())
+        {
+            files.retain(|f| {
+                let theirs_blob = theirs
+                    .get_path(Path::new(&f.path))
+                    .ok()
+                    .map(|e| e.id().to_string());
+                match f.status {
+                    FileStatus::Deleted => theirs_blob.is_some(),
+                    _ => theirs_blob.as_deref() != Some(f.new_oid.as_str()),
+                }
+            });
+        }
         Ok(StagedFacts {
-            files: files.into_inner(),
+            files,
             branch: self.current_branch(),
         })
     }

@@ -69,7 +69,7 @@ pub fn approve(ctx: &Ctx, args: &ApproveArgs) -> Result<ExitStatus> {
     }
     let approval = review::approve(&state, &request, Timestamp::now())?;
     ui::info(&format!(
-        "approved until {}: run the same push again",
+        "approved until {}: run the same command again",
         approval.expires_at
     ));
     Ok(ExitStatus::Allowed)

@@ -120,13 +120,13 @@ impl<'a> Run<'a> {
             )
         };
         if observe {
-            return self.observe(plan);
+            return Ok(self.observe(plan));
         }
-        self.act(&plan, tty.as_ref(), &state)
+        Ok(self.act(&plan, tty.as_ref(), &state))
     }
 
     /// Observe mode: the decision is shown and logged, and the push goes on.
-    fn observe(mut self, plan: Plan) -> Result<ExitStatus> {
+    fn observe(mut self, plan: Plan) -> ExitStatus {
         let would = match &plan.action {
             Action::Allow { .. } => None,
             Action::Ask => Some(("asked", "the verifiers' concerns".to_owned())),
@@ -214,7 +214,7 @@ impl<'a> Run<'a> {
         text
     }
 
-    fn act(mut self, plan: &Plan, tty: Option<&prompt::Tty>, state: &Path) -> Result<ExitStatus> {
+    fn act(mut self, plan: &Plan, tty: Option<&prompt::Tty>, state: &Path) -> ExitStatus {
         let (decision, status) = match &plan.action {
             Action::Allow { warning } => {
                 if let Some(w) = warning {
@@ -341,7 +341,7 @@ impl<'a> Run<'a> {
         }
     }
 
-    fn log(&self, plan: &Plan, decision: &str, status: ExitStatus) -> Result<ExitStatus> {
+    fn log(&self, plan: &Plan, decision: &str, status: ExitStatus) -> ExitStatus {
         let combined = self.combined.as_ref();
         let refs = self.subject.record_refs();
         let record = Record {
@@ -384,13 +384,23 @@ impl<'a> Run<'a> {
                 &self.root.display().to_string(),
             )
         };
-        let path = self.ctx.log_path(self.config)?;
-        if let Err(e) = audit::append(&path, self.config.log_max_bytes, &record) {
-            ui::error(&e.context(
-                "every decision on a guarded operation must be logged, so this one is refused; fix the log path (config `[log] path` or `VOUCH_LOG`)",
-            ));
-            return Ok(ExitStatus::Error);
+        let written = self
+            .ctx
+            .log_path(self.config)
+            .and_then(|path| audit::append(&path, self.config.log_max_bytes, &record));
+        if let Err(e) = written {
+            // A verified or overridden decision must leave its line; a routine
+            // one (unverified, or observe mode) must not break git.
+            let must_log = self.config.mode != Mode::Observe
+                && (plan.result != "skipped" || plan.override_reason.is_some());
+            if must_log {
+                ui::error(&e.context(
+                    "every decision on a guarded operation must be logged, so this one is refused; fix the log path (config `[log] path` or `VOUCH_LOG`)",
+                ));
+                return ExitStatus::Error;
+            }
+            ui::warn(&format!("{e:#}; this decision was not logged"));
         }
-        Ok(status)
+        status
     }
 }

@@ -190,7 +190,7 @@ fn a_skip_with_a_reason_lets_the_commit_through_and_is_logged() {
 }
 
 #[test]
-fn concluding_a_merge_replays_changes_already_judged() {
+fn concluding_a_merge_judges_only_what_the_merge_adds() {
     let env = guarded();
     env.git(&env.work, &["checkout", "-q", "-b", "feature"]);
     write(&env, ".github/workflows/ci.yml", "on: push\n");
@@ -204,6 +204,22 @@ fn concluding_a_merge_replays_changes_already_judged() {
         &env.work,
         &["merge", "-q", "--no-ff", "--no-commit", "feature"],
     );
+    // Something the merge itself adds is judged like any commit.
+    write(&env, ".env", "TOKEN=1\n");
+    refused(&env, "credential_file", "credential file `.env`");
+    let record = env.last_audit();
+    let rules: Vec<&str> = record["refs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["rule"].as_str().unwrap())
+        .collect();
+    assert!(
+        !rules.contains(&"ci_config"),
+        "the branch's own CI change came as committed there: {rules:?}"
+    );
+    // Without it, the merge concludes.
+    env.git(&env.work, &["rm", "-q", "--cached", ".env"]);
     let (out, moved) = commit(&env);
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert!(moved, "the merge commit was recorded");
