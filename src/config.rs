@@ -127,6 +127,10 @@ pub struct Policy {
 pub struct CommitRules {
     /// Migration files, whose added SQL is read.
     pub migrations: GlobSet,
+    /// Migrations that are meant to drop (down migrations).
+    pub migration_exceptions: GlobSet,
+    /// Lockfiles and generated files, left out of the deletion and size counts.
+    pub generated: GlobSet,
     /// Credential files.
     pub credentials: GlobSet,
     /// Paths that look like credentials but are not (`.env.example`).
@@ -153,7 +157,32 @@ pub struct CommitRules {
 pub const COMMIT_GLOBS: &[(&str, &[&str])] = &[
     (
         "migrations",
-        &["**/migrations/**", "**/migrate/**", "**/*.sql"],
+        &["**/migrations/**", "**/migrate/**", "**/*migration*.sql"],
+    ),
+    // Down migrations are meant to drop what the up migration made.
+    (
+        "migration_exceptions",
+        &[
+            "**/*.down.sql",
+            "**/*_down.sql",
+            "**/down.sql",
+            "**/*.down.*",
+        ],
+    ),
+    // Lockfiles and generated files: their churn is no deletion by a person.
+    (
+        "generated",
+        &[
+            "**/Cargo.lock",
+            "**/package-lock.json",
+            "**/yarn.lock",
+            "**/pnpm-lock.yaml",
+            "**/poetry.lock",
+            "**/Gemfile.lock",
+            "**/go.sum",
+            "**/composer.lock",
+            "**/uv.lock",
+        ],
     ),
     (
         "credentials",
@@ -172,7 +201,6 @@ pub const COMMIT_GLOBS: &[(&str, &[&str])] = &[
             "**/credentials.json",
             "**/service-account*.json",
             "**/.netrc",
-            "**/.npmrc",
             "**/.pypirc",
             "**/*.keystore",
             "**/*.jks",
@@ -191,6 +219,7 @@ pub const COMMIT_GLOBS: &[(&str, &[&str])] = &[
         "ci",
         &[
             "**/.github/workflows/**",
+            "**/.github/actions/**",
             "**/.gitlab-ci.yml",
             "**/Jenkinsfile",
             "**/.circleci/**",
@@ -208,7 +237,8 @@ pub const COMMIT_GLOBS: &[(&str, &[&str])] = &[
             "**/*.tfvars",
             "**/Pulumi.*",
             "**/Chart.yaml",
-            "**/charts/**",
+            "**/charts/*/templates/**",
+            "**/charts/*/values*.yaml",
             "**/helm/**",
             "**/k8s/**",
             "**/kubernetes/**",
@@ -252,6 +282,8 @@ impl Default for CommitRules {
     fn default() -> Self {
         Self {
             migrations: default_globs("migrations"),
+            migration_exceptions: default_globs("migration_exceptions"),
+            generated: default_globs("generated"),
             credentials: default_globs("credentials"),
             credential_exceptions: default_globs("credential_exceptions"),
             ci: default_globs("ci"),
@@ -553,6 +585,8 @@ struct RawConfig {
 #[serde(deny_unknown_fields)]
 struct RawCommit {
     migrations: Option<Vec<String>>,
+    migration_exceptions: Option<Vec<String>>,
+    generated: Option<Vec<String>>,
     credentials: Option<Vec<String>>,
     credential_exceptions: Option<Vec<String>>,
     ci: Option<Vec<String>>,
@@ -1054,6 +1088,12 @@ impl Config {
         let rules = &mut self.commit;
         let globs = [
             ("migrations", raw.migrations, &mut rules.migrations),
+            (
+                "migration_exceptions",
+                raw.migration_exceptions,
+                &mut rules.migration_exceptions,
+            ),
+            ("generated", raw.generated, &mut rules.generated),
             ("credentials", raw.credentials, &mut rules.credentials),
             (
                 "credential_exceptions",

@@ -54,10 +54,34 @@ pub fn dependency(line: &str) -> Option<(String, u64)> {
     {
         return None;
     }
-    let rest = &t[name.len()..];
+    let mut rest = &t[name.len()..];
+    let mut name = name;
+    // Gemfile: `gem 'rails', '~> 7.0'`.
+    if name == "gem" {
+        let quoted = rest.trim_start().trim_start_matches(['"', '\'']);
+        name = quoted
+            .chars()
+            .take_while(|c| !matches!(c, '"' | '\''))
+            .collect();
+        rest = &quoted[name.len().min(quoted.len())..];
+    }
     let bytes = rest.as_bytes();
-    let start = (0..bytes.len()).find(|&i| {
-        bytes[i].is_ascii_digit() && (i == 0 || b"\"'^~=>< v".contains(&bytes[i - 1]))
+    // A version, not any number: quoted, after an operator, or `v1.2.3`;
+    // never a bare `key = 88` setting.
+    let start = (1..bytes.len()).find(|&i| {
+        bytes[i].is_ascii_digit()
+            && match bytes[i - 1] {
+                b'"' | b'\'' | b'^' | b'~' | b'>' | b'<' => true,
+                b'=' => i >= 2 && b"=<>~!".contains(&bytes[i - 2]),
+                b'v' => i >= 2 && b" \"'".contains(&bytes[i - 2]),
+                // `~> 7.0`, `>= 2` (but not the ` = 3` of a setting).
+                b' ' => {
+                    i >= 2
+                        && (b"<>~^".contains(&bytes[i - 2])
+                            || (bytes[i - 2] == b'=' && i >= 3 && b"=<>~!".contains(&bytes[i - 3])))
+                }
+                _ => false,
+            }
     })?;
     let digits: String = rest[start..]
         .chars()
@@ -92,7 +116,7 @@ fn names(paths: &[&str]) -> String {
 pub fn classify_commit(staged: &StagedFacts, rules: &CommitRules) -> Assessment {
     let mut findings = Vec::new();
     for f in &staged.files {
-        if rules.migrations.is_match(&f.path) {
+        if rules.migrations.is_match(&f.path) && !rules.migration_exceptions.is_match(&f.path) {
             for (line, text) in f.added.iter().filter(|(_, t)| destructive_sql(t)) {
                 findings.push(risk(
                     rules,
@@ -161,7 +185,11 @@ pub fn classify_commit(staged: &StagedFacts, rules: &CommitRules) -> Assessment 
             format!("infrastructure as code changes: {}", names(&iac)),
         ));
     }
-    let (added, deleted) = staged.line_totals();
+    let (added, deleted) = staged
+        .files
+        .iter()
+        .filter(|f| !rules.generated.is_match(&f.path))
+        .fold((0, 0), |(a, d), f| (a + f.added_lines, d + f.deleted_lines));
     let deleted_files: Vec<&str> = staged
         .files
         .iter()
@@ -347,6 +375,27 @@ mod tests {
             Some(("github.com/x/y".into(), 1))
         );
         assert_eq!(dependency("version = \"0.1.0\""), None);
+        assert_eq!(
+            dependency("line-length = 100"),
+            None,
+            "a setting is no dependency"
+        );
+        assert_eq!(dependency("opt-level = 3"), None);
+        assert_eq!(
+            dependency("gem 'rails', '~> 7.0'"),
+            Some(("rails".into(), 7))
+        );
+        assert_eq!(
+            dependency("serde = { version = \"1.0\", features = [\"derive\"] }"),
+            Some(("serde".into(), 1))
+        );
+        let settings = file(
+            "pyproject.toml",
+            FileStatus::Modified,
+            &["line-length = 100"],
+            &["line-length = 88"],
+        );
+        assert!(tier(vec![settings]).1.is_empty());
     }
 
     #[test]
@@ -365,6 +414,31 @@ mod tests {
                 vec![Rule::LargeChange],
                 vec!["large change: 1 files, +501 -0 lines".into()]
             )
+        );
+        let lock = file("Cargo.lock", FileStatus::Modified, &["x"; 10], &["y"; 900]);
+        assert!(
+            tier(vec![lock]).1.is_empty(),
+            "lockfile churn is no bulk deletion"
+        );
+        let down = file(
+            "db/migrations/004.down.sql",
+            FileStatus::Added,
+            &["DROP TABLE t;"],
+            &[],
+        );
+        assert!(
+            tier(vec![down]).1.is_empty(),
+            "a down migration is meant to drop"
+        );
+        let chart = file(
+            "src/components/charts/Bar.tsx",
+            FileStatus::Modified,
+            &["x"],
+            &[],
+        );
+        assert!(
+            tier(vec![chart]).1.is_empty(),
+            "a chart component is no Helm chart"
         );
         let small = file("src/lib.rs", FileStatus::Modified, &["a", "b"], &["c"]);
         assert_eq!(tier(vec![small]).0, Tier::None);

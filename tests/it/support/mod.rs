@@ -315,6 +315,16 @@ impl TestEnv {
         self.audit().pop().expect("an audit line was written")
     }
 
+    /// The last audit record written by `hook` (a commit in between may have logged too).
+    #[track_caller]
+    pub fn last_audit_of(&self, hook: &str) -> Value {
+        self.audit()
+            .into_iter()
+            .rev()
+            .find(|r| r["hook"] == hook)
+            .expect("an audit line of that hook was written")
+    }
+
     /// Writes an executable script and returns its path.
     pub fn script(&self, name: &str, body: &str) -> PathBuf {
         let dir = self.base().join("scripts");
