@@ -80,7 +80,7 @@ fn observe_mode_decides_and_logs_but_never_blocks() {
     );
     env.commit(&env.work, "ff.txt", "a routine push");
     env.push(&["origin", "main"]).code(0);
-    let record = env.last_audit();
+    let record = env.last_audit_of("pre-push");
     assert_eq!(
         record["risk_tier"], "none",
         "observe mode logs routine pushes too"

@@ -46,7 +46,7 @@ fn new_branch_and_new_tag_are_routine() {
     env.commit(&env.work, "f.txt", "feature work");
     env.git(&env.work, &["tag", "v9.9.9"]);
     env.push(&["origin", "feature", "v9.9.9"]).code(0);
-    let record = env.last_audit();
+    let record = env.last_audit_of("pre-push");
     assert_eq!(record["risk_tier"], "none");
     assert_eq!(record["decision"], "allowed");
 }
