@@ -208,6 +208,8 @@ impl Subject for CommitSubject<'_> {
             "reasons": self.assessment.reasons(Tier::Standard).iter().map(|r| &r.reason).collect::<Vec<_>>(),
             "repo": root,
             "branch": self.staged.branch,
+            "facts": self.staged,
+            "builtin": self.builtin(),
             "changes": self.staged.files,
         })
         .to_string()

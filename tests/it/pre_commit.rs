@@ -224,3 +224,77 @@ fn concluding_a_merge_judges_only_what_the_merge_adds() {
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert!(moved, "the merge commit was recorded");
 }
+
+#[test]
+fn a_chained_pre_commit_hook_runs_first_and_either_refusing_refuses() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = TestEnv::new();
+    let hook = env.work.join(".git/hooks/pre-commit");
+    fs::write(&hook, "#!/bin/sh\nexit 3\n").unwrap();
+    fs::set_permissions(&hook, fs::Permissions::from_mode(0o755)).unwrap();
+    env.install();
+    write(&env, "src/lib.rs", "pub fn f() {}\n");
+    let (out, moved) = commit(&env);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(!moved);
+    assert!(
+        out.stderr
+            .contains("`pre-commit.local` refused this commit (exit 3)"),
+        "{}",
+        out.stderr
+    );
+    env.vouch(&["uninstall"]).code(0);
+    assert_eq!(
+        fs::read_to_string(&hook).unwrap(),
+        "#!/bin/sh\nexit 3\n",
+        "restored as it was"
+    );
+}
+
+#[test]
+fn observe_mode_logs_a_commit_it_would_refuse_and_lets_it_through() {
+    let env = TestEnv::new();
+    env.write_config(&format!("mode = \"observe\"\n{BLOCK}"));
+    env.install();
+    write(&env, ".env", "TOKEN=1\n");
+    let (out, moved) = commit(&env);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(moved);
+    assert!(
+        out.stderr
+            .contains("enforcing would have refused this commit"),
+        "{}",
+        out.stderr
+    );
+    let record = env.last_audit_of("pre-commit");
+    assert_eq!(record["would_decide"], "refused");
+    assert_eq!(record["decision"], "allowed");
+}
+
+#[test]
+fn a_missing_binary_never_blocks_a_commit_unless_strict() {
+    let env = TestEnv::new();
+    let copy = env.base().join("bin/vouch");
+    fs::create_dir_all(copy.parent().unwrap()).unwrap();
+    let status = std::process::Command::new("cp")
+        .arg(crate::support::vouch_bin())
+        .arg(&copy)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let out = env
+        .cmd(&copy, &env.work)
+        .args(["install", "--hooks", "pre-commit"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    fs::remove_file(&copy).unwrap();
+    write(&env, ".env", "TOKEN=1\n");
+    let (out, moved) = commit(&env);
+    assert!(moved, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("this commit is NOT checked"),
+        "{}",
+        out.stderr
+    );
+}
