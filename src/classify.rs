@@ -213,10 +213,14 @@ pub fn classify_push(facts: &PushFacts, policy: &Policy) -> Assessment {
 const BUILTIN_CHECKS_SHOWN: usize = 100;
 
 /// The built-in deterministic checks in the result shape every verifier
-/// uses (SPEC section 4): one check per ref or push-wide rule that is not
-/// routine, with its measured facts. Non-blocking: the facts already set
-/// the tier; this result records them beside the other verifiers'.
-pub fn builtin_result(facts: &PushFacts, assessment: &Assessment) -> VerifierResult {
+/// uses (SPEC section 4): one check per finding above tier none (with
+/// `details(i)` for the `i`-th entry of `assessment.refs`) and per
+/// operation-wide rule. Non-blocking: the facts already set the tier; this
+/// result records them beside the other verifiers'.
+pub fn builtin_from(
+    assessment: &Assessment,
+    details: impl Fn(usize) -> serde_json::Value,
+) -> VerifierResult {
     let status_of = |tier: Tier| {
         if tier >= Tier::High {
             Status::Warn
@@ -224,27 +228,20 @@ pub fn builtin_result(facts: &PushFacts, assessment: &Assessment) -> VerifierRes
             Status::Pass
         }
     };
-    let findings = facts
+    let findings = assessment
         .refs
         .iter()
-        .zip(&assessment.refs)
+        .enumerate()
         .filter(|(_, risk)| risk.tier > Tier::None);
     let total = findings.clone().count();
     // Every ref is in the audit's `refs`; the findings are listed up to a cap.
     let mut checks: Vec<Check> = findings
         .take(BUILTIN_CHECKS_SHOWN)
-        .map(|(f, risk)| Check {
+        .map(|(i, risk)| Check {
             name: risk.rule.as_str().to_owned(),
             status: status_of(risk.tier),
             message: risk.reason.clone(),
-            details: serde_json::json!({
-                "remote_ref": f.remote_ref,
-                "change": f.change.as_str(),
-                "remote_tip": f.remote_tip.as_str(),
-                "lease": f.lease,
-                "lost_commits": f.lost.as_ref().map(|l| l.count),
-                "tier": risk.tier,
-            }),
+            details: details(i),
         })
         .collect();
     if total > BUILTIN_CHECKS_SHOWN {
@@ -252,7 +249,7 @@ pub fn builtin_result(facts: &PushFacts, assessment: &Assessment) -> VerifierRes
         checks.push(Check {
             name: "more".into(),
             status: Status::Warn,
-            message: format!("... and {more} more refs with the same kinds of findings"),
+            message: format!("... and {more} more with the same kinds of findings"),
             details: serde_json::Value::Null,
         });
     }
@@ -276,6 +273,21 @@ pub fn builtin_result(facts: &PushFacts, assessment: &Assessment) -> VerifierRes
         verdict: None,
         duration_ms: 0,
     }
+}
+
+/// The built-in result of a push, each finding with the ref's measured facts.
+pub fn builtin_result(facts: &PushFacts, assessment: &Assessment) -> VerifierResult {
+    builtin_from(assessment, |i| {
+        let f = &facts.refs[i];
+        serde_json::json!({
+            "remote_ref": f.remote_ref,
+            "change": f.change.as_str(),
+            "remote_tip": f.remote_tip.as_str(),
+            "lease": f.lease,
+            "lost_commits": f.lost.as_ref().map(|l| l.count),
+            "tier": assessment.refs[i].tier,
+        })
+    })
 }
 
 /// The protected-branch rule that matches, if any.

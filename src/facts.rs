@@ -388,15 +388,7 @@ impl StagedFacts {
 /// Replaces credentials in a URL (`https://user:token@host` becomes
 /// `https://***@host`).
 pub fn redact_url(url: &str) -> String {
-    let Some(scheme_end) = url.find("://") else {
-        return url.to_owned();
-    };
-    let rest = &url[scheme_end + 3..];
-    let authority_end = rest.find('/').unwrap_or(rest.len());
-    match rest[..authority_end].rfind('@') {
-        Some(at) => format!("{}://***@{}", &url[..scheme_end], &rest[at + 1..]),
-        None => url.to_owned(),
-    }
+    redact_text(url)
 }
 
 /// Redacts credentials of every URL inside free text (an error message, a

@@ -238,19 +238,12 @@ impl Repo {
         }))
     }
 
-    /// The staged change: the index (`index_file` when git names one, as
-    /// `git commit -a` and `git commit <paths>` do) against `HEAD`.
+    /// The staged change: the index against `HEAD`. A repository opened
+    /// for a hook reads the index git names in `GIT_INDEX_FILE` (the
+    /// temporary one of `git commit -a` and `git commit <paths>`).
     /// `inspect` says which paths' added and deleted lines are kept.
-    pub fn staged(
-        &self,
-        index_file: Option<&Path>,
-        inspect: &dyn Fn(&str) -> bool,
-    ) -> Result<StagedFacts> {
-        let index = match index_file {
-            Some(path) => git2::Index::open(path)
-                .with_context(|| format!("cannot read the index `{}`", path.display()))?,
-            None => self.repo.index().context("cannot read the index")?,
-        };
+    pub fn staged(&self, inspect: &dyn Fn(&str) -> bool) -> Result<StagedFacts> {
+        let index = self.repo.index().context("cannot read the index")?;
         let head_tree = self.repo.head().ok().and_then(|h| h.peel_to_tree().ok());
         let mut opts = git2::DiffOptions::new();
         opts.context_lines(0);
@@ -260,6 +253,8 @@ impl Repo {
             .context("cannot compare the index with HEAD")?;
         diff.find_similar(None).ok();
         let files = std::cell::RefCell::new(Vec::<StagedFile>::new());
+        // Whether the current file's lines are kept: decided once per file, not per line.
+        let keep = std::cell::Cell::new(false);
         let mut on_file = |delta: git2::DiffDelta<'_>, _: f32| {
             let path = delta
                 .new_file()
@@ -280,6 +275,7 @@ impl Repo {
                     f.id().to_string()
                 }
             };
+            keep.set(inspect(&path));
             files.borrow_mut().push(StagedFile {
                 path,
                 status,
@@ -298,7 +294,7 @@ impl Repo {
                 let Some(file) = files.last_mut() else {
                     return true;
                 };
-                let keep = inspect(&file.path);
+                let keep = keep.get();
                 match line.origin() {
                     '+' => {
                         file.added_lines += 1;

@@ -1,7 +1,7 @@
 //! `vouch hook pre-commit`: the staged change, judged (SPEC 2.3). The same
 //! decision protocol as a push (`decide.rs`), with a commit as its subject.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Instant;
 
 use anyhow::Result;
@@ -19,7 +19,7 @@ use crate::git::Repo;
 use crate::review::ReviewRef;
 use crate::staged::{classify_commit, inspected};
 use crate::text::one_line;
-use crate::verdict::{Check, Status, VerifierResult};
+use crate::verdict::VerifierResult;
 use crate::{ExitStatus, ui};
 
 /// Runs the pre-commit hook.
@@ -52,15 +52,7 @@ pub fn pre_commit(ctx: &Ctx, args: &PreCommitArgs) -> Result<ExitStatus> {
             ));
         }
     };
-    // git names a temporary index for `git commit -a` and `git commit <paths>`.
-    let index_file = ctx
-        .env
-        .var_os("GIT_INDEX_FILE")
-        .filter(|p| !p.is_empty())
-        .map(|p| ctx.cwd.join(PathBuf::from(p)));
-    let staged = match repo.staged(index_file.as_deref(), &|path| {
-        inspected(path, &config.commit)
-    }) {
+    let staged = match repo.staged(&|path| inspected(path, &config.commit)) {
         Ok(s) => s,
         Err(e) => {
             // libgit2 cannot read every index (split or sparse indexes): never break a commit for it.
@@ -162,38 +154,8 @@ impl Subject for CommitSubject<'_> {
     }
 
     fn builtin(&self) -> VerifierResult {
-        let status_of = |tier: Tier| {
-            if tier >= Tier::High {
-                Status::Warn
-            } else {
-                Status::Pass
-            }
-        };
-        VerifierResult {
-            verifier: "vouch-facts".into(),
-            version: env!("CARGO_PKG_VERSION").into(),
-            status: status_of(self.assessment.tier),
-            checks: self
-                .assessment
-                .refs
-                .iter()
-                .take(100)
-                .map(|r| Check {
-                    name: r.rule.as_str().to_owned(),
-                    status: status_of(r.tier),
-                    message: r.reason.clone(),
-                    details: serde_json::Value::Null,
-                })
-                .collect(),
-            summary: format!(
-                "{} risk: {} finding(s) in the staged change",
-                self.assessment.tier,
-                self.assessment.refs.len()
-            ),
-            blocking: false,
-            verdict: None,
-            duration_ms: 0,
-        }
+        // The reasons name the files and lines already.
+        crate::classify::builtin_from(self.assessment, |_| serde_json::Value::Null)
     }
 
     fn prompt(&self, repo_name: &str) -> String {

@@ -60,12 +60,7 @@ impl<'a> Run<'a> {
         started: Instant,
     ) -> Self {
         let refs = subject.review_refs();
-        let operation_id = review::operation_id(
-            subject.noun(),
-            &root.display().to_string(),
-            &subject.remote().unwrap_or_default(),
-            &refs,
-        );
+        let operation_id = subject.operation_id(root);
         Self {
             ctx,
             config,

@@ -53,6 +53,16 @@ pub trait Subject: Sync {
     fn context(&self, operation_id: &str, root: &Path) -> String;
     /// The command to run again with a skip (`git push ...`).
     fn again(&self) -> &'static str;
+
+    /// Its id: what an approval and the verdict cache are bound to.
+    fn operation_id(&self, root: &Path) -> String {
+        crate::review::operation_id(
+            self.noun(),
+            &root.display().to_string(),
+            &self.remote().unwrap_or_default(),
+            &self.review_refs(),
+        )
+    }
 }
 
 /// Runs `programs` and (when `with_ai`) the AI verifier, in parallel; the

@@ -3,6 +3,7 @@
 
 use anyhow::{Result, bail};
 
+use super::Subject;
 use crate::classify::classify_push;
 use crate::cli::VerifyArgs;
 use crate::context::Ctx;
@@ -10,7 +11,7 @@ use crate::git::Repo;
 use crate::hooks::{ForceHint, PushArgs};
 use crate::verdict::{self, Outcome};
 use crate::verifiers;
-use crate::{ExitStatus, report, review, ui};
+use crate::{ExitStatus, report, ui};
 
 /// `vouch verify`.
 pub fn verify(ctx: &Ctx, args: &VerifyArgs) -> Result<ExitStatus> {
@@ -85,22 +86,12 @@ pub fn verify(ctx: &Ctx, args: &VerifyArgs) -> Result<ExitStatus> {
     };
     let facts = repo.push_facts(&remote, &url, vec![update], &hint);
     let assessment = classify_push(&facts, &config.policy);
-    ui::out(&format!(
-        "pending: {} [{} risk]",
-        report::describe_push(&facts),
-        assessment.tier
-    ));
-    ui::out(report::push_details(&facts, &assessment).trim_end());
-    let id = review::operation_id(
-        "push",
-        &root.display().to_string(),
-        &facts.url,
-        &review::refs_of(&facts),
-    );
     let subject = super::hook::PushSubject {
         facts: &facts,
         assessment: &assessment,
     };
+    ui::out(&format!("pending: {}", subject.describe().trim_end()));
+    let id = subject.operation_id(&root);
     let (results, ai_run) = super::ask_verifiers(
         ctx, &config, &subject, &root, &id, &selected, with_ai, false,
     )?;
