@@ -11,7 +11,6 @@
 //! unless `vouch trust` was run for its exact content.
 
 use std::collections::BTreeMap;
-use std::fmt;
 use std::path::PathBuf;
 
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
@@ -327,34 +326,6 @@ impl OnUnavailableTable {
     }
 }
 
-/// Where a setting came from.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Source {
-    /// The user's config file.
-    User(PathBuf),
-    /// The repository's `.vouch.toml`, trusted or not.
-    Repo {
-        /// The file.
-        path: PathBuf,
-        /// `vouch trust` was run for this content.
-        trusted: bool,
-    },
-}
-
-impl fmt::Display for Source {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::User(p) => write!(f, "user config `{}`", p.display()),
-            Self::Repo { path, trusted } => write!(
-                f,
-                "repository config `{}` ({})",
-                path.display(),
-                if *trusted { "trusted" } else { "not trusted" }
-            ),
-        }
-    }
-}
-
 /// One configured verifier program.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct VerifierConfig {
@@ -485,8 +456,6 @@ pub struct Config {
     pub log_path: Option<PathBuf>,
     /// Rotate the audit log past this size.
     pub log_max_bytes: u64,
-    /// Files that were read, in order.
-    pub sources: Vec<Source>,
     /// Settings that were ignored, and why (untrusted repository keys).
     pub warnings: Vec<String>,
     /// The AI verifier.
@@ -548,7 +517,6 @@ impl Default for Config {
             verifiers: BTreeMap::new(),
             log_path: None,
             log_max_bytes: DEFAULT_LOG_MAX_BYTES,
-            sources: Vec::new(),
             warnings: Vec::new(),
             ai: AiConfig::default(),
             providers: BTreeMap::new(),
@@ -691,15 +659,6 @@ struct RawLog {
 /// A config file that could not be used.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
-    /// The file exists but could not be read.
-    #[error("cannot read config `{path}`")]
-    Read {
-        /// The file.
-        path: PathBuf,
-        /// Why.
-        #[source]
-        source: std::io::Error,
-    },
     /// The file is not valid, with where and what is accepted.
     #[error("invalid config `{path}`, line {line}{key}: {message}", key = key.as_ref().map(|k| format!(", key `{k}`")).unwrap_or_default())]
     Invalid {
@@ -823,15 +782,10 @@ impl Config {
         if let Some(file) = &inputs.user {
             let raw = parse_raw(file)?;
             config.layer(raw, file, true, true)?;
-            config.sources.push(Source::User(file.path.clone()));
         }
         if let Some((file, trusted)) = &inputs.repo {
             let raw = parse_raw(file)?;
             config.layer(raw, file, *trusted, false)?;
-            config.sources.push(Source::Repo {
-                path: file.path.clone(),
-                trusted: *trusted,
-            });
         }
         if env.flag(vars::VOUCH_VERIFY) {
             config.verify_standard = true;

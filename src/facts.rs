@@ -369,14 +369,6 @@ pub struct StagedFacts {
 }
 
 impl StagedFacts {
-    /// Files deleted.
-    pub fn deleted_files(&self) -> usize {
-        self.files
-            .iter()
-            .filter(|f| f.status == FileStatus::Deleted)
-            .count()
-    }
-
     /// Lines added and deleted, in all files.
     pub fn line_totals(&self) -> (usize, usize) {
         self.files

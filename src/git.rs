@@ -58,11 +58,6 @@ impl Repo {
             .collect()
     }
 
-    /// The work tree root, if there is one.
-    pub fn workdir(&self) -> Option<&Path> {
-        self.repo.workdir()
-    }
-
     /// The branch checked out, if any.
     pub fn current_branch(&self) -> Option<String> {
         let head = self.repo.head().ok()?;

@@ -26,11 +26,21 @@ pub const HOOKS: &[(&str, &str)] = &[("pre-push", "push"), ("pre-commit", "commi
 pub const LOCAL_SUFFIX: &str = ".local";
 
 /// What `hook` guards, if vouch has it.
-pub fn template(hook: &str) -> Option<&'static str> {
+pub fn guards(hook: &str) -> Option<&'static str> {
     HOOKS
         .iter()
         .find(|(n, _)| *n == hook)
         .map(|(_, what)| *what)
+}
+
+/// What `hook` guards, or an error that lists the hooks vouch has.
+pub fn known(hook: &str) -> Result<&'static str> {
+    guards(hook).with_context(|| {
+        format!(
+            "vouch has no `{hook}` hook; it installs: {}",
+            HOOKS.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
+        )
+    })
 }
 
 /// Quotes `s` for a POSIX shell single-quoted string body.
@@ -40,12 +50,7 @@ fn sh_single_quote_body(s: &str) -> String {
 
 /// The script for `hook` with the binary path and strictness baked in.
 pub fn render(hook: &str, bin: &Path, strict: bool) -> Result<String> {
-    let what = template(hook).with_context(|| {
-        format!(
-            "vouch has no `{hook}` hook; it installs: {}",
-            HOOKS.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
-        )
-    })?;
+    let what = known(hook)?;
     Ok(TEMPLATE
         .replace("@HOOK@", hook)
         .replace("@WHAT@", what)
@@ -283,7 +288,7 @@ pub fn hook_argv(args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
     let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
         return args;
     };
-    if template(name).is_none() {
+    if guards(name).is_none() {
         return args;
     }
     let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();

@@ -47,12 +47,6 @@ pub fn interactive(env: &dyn Env) -> Option<Tty> {
     open_tty().ok()
 }
 
-/// The terminal regardless of `CI`/`VOUCH_HEADLESS`: for commands that only
-/// a person may run (`vouch approve`).
-pub fn controlling_terminal() -> io::Result<Tty> {
-    open_tty()
-}
-
 impl Prompter for Tty {
     fn show(&self, text: &str) {
         for line in text.lines() {

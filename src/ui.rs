@@ -75,11 +75,3 @@ impl Drop for Spinner {
         }
     }
 }
-
-/// A block of text on stderr, as it is.
-pub fn block(text: &str) {
-    eprint!("{text}");
-    if !text.ends_with('\n') {
-        eprintln!();
-    }
-}

@@ -63,13 +63,9 @@ pub fn install(ctx: &Ctx, args: &InstallArgs) -> Result<ExitStatus> {
     let path = repo_path(ctx, args.repo.as_ref());
     let loc = git::hooks_location(&path)?;
     check_hooks_path(&loc, args.force)?;
+    // Every name is checked before any hook is written.
     for hook in &args.hooks {
-        if install::template(hook).is_none() {
-            bail!(
-                "vouch has no `{hook}` hook; it installs: {}",
-                HOOKS.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
-            );
-        }
+        install::known(hook)?;
     }
     let root = loc.root();
     let config = ctx.load_config(Some(&root))?;

@@ -286,3 +286,15 @@ fn direct_install_links_the_binary_and_guards_pushes() {
         "the foreign hook is back"
     );
 }
+
+#[test]
+fn an_unknown_hook_name_installs_nothing() {
+    let env = TestEnv::new();
+    env.vouch(&["install", "--hooks", "pre-push,post-merge"])
+        .code(2)
+        .stderr_has("vouch has no `post-merge` hook; it installs: pre-push, pre-commit");
+    assert!(
+        !env.work.join(".git/hooks/pre-push").exists(),
+        "checked before anything is written"
+    );
+}
