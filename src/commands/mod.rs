@@ -89,9 +89,13 @@ pub fn ask_verifiers(
         .file_name()
         .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
     let prompt = subject.prompt(&repo_name);
+    // Reading the log is paid once, and only when a block asks for the count.
+    let blocks = std::sync::OnceLock::new();
     let prior_blocks = || {
-        let hour_ago = Timestamp::now() - jiff::SignedDuration::from_hours(1);
-        audit::recent_blocks(&log_path, hour_ago, session.as_deref(), &repo)
+        *blocks.get_or_init(|| {
+            let hour_ago = Timestamp::now() - jiff::SignedDuration::from_hours(1);
+            audit::recent_blocks(&log_path, hour_ago, session.as_deref(), &repo)
+        })
     };
     let env = ctx.env.as_ref();
     let spinner = interactive.then(|| ui::Spinner::start("asking the verifiers"));
