@@ -206,43 +206,17 @@ fn bare_repository_is_guarded() {
     assert_eq!(env.last_audit()["refs"][0]["rule"], "force_push_protected");
 }
 
-/// Copies the vouch binary with `cp`: a copy written by this process could
-/// be held open for writing by a child another test thread forks at that
-/// moment, and executing it would fail with "Text file busy".
-fn copy_binary(to: &std::path::Path) {
-    let status = std::process::Command::new("cp")
-        .arg(vouch_bin())
-        .arg(to)
-        .status()
-        .unwrap();
-    assert!(status.success());
-}
-
-/// Installs the pre-push hook from a copy of the binary, then removes the copy.
-fn install_from_vanishing_copy(env: &TestEnv, copy: &std::path::Path) {
-    copy_binary(copy);
-    let out = env
-        .cmd(copy, &env.work)
-        .args(["install", "--hooks", "pre-push"])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    fs::remove_file(copy).unwrap();
-}
-
 #[test]
 fn missing_binary_warns_and_allows_but_strict_refuses() {
     let env = TestEnv::new();
-    let copy = env.base().join("bin/vouch");
-    fs::create_dir_all(copy.parent().unwrap()).unwrap();
-    install_from_vanishing_copy(&env, &copy);
+    env.install_from_vanishing_binary("pre-push");
     env.commit(&env.work, "a.txt", "a");
     env.push(&["origin", "main"])
         .code(0)
         .stderr_has("the vouch binary is missing");
     // Strict, baked in at install time.
     env.write_config("strict = true\n");
-    install_from_vanishing_copy(&env, &copy);
+    env.install_from_vanishing_binary("pre-push");
     env.commit(&env.work, "b.txt", "b");
     env.push(&["origin", "main"])
         .code(1)

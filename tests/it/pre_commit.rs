@@ -274,26 +274,23 @@ fn observe_mode_logs_a_commit_it_would_refuse_and_lets_it_through() {
 #[test]
 fn a_missing_binary_never_blocks_a_commit_unless_strict() {
     let env = TestEnv::new();
-    let copy = env.base().join("bin/vouch");
-    fs::create_dir_all(copy.parent().unwrap()).unwrap();
-    let status = std::process::Command::new("cp")
-        .arg(crate::support::vouch_bin())
-        .arg(&copy)
-        .status()
-        .unwrap();
-    assert!(status.success());
-    let out = env
-        .cmd(&copy, &env.work)
-        .args(["install", "--hooks", "pre-commit"])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    fs::remove_file(&copy).unwrap();
+    env.install_from_vanishing_binary("pre-commit");
     write(&env, ".env", "TOKEN=1\n");
     let (out, moved) = commit(&env);
     assert!(moved, "{}", out.stderr);
     assert!(
         out.stderr.contains("this commit is NOT checked"),
+        "{}",
+        out.stderr
+    );
+    // Strict, baked in at install time: refused.
+    env.write_config("strict = true\n");
+    env.install_from_vanishing_binary("pre-commit");
+    write(&env, ".env", "TOKEN=2\n");
+    let (out, moved) = commit(&env);
+    assert!(!moved);
+    assert!(
+        out.stderr.contains("strict mode is on: commit refused"),
         "{}",
         out.stderr
     );

@@ -281,6 +281,33 @@ impl TestEnv {
         self.vouch(&["install"]).code(0);
     }
 
+    /// Installs `hook` from a copy of the binary, then removes the copy:
+    /// the hook's baked path points nowhere and vouch is not on PATH. The
+    /// copy is made with `cp`: one written by this process could be held
+    /// open by a child another test thread forks, and executing it would
+    /// fail with "Text file busy".
+    pub fn install_from_vanishing_binary(&self, hook: &str) {
+        let copy = self.base().join("bin/vouch");
+        fs::create_dir_all(copy.parent().unwrap()).unwrap();
+        let status = Command::new("cp")
+            .arg(vouch_bin())
+            .arg(&copy)
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let out = self
+            .cmd(&copy, &self.work)
+            .args(["install", "--hooks", hook])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        fs::remove_file(&copy).unwrap();
+    }
+
     /// The user config file.
     pub fn config_path(&self) -> PathBuf {
         self.base().join("config/vouch/config.toml")
