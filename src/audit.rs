@@ -111,6 +111,9 @@ pub struct Record {
     pub builtin: Option<VerifierResult>,
     /// Every external verifier's result.
     pub verifiers: Vec<VerifierResult>,
+    /// Rescue refs written before an allowed local rewind or deletion.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub rescued: Vec<String>,
 }
 
 impl Record {
@@ -151,6 +154,7 @@ impl Record {
             would_decide: None,
             builtin: None,
             verifiers: Vec::new(),
+            rescued: Vec::new(),
         }
     }
 }

@@ -8,7 +8,10 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use crate::config::Policy;
-use crate::facts::{Change, Lease, PushFacts, RefFacts, RefKind, RemoteTip};
+use crate::facts::{
+    Change, Lease, LocalChange, LocalFacts, LocalRefFacts, Lost, PushFacts, RefFacts, RefKind,
+    RemoteTip,
+};
 use crate::hooks::ForceHint;
 use crate::text::short_oid;
 use crate::verdict::{Check, Status, VerifierResult};
@@ -89,6 +92,18 @@ pub enum Rule {
     DependencyMajorBump,
     /// A large change.
     LargeChange,
+    /// A local branch moved back and the changes left behind vanish.
+    LocalRewind,
+    /// A local branch moved back; what it leaves is still on another ref.
+    LocalRewindReachable,
+    /// A local branch rewritten, and some changes appear nowhere in the new history.
+    LocalRewrite,
+    /// A local branch deleted while it holds commits on no other ref.
+    LocalDelete,
+    /// A local tag moved or deleted.
+    LocalTag,
+    /// The stash dropped or cleared.
+    StashDrop,
 }
 
 impl Rule {
@@ -127,6 +142,12 @@ impl Rule {
             Self::Infrastructure => "infrastructure",
             Self::DependencyMajorBump => "dependency_major_bump",
             Self::LargeChange => "large_change",
+            Self::LocalRewind => "local_rewind",
+            Self::LocalRewindReachable => "local_rewind_reachable",
+            Self::LocalRewrite => "local_rewrite",
+            Self::LocalDelete => "local_delete",
+            Self::LocalTag => "local_tag",
+            Self::StashDrop => "stash_drop",
         }
     }
 }
@@ -304,25 +325,28 @@ pub fn protected_by(branch: &str, facts: &PushFacts, policy: &Policy) -> Option<
 
 fn lost_phrase(r: &RefFacts) -> String {
     match &r.lost {
-        Some(lost) if lost.count > 0 => {
-            let more = if lost.truncated { " or more" } else { "" };
-            let plural = if lost.count == 1 { "" } else { "s" };
-            let authors = if lost.authors == 1 {
-                "author"
-            } else {
-                "authors"
-            };
-            format!(
-                " and removes {}{more} commit{plural} by {} {authors}",
-                lost.count, lost.authors
-            )
-        }
+        Some(lost) if lost.count > 0 => format!(" and removes {}", commits_by(lost)),
         Some(_) => String::new(),
         None => match &r.remote_tip {
             RemoteTip::Unknown(why) => format!(" (what it removes is unknown: {why})"),
             _ => String::new(),
         },
     }
+}
+
+/// `3 commits by 2 authors`.
+fn commits_by(lost: &Lost) -> String {
+    let more = if lost.truncated { " or more" } else { "" };
+    let plural = if lost.count == 1 { "" } else { "s" };
+    let authors = if lost.authors == 1 {
+        "author"
+    } else {
+        "authors"
+    };
+    format!(
+        "{}{more} commit{plural} by {} {authors}",
+        lost.count, lost.authors
+    )
 }
 
 fn classify_ref(r: &RefFacts, facts: &PushFacts, policy: &Policy) -> RefRisk {
@@ -465,6 +489,148 @@ fn unseen_reason(r: &RefFacts) -> Option<String> {
         )),
         _ => None,
     }
+}
+
+/// Classifies a reference transaction (SPEC 2.2): what matters is whether
+/// changes would vanish, not whether a ref moved backwards.
+pub fn classify_local(facts: &LocalFacts, policy: &Policy) -> Assessment {
+    let refs: Vec<RefRisk> = facts
+        .refs
+        .iter()
+        .map(|r| classify_local_ref(r, &policy.tiers))
+        .collect();
+    let tier = refs.iter().map(|r| r.tier).max().unwrap_or(Tier::None);
+    Assessment {
+        tier,
+        refs,
+        push: Vec::new(),
+    }
+}
+
+fn classify_local_ref(r: &LocalRefFacts, tiers: &crate::config::TierTable) -> RefRisk {
+    let name = r.short_name();
+    let risk = |tier, rule, reason| RefRisk { tier, rule, reason };
+    let vanishing = r.lost.as_ref().filter(|l| l.count > 0);
+    if let Some(why) = &r.unknown {
+        // What would vanish could not be measured: judge it as if something would.
+        let (tier, rule) = match r.change {
+            LocalChange::Rewrite => (tiers.local_rewrite, Rule::LocalRewrite),
+            LocalChange::MoveTag | LocalChange::DeleteTag => (tiers.local_tag, Rule::LocalTag),
+            LocalChange::DropStash => (tiers.stash_drop, Rule::StashDrop),
+            LocalChange::Rewind => (tiers.local_rewind, Rule::LocalRewind),
+            LocalChange::DeleteBranch => (tiers.local_delete, Rule::LocalDelete),
+        };
+        return risk(
+            tier,
+            rule,
+            format!(
+                "{} of `{name}`: what it would lose is unknown ({why})",
+                r.change.noun()
+            ),
+        );
+    }
+    match r.change {
+        LocalChange::Rewind if r.kept_in_tree => risk(
+            Tier::None,
+            Rule::Routine,
+            format!(
+                "`{name}` moves back {} commit(s) but their changes stay in the index or work tree",
+                r.left_behind
+            ),
+        ),
+        LocalChange::Rewind => match vanishing {
+            Some(lost) => risk(
+                tiers.local_rewind,
+                Rule::LocalRewind,
+                format!(
+                    "`{name}` moves back to {} and {} would vanish: on no other ref, never pushed, and not in the work tree",
+                    short_oid(&r.new_oid),
+                    commits_by(lost)
+                ),
+            ),
+            None => risk(
+                tiers.local_rewind_reachable,
+                Rule::LocalRewindReachable,
+                format!(
+                    "`{name}` moves back {} commit(s) to {}; they stay reachable from other refs",
+                    r.left_behind,
+                    short_oid(&r.new_oid)
+                ),
+            ),
+        },
+        LocalChange::Rewrite if r.amend => risk(
+            Tier::None,
+            Rule::Routine,
+            format!("`{name}`: the last commit is amended"),
+        ),
+        LocalChange::Rewrite => match vanishing {
+            Some(lost) => risk(
+                tiers.local_rewrite,
+                Rule::LocalRewrite,
+                format!(
+                    "`{name}` is rewritten and the changes of {} appear nowhere in the new history or on another ref",
+                    commits_by(lost)
+                ),
+            ),
+            None => risk(
+                Tier::None,
+                Rule::Routine,
+                format!("`{name}` is rewritten; every change reappears in the new history"),
+            ),
+        },
+        LocalChange::DeleteBranch => match vanishing {
+            Some(lost) => risk(
+                tiers.local_delete,
+                Rule::LocalDelete,
+                format!(
+                    "branch `{name}` is deleted and {} on no other ref would go with it",
+                    commits_by(lost)
+                ),
+            ),
+            None => risk(
+                Tier::None,
+                Rule::Routine,
+                format!("branch `{name}` is deleted; its commits are on other refs"),
+            ),
+        },
+        LocalChange::MoveTag => risk(
+            tiers.local_tag,
+            Rule::LocalTag,
+            format!(
+                "tag `{name}` moves from {} to {}",
+                short_oid(&r.old_oid),
+                short_oid(&r.new_oid)
+            ),
+        ),
+        LocalChange::DeleteTag => risk(
+            tiers.local_tag,
+            Rule::LocalTag,
+            format!("tag `{name}` (at {}) is deleted", short_oid(&r.old_oid)),
+        ),
+        LocalChange::DropStash => risk(
+            tiers.stash_drop,
+            Rule::StashDrop,
+            format!(
+                "the stash entry {} is dropped (or the stash cleared)",
+                short_oid(&r.old_oid)
+            ),
+        ),
+    }
+}
+
+/// The built-in result of a reference transaction.
+pub fn builtin_local(facts: &LocalFacts, assessment: &Assessment) -> VerifierResult {
+    builtin_from(assessment, |i| {
+        let f = &facts.refs[i];
+        serde_json::json!({
+            "ref": f.name,
+            "change": f.change,
+            "left_behind": f.left_behind,
+            "lost_commits": f.lost.as_ref().map(|l| l.count),
+            "kept_in_tree": f.kept_in_tree,
+            "tier": assessment.refs[i].tier,
+        })
+    })
 }
 
 #[cfg(test)]

@@ -60,7 +60,11 @@ pub struct InstallArgs {
     #[arg(long, value_name = "PATH")]
     pub repo: Option<PathBuf>,
     /// The hooks to install, comma-separated.
-    #[arg(long, value_delimiter = ',', default_value = "pre-push,pre-commit")]
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "pre-push,pre-commit,reference-transaction"
+    )]
     pub hooks: Vec<String>,
     /// Install into a `core.hooksPath` outside the repository anyway (it is
     /// shared by every repository that uses it).
@@ -154,6 +158,18 @@ pub enum HookCommand {
     PrePush(PrePushArgs),
     /// git's pre-commit: judges the staged change.
     PreCommit(PreCommitArgs),
+    /// git's reference-transaction: `<state>`, ref lines on stdin.
+    ReferenceTransaction(RefTxArgs),
+}
+
+/// `vouch hook reference-transaction`.
+#[derive(Debug, Args)]
+pub struct RefTxArgs {
+    /// The directory of the hook, to find a chained `reference-transaction.local`.
+    #[arg(long, value_name = "DIR")]
+    pub hook_dir: Option<PathBuf>,
+    /// The transaction's state: `preparing`, `prepared`, `committed`, `aborted`.
+    pub state: String,
 }
 
 /// `vouch hook pre-commit`.

@@ -83,6 +83,18 @@ pub struct TierTable {
     pub mass_ref_changes: Tier,
     /// A fast-forward or new ref on a protected branch.
     pub push_protected: Tier,
+    /// A local branch moved back and the changes left behind vanish.
+    pub local_rewind: Tier,
+    /// A local branch moved back; what it leaves is on another ref.
+    pub local_rewind_reachable: Tier,
+    /// A local branch rewritten and some changes appear nowhere else.
+    pub local_rewrite: Tier,
+    /// A local branch deleted with commits on no other ref.
+    pub local_delete: Tier,
+    /// A local tag moved or deleted.
+    pub local_tag: Tier,
+    /// The stash dropped or cleared.
+    pub stash_drop: Tier,
 }
 
 impl Default for TierTable {
@@ -97,6 +109,12 @@ impl Default for TierTable {
             release_tag_move: Tier::Critical,
             mass_ref_changes: Tier::Critical,
             push_protected: Tier::None,
+            local_rewind: Tier::Critical,
+            local_rewind_reachable: Tier::Standard,
+            local_rewrite: Tier::High,
+            local_delete: Tier::Critical,
+            local_tag: Tier::High,
+            stash_drop: Tier::High,
         }
     }
 }
@@ -629,6 +647,12 @@ struct RawTiers {
     release_tag_move: Option<Tier>,
     mass_ref_changes: Option<Tier>,
     push_protected: Option<Tier>,
+    local_rewind: Option<Tier>,
+    local_rewind_reachable: Option<Tier>,
+    local_rewrite: Option<Tier>,
+    local_delete: Option<Tier>,
+    local_tag: Option<Tier>,
+    stash_drop: Option<Tier>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -756,6 +780,12 @@ fn tier_layer(into: &mut TierTable, raw: RawTiers) {
         release_tag_move,
         mass_ref_changes,
         push_protected,
+        local_rewind,
+        local_rewind_reachable,
+        local_rewrite,
+        local_delete,
+        local_tag,
+        stash_drop,
     } = raw;
     let pairs = [
         (&mut into.force_push_protected, force_push_protected),
@@ -767,6 +797,12 @@ fn tier_layer(into: &mut TierTable, raw: RawTiers) {
         (&mut into.release_tag_move, release_tag_move),
         (&mut into.mass_ref_changes, mass_ref_changes),
         (&mut into.push_protected, push_protected),
+        (&mut into.local_rewind, local_rewind),
+        (&mut into.local_rewind_reachable, local_rewind_reachable),
+        (&mut into.local_rewrite, local_rewrite),
+        (&mut into.local_delete, local_delete),
+        (&mut into.local_tag, local_tag),
+        (&mut into.stash_drop, stash_drop),
     ];
     for (slot, value) in pairs {
         if let Some(v) = value {

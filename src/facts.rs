@@ -309,6 +309,95 @@ pub struct PushFacts {
     pub notes: Vec<String>,
 }
 
+/// How a local ref changes in a reference transaction (SPEC 2.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LocalChange {
+    /// A branch moves backwards: the new tip is an ancestor of the old.
+    Rewind,
+    /// A branch moves to a tip that is neither ancestor nor descendant
+    /// (rebase, amend, `branch -f` elsewhere, `checkout -B`).
+    Rewrite,
+    /// A branch is deleted.
+    DeleteBranch,
+    /// A tag is moved.
+    MoveTag,
+    /// A tag is deleted.
+    DeleteTag,
+    /// `refs/stash` is dropped or cleared.
+    DropStash,
+}
+
+impl LocalChange {
+    /// The words people read (`branch deletion`).
+    pub fn noun(self) -> &'static str {
+        match self {
+            Self::Rewind => "branch rewind",
+            Self::Rewrite => "branch rewrite",
+            Self::DeleteBranch => "branch deletion",
+            Self::MoveTag => "tag move",
+            Self::DeleteTag => "tag deletion",
+            Self::DropStash => "stash drop",
+        }
+    }
+}
+
+/// Everything measured about one guarded ref of a reference transaction.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LocalRefFacts {
+    /// The full ref name.
+    pub name: String,
+    /// Its value before (read from disk when git passed zeros).
+    pub old_oid: String,
+    /// Its value after; zeros for a deletion.
+    pub new_oid: String,
+    /// How it changes.
+    pub change: LocalChange,
+    /// How many commits the old tip reaches that the new one does not.
+    pub left_behind: usize,
+    /// Of those, the ones whose changes would vanish: on no other ref and,
+    /// for a rewrite, with no equivalent (same patch id, or same content)
+    /// in the new history.
+    pub lost: Option<Lost>,
+    /// A rewind of the checked-out branch whose changes are all still in
+    /// the index or the work tree (`reset --soft`, `reset --mixed`).
+    pub kept_in_tree: bool,
+    /// The new tip has the old tip's parents (`commit --amend`).
+    pub amend: bool,
+    /// The branch is the one checked out.
+    pub checked_out: bool,
+    /// Why a measurement could not be made, if one could not.
+    pub unknown: Option<String>,
+}
+
+impl LocalRefFacts {
+    /// The name shown to people: `main` for `refs/heads/main`, `v1` for a tag.
+    pub fn short_name(&self) -> &str {
+        self.name
+            .strip_prefix("refs/heads/")
+            .or_else(|| self.name.strip_prefix("refs/tags/"))
+            .unwrap_or(&self.name)
+    }
+
+    /// How many commits would vanish.
+    pub fn lost_count(&self) -> usize {
+        self.lost.as_ref().map_or(0, |l| l.count)
+    }
+}
+
+/// Everything measured about a reference transaction.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
+pub struct LocalFacts {
+    /// The guarded refs that change, one entry each.
+    pub refs: Vec<LocalRefFacts>,
+    /// The git command that runs the transaction, when it can be read.
+    pub command: Option<String>,
+    /// The branch checked out, if any.
+    pub branch: Option<String>,
+    /// A rebase is in progress (`rebase-merge/` or `rebase-apply/`).
+    pub rebase: bool,
+}
+
 /// How a staged file changes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]

@@ -16,10 +16,13 @@ use crate::facts::{
 };
 use crate::hooks::{PushArgs, PushUpdate, effective_force};
 
+mod local;
+pub use local::{RESCUE_PREFIX, Rescue, rescue_base, rescue_origin, stash_store, update_ref};
+
 /// How many commits a lost-commit count walks before it stops counting.
-const LOST_COUNT_LIMIT: usize = 10_000;
+pub(crate) const LOST_COUNT_LIMIT: usize = 10_000;
 /// How many lost commits are listed by subject.
-const LOST_SAMPLE: usize = 10;
+pub(crate) const LOST_SAMPLE: usize = 10;
 /// How many destructive refs of one push get their lost commits measured.
 const MEASURED_REFS_LIMIT: usize = 50;
 

@@ -242,6 +242,176 @@ pub fn effective_force(hint: ForceHint, mirror: bool, configured_push: &[String]
     }
 }
 
+/// The state a reference-transaction hook is called in
+/// (`research/git-semantics.md` section 2.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TxState {
+    /// git 2.54 and later, before any lock is taken; symbolic refs unresolved.
+    Preparing,
+    /// The refs are locked and hold their old values: the only state vouch judges.
+    Prepared,
+    /// Written.
+    Committed,
+    /// Rolled back.
+    Aborted,
+    /// A state this version of vouch does not know: always let it pass.
+    Unknown,
+}
+
+impl TxState {
+    /// The state named by the hook's first argument.
+    pub fn of(arg: &str) -> Self {
+        match arg {
+            "preparing" => Self::Preparing,
+            "prepared" => Self::Prepared,
+            "committed" => Self::Committed,
+            "aborted" => Self::Aborted,
+            _ => Self::Unknown,
+        }
+    }
+}
+
+/// One line of reference-transaction stdin: `<old> <new> <ref>`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RefUpdate {
+    /// The old value; all zeros when git does not say (`branch -f`, `branch -D`).
+    pub old: String,
+    /// The new value; all zeros for a deletion.
+    pub new: String,
+    /// The full ref name.
+    pub name: String,
+}
+
+impl RefUpdate {
+    /// The ref is deleted.
+    pub fn is_delete(&self) -> bool {
+        is_zero_oid(&self.new)
+    }
+}
+
+/// True for the refs whose history vouch guards locally: branches, tags
+/// and the stash. Remote-tracking refs, pseudo-refs, notes and vouch's own
+/// rescue refs are left alone.
+pub fn is_guarded_ref(name: &str) -> bool {
+    name.starts_with("refs/heads/") || name.starts_with("refs/tags/") || name == "refs/stash"
+}
+
+/// The lines of a reference transaction that could destroy something: a
+/// guarded ref whose value may change. Symbolic-ref updates (`ref:` values),
+/// unchanged refs and lines that are not git's format are dropped: a hook
+/// that cannot read a line must never break the command.
+pub fn guarded_updates(input: &[u8]) -> Vec<RefUpdate> {
+    input
+        .split(|b| *b == b'\n')
+        .filter_map(|raw| {
+            let text = std::str::from_utf8(raw).ok()?;
+            let mut parts = text.trim_end_matches('\r').splitn(3, ' ');
+            let (old, new, name) = (parts.next()?, parts.next()?, parts.next()?);
+            let keep = is_guarded_ref(name)
+                && valid_oid(old)
+                && valid_oid(new)
+                && (old != new || is_zero_oid(old));
+            keep.then(|| RefUpdate {
+                old: old.to_ascii_lowercase(),
+                new: new.to_ascii_lowercase(),
+                name: name.to_owned(),
+            })
+        })
+        .collect()
+}
+
+/// The git command that runs a hook, from its argv: the subcommand and its
+/// arguments, past git's own options (`git -C dir -c k=v branch -D x` is
+/// `branch` with `-D x`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GitCommand {
+    /// The subcommand (`branch`, `reset`); empty when none was found.
+    pub sub: String,
+    /// Its arguments.
+    pub args: Vec<String>,
+}
+
+impl GitCommand {
+    /// Reads a `git` argv; `None` for another program.
+    pub fn parse(argv: &[String]) -> Option<Self> {
+        if !argv.first().is_some_and(|a| is_git_program(a)) {
+            return None;
+        }
+        let mut rest = argv[1..].iter();
+        while let Some(arg) = rest.next() {
+            match arg.as_str() {
+                // Global options that take their value as the next word.
+                "-C" | "-c" | "--git-dir" | "--work-tree" | "--namespace" | "--exec-path"
+                | "--config-env" | "--super-prefix" | "--list-cmds" | "--attr-source" => {
+                    rest.next();
+                }
+                a if a.starts_with('-') => {}
+                sub => {
+                    return Some(Self {
+                        sub: sub.to_owned(),
+                        args: rest.cloned().collect(),
+                    });
+                }
+            }
+        }
+        Some(Self::default())
+    }
+
+    /// True when one of `flags` is among the options (bundled short options
+    /// such as `-fd` count for `-f`).
+    pub fn has_flag(&self, flags: &[&str]) -> bool {
+        self.args.iter().take_while(|a| *a != "--").any(|a| {
+            flags.iter().any(|f| {
+                a == f
+                    || a.split_once('=').is_some_and(|(name, _)| name == *f)
+                    || (f.len() == 2
+                        && !f.starts_with("--")
+                        && a.starts_with('-')
+                        && !a.starts_with("--")
+                        && a.len() > 2
+                        && a[1..].contains(&f[1..]))
+            })
+        })
+    }
+
+    /// The first word after the subcommand that is not an option
+    /// (`pop` in `git stash pop`).
+    pub fn action(&self) -> Option<&str> {
+        self.args
+            .iter()
+            .find(|a| !a.starts_with('-'))
+            .map(String::as_str)
+    }
+}
+
+/// Why git's own command makes a guarded line routine, read from the git
+/// command that runs the transaction. `None` when the line must be judged.
+///
+/// - `pack-refs`, `gc` and `maintenance` move refs into `packed-refs`: their
+///   lines look exactly like deleting the branch;
+/// - `branch -m` reports only the deletion of the old name;
+/// - `stash pop` and an autostash (`rebase`, `merge`, `pull`) drop the stash
+///   entry they have just applied.
+pub fn routine_because(command: &GitCommand, update: &RefUpdate) -> Option<&'static str> {
+    match command.sub.as_str() {
+        "pack-refs" | "gc" | "maintenance" => Some("refs are being packed; no value changes"),
+        "branch"
+            if update.is_delete()
+                && update.name.starts_with("refs/heads/")
+                && command.has_flag(&["-m", "-M", "--move"]) =>
+        {
+            Some("a branch rename")
+        }
+        "stash" if update.name == "refs/stash" && command.action() == Some("pop") => {
+            Some("`stash pop` drops the entry it applied")
+        }
+        "rebase" | "merge" | "pull" if update.name == "refs/stash" && update.is_delete() => {
+            Some("an autostash is dropped after it is applied")
+        }
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -358,5 +528,53 @@ mod tests {
             .force,
             ForceHint::Forced
         );
+    }
+
+    #[test]
+    fn reference_transaction_keeps_only_guarded_changing_lines() {
+        let input = format!(
+            "{Z} {A} HEAD\n{A} {B} refs/heads/main\n{Z} ref:refs/heads/x HEAD\n{A} {A} refs/heads/same\n{Z} {Z} refs/heads/gone\n{A} {B} refs/remotes/origin/main\n{B} {Z} refs/stash\n{A} {Z} refs/tags/v1\nnot a line\n{A} {B} refs/vouch/rescue/main/1\n"
+        );
+        let kept: Vec<_> = guarded_updates(input.as_bytes())
+            .into_iter()
+            .map(|u| u.name)
+            .collect();
+        assert_eq!(
+            kept,
+            ["refs/heads/main", "refs/heads/gone", "refs/stash", "refs/tags/v1"]
+        );
+        assert!(guarded_updates(b"").is_empty());
+        assert_eq!(TxState::of("prepared"), TxState::Prepared);
+        assert_eq!(TxState::of("preparing"), TxState::Preparing);
+        assert_eq!(TxState::of("some-future-state"), TxState::Unknown);
+    }
+
+    #[test]
+    fn git_command_skips_global_options() {
+        let c = GitCommand::parse(&argv("git -C dir -c a=b --no-pager branch -D x")).unwrap();
+        assert_eq!(c.sub, "branch");
+        assert_eq!(c.args, ["-D", "x"]);
+        assert!(c.has_flag(&["-D"]) && !c.has_flag(&["-m"]));
+        assert!(GitCommand::parse(&argv("git clean -fdx")).unwrap().has_flag(&["-f"]));
+        assert!(GitCommand::parse(&argv("sh -c x")).is_none());
+        let stash = GitCommand::parse(&argv("/usr/bin/git stash pop -q")).unwrap();
+        assert_eq!(stash.action(), Some("pop"));
+    }
+
+    #[test]
+    fn routine_lines_are_recognised_by_the_git_command() {
+        let del = |name: &str| RefUpdate {
+            old: A.into(),
+            new: Z.into(),
+            name: name.into(),
+        };
+        let cmd = |s: &str| GitCommand::parse(&argv(s)).unwrap();
+        assert!(routine_because(&cmd("git pack-refs --all"), &del("refs/heads/main")).is_some());
+        assert!(routine_because(&cmd("git branch -m a b"), &del("refs/heads/a")).is_some());
+        assert!(routine_because(&cmd("git branch -D a"), &del("refs/heads/a")).is_none());
+        assert!(routine_because(&cmd("git stash pop"), &del("refs/stash")).is_some());
+        assert!(routine_because(&cmd("git stash drop"), &del("refs/stash")).is_none());
+        assert!(routine_because(&cmd("git rebase main"), &del("refs/stash")).is_some());
+        assert!(routine_because(&cmd("git rebase main"), &del("refs/heads/a")).is_none());
     }
 }

@@ -20,7 +20,17 @@ pub const MARKER: &str = "# vouch-managed-hook";
 const TEMPLATE: &str = include_str!("../hooks/hook.sh");
 
 /// The hooks vouch can install, with what each guards.
-pub const HOOKS: &[(&str, &str)] = &[("pre-push", "push"), ("pre-commit", "commit")];
+pub const HOOKS: &[(&str, &str)] = &[
+    ("pre-push", "push"),
+    ("pre-commit", "commit"),
+    (REF_TX, "ref update"),
+];
+
+/// The hook git runs for every ref update. It is always a link to the
+/// binary: git calls it many times per command (once per ref on a fetch),
+/// so no `sh` may start each time, and a link whose binary is gone is
+/// skipped by git, so a missing vouch never breaks a ref update.
+pub const REF_TX: &str = "reference-transaction";
 
 /// Suffix of a foreign hook kept beside vouch's.
 pub const LOCAL_SUFFIX: &str = ".local";
@@ -146,10 +156,11 @@ pub enum Form {
 }
 
 impl Form {
-    /// The form for `hook`: a link when `direct`, else the rendered script.
+    /// The form for `hook`: a link when `direct` (and always for
+    /// [`REF_TX`]), else the rendered script.
     pub fn for_hook(hook: &str, bin: &Path, strict: bool, direct: bool) -> Result<Self> {
         let script = render(hook, bin, strict)?;
-        Ok(if direct {
+        Ok(if direct || hook == REF_TX {
             Self::Link(bin.to_path_buf())
         } else {
             Self::Script(script)

@@ -67,6 +67,9 @@ pub fn run(cli: &Cli, ctx: &Ctx) -> Result<ExitStatus> {
         Command::Hook(hook) => match &hook.hook {
             HookCommand::PrePush(args) => commands::hook::pre_push(ctx, args),
             HookCommand::PreCommit(args) => commands::commit::pre_commit(ctx, args),
+            HookCommand::ReferenceTransaction(args) => {
+                commands::reftx::reference_transaction(ctx, args)
+            }
         },
     }
 }

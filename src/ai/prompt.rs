@@ -7,7 +7,7 @@
 use std::fmt::Write as _;
 
 use crate::classify::{Assessment, Tier};
-use crate::facts::{Change, Lease, PushFacts, RemoteTip, StagedFacts};
+use crate::facts::{Change, Lease, LocalFacts, PushFacts, RemoteTip, StagedFacts};
 use crate::text::{one_line, redact_secrets};
 
 /// The input cap for the whole request, in characters (about 4 a token):
@@ -249,6 +249,83 @@ fn render_commit(
             "- ... and {} more files",
             staged.files.len() - files_shown
         );
+    }
+    let _ = writeln!(
+        t,
+        "\n## Your assessment\nAnswer with the JSON object described in your instructions."
+    );
+    t
+}
+
+/// The user prompt for a reference transaction: the local refs that change
+/// and what would vanish.
+pub fn local_prompt(facts: &LocalFacts, assessment: &Assessment, repo_name: &str) -> String {
+    for shown in [20, 10, 5, 0] {
+        let text = render_local(facts, assessment, repo_name, shown);
+        if text.len() <= MAX_PROMPT_CHARS {
+            return text;
+        }
+    }
+    render_local(facts, assessment, repo_name, 0)
+}
+
+fn render_local(
+    facts: &LocalFacts,
+    assessment: &Assessment,
+    repo_name: &str,
+    commits_shown: usize,
+) -> String {
+    let mut t = String::new();
+    let _ = writeln!(t, "## Operation");
+    let _ = writeln!(
+        t,
+        "local history change: {} ref(s) of this repository (risk tier found by the rules: {})",
+        facts.refs.len(),
+        assessment.tier
+    );
+    if let Some(c) = &facts.command {
+        let _ = writeln!(t, "command: <data>{}</data>", data(c, 300));
+    }
+    let _ = writeln!(t, "\n## Context");
+    let _ = writeln!(t, "repository: <data>{}</data>", data(repo_name, 100));
+    if let Some(b) = &facts.branch {
+        let _ = writeln!(t, "branch checked out: <data>{}</data>", data(b, 200));
+    }
+    if facts.rebase {
+        let _ = writeln!(t, "a rebase is in progress");
+    }
+    let _ = writeln!(t, "\n## Specific details");
+    for (f, risk) in facts.refs.iter().zip(&assessment.refs).take(20) {
+        let _ = writeln!(
+            t,
+            "- {} <data>{}</data> ({}, {}): {} commit(s) left behind, {} would vanish{}",
+            f.change.noun(),
+            data(&f.name, 200),
+            risk.rule.as_str(),
+            risk.tier,
+            f.left_behind,
+            f.lost_count(),
+            if f.kept_in_tree {
+                "; the changes stay in the index or work tree"
+            } else {
+                ""
+            }
+        );
+        let _ = writeln!(t, "  reason: <data>{}</data>", data(&risk.reason, 300));
+        if let Some(lost) = &f.lost {
+            for c in lost.commits.iter().take(commits_shown) {
+                let _ = writeln!(
+                    t,
+                    "  - would vanish: {} <data>{}</data> by <data>{}</data>",
+                    c.short_id,
+                    data(&c.subject, 120),
+                    data(&c.author, 60)
+                );
+            }
+        }
+    }
+    if facts.refs.len() > 20 {
+        let _ = writeln!(t, "- ... and {} more refs", facts.refs.len() - 20);
     }
     let _ = writeln!(
         t,

@@ -177,7 +177,7 @@ impl Subject for CommitSubject<'_> {
         .to_string()
     }
 
-    fn again(&self) -> &'static str {
-        "git commit ..."
+    fn again(&self) -> String {
+        "git commit ...".into()
     }
 }

@@ -49,6 +49,8 @@ pub(crate) struct Run<'a> {
     ai: Option<crate::ai::AiRun>,
     /// In observe mode, what enforcing would have decided, if not to allow.
     would_decide: Option<String>,
+    /// What the subject did once allowed (rescue refs written).
+    rescued: Vec<String>,
 }
 
 impl<'a> Run<'a> {
@@ -74,6 +76,7 @@ impl<'a> Run<'a> {
             combined: None,
             ai: None,
             would_decide: None,
+            rescued: Vec::new(),
         }
     }
 
@@ -245,6 +248,25 @@ impl<'a> Run<'a> {
                 ("refused", ExitStatus::Refused)
             }
         };
+        if status == ExitStatus::Allowed {
+            match self.subject.on_allow() {
+                Ok(done) => {
+                    for line in &done {
+                        ui::info(line);
+                    }
+                    self.rescued = done;
+                }
+                Err(e) => {
+                    let why = format!("{e:#}");
+                    ui::info(&format!(
+                        "refused: {why}\nThe {} was allowed, but vouch could not save what it would remove, so it is refused.",
+                        self.subject.noun()
+                    ));
+                    self.warnings.push(why);
+                    return self.log(plan, "refused", ExitStatus::Refused);
+                }
+            }
+        }
         self.log(plan, decision, status)
     }
 
@@ -304,6 +326,7 @@ impl<'a> Run<'a> {
         let result = Command::new(&command[0])
             .args(&command[1..])
             .current_dir(self.root)
+            .env(vars::VOUCH_NESTED, "1")
             .env("VOUCH_REVIEW_FILE", path)
             .env("VOUCH_OPERATION_ID", &self.operation_id)
             .stdin(Stdio::null())
@@ -372,6 +395,7 @@ impl<'a> Run<'a> {
             would_decide: self.would_decide.clone(),
             builtin: Some(self.subject.builtin()),
             verifiers: self.results.clone(),
+            rescued: self.rescued.clone(),
             ..Record::new(
                 &self.operation_id,
                 self.subject.noun(),

@@ -294,7 +294,7 @@ impl Subject for PushSubject<'_> {
         verifiers::context(operation_id, self.facts, self.assessment, root)
     }
 
-    fn again(&self) -> &'static str {
-        "git push ..."
+    fn again(&self) -> String {
+        "git push ...".into()
     }
 }

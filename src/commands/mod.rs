@@ -23,6 +23,7 @@ pub mod decide;
 pub mod doctor;
 pub mod hook;
 pub mod log;
+pub mod reftx;
 pub mod setup;
 pub mod verify;
 
@@ -52,7 +53,14 @@ pub trait Subject: Sync {
     /// The verifier programs' context JSON.
     fn context(&self, operation_id: &str, root: &Path) -> String;
     /// The command to run again with a skip (`git push ...`).
-    fn again(&self) -> &'static str;
+    fn again(&self) -> String;
+
+    /// Called once the operation is allowed (not in observe mode), before
+    /// git goes on: what it returns is shown and logged. An error refuses
+    /// the operation after all (a rescue ref that cannot be written).
+    fn on_allow(&self) -> Result<Vec<String>> {
+        Ok(Vec::new())
+    }
 
     /// Its id: what an approval and the verdict cache are bound to.
     fn operation_id(&self, root: &Path) -> String {

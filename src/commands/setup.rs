@@ -131,14 +131,14 @@ pub fn status(ctx: &Ctx, args: &RepoArgs) -> Result<ExitStatus> {
                     }
                 };
                 let chained = if chained {
-                    "; chains `pre-push.local`"
+                    format!("; chains `{hook}.local`")
                 } else {
-                    ""
+                    String::new()
                 };
                 format!("installed, calls `{bin}`{found}{chained}")
             }
         };
-        ui::out(&format!("{hook}:     {line}"));
+        ui::out(&format!("{:<13} {line}", format!("{hook}:")));
     }
     let config = ctx.load_config(Some(&root))?;
     let user = ctx.user_config_path()?;

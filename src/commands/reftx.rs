@@ -1,0 +1,333 @@
+//! `vouch hook reference-transaction`: local rewinds and deletions, judged
+//! (SPEC 2.2), and the rescue refs written before an allowed one.
+//!
+//! git runs this hook for every ref transaction, several times per command
+//! and once per ref on a fetch, so everything that is not a `prepared`
+//! transaction touching a branch, a tag or the stash returns at once,
+//! before the repository is opened. The traps of
+//! `research/git-semantics.md` section 2 are handled here: unknown states
+//! pass, all-zero old values are read from disk, `pack-refs` and renames
+//! are recognised by the git command that runs the hook, and a rescue ref
+//! is written with libgit2, which runs no hooks.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::Result;
+use sha2::Digest;
+
+use super::Subject;
+use super::decide::Run;
+use super::hook::run_chained;
+use crate::audit::RefRecord;
+use crate::classify::{Assessment, Tier, builtin_local, classify_local};
+use crate::cli::RefTxArgs;
+use crate::config::{Config, Mode};
+use crate::context::Ctx;
+use crate::env::vars;
+use crate::facts::{LocalChange, LocalFacts, LocalRefFacts};
+use crate::git::Repo;
+use crate::hooks::{GitCommand, TxState, guarded_updates, routine_because};
+use crate::review::ReviewRef;
+use crate::text::{hex, one_line, short_oid};
+use crate::verdict::VerifierResult;
+use crate::{ExitStatus, parent, ui};
+
+/// The hook's name.
+pub const HOOK: &str = "reference-transaction";
+
+/// Runs the reference-transaction hook.
+pub fn reference_transaction(ctx: &Ctx, args: &RefTxArgs) -> Result<ExitStatus> {
+    let started = Instant::now();
+    let state = TxState::of(&args.state);
+    let chained = args
+        .hook_dir
+        .as_ref()
+        .map(|d| d.join(format!("{HOOK}{}", crate::install::LOCAL_SUFFIX)))
+        .filter(|p| p.is_file());
+    // Only `prepared` is judged; everything else returns before reading a byte.
+    if state != TxState::Prepared && chained.is_none() {
+        return Ok(ExitStatus::Allowed);
+    }
+    let mut input = Vec::new();
+    std::io::stdin().read_to_end(&mut input).ok();
+    if let (Some(dir), Some(_)) = (&args.hook_dir, &chained)
+        && let Some(code) = run_chained(dir, HOOK, &[&args.state], &input)?
+        && code != 0
+    {
+        if state == TxState::Prepared {
+            ui::info(&format!(
+                "the chained hook `{HOOK}.local` refused this ref update (exit {code})"
+            ));
+            return Ok(ExitStatus::Refused);
+        }
+        return Ok(ExitStatus::Allowed);
+    }
+    if state != TxState::Prepared || ctx.env.var(vars::VOUCH_NESTED).is_some() {
+        return Ok(ExitStatus::Allowed);
+    }
+    let mut updates = guarded_updates(&input);
+    if updates.is_empty() {
+        return Ok(ExitStatus::Allowed);
+    }
+    let command = parent::git_ancestor_argv();
+    let git_command = command.as_deref().and_then(GitCommand::parse);
+    if let Some(c) = &git_command {
+        updates.retain(|u| routine_because(c, u).is_none());
+        if updates.is_empty() {
+            return Ok(ExitStatus::Allowed);
+        }
+    }
+    let repo = match Repo::open_for_hook(&ctx.cwd) {
+        Ok(r) => r,
+        Err(e) => {
+            // Never break a ref update because the repository cannot be read here.
+            ui::warn(&format!("{e:#}: this ref update is not checked"));
+            return Ok(ExitStatus::Allowed);
+        }
+    };
+    let memo = Memo::new(&repo.git_dir(), &input);
+    if memo.is_allowed() {
+        // The same lines again in the same git process: the packed-refs half
+        // of a deletion, already judged.
+        return Ok(ExitStatus::Allowed);
+    }
+    let mut facts = repo.local_facts(&updates);
+    if facts.refs.is_empty() {
+        return Ok(ExitStatus::Allowed);
+    }
+    facts.command = command.map(|argv| redacted_command(&argv));
+    let root = repo.root();
+    let (config, config_error) = match ctx.load_config(Some(&root)) {
+        Ok(c) => (c, None),
+        // There is no `--no-verify` for a ref update: judge it by the defaults.
+        Err(e) => (Config::default(), Some(format!("{e:#}; judged with the default config"))),
+    };
+    let assessment = classify_local(&facts, &config.policy);
+    if assessment.tier == Tier::None && !config.log_all && config.mode != Mode::Observe {
+        return Ok(ExitStatus::Allowed);
+    }
+    let subject = LocalSubject {
+        git_dir: repo.git_dir(),
+        facts: &facts,
+        assessment: &assessment,
+    };
+    let mut run = Run::new(ctx, &config, &root, &subject, started);
+    for w in config.warnings.iter().chain(&config_error) {
+        run.warn(w.clone());
+    }
+    let status = run.decide_and_act()?;
+    if status == ExitStatus::Allowed {
+        memo.allow();
+    }
+    Ok(status)
+}
+
+/// The git command line for people and logs: one line, URLs' credentials
+/// and tokens redacted.
+fn redacted_command(argv: &[String]) -> String {
+    crate::facts::redact_text(&one_line(&shell_words::join(argv), 300))
+}
+
+/// Remembers an allowed transaction for the git process that runs it:
+/// git runs the hook twice with the same lines when a deleted ref is both
+/// loose and packed, and the person is asked once.
+struct Memo {
+    path: PathBuf,
+    key: String,
+}
+
+impl Memo {
+    fn new(git_dir: &Path, input: &[u8]) -> Self {
+        let mut hash = sha2::Sha256::new();
+        hash.update(std::os::unix::process::parent_id().to_le_bytes());
+        hash.update(input);
+        Self {
+            path: git_dir.join("vouch-allowed-transaction"),
+            key: hex(&hash.finalize()),
+        }
+    }
+
+    fn is_allowed(&self) -> bool {
+        std::fs::read_to_string(&self.path).is_ok_and(|k| k.trim() == self.key)
+    }
+
+    fn allow(&self) {
+        std::fs::write(&self.path, &self.key).ok();
+    }
+}
+
+/// A reference transaction, as the decision protocol sees it.
+pub struct LocalSubject<'a> {
+    /// The repository's git directory, to write rescue refs in.
+    pub git_dir: PathBuf,
+    /// What was measured.
+    pub facts: &'a LocalFacts,
+    /// Its tier.
+    pub assessment: &'a Assessment,
+}
+
+impl LocalSubject<'_> {
+    /// The refs whose old value must be saved before the change goes on.
+    fn to_rescue(&self) -> impl Iterator<Item = &LocalRefFacts> {
+        self.facts
+            .refs
+            .iter()
+            .zip(&self.assessment.refs)
+            .filter(|(f, risk)| {
+                risk.tier > Tier::None
+                    && (f.lost_count() > 0
+                        || f.unknown.is_some()
+                        || matches!(
+                            f.change,
+                            LocalChange::MoveTag | LocalChange::DeleteTag | LocalChange::DropStash
+                        ))
+            })
+            .map(|(f, _)| f)
+    }
+}
+
+impl Subject for LocalSubject<'_> {
+    fn noun(&self) -> &'static str {
+        self.facts
+            .refs
+            .iter()
+            .zip(&self.assessment.refs)
+            .max_by_key(|(_, risk)| risk.tier)
+            .map_or("ref update", |(f, _)| f.change.noun())
+    }
+
+    fn hook(&self) -> &'static str {
+        HOOK
+    }
+
+    fn assessment(&self) -> &Assessment {
+        self.assessment
+    }
+
+    fn describe(&self) -> String {
+        let mut text = format!(
+            "{}{} [{} risk]\n",
+            self.noun(),
+            self.facts
+                .command
+                .as_ref()
+                .map(|c| format!(" by `{c}`"))
+                .unwrap_or_default(),
+            self.assessment.tier
+        );
+        for (f, risk) in self.facts.refs.iter().zip(&self.assessment.refs) {
+            if risk.tier == Tier::None {
+                continue;
+            }
+            text.push_str(&format!("  [{}] {}\n", risk.tier, one_line(&risk.reason, 300)));
+            if let Some(lost) = &f.lost {
+                for c in &lost.commits {
+                    text.push_str(&format!(
+                        "      {} {}\n",
+                        c.short_id,
+                        one_line(&c.subject, 100)
+                    ));
+                }
+            }
+            if f.checked_out && matches!(f.change, LocalChange::Rewind | LocalChange::Rewrite) {
+                text.push_str(&format!(
+                    "  note: git has already rewritten the index and work tree. If this is refused, `{}` still points at {}, and `git reset --hard` (with no commit) brings its files back; uncommitted edits the command overwrote cannot be saved by any git hook.\n",
+                    f.short_name(),
+                    short_oid(&f.old_oid)
+                ));
+            }
+        }
+        text
+    }
+
+    fn review_refs(&self) -> Vec<ReviewRef> {
+        self.facts
+            .refs
+            .iter()
+            .map(|f| ReviewRef {
+                remote_ref: f.name.clone(),
+                old_oid: f.old_oid.clone(),
+                new_oid: f.new_oid.clone(),
+            })
+            .collect()
+    }
+
+    fn record_refs(&self) -> Vec<RefRecord> {
+        self.facts
+            .refs
+            .iter()
+            .zip(&self.assessment.refs)
+            .map(|(f, risk)| RefRecord {
+                remote_ref: f.name.clone(),
+                old_oid: f.old_oid.clone(),
+                new_oid: f.new_oid.clone(),
+                change: f.change.noun().replace(' ', "-"),
+                tier: risk.tier.to_string(),
+                rule: risk.rule.as_str().to_owned(),
+                remote_tip: "none".into(),
+                lost_commits: f.lost.as_ref().map(|l| l.count),
+            })
+            .collect()
+    }
+
+    fn remote(&self) -> Option<String> {
+        None
+    }
+
+    fn branch(&self) -> Option<String> {
+        self.facts.branch.clone()
+    }
+
+    fn builtin(&self) -> VerifierResult {
+        builtin_local(self.facts, self.assessment)
+    }
+
+    fn prompt(&self, repo_name: &str) -> String {
+        crate::ai::prompt::local_prompt(self.facts, self.assessment, repo_name)
+    }
+
+    fn context(&self, operation_id: &str, root: &Path) -> String {
+        serde_json::json!({
+            "vouch_version": env!("CARGO_PKG_VERSION"),
+            "operation": {"id": operation_id, "type": "ref-update", "description": self.describe()},
+            "tier": self.assessment.tier,
+            "reasons": self.assessment.reasons(Tier::Standard).iter().map(|r| &r.reason).collect::<Vec<_>>(),
+            "repo": root,
+            "branch": self.facts.branch,
+            "facts": self.facts,
+            "builtin": self.builtin(),
+        })
+        .to_string()
+    }
+
+    fn again(&self) -> String {
+        self.facts
+            .command
+            .clone()
+            .unwrap_or_else(|| "git ...".into())
+    }
+
+    fn on_allow(&self) -> Result<Vec<String>> {
+        let stamp = jiff::Timestamp::now().strftime("%Y%m%dT%H%M%SZ").to_string();
+        let mut done = Vec::new();
+        let mut repo = None;
+        for f in self.to_rescue() {
+            let repo = match &repo {
+                Some(r) => r,
+                None => repo.insert(Repo::discover(&self.git_dir)?),
+            };
+            let name = repo.write_rescue(&f.name, &f.old_oid, &stamp)?;
+            let short = name
+                .strip_prefix(crate::git::RESCUE_PREFIX)
+                .unwrap_or(&name);
+            done.push(format!(
+                "saved `{}` ({}) as `{name}`; `vouch rescue restore {short}` brings it back",
+                f.short_name(),
+                short_oid(&f.old_oid)
+            ));
+        }
+        Ok(done)
+    }
+}

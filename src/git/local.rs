@@ -1,0 +1,575 @@
+//! Facts of a reference transaction (SPEC 2.2) and vouch's rescue refs.
+//!
+//! A guarded line is measured against the repository as it is at
+//! `prepared`: the ref still holds its old value on disk, and the index and
+//! work tree already hold what the command made of them
+//! (`research/git-semantics.md` section 2).
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{Context, Result, bail};
+use git2::{DiffOptions, Oid};
+
+use super::{LOST_COUNT_LIMIT, LOST_SAMPLE, Repo};
+use crate::facts::{LocalChange, LocalFacts, LocalRefFacts, Lost, LostBuilder};
+use crate::hooks::{RefUpdate, is_zero_oid};
+
+/// The namespace of rescue refs.
+pub const RESCUE_PREFIX: &str = "refs/vouch/rescue/";
+
+/// How many commits on each side of a rewrite get their patch ids compared.
+const PATCH_ID_LIMIT: usize = 1_000;
+
+/// One rescue ref: what it holds and where it came from.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Rescue {
+    /// The full ref name (`refs/vouch/rescue/main/20261122T101500Z`).
+    pub name: String,
+    /// The ref it saved (`refs/heads/main`).
+    pub original: String,
+    /// The object it holds.
+    pub oid: String,
+    /// When it was written (`2026-11-22T10:15:00Z`), from its name.
+    pub saved_at: String,
+    /// The saved tip's subject line (untrusted text).
+    pub subject: String,
+    /// How many of its commits are on no other ref (up to a limit).
+    pub only_here: usize,
+}
+
+impl Repo {
+    /// The git directory (`.git`, or a worktree's own directory).
+    pub fn git_dir(&self) -> PathBuf {
+        self.repo.path().components().collect()
+    }
+
+    /// Measures the guarded lines of a reference transaction. Lines that
+    /// create a ref, or leave it where it is, are dropped: they destroy
+    /// nothing.
+    pub fn local_facts(&self, updates: &[RefUpdate]) -> LocalFacts {
+        let head = self.repo.find_reference("HEAD").ok();
+        let checked_out = head
+            .as_ref()
+            .and_then(|h| h.symbolic_target().ok().flatten().map(str::to_owned));
+        let git_dir = self.repo.path();
+        let mut facts = LocalFacts {
+            refs: Vec::new(),
+            command: None,
+            branch: self.current_branch(),
+            rebase: git_dir.join("rebase-merge").exists() || git_dir.join("rebase-apply").exists(),
+        };
+        // What survives the transaction: every other ref, and the new values
+        // of the refs it moves.
+        let changing: HashSet<&str> = updates.iter().map(|u| u.name.as_str()).collect();
+        let mut survivors = None;
+        for update in updates {
+            let Some(old) = self.old_value(update) else {
+                continue; // a creation
+            };
+            let new = if update.is_delete() {
+                None
+            } else {
+                match Oid::from_str(&update.new) {
+                    Ok(n) if n == old => continue,
+                    Ok(n) => Some(n),
+                    Err(_) => continue,
+                }
+            };
+            let survivors = survivors.get_or_insert_with(|| {
+                let mut tips = self.survivor_tips(&changing);
+                tips.extend(updates.iter().filter_map(|u| {
+                    (!u.is_delete())
+                        .then(|| Oid::from_str(&u.new).ok())
+                        .flatten()
+                        .and_then(|o| self.peel_commit(o))
+                }));
+                tips
+            });
+            let is_checked_out = checked_out.as_deref() == Some(update.name.as_str());
+            if let Some(f) = self.local_ref_facts(update, old, new, survivors, is_checked_out) {
+                facts.refs.push(f);
+            }
+        }
+        facts
+    }
+
+    /// The ref's old value: git's, or the value on disk when git passed zeros.
+    fn old_value(&self, update: &RefUpdate) -> Option<Oid> {
+        if is_zero_oid(&update.old) {
+            self.ref_oid(&update.name)
+        } else {
+            Oid::from_str(&update.old).ok()
+        }
+    }
+
+    /// The commits every ref but `except`, vouch's own and the stash points at,
+    /// plus a detached `HEAD`.
+    fn survivor_tips(&self, except: &HashSet<&str>) -> Vec<Oid> {
+        let mut tips = HashSet::new();
+        if let Ok(refs) = self.repo.references() {
+            for r in refs.flatten() {
+                let Ok(name) = r.name() else { continue };
+                if except.contains(name)
+                    || name.starts_with("refs/vouch/")
+                    || name == "refs/stash"
+                    || name.ends_with("/HEAD")
+                {
+                    continue;
+                }
+                if let Some(t) = r.target() {
+                    tips.insert(t);
+                }
+            }
+        }
+        if let Ok(head) = self.repo.head()
+            && !head.is_branch()
+            && let Some(t) = head.target()
+        {
+            tips.insert(t);
+        }
+        tips.into_iter()
+            .filter_map(|t| self.peel_commit(t))
+            .collect()
+    }
+
+    fn local_ref_facts(
+        &self,
+        update: &RefUpdate,
+        old: Oid,
+        new: Option<Oid>,
+        survivors: &[Oid],
+        checked_out: bool,
+    ) -> Option<LocalRefFacts> {
+        let name = update.name.as_str();
+        let change = if name == "refs/stash" {
+            // Pushing onto the stash keeps the old entry in its reflog.
+            new.is_none().then_some(LocalChange::DropStash)?
+        } else if name.starts_with("refs/tags/") {
+            if new.is_none() {
+                LocalChange::DeleteTag
+            } else {
+                LocalChange::MoveTag
+            }
+        } else if new.is_none() {
+            LocalChange::DeleteBranch
+        } else {
+            LocalChange::Rewrite // until ancestry says otherwise
+        };
+        let mut f = LocalRefFacts {
+            name: name.to_owned(),
+            old_oid: old.to_string(),
+            new_oid: new.map_or_else(|| "0".repeat(old.as_bytes().len() * 2), |n| n.to_string()),
+            change,
+            left_behind: 0,
+            lost: None,
+            kept_in_tree: false,
+            amend: false,
+            checked_out,
+            unknown: None,
+        };
+        if !matches!(change, LocalChange::Rewrite | LocalChange::DeleteBranch) {
+            return Some(f);
+        }
+        let Some(old_commit) = self.peel_commit(old) else {
+            f.unknown = Some("the old value is not a commit".into());
+            return Some(f);
+        };
+        if change == LocalChange::DeleteBranch {
+            match self.lost_commits(old_commit, survivors) {
+                Ok(lost) => f.lost = Some(lost),
+                Err(e) => f.unknown = Some(e.message().to_owned()),
+            }
+            return Some(f);
+        }
+        let Some(new_commit) = new.and_then(|n| self.peel_commit(n)) else {
+            f.unknown = Some("the new value is not a commit".into());
+            return Some(f);
+        };
+        match self.measure_move(&mut f, old_commit, new_commit, survivors) {
+            Ok(true) => Some(f),
+            Ok(false) => None, // a fast-forward
+            Err(e) => {
+                f.unknown = Some(e.message().to_owned());
+                Some(f)
+            }
+        }
+    }
+
+    /// Fills in a branch that moves from `old` to `new`; false for a
+    /// fast-forward, which destroys nothing.
+    fn measure_move(
+        &self,
+        f: &mut LocalRefFacts,
+        old: Oid,
+        new: Oid,
+        survivors: &[Oid],
+    ) -> Result<bool, git2::Error> {
+        let new_c = self.repo.find_commit(new)?;
+        // A commit, merge or cherry-pick on top: the common case, with no walk.
+        if new_c.parent_ids().any(|p| p == old) {
+            return Ok(false);
+        }
+        let left = self.walk(old, &[new], LOST_COUNT_LIMIT)?;
+        if left.is_empty() {
+            return Ok(false);
+        }
+        f.left_behind = left.len();
+        let mut hide = survivors.to_vec();
+        hide.push(new);
+        let gone = self.walk(old, &hide, LOST_COUNT_LIMIT)?;
+        if self.repo.graph_descendant_of(old, new)? {
+            f.change = LocalChange::Rewind;
+            f.lost = Some(self.summarize(&gone)?);
+            f.kept_in_tree = f.checked_out && self.changes_kept(old, new).unwrap_or(false);
+            return Ok(true);
+        }
+        let old_c = self.repo.find_commit(old)?;
+        f.amend = old_c.parent_ids().eq(new_c.parent_ids());
+        let vanished = if f.amend || gone.is_empty() {
+            Vec::new()
+        } else {
+            self.vanished(&gone, old, new)?
+        };
+        f.lost = Some(self.summarize(&vanished)?);
+        Ok(true)
+    }
+
+    /// Commits reachable from `from` and from none of `hide`, up to `limit`.
+    fn walk(&self, from: Oid, hide: &[Oid], limit: usize) -> Result<Vec<Oid>, git2::Error> {
+        let mut walk = self.repo.revwalk()?;
+        walk.push(from)?;
+        for h in hide {
+            walk.hide(*h)?;
+        }
+        walk.take(limit).collect()
+    }
+
+    fn summarize(&self, commits: &[Oid]) -> Result<Lost, git2::Error> {
+        let mut lost = LostBuilder::new(LOST_COUNT_LIMIT, LOST_SAMPLE);
+        for oid in commits {
+            let commit = self.repo.find_commit(*oid)?;
+            let author = commit.author();
+            lost.add(
+                &oid.to_string(),
+                &String::from_utf8_lossy(author.email_bytes()),
+                &String::from_utf8_lossy(author.name_bytes()),
+                commit.summary().ok().flatten().unwrap_or(""),
+            );
+        }
+        let mut lost = lost.finish();
+        lost.truncated = commits.len() >= LOST_COUNT_LIMIT;
+        Ok(lost)
+    }
+
+    /// The commits of `gone` whose change appears nowhere in `new`'s history:
+    /// no commit there has the same patch id, and `new` does not hold the
+    /// content it gave its paths (a squash or a resolved conflict does).
+    fn vanished(&self, gone: &[Oid], old: Oid, new: Oid) -> Result<Vec<Oid>, git2::Error> {
+        let new_side = self.walk(new, &[old], PATCH_ID_LIMIT)?;
+        let mut ids = HashSet::new();
+        for c in &new_side {
+            if let Some(id) = self.patch_id(*c)? {
+                ids.insert(id);
+            }
+        }
+        let new_tree = self.repo.find_commit(new)?.tree()?;
+        let mut out = Vec::new();
+        for (i, c) in gone.iter().enumerate() {
+            if i >= PATCH_ID_LIMIT {
+                out.push(*c);
+                continue;
+            }
+            if self.patch_id(*c)?.is_some_and(|id| ids.contains(&id)) {
+                continue;
+            }
+            if !self.content_kept(*c, &new_tree)? {
+                out.push(*c);
+            }
+        }
+        Ok(out)
+    }
+
+    fn first_parent_diff(&self, commit: Oid) -> Result<git2::Diff<'_>, git2::Error> {
+        let c = self.repo.find_commit(commit)?;
+        let parent_tree = c.parents().next().map(|p| p.tree()).transpose()?;
+        self.repo
+            .diff_tree_to_tree(parent_tree.as_ref(), Some(&c.tree()?), None)
+    }
+
+    /// The patch id of a commit's change against its first parent; none for
+    /// a merge or an empty change.
+    fn patch_id(&self, commit: Oid) -> Result<Option<Oid>, git2::Error> {
+        if self.repo.find_commit(commit)?.parent_count() > 1 {
+            return Ok(None);
+        }
+        let diff = self.first_parent_diff(commit)?;
+        if diff.deltas().len() == 0 {
+            return Ok(None);
+        }
+        diff.patchid(None).map(Some)
+    }
+
+    /// True when every path the commit changed holds, in `tree`, the content
+    /// the commit gave it.
+    fn content_kept(&self, commit: Oid, tree: &git2::Tree<'_>) -> Result<bool, git2::Error> {
+        let diff = self.first_parent_diff(commit)?;
+        Ok(diff.deltas().all(|d| {
+            let Some(path) = d.new_file().path().or_else(|| d.old_file().path()) else {
+                return false;
+            };
+            let now = tree.get_path(path).ok().map(|e| e.id());
+            let wanted = (!d.new_file().id().is_zero()).then(|| d.new_file().id());
+            now == wanted
+        }))
+    }
+
+    /// A rewind of the checked-out branch keeps its changes when every path
+    /// that differs between the two tips still has the old tip's content in
+    /// the index or in the work tree (`reset --soft`, `reset --mixed`).
+    fn changes_kept(&self, old: Oid, new: Oid) -> Result<bool, git2::Error> {
+        let old_tree = self.repo.find_commit(old)?.tree()?;
+        let new_tree = self.repo.find_commit(new)?.tree()?;
+        let paths = diff_paths(
+            &self
+                .repo
+                .diff_tree_to_tree(Some(&new_tree), Some(&old_tree), None)?,
+        );
+        if paths.is_empty() {
+            return Ok(true);
+        }
+        if self.repo.is_bare() {
+            return Ok(false);
+        }
+        let restricted = |untracked: bool| {
+            let mut opts = DiffOptions::new();
+            opts.disable_pathspec_match(true)
+                .include_untracked(untracked)
+                .recurse_untracked_dirs(untracked);
+            for p in &paths {
+                opts.pathspec(p);
+            }
+            opts
+        };
+        let index = self.repo.index()?;
+        let in_index = diff_paths(&self.repo.diff_tree_to_index(
+            Some(&old_tree),
+            Some(&index),
+            Some(&mut restricted(false)),
+        )?);
+        let in_work_tree = diff_paths(
+            &self
+                .repo
+                .diff_tree_to_workdir(Some(&old_tree), Some(&mut restricted(true)))?,
+        );
+        Ok(in_index.intersection(&in_work_tree).next().is_none())
+    }
+
+    /// Writes `oid` to a rescue ref for `original` with libgit2, which runs
+    /// no hooks (the reference-transaction hook is not re-entered).
+    /// `stamp` is the time part of the name (`20261122T101500Z`).
+    pub fn write_rescue(&self, original: &str, oid: &str, stamp: &str) -> Result<String> {
+        let target = Oid::from_str(oid).with_context(|| format!("`{oid}` is not an object id"))?;
+        let base = rescue_base(original, stamp);
+        let mut name = base.clone();
+        let mut n = 1;
+        while self.repo.find_reference(&name).is_ok() {
+            n += 1;
+            name = format!("{base}-{n}");
+        }
+        self.repo
+            .reference(&name, target, false, &format!("vouch: rescue of {original}"))
+            .with_context(|| format!("cannot write the rescue ref `{name}`"))?;
+        Ok(name)
+    }
+
+    /// Every rescue ref, newest first.
+    pub fn rescues(&self) -> Result<Vec<Rescue>> {
+        let refs = self
+            .repo
+            .references_glob(&format!("{RESCUE_PREFIX}*"))
+            .context("cannot list the rescue refs")?;
+        let mut out = Vec::new();
+        for r in refs.flatten() {
+            let (Ok(name), Some(target)) = (r.name(), r.target()) else {
+                continue;
+            };
+            let Some((original, saved_at)) = rescue_origin(name) else {
+                continue;
+            };
+            let commit = self.peel_commit(target);
+            let subject = commit
+                .and_then(|c| self.repo.find_commit(c).ok())
+                .and_then(|c| c.summary().ok().flatten().map(str::to_owned))
+                .unwrap_or_default();
+            let only_here = match commit {
+                Some(c) => {
+                    let except: HashSet<&str> = HashSet::new();
+                    self.walk(c, &self.survivor_tips(&except), LOST_COUNT_LIMIT)
+                        .map_or(0, |w| w.len())
+                }
+                None => 0,
+            };
+            out.push(Rescue {
+                name: name.to_owned(),
+                original,
+                oid: target.to_string(),
+                saved_at,
+                subject,
+                only_here,
+            });
+        }
+        out.sort_by(|a, b| b.saved_at.cmp(&a.saved_at).then(a.name.cmp(&b.name)));
+        Ok(out)
+    }
+
+    /// Deletes a rescue ref with libgit2.
+    pub fn delete_rescue(&self, name: &str) -> Result<()> {
+        if !name.starts_with(RESCUE_PREFIX) {
+            bail!("`{name}` is not a rescue ref");
+        }
+        self.repo
+            .find_reference(name)
+            .and_then(|mut r| r.delete())
+            .with_context(|| format!("cannot delete `{name}`"))
+    }
+
+    /// True when `ancestor` is `descendant` or one of its ancestors.
+    pub fn contains(&self, descendant: &str, ancestor: &str) -> bool {
+        let (Ok(d), Ok(a)) = (Oid::from_str(descendant), Oid::from_str(ancestor)) else {
+            return false;
+        };
+        d == a || self.repo.graph_descendant_of(d, a).unwrap_or(false)
+    }
+
+    /// The current value of `name`, if it exists.
+    pub fn ref_value(&self, name: &str) -> Option<String> {
+        self.ref_oid(name).map(|o| o.to_string())
+    }
+}
+
+/// Sets `name` to `oid` with the git CLI, so that git writes the reflog and
+/// runs its own checks, and only if it still holds `expected` (or does not
+/// exist, when `expected` is `None`).
+pub fn update_ref(dir: &Path, name: &str, oid: &str, expected: Option<&str>) -> Result<()> {
+    let zero = "0".repeat(oid.len());
+    let out = Command::new("git")
+        .current_dir(dir)
+        .args(["update-ref", "-m", "vouch rescue restore", name, oid])
+        .arg(expected.unwrap_or(&zero))
+        .output()
+        .context("cannot run git")?;
+    if !out.status.success() {
+        bail!(
+            "git update-ref {name} failed: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+    }
+    Ok(())
+}
+
+/// Puts `oid` back on the stash with the git CLI.
+pub fn stash_store(dir: &Path, oid: &str) -> Result<()> {
+    let out = Command::new("git")
+        .current_dir(dir)
+        .args(["stash", "store", "-m", "restored by vouch", oid])
+        .output()
+        .context("cannot run git")?;
+    if !out.status.success() {
+        bail!(
+            "git stash store failed: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+    }
+    Ok(())
+}
+
+fn diff_paths(diff: &git2::Diff<'_>) -> HashSet<PathBuf> {
+    diff.deltas()
+        .flat_map(|d| [d.old_file().path(), d.new_file().path()])
+        .flatten()
+        .map(Path::to_path_buf)
+        .collect()
+}
+
+/// The rescue ref name for `original` (before any `-2` to make it unique):
+/// `refs/vouch/rescue/<branch>/<stamp>` for a branch,
+/// `refs/vouch/rescue/<tag>/<stamp>-tag` for a tag and
+/// `refs/vouch/rescue/stash/<stamp>-stash` for the stash.
+pub fn rescue_base(original: &str, stamp: &str) -> String {
+    if let Some(branch) = original.strip_prefix("refs/heads/") {
+        format!("{RESCUE_PREFIX}{branch}/{stamp}")
+    } else if let Some(tag) = original.strip_prefix("refs/tags/") {
+        format!("{RESCUE_PREFIX}{tag}/{stamp}-tag")
+    } else {
+        format!("{RESCUE_PREFIX}stash/{stamp}-stash")
+    }
+}
+
+/// The ref a rescue ref saved and the time it was written
+/// (`2026-11-22T10:15:00Z`), read back from its name.
+pub fn rescue_origin(name: &str) -> Option<(String, String)> {
+    let rest = name.strip_prefix(RESCUE_PREFIX)?;
+    let (path, last) = rest.rsplit_once('/')?;
+    let stamp = last.get(..16)?;
+    // `<stamp>[-tag|-stash][-<n>]`
+    let mut suffix = &last[16..];
+    if let Some((head, n)) = suffix.rsplit_once('-')
+        && !n.is_empty()
+        && n.bytes().all(|b| b.is_ascii_digit())
+    {
+        suffix = head;
+    }
+    let kind = suffix.strip_prefix('-').unwrap_or(suffix);
+    let original = match kind {
+        "" => format!("refs/heads/{path}"),
+        "tag" => format!("refs/tags/{path}"),
+        "stash" if path == "stash" => "refs/stash".to_owned(),
+        _ => return None,
+    };
+    let b = stamp.as_bytes();
+    if b.len() != 16 || b[8] != b'T' || b[15] != b'Z' {
+        return None;
+    }
+    let saved_at = format!(
+        "{}-{}-{}T{}:{}:{}Z",
+        &stamp[0..4],
+        &stamp[4..6],
+        &stamp[6..8],
+        &stamp[9..11],
+        &stamp[11..13],
+        &stamp[13..15]
+    );
+    Some((original, saved_at))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rescue_names_round_trip() {
+        let stamp = "20261122T101500Z";
+        for original in [
+            "refs/heads/main",
+            "refs/heads/feature/x",
+            "refs/tags/v1.0",
+            "refs/stash",
+        ] {
+            let name = rescue_base(original, stamp);
+            assert!(name.starts_with(RESCUE_PREFIX), "{name}");
+            let (back, at) = rescue_origin(&name).unwrap();
+            assert_eq!(back, original, "{name}");
+            assert_eq!(at, "2026-11-22T10:15:00Z");
+            let (back2, _) = rescue_origin(&format!("{name}-2")).unwrap();
+            assert_eq!(back2, original);
+        }
+        assert_eq!(
+            rescue_base("refs/heads/main", stamp),
+            "refs/vouch/rescue/main/20261122T101500Z"
+        );
+        assert!(rescue_origin("refs/vouch/rescue/main/not-a-time").is_none());
+        assert!(rescue_origin("refs/heads/main").is_none());
+    }
+}
