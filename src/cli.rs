@@ -40,6 +40,9 @@ pub enum Command {
     Doctor(DoctorArgs),
     /// Show the audit log.
     Log(LogArgs),
+    /// List, restore or prune the rescue refs vouch writes before an allowed
+    /// local rewind or deletion (`refs/vouch/rescue/...`).
+    Rescue(RescueArgs),
     /// Entry point of the installed git hooks (not for people).
     #[command(hide = true)]
     Hook(HookArgs),
@@ -122,6 +125,46 @@ pub struct DoctorArgs {
 pub struct ApproveArgs {
     /// The operation id printed with the refusal.
     pub id: String,
+}
+
+/// `vouch rescue`.
+#[derive(Debug, Args)]
+pub struct RescueArgs {
+    /// What to do (default: list).
+    #[command(subcommand)]
+    pub action: Option<RescueAction>,
+    /// The repository (default: the current directory).
+    #[arg(long, value_name = "PATH", global = true)]
+    pub repo: Option<PathBuf>,
+}
+
+/// `vouch rescue <action>`.
+#[derive(Debug, Subcommand)]
+pub enum RescueAction {
+    /// List the rescue refs, newest first, with what they hold.
+    List {
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Put a rescued tip back where it was: recreate the branch or tag, move
+    /// the branch forward to it, or put the entry back on the stash.
+    Restore {
+        /// The rescue ref, as listed (`main/20261122T101500Z`) or in full.
+        name: String,
+        /// Restore as a new branch (or tag) of this name instead.
+        #[arg(long = "as", value_name = "NAME")]
+        as_name: Option<String>,
+    },
+    /// Delete rescue refs older than an age.
+    Prune {
+        /// The age: `30d`, `2 weeks`, `12h`.
+        #[arg(long, value_name = "AGE")]
+        older_than: String,
+        /// Only show what would be deleted.
+        #[arg(long)]
+        dry_run: bool,
+    },
 }
 
 /// `vouch log`.

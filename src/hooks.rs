@@ -541,7 +541,12 @@ mod tests {
             .collect();
         assert_eq!(
             kept,
-            ["refs/heads/main", "refs/heads/gone", "refs/stash", "refs/tags/v1"]
+            [
+                "refs/heads/main",
+                "refs/heads/gone",
+                "refs/stash",
+                "refs/tags/v1"
+            ]
         );
         assert!(guarded_updates(b"").is_empty());
         assert_eq!(TxState::of("prepared"), TxState::Prepared);
@@ -555,7 +560,11 @@ mod tests {
         assert_eq!(c.sub, "branch");
         assert_eq!(c.args, ["-D", "x"]);
         assert!(c.has_flag(&["-D"]) && !c.has_flag(&["-m"]));
-        assert!(GitCommand::parse(&argv("git clean -fdx")).unwrap().has_flag(&["-f"]));
+        assert!(
+            GitCommand::parse(&argv("git clean -fdx"))
+                .unwrap()
+                .has_flag(&["-f"])
+        );
         assert!(GitCommand::parse(&argv("sh -c x")).is_none());
         let stash = GitCommand::parse(&argv("/usr/bin/git stash pop -q")).unwrap();
         assert_eq!(stash.action(), Some("pop"));

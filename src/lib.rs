@@ -64,6 +64,7 @@ pub fn run(cli: &Cli, ctx: &Ctx) -> Result<ExitStatus> {
         Command::Approve(args) => commands::approve::approve(ctx, args),
         Command::Doctor(args) => commands::doctor::doctor(ctx, args),
         Command::Log(args) => commands::log::log(ctx, args),
+        Command::Rescue(args) => commands::rescue::rescue(ctx, args),
         Command::Hook(hook) => match &hook.hook {
             HookCommand::PrePush(args) => commands::hook::pre_push(ctx, args),
             HookCommand::PreCommit(args) => commands::commit::pre_commit(ctx, args),

@@ -24,6 +24,7 @@ pub mod doctor;
 pub mod hook;
 pub mod log;
 pub mod reftx;
+pub mod rescue;
 pub mod setup;
 pub mod verify;
 

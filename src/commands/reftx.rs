@@ -102,7 +102,10 @@ pub fn reference_transaction(ctx: &Ctx, args: &RefTxArgs) -> Result<ExitStatus> 
     let (config, config_error) = match ctx.load_config(Some(&root)) {
         Ok(c) => (c, None),
         // There is no `--no-verify` for a ref update: judge it by the defaults.
-        Err(e) => (Config::default(), Some(format!("{e:#}; judged with the default config"))),
+        Err(e) => (
+            Config::default(),
+            Some(format!("{e:#}; judged with the default config")),
+        ),
     };
     let assessment = classify_local(&facts, &config.policy);
     if assessment.tier == Tier::None && !config.log_all && config.mode != Mode::Observe {
@@ -221,7 +224,11 @@ impl Subject for LocalSubject<'_> {
             if risk.tier == Tier::None {
                 continue;
             }
-            text.push_str(&format!("  [{}] {}\n", risk.tier, one_line(&risk.reason, 300)));
+            text.push_str(&format!(
+                "  [{}] {}\n",
+                risk.tier,
+                one_line(&risk.reason, 300)
+            ));
             if let Some(lost) = &f.lost {
                 for c in &lost.commits {
                     text.push_str(&format!(
@@ -310,7 +317,9 @@ impl Subject for LocalSubject<'_> {
     }
 
     fn on_allow(&self) -> Result<Vec<String>> {
-        let stamp = jiff::Timestamp::now().strftime("%Y%m%dT%H%M%SZ").to_string();
+        let stamp = jiff::Timestamp::now()
+            .strftime("%Y%m%dT%H%M%SZ")
+            .to_string();
         let mut done = Vec::new();
         let mut repo = None;
         for f in self.to_rescue() {

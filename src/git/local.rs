@@ -263,10 +263,24 @@ impl Repo {
         Ok(lost)
     }
 
-    /// The commits of `gone` whose change appears nowhere in `new`'s history:
-    /// no commit there has the same patch id, and `new` does not hold the
-    /// content it gave its paths (a squash or a resolved conflict does).
+    /// The commits of `gone` whose change appears nowhere in `new`'s history.
+    /// When `new` holds every path the old side changed (since the merge
+    /// base) with the old tip's content, nothing vanished: a squash, a
+    /// reword, a reorder or a clean rebase. Otherwise each commit is kept
+    /// when a new commit has its patch id, or `new` holds the content it
+    /// gave its paths.
     fn vanished(&self, gone: &[Oid], old: Oid, new: Oid) -> Result<Vec<Oid>, git2::Error> {
+        let new_tree = self.repo.find_commit(new)?.tree()?;
+        if let Ok(base) = self.repo.merge_base(old, new) {
+            let net = self.repo.diff_tree_to_tree(
+                Some(&self.repo.find_commit(base)?.tree()?),
+                Some(&self.repo.find_commit(old)?.tree()?),
+                None,
+            )?;
+            if content_kept(&net, &new_tree) {
+                return Ok(Vec::new());
+            }
+        }
         let new_side = self.walk(new, &[old], PATCH_ID_LIMIT)?;
         let mut ids = HashSet::new();
         for c in &new_side {
@@ -274,7 +288,6 @@ impl Repo {
                 ids.insert(id);
             }
         }
-        let new_tree = self.repo.find_commit(new)?.tree()?;
         let mut out = Vec::new();
         for (i, c) in gone.iter().enumerate() {
             if i >= PATCH_ID_LIMIT {
@@ -284,7 +297,7 @@ impl Repo {
             if self.patch_id(*c)?.is_some_and(|id| ids.contains(&id)) {
                 continue;
             }
-            if !self.content_kept(*c, &new_tree)? {
+            if !content_kept(&self.first_parent_diff(*c)?, &new_tree) {
                 out.push(*c);
             }
         }
@@ -311,31 +324,17 @@ impl Repo {
         diff.patchid(None).map(Some)
     }
 
-    /// True when every path the commit changed holds, in `tree`, the content
-    /// the commit gave it.
-    fn content_kept(&self, commit: Oid, tree: &git2::Tree<'_>) -> Result<bool, git2::Error> {
-        let diff = self.first_parent_diff(commit)?;
-        Ok(diff.deltas().all(|d| {
-            let Some(path) = d.new_file().path().or_else(|| d.old_file().path()) else {
-                return false;
-            };
-            let now = tree.get_path(path).ok().map(|e| e.id());
-            let wanted = (!d.new_file().id().is_zero()).then(|| d.new_file().id());
-            now == wanted
-        }))
-    }
-
     /// A rewind of the checked-out branch keeps its changes when every path
     /// that differs between the two tips still has the old tip's content in
     /// the index or in the work tree (`reset --soft`, `reset --mixed`).
     fn changes_kept(&self, old: Oid, new: Oid) -> Result<bool, git2::Error> {
         let old_tree = self.repo.find_commit(old)?.tree()?;
         let new_tree = self.repo.find_commit(new)?.tree()?;
-        let paths = diff_paths(
-            &self
-                .repo
-                .diff_tree_to_tree(Some(&new_tree), Some(&old_tree), None)?,
-        );
+        let paths = diff_paths(&self.repo.diff_tree_to_tree(
+            Some(&new_tree),
+            Some(&old_tree),
+            None,
+        )?);
         if paths.is_empty() {
             return Ok(true);
         }
@@ -379,7 +378,12 @@ impl Repo {
             name = format!("{base}-{n}");
         }
         self.repo
-            .reference(&name, target, false, &format!("vouch: rescue of {original}"))
+            .reference(
+                &name,
+                target,
+                false,
+                &format!("vouch: rescue of {original}"),
+            )
             .with_context(|| format!("cannot write the rescue ref `{name}`"))?;
         Ok(name)
     }
@@ -483,6 +487,19 @@ pub fn stash_store(dir: &Path, oid: &str) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// True when every path `diff` changes holds, in `tree`, the content the
+/// diff gave it.
+fn content_kept(diff: &git2::Diff<'_>, tree: &git2::Tree<'_>) -> bool {
+    diff.deltas().all(|d| {
+        let Some(path) = d.new_file().path().or_else(|| d.old_file().path()) else {
+            return false;
+        };
+        let now = tree.get_path(path).ok().map(|e| e.id());
+        let wanted = (!d.new_file().id().is_zero()).then(|| d.new_file().id());
+        now == wanted
+    })
 }
 
 fn diff_paths(diff: &git2::Diff<'_>) -> HashSet<PathBuf> {

@@ -10,7 +10,7 @@ const Z: &str = "0000000000000000000000000000000000000000";
 fn log_shows_a_table_json_and_filters() {
     let env = TestEnv::new();
     env.write_config("[on_unavailable]\ncritical = \"block\"\n");
-    env.install();
+    env.install_hooks("pre-push");
     env.rewind(1);
     env.push(&["--force", "origin", "main"]).code(1);
     env.write_config("");

@@ -13,6 +13,7 @@ mod bad_input;
 mod config;
 mod install;
 mod interactive;
+mod local;
 mod log;
 mod overrides;
 mod pre_commit;

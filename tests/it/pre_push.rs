@@ -27,7 +27,7 @@ fn rules(record: &Value) -> Vec<String> {
 #[test]
 fn fast_forward_push_is_allowed_without_a_log_line() {
     let env = TestEnv::new();
-    env.install();
+    env.install_hooks("pre-push");
     env.commit(&env.work, "a.txt", "more work");
     env.push(&["origin", "main"]).code(0);
     assert_eq!(env.remote_ref("main"), Some(env.rev(&env.work, "HEAD")));
@@ -41,7 +41,7 @@ fn fast_forward_push_is_allowed_without_a_log_line() {
 fn new_branch_and_new_tag_are_routine() {
     let env = TestEnv::new();
     env.write_config("log_all = true\n");
-    env.install();
+    env.install_hooks("pre-push");
     env.git(&env.work, &["checkout", "-q", "-b", "feature"]);
     env.commit(&env.work, "f.txt", "feature work");
     env.git(&env.work, &["tag", "v9.9.9"]);
@@ -54,7 +54,7 @@ fn new_branch_and_new_tag_are_routine() {
 #[test]
 fn force_push_to_protected_branch_is_critical_and_counts_lost_commits() {
     let env = TestEnv::new();
-    env.install();
+    env.install_hooks("pre-push");
     let before = env.remote_ref("main").unwrap();
     env.rewind(2);
     let out = env.push(&["--force", "origin", "main"]);
@@ -84,7 +84,7 @@ fn force_push_to_protected_branch_is_critical_and_counts_lost_commits() {
 fn refused_force_push_leaves_the_remote_untouched() {
     let env = TestEnv::new();
     env.write_config(BLOCK_UNAVAILABLE);
-    env.install();
+    env.install_hooks("pre-push");
     let before = env.remote_ref("main").unwrap();
     env.rewind(1);
     env.push(&["--force", "origin", "main"])
@@ -101,7 +101,7 @@ fn refused_force_push_leaves_the_remote_untouched() {
 fn force_push_destroying_unseen_remote_commits_is_critical() {
     let env = TestEnv::new();
     env.write_config(BLOCK_UNAVAILABLE);
-    env.install();
+    env.install_hooks("pre-push");
     // A colleague pushes to a feature branch; we never fetch it.
     env.git(
         &env.work,
@@ -128,7 +128,7 @@ fn force_push_destroying_unseen_remote_commits_is_critical() {
 fn unforced_push_behind_the_remote_is_left_to_git() {
     let env = TestEnv::new();
     env.write_config(BLOCK_UNAVAILABLE);
-    env.install();
+    env.install_hooks("pre-push");
     let colleague = env.colleague();
     env.commit(&colleague, "theirs.txt", "colleague's work");
     env.git(&colleague, &["push", "-q", "origin", "main"]);
@@ -144,7 +144,7 @@ fn unforced_push_behind_the_remote_is_left_to_git() {
 fn stale_lease_is_inferred_from_the_remote_tracking_ref() {
     let env = TestEnv::new();
     env.write_config(BLOCK_UNAVAILABLE);
-    env.install();
+    env.install_hooks("pre-push");
     env.git(
         &env.work,
         &["push", "-q", "origin", "main:refs/heads/topic"],
@@ -177,7 +177,7 @@ fn stale_lease_is_inferred_from_the_remote_tracking_ref() {
 fn force_with_lease_on_a_feature_branch_is_high_and_verified() {
     let env = TestEnv::new();
     env.write_config(&env.verifier("ok", &verdict_body("pass"), ""));
-    env.install();
+    env.install_hooks("pre-push");
     env.git(&env.work, &["checkout", "-q", "-b", "feature"]);
     env.commit(&env.work, "f.txt", "one");
     env.push(&["-u", "origin", "feature"]).code(0);
@@ -203,7 +203,7 @@ fn deletions_of_protected_and_other_branches() {
         &env.work,
         &["push", "-q", "origin", "main:develop", "main:topic"],
     );
-    env.install();
+    env.install_hooks("pre-push");
     env.push(&["origin", ":develop"]).code(1);
     assert!(env.remote_ref("develop").is_some());
     assert_eq!(
@@ -224,7 +224,7 @@ fn tag_moves_and_deletions() {
     env.git(&env.work, &["tag", "v1.0.0", "HEAD~1"]);
     env.git(&env.work, &["tag", "nightly", "HEAD~1"]);
     env.git(&env.work, &["push", "-q", "origin", "v1.0.0", "nightly"]);
-    env.install();
+    env.install_hooks("pre-push");
     env.git(&env.work, &["tag", "-f", "v1.0.0", "HEAD"]);
     env.git(&env.work, &["tag", "-f", "nightly", "HEAD"]);
     env.push(&["--force", "origin", "v1.0.0"]).code(1);
@@ -255,7 +255,7 @@ fn remote_default_branch_is_protected() {
     env.git(&env.work, &["push", "-q", "origin", "main:stable"]);
     env.git(&env.remote, &["symbolic-ref", "HEAD", "refs/heads/stable"]);
     env.git(&env.work, &["remote", "set-head", "origin", "-a"]);
-    env.install();
+    env.install_hooks("pre-push");
     env.push(&["--force", "origin", "HEAD~1:stable"])
         .code(1)
         .stderr_has("the default branch of `origin`");
@@ -273,7 +273,7 @@ fn many_deletions_in_one_push_are_critical() {
     args.extend(refspecs.iter().map(String::as_str));
     env.git(&env.work, &args);
     env.write_config("[on_unavailable]\ncritical = \"block\"\n");
-    env.install();
+    env.install_hooks("pre-push");
     let deletes: Vec<String> = (0..6).map(|i| format!(":b{i}")).collect();
     let mut push = vec!["origin"];
     push.extend(deletes.iter().map(String::as_str));
@@ -294,7 +294,7 @@ fn mirror_push_deletions_are_computed_by_vouch() {
         &colleague,
         &["push", "-q", "origin", "HEAD:refs/heads/only-remote"],
     );
-    env.install();
+    env.install_hooks("pre-push");
     env.push(&["--mirror", "origin"])
         .code(1)
         .stderr_has("computed by vouch");
@@ -354,7 +354,7 @@ fn mirror_remote_from_config_is_checked_even_with_no_lines() {
     );
     env.git(&env.work, &["fetch", "-q"]);
     env.git(&env.work, &["config", "remote.origin.mirror", "true"]);
-    env.install();
+    env.install_hooks("pre-push");
     // Everything local is up to date: git shows the hook no line at all, yet
     // the mirror push would delete `extra` (and the remote-tracking refs' twins).
     env.push(&["origin"])
@@ -374,7 +374,7 @@ fn several_refs_in_one_push_take_the_highest_tier() {
     let env = TestEnv::new();
     env.write_config(BLOCK_UNAVAILABLE);
     env.git(&env.work, &["push", "-q", "origin", "main:topic"]);
-    env.install();
+    env.install_hooks("pre-push");
     env.git(&env.work, &["branch", "new-one"]);
     env.push(&["origin", "new-one", ":topic"]).code(1);
     let record = env.last_audit();

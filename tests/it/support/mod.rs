@@ -281,6 +281,12 @@ impl TestEnv {
         self.vouch(&["install"]).code(0);
     }
 
+    /// Installs only `hooks` (comma-separated) into `work/`: tests of one
+    /// door are not disturbed by the others (a rewind before a force push).
+    pub fn install_hooks(&self, hooks: &str) {
+        self.vouch(&["install", "--hooks", hooks]).code(0);
+    }
+
     /// Installs `hook` from a copy of the binary, then removes the copy:
     /// the hook's baked path points nowhere and vouch is not on PATH. The
     /// copy is made with `cp`: one written by this process could be held

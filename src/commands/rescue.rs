@@ -1,0 +1,165 @@
+//! `vouch rescue`: the rescue refs written before an allowed local rewind or
+//! deletion, listed, restored and pruned.
+
+use std::path::Path;
+
+use anyhow::{Context, Result, bail};
+use jiff::Timestamp;
+
+use crate::cli::{RescueAction, RescueArgs};
+use crate::context::Ctx;
+use crate::git::{self, RESCUE_PREFIX, Repo, Rescue};
+use crate::text::{one_line, short_oid};
+use crate::{ExitStatus, ui};
+
+/// `vouch rescue`.
+pub fn rescue(ctx: &Ctx, args: &RescueArgs) -> Result<ExitStatus> {
+    let path = match &args.repo {
+        Some(p) if p.is_absolute() => p.clone(),
+        Some(p) => ctx.cwd.join(p),
+        None => ctx.cwd.clone(),
+    };
+    let repo = Repo::discover(&path)?;
+    match &args.action {
+        None => list(&repo, false),
+        Some(RescueAction::List { json }) => list(&repo, *json),
+        Some(RescueAction::Restore { name, as_name }) => {
+            restore(&repo, &repo.root(), name, as_name.as_deref())
+        }
+        Some(RescueAction::Prune {
+            older_than,
+            dry_run,
+        }) => prune(&repo, older_than, *dry_run),
+    }
+}
+
+fn list(repo: &Repo, json: bool) -> Result<ExitStatus> {
+    let rescues = repo.rescues()?;
+    if json {
+        for r in &rescues {
+            ui::out(&serde_json::to_string(r)?);
+        }
+        return Ok(ExitStatus::Allowed);
+    }
+    if rescues.is_empty() {
+        ui::info("no rescue refs: vouch writes one before it lets a rewind or deletion through");
+        return Ok(ExitStatus::Allowed);
+    }
+    ui::out(&format!(
+        "{:<44} {:<22} {:<10} {:>10}  {}",
+        "NAME", "SAVED", "COMMIT", "ONLY HERE", "FROM / SUBJECT"
+    ));
+    for r in &rescues {
+        ui::out(&format!(
+            "{:<44} {:<22} {:<10} {:>10}  {} / {}",
+            r.name.strip_prefix(RESCUE_PREFIX).unwrap_or(&r.name),
+            r.saved_at,
+            short_oid(&r.oid),
+            r.only_here,
+            r.original,
+            one_line(&r.subject, 60)
+        ));
+    }
+    ui::info(
+        "`vouch rescue restore <NAME>` puts one back; `ONLY HERE` counts commits no other ref holds",
+    );
+    Ok(ExitStatus::Allowed)
+}
+
+fn find(repo: &Repo, name: &str) -> Result<Rescue> {
+    let full = if name.starts_with(RESCUE_PREFIX) {
+        name.to_owned()
+    } else {
+        format!("{RESCUE_PREFIX}{name}")
+    };
+    repo.rescues()?
+        .into_iter()
+        .find(|r| r.name == full)
+        .with_context(|| {
+            format!("there is no rescue ref `{name}`; `vouch rescue list` shows the ones there are")
+        })
+}
+
+fn restore(repo: &Repo, root: &Path, name: &str, as_name: Option<&str>) -> Result<ExitStatus> {
+    let rescue = find(repo, name)?;
+    let oid = rescue.oid.as_str();
+    if rescue.original == "refs/stash" && as_name.is_none() {
+        git::stash_store(root, oid)?;
+        ui::info(&format!(
+            "put {} back on the stash as `stash@{{0}}`",
+            short_oid(oid)
+        ));
+        return Ok(ExitStatus::Allowed);
+    }
+    let target = match as_name {
+        Some(n) if n.starts_with("refs/") => n.to_owned(),
+        Some(n) if rescue.original.starts_with("refs/tags/") => format!("refs/tags/{n}"),
+        Some(n) => format!("refs/heads/{n}"),
+        None => rescue.original.clone(),
+    };
+    let short_target = target
+        .strip_prefix("refs/heads/")
+        .or_else(|| target.strip_prefix("refs/tags/"))
+        .unwrap_or(&target);
+    match repo.ref_value(&target) {
+        None => {
+            git::update_ref(root, &target, oid, None)?;
+            ui::info(&format!("restored `{short_target}` at {}", short_oid(oid)));
+        }
+        Some(now) if now == oid => {
+            ui::info(&format!(
+                "`{short_target}` already points at {}; nothing to do",
+                short_oid(oid)
+            ));
+        }
+        Some(now) if as_name.is_none() && repo.contains(oid, &now) => {
+            if repo.current_branch().as_deref() == Some(short_target) {
+                bail!(
+                    "`{short_target}` is checked out, and moving it under the work tree would leave your files behind. Run:\n\n    git merge --ff-only {}\n",
+                    rescue.name
+                );
+            }
+            git::update_ref(root, &target, oid, Some(&now))?;
+            ui::info(&format!(
+                "moved `{short_target}` forward from {} to {}",
+                short_oid(&now),
+                short_oid(oid)
+            ));
+        }
+        Some(now) => bail!(
+            "`{short_target}` exists and points at {}, which is not behind the rescued {}; restoring would move it sideways. Restore under another name:\n\n    vouch rescue restore {name} --as {short_target}-restored\n",
+            short_oid(&now),
+            short_oid(oid)
+        ),
+    }
+    Ok(ExitStatus::Allowed)
+}
+
+fn prune(repo: &Repo, older_than: &str, dry_run: bool) -> Result<ExitStatus> {
+    let cutoff = super::log::parse_since(older_than, Timestamp::now())
+        .with_context(|| format!("`--older-than {older_than}`: give an age such as `30d`"))?;
+    let mut pruned = 0;
+    for r in repo.rescues()? {
+        let Ok(saved) = r.saved_at.parse::<Timestamp>() else {
+            continue;
+        };
+        if saved >= cutoff {
+            continue;
+        }
+        if !dry_run {
+            repo.delete_rescue(&r.name)?;
+        }
+        pruned += 1;
+        ui::info(&format!(
+            "{} `{}` ({}, {} commit(s) only there)",
+            if dry_run { "would delete" } else { "deleted" },
+            r.name,
+            short_oid(&r.oid),
+            r.only_here
+        ));
+    }
+    if pruned == 0 {
+        ui::info(&format!("no rescue ref is older than {older_than}"));
+    }
+    Ok(ExitStatus::Allowed)
+}

@@ -1,0 +1,625 @@
+//! The reference-transaction door (SPEC 2.2): a scenario matrix of everyday
+//! git commands run without vouch and with vouch in observe mode (identical
+//! results), then with enforcement (exactly the dangerous ones stopped),
+//! plus the traps of `research/git-semantics.md` section 2 and rescue refs.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::Path;
+
+use crate::support::{Out, TestEnv, verdict_body};
+
+/// One step of the matrix: a shell command run in `work/`, and whether it
+/// destroys history that vouch must stop.
+struct Step {
+    command: &'static str,
+    dangerous: bool,
+}
+
+const fn ok(command: &'static str) -> Step {
+    Step {
+        command,
+        dangerous: false,
+    }
+}
+
+const fn danger(command: &'static str) -> Step {
+    Step {
+        command,
+        dangerous: true,
+    }
+}
+
+/// Everyday commands, in an order that builds on itself; 50 rows.
+const STEPS: &[Step] = &[
+    ok("echo a >> file1.txt && git commit -qam 'edit 1'"),
+    ok("git commit -q --amend -m 'edit 1, amended'"),
+    ok("git checkout -q -b feature"),
+    ok("echo f >> f.txt && git add f.txt && git commit -qm 'feature 1'"),
+    ok("echo f2 >> f.txt && git commit -qam 'feature 2'"),
+    ok("git switch -q main"),
+    ok("echo m >> file2.txt && git commit -qam 'main 2'"),
+    ok("git merge -q --no-edit feature"),
+    ok("git branch -d feature"),
+    ok("git switch -q -c topic"),
+    ok("echo t >> t.txt && git add t.txt && git commit -qm 'topic 1'"),
+    ok("echo t2 >> t.txt && git commit -qam 'topic 2'"),
+    ok("git switch -q main && echo m3 >> file3.txt && git commit -qam 'main 3'"),
+    ok("git switch -q topic && git rebase -q main"),
+    ok("GIT_SEQUENCE_EDITOR='sed -i 2s/^pick/squash/' GIT_EDITOR=true git rebase -q -i HEAD~2"),
+    ok("git switch -q main && git cherry-pick topic >/dev/null"),
+    ok("git revert --no-edit HEAD >/dev/null"),
+    ok("echo s >> file1.txt && git stash push -q"),
+    ok("git stash apply -q && git checkout -q -- file1.txt"),
+    ok("git stash pop -q"),
+    ok("git stash push -q"),
+    danger("git stash drop -q"),
+    ok("echo x >> file2.txt && git stash -q"),
+    danger("git stash clear"),
+    ok(
+        "cd ../colleague && git fetch -q && git switch -q -c side origin/main && echo c >> c.txt && git add c.txt && git commit -qm colleague && git push -q origin side",
+    ),
+    ok("git fetch -q"),
+    ok(
+        "cd ../colleague && git commit -q --amend -m 'colleague, rewritten' && git push -q -f origin side",
+    ),
+    ok("git fetch -q"),
+    ok(
+        "cd ../colleague && git switch -q main && git pull -q && echo cm >> cm.txt && git add cm.txt && git commit -qm 'colleague main' && git push -q origin main",
+    ),
+    ok("git pull -q --rebase origin main"),
+    ok("git push -q origin main"),
+    ok("git branch renamed topic && git branch -m renamed moved"),
+    ok("git tag v1.0 && git tag -a -m annotated v1.1"),
+    ok("git worktree add -q ../wt -b wt-branch && git worktree remove ../wt"),
+    ok("git submodule add -q ../remote.git sub && git commit -qm 'add sub'"),
+    ok("git submodule update -q --init"),
+    ok("git gc -q"),
+    ok("git pack-refs --all"),
+    ok(
+        "git bisect start HEAD HEAD~3 >/dev/null && git bisect run true >/dev/null && git bisect reset",
+    ),
+    ok("git checkout -q HEAD~1 && git checkout -q main"),
+    ok("git switch -q -c sw && git switch -q main"),
+    ok("echo r >> file1.txt && git commit -qam 'to reset' && git reset -q --soft HEAD~1"),
+    ok("git commit -qm 'recommitted' && git reset -q --mixed HEAD~1 && git commit -qam again"),
+    ok("git notes add -m note HEAD"),
+    danger("git reset -q --hard HEAD~1"),
+    ok("git branch -D sw"),
+    ok(
+        "git switch -q -c doomed && echo d >> d.txt && git add d.txt && git commit -qm doomed && git switch -q main",
+    ),
+    danger("git branch -D doomed"),
+    danger("git tag -d v1.0"),
+    ok("git status --short && git log --oneline -3 && git restore . && git clean -fdq"),
+];
+
+/// What a step left behind: exit code, output, refs and files.
+#[derive(Debug, PartialEq, Eq)]
+struct Outcome {
+    code: i32,
+    stdout: String,
+    stderr: String,
+    refs: String,
+    files: BTreeMap<String, String>,
+}
+
+fn run_step(env: &TestEnv, command: &str) -> Out {
+    Out::from_output(
+        env.cmd("setsid", &env.work)
+            .args(["-w", "sh", "-c", command])
+            .output()
+            .unwrap(),
+    )
+}
+
+/// Every file of the work tree with its content (`.git` left out).
+fn files(dir: &Path, prefix: &str, out: &mut BTreeMap<String, String>) {
+    let mut entries: Vec<_> = fs::read_dir(dir).unwrap().flatten().collect();
+    entries.sort_by_key(fs::DirEntry::file_name);
+    for e in entries {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if name == ".git" {
+            continue;
+        }
+        let path = format!("{prefix}{name}");
+        if e.file_type().unwrap().is_dir() {
+            files(&e.path(), &format!("{path}/"), out);
+        } else {
+            out.insert(path, fs::read_to_string(e.path()).unwrap_or_default());
+        }
+    }
+}
+
+fn outcome(env: &TestEnv, out: &Out) -> Outcome {
+    let base = env.base().display().to_string();
+    let mut tree = BTreeMap::new();
+    files(&env.work, "", &mut tree);
+    let refs = env.git(
+        &env.work,
+        &["for-each-ref", "--format=%(objectname) %(refname)"],
+    ) + &env.git(&env.work, &["stash", "list"])
+        + &env.git(&env.work, &["status", "--short", "--branch"]);
+    Outcome {
+        code: out.code,
+        stdout: out.stdout.replace(&base, "<base>"),
+        stderr: out.stderr.replace(&base, "<base>"),
+        refs,
+        files: tree,
+    }
+}
+
+/// A repository for the matrix: `work/` and a colleague's clone.
+fn matrix_env() -> TestEnv {
+    let env = TestEnv::new();
+    env.colleague();
+    env
+}
+
+fn vouch_lines(stderr: &str) -> Vec<&str> {
+    stderr.lines().filter(|l| l.starts_with("vouch:")).collect()
+}
+
+#[test]
+fn observe_mode_changes_nothing_in_fifty_everyday_commands() {
+    assert!(STEPS.len() >= 40);
+    let plain = matrix_env();
+    let observed = matrix_env();
+    // Enforcing, this config would refuse every dangerous step.
+    observed.write_config(
+        "mode = \"observe\"\n[on_unavailable]\ncritical = \"block\"\nhigh = \"block\"\n",
+    );
+    observed.install();
+    for (i, step) in STEPS.iter().enumerate() {
+        let a = outcome(&plain, &run_step(&plain, step.command));
+        let mut b = outcome(&observed, &run_step(&observed, step.command));
+        let said = vouch_lines(&b.stderr)
+            .into_iter()
+            .map(str::to_owned)
+            .collect::<Vec<_>>();
+        if step.dangerous {
+            assert!(
+                said.iter().any(|l| l.contains("observe mode")),
+                "step {i} `{}`: observe mode says what enforcing would do:\n{}",
+                step.command,
+                b.stderr
+            );
+        } else {
+            assert!(
+                said.is_empty(),
+                "step {i} `{}`: vouch spoke on a routine command:\n{}",
+                step.command,
+                b.stderr
+            );
+        }
+        b.stderr = b
+            .stderr
+            .lines()
+            .filter(|l| !l.starts_with("vouch:"))
+            .fold(String::new(), |acc, l| acc + l + "\n");
+        assert_eq!(
+            a.code, 0,
+            "step {i} `{}` fails:\n{}",
+            step.command, a.stderr
+        );
+        assert_eq!(a, b, "step {i} `{}` differs under vouch", step.command);
+    }
+    // Observe mode writes no rescue refs: nothing in the repository differs.
+    assert!(
+        observed
+            .git(&observed.work, &["for-each-ref", "refs/vouch"])
+            .is_empty()
+    );
+    let audit = observed.audit();
+    let would: Vec<_> = audit
+        .iter()
+        .filter(|r| r["hook"] == "reference-transaction")
+        .map(|r| r["risk_tier"].as_str().unwrap().to_owned())
+        .collect();
+    assert!(
+        would.contains(&"critical".to_owned()) && would.contains(&"high".to_owned()),
+        "observe mode logs what it judged: {would:?}"
+    );
+}
+
+#[test]
+fn enforcement_stops_exactly_the_dangerous_commands() {
+    let env = matrix_env();
+    let calls = env.base().join("verifier-calls");
+    env.write_config(&env.verifier(
+        "judge",
+        &format!(
+            "echo called >> '{}'\n{}",
+            calls.display(),
+            verdict_body("fail")
+        ),
+        "blocking = true",
+    ));
+    env.install();
+    let count = || fs::read_to_string(&calls).map_or(0, |t| t.lines().count());
+    for (i, step) in STEPS.iter().enumerate() {
+        let refs_before = env.git(
+            &env.work,
+            &["for-each-ref", "--format=%(objectname) %(refname)"],
+        );
+        let calls_before = count();
+        let out = run_step(&env, step.command);
+        let judged = count() > calls_before;
+        if step.dangerous {
+            assert_ne!(out.code, 0, "step {i} `{}` was not stopped", step.command);
+            assert!(
+                judged,
+                "step {i} `{}`: the verifier was asked",
+                step.command
+            );
+            assert!(
+                out.stderr.contains("ref updates aborted by hook"),
+                "step {i}: {}",
+                out.stderr
+            );
+            assert_eq!(
+                env.git(
+                    &env.work,
+                    &["for-each-ref", "--format=%(objectname) %(refname)"]
+                ),
+                refs_before,
+                "step {i} `{}`: a refused command leaves every ref as it was",
+                step.command
+            );
+            let record = env.last_audit_of("reference-transaction");
+            assert_eq!(record["decision"], "refused");
+            // What a person does after a refused `reset --hard`: the branch
+            // never moved, so `git reset --hard` brings its files back.
+            env.git(&env.work, &["reset", "-q", "--hard"]);
+        } else {
+            assert_eq!(
+                out.code, 0,
+                "step {i} `{}` was stopped:\n{}",
+                step.command, out.stderr
+            );
+            assert!(
+                !judged,
+                "step {i} `{}`: a routine command asked the verifier",
+                step.command
+            );
+        }
+    }
+    // The refused deletion is let through with a reason: a rescue ref is
+    // written first, and it restores the branch.
+    let doomed = env.rev(&env.work, "doomed");
+    let out = Out::from_output(
+        env.cmd("setsid", &env.work)
+            .args(["-w", "git", "branch", "-D", "doomed"])
+            .env("VOUCH_SKIP", "cleaning up, checked by hand")
+            .output()
+            .unwrap(),
+    );
+    out.code(0).stderr_has("vouch rescue restore doomed/");
+    let record = env.last_audit_of("reference-transaction");
+    assert_eq!(record["decision"], "allowed");
+    assert_eq!(
+        record["override_reason"],
+        "VOUCH_SKIP: cleaning up, checked by hand"
+    );
+    let rescued = record["rescued"][0].as_str().unwrap().to_owned();
+    assert!(rescued.contains("refs/vouch/rescue/doomed/"), "{rescued}");
+    let list = env.vouch(&["rescue", "list"]);
+    list.code(0)
+        .stdout_has("refs/heads/doomed")
+        .stdout_has("doomed");
+    let name = list
+        .stdout
+        .lines()
+        .find_map(|l| {
+            l.split_whitespace()
+                .next()
+                .filter(|n| n.starts_with("doomed/"))
+        })
+        .unwrap()
+        .to_owned();
+    assert!(
+        env.git_out(&env.work, &["rev-parse", "--verify", "-q", "doomed"])
+            .code
+            != 0
+    );
+    env.vouch(&["rescue", "restore", &name]).code(0);
+    assert_eq!(env.rev(&env.work, "doomed"), doomed);
+}
+
+/// A repository with vouch enforcing and a verifier that refuses and counts.
+fn judged_env() -> (TestEnv, std::path::PathBuf) {
+    let env = TestEnv::new();
+    let calls = env.base().join("verifier-calls");
+    env.write_config(&env.verifier(
+        "judge",
+        &format!(
+            "echo called >> '{}'\n{}",
+            calls.display(),
+            verdict_body("fail")
+        ),
+        "blocking = true",
+    ));
+    env.install();
+    (env, calls)
+}
+
+fn git_headless(env: &TestEnv, args: &[&str]) -> Out {
+    Out::from_output(
+        env.cmd("setsid", &env.work)
+            .arg("-w")
+            .arg("git")
+            .args(args)
+            .output()
+            .unwrap(),
+    )
+}
+
+#[test]
+fn rewinds_are_judged_by_what_would_vanish() {
+    let (env, _) = judged_env();
+    // Pushed commits stay on `origin/main`: a rewind loses nothing (standard, not verified).
+    git_headless(&env, &["reset", "-q", "--hard", "HEAD~1"]).code(0);
+    let record = env.last_audit_of("reference-transaction");
+    assert_eq!(record["risk_tier"], "standard");
+    assert_eq!(record["refs"][0]["rule"], "local_rewind_reachable");
+    env.git(&env.work, &["reset", "-q", "--hard", "origin/main"]);
+    let unpushed = env.commit(&env.work, "new.txt", "unpushed work");
+    // `--soft` and `--mixed` keep the changes in the index or work tree.
+    for mode in ["--soft", "--mixed"] {
+        git_headless(&env, &["reset", "-q", mode, "HEAD~1"]).code(0);
+        env.git(&env.work, &["add", "-A"]);
+        env.git(&env.work, &["reset", "-q", "--soft", &unpushed]);
+    }
+    assert_eq!(env.rev(&env.work, "HEAD"), unpushed);
+    // `--hard` throws them away: critical, refused, and the branch stays.
+    let out = git_headless(&env, &["reset", "-q", "--hard", "HEAD~1"]);
+    out.code(128)
+        .stderr_has("git has already rewritten the index and work tree");
+    assert_eq!(env.rev(&env.work, "main"), unpushed);
+    let record = env.last_audit_of("reference-transaction");
+    assert_eq!(record["risk_tier"], "critical");
+    assert_eq!(record["refs"][0]["rule"], "local_rewind");
+    assert_eq!(record["refs"][0]["lost_commits"], 1);
+    // `branch -f` passes an all-zero old value: vouch reads the real one.
+    env.git(&env.work, &["reset", "-q", "--hard"]);
+    env.git(&env.work, &["switch", "-q", "--detach", "origin/main"]);
+    let out = git_headless(&env, &["branch", "-f", "main", "HEAD~2"]);
+    out.code(128);
+    assert_eq!(env.rev(&env.work, "main"), unpushed);
+}
+
+#[test]
+fn rewrites_that_keep_every_change_are_routine_and_dropping_one_is_not() {
+    let (env, calls) = judged_env();
+    env.git(&env.work, &["switch", "-q", "-c", "feat"]);
+    for i in 1..=3 {
+        env.commit(&env.work, &format!("feat{i}.txt"), &format!("feat {i}"));
+    }
+    env.git(&env.work, &["switch", "-q", "main"]);
+    env.commit(&env.work, "main.txt", "main moves on");
+    env.git(&env.work, &["switch", "-q", "feat"]);
+    git_headless(&env, &["rebase", "-q", "main"]).code(0);
+    git_headless(&env, &["commit", "-q", "--amend", "-m", "feat 3, reworded"]).code(0);
+    assert!(!calls.exists(), "a rebase and an amend ask no verifier");
+    let before = env.rev(&env.work, "feat");
+    // Dropping a commit in an interactive rebase loses its change: high.
+    let out = Out::from_output(
+        env.cmd("setsid", &env.work)
+            .args(["-w", "git", "rebase", "-q", "-i", "HEAD~3"])
+            .env("GIT_SEQUENCE_EDITOR", "sed -i 1s/^pick/drop/")
+            .output()
+            .unwrap(),
+    );
+    assert_ne!(out.code, 0, "{}", out.stderr);
+    assert_eq!(env.rev(&env.work, "feat"), before);
+    let record = env.last_audit_of("reference-transaction");
+    assert_eq!(record["risk_tier"], "high");
+    assert_eq!(record["refs"][0]["rule"], "local_rewrite");
+    env.git(&env.work, &["rebase", "--abort"]);
+}
+
+#[test]
+fn pack_refs_renames_and_stash_pop_are_not_deletions() {
+    let (env, calls) = judged_env();
+    env.git(&env.work, &["branch", "keep"]);
+    env.git(&env.work, &["tag", "t1"]);
+    git_headless(&env, &["pack-refs", "--all"]).code(0);
+    git_headless(&env, &["gc", "-q"]).code(0);
+    env.git(&env.work, &["switch", "-q", "-c", "solo"]);
+    env.commit(&env.work, "solo.txt", "only here");
+    env.git(&env.work, &["switch", "-q", "main"]);
+    git_headless(&env, &["branch", "-m", "solo", "solo-renamed"]).code(0);
+    fs::write(env.work.join("file1.txt"), "dirty\n").unwrap();
+    git_headless(&env, &["stash", "-q"]).code(0);
+    git_headless(&env, &["stash", "pop", "-q"]).code(0);
+    assert!(!calls.exists(), "no verifier was asked");
+    assert!(
+        env.audit()
+            .iter()
+            .all(|r| r["hook"] != "reference-transaction"),
+        "routine ref updates leave no audit line"
+    );
+}
+
+#[test]
+fn a_packed_and_loose_branch_is_judged_once_and_rescued_once() {
+    let (env, calls) = judged_env();
+    env.write_config(&env.verifier(
+        "judge",
+        &format!(
+            "echo called >> '{}'\n{}",
+            calls.display(),
+            verdict_body("pass")
+        ),
+        "blocking = true",
+    ));
+    env.git(&env.work, &["switch", "-q", "-c", "twice"]);
+    env.commit(&env.work, "a.txt", "packed");
+    env.git(&env.work, &["pack-refs", "--all"]);
+    env.commit(&env.work, "b.txt", "loose too");
+    env.git(&env.work, &["switch", "-q", "main"]);
+    git_headless(&env, &["branch", "-D", "twice"]).code(0);
+    assert_eq!(fs::read_to_string(&calls).unwrap().lines().count(), 1);
+    let rescues = env.git(&env.work, &["for-each-ref", "refs/vouch/rescue"]);
+    assert_eq!(rescues.lines().count(), 1, "{rescues}");
+}
+
+#[test]
+fn a_merged_branch_deletes_quietly_and_tags_are_guarded() {
+    let (env, calls) = judged_env();
+    env.git(&env.work, &["branch", "merged"]);
+    git_headless(&env, &["branch", "-d", "merged"]).code(0);
+    git_headless(&env, &["tag", "v9"]).code(0);
+    assert!(!calls.exists());
+    git_headless(&env, &["tag", "-f", "v9", "HEAD~1"]).code(128);
+    assert_eq!(env.rev(&env.work, "v9"), env.rev(&env.work, "HEAD"));
+    let record = env.last_audit_of("reference-transaction");
+    assert_eq!(record["refs"][0]["rule"], "local_tag");
+}
+
+#[test]
+fn rescue_restore_refuses_to_move_a_branch_sideways_and_prune_removes_old_ones() {
+    let env = TestEnv::new();
+    env.install();
+    env.git(&env.work, &["switch", "-q", "-c", "topic"]);
+    let old = env.commit(&env.work, "topic.txt", "topic work");
+    env.git(&env.work, &["switch", "-q", "main"]);
+    // No verifier: a critical deletion headless is allowed with a warning, and rescued.
+    git_headless(&env, &["branch", "-D", "topic"]).code(0);
+    let name = env
+        .git(
+            &env.work,
+            &["for-each-ref", "--format=%(refname)", "refs/vouch/rescue"],
+        )
+        .trim()
+        .strip_prefix("refs/vouch/rescue/")
+        .unwrap()
+        .to_owned();
+    // A new `topic` elsewhere: restoring would move it sideways.
+    env.git(&env.work, &["switch", "-q", "-c", "topic"]);
+    env.commit(&env.work, "other.txt", "another topic");
+    env.git(&env.work, &["switch", "-q", "main"]);
+    env.vouch(&["rescue", "restore", &name])
+        .code(2)
+        .stderr_has("--as topic-restored");
+    env.vouch(&["rescue", "restore", &name, "--as", "topic-restored"])
+        .code(0);
+    assert_eq!(env.rev(&env.work, "topic-restored"), old);
+    // A branch behind the rescued tip is moved forward.
+    git_headless(&env, &["branch", "-D", "topic"]).code(0);
+    env.git(&env.work, &["branch", "topic", "main"]);
+    env.vouch(&["rescue", "restore", &name]).code(0);
+    assert_eq!(env.rev(&env.work, "topic"), old);
+    env.vouch(&["rescue", "restore", "nope/20260101T000000Z"])
+        .code(2)
+        .stderr_has("vouch rescue list");
+    env.vouch(&["rescue", "list", "--json"])
+        .code(0)
+        .stdout_has("\"original\":\"refs/heads/topic\"");
+    env.vouch(&["rescue", "prune", "--older-than", "1h"])
+        .code(0)
+        .stderr_has("no rescue ref is older");
+    env.vouch(&["rescue", "prune", "--older-than", "2030-01-01", "--dry-run"])
+        .code(0)
+        .stderr_has("would delete");
+    env.vouch(&["rescue", "prune", "--older-than", "2030-01-01"])
+        .code(0);
+    assert!(
+        env.git(&env.work, &["for-each-ref", "refs/vouch"])
+            .is_empty()
+    );
+}
+
+#[test]
+fn a_missing_binary_never_breaks_a_ref_update() {
+    let env = TestEnv::new();
+    env.write_config("strict = true\n");
+    env.install_from_vanishing_binary("reference-transaction");
+    git_headless(&env, &["branch", "x"]).code(0);
+    git_headless(
+        &env,
+        &["commit", "-q", "--allow-empty", "-m", "still works"],
+    )
+    .code(0);
+    git_headless(&env, &["branch", "-D", "x"]).code(0);
+}
+
+#[test]
+fn unknown_states_pass_at_once_and_a_chained_hook_keeps_its_say() {
+    let env = TestEnv::new();
+    let z = "0".repeat(40);
+    let head = env.rev(&env.work, "HEAD");
+    let deletion = format!("{head} {z} refs/heads/main\n");
+    for state in ["preparing", "committed", "aborted", "some-future-state"] {
+        env.vouch_stdin(
+            &["hook", "reference-transaction", state],
+            deletion.as_bytes(),
+        )
+        .code(0);
+    }
+    // A foreign hook is kept and chained: it sees every state and the lines,
+    // and its refusal at `prepared` refuses.
+    let hooks = env.work.join(".git/hooks");
+    let seen = env.base().join("seen");
+    fs::write(
+        hooks.join("reference-transaction"),
+        format!(
+            "#!/bin/sh\necho \"$1 $(cat)\" >> '{}'\n[ \"$1\" = prepared ] && grep -q refs/heads/blocked '{}' && exit 1\nexit 0\n",
+            seen.display(),
+            seen.display()
+        ),
+    )
+    .unwrap();
+    fs::set_permissions(
+        hooks.join("reference-transaction"),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    env.install();
+    assert!(hooks.join("reference-transaction.local").is_file());
+    git_headless(&env, &["branch", "fine"]).code(0);
+    git_headless(&env, &["branch", "blocked"]).code(128);
+    let log = fs::read_to_string(&seen).unwrap();
+    assert!(
+        log.contains("prepared") && log.contains("committed") && log.contains("refs/heads/fine"),
+        "{log}"
+    );
+    env.vouch(&["uninstall"]).code(0);
+    assert!(!hooks.join("reference-transaction.local").exists());
+    assert!(
+        fs::read_to_string(hooks.join("reference-transaction"))
+            .unwrap()
+            .contains("seen")
+    );
+}
+
+#[test]
+fn programs_vouch_runs_do_not_call_the_hook_back() {
+    let env = TestEnv::new();
+    let calls = env.base().join("calls");
+    env.git(&env.work, &["switch", "-q", "-c", "keep"]);
+    env.commit(&env.work, "keep.txt", "kept only here");
+    env.git(&env.work, &["switch", "-q", "main"]);
+    // The verifier itself rewinds `keep` (critical): were the hook called
+    // back, it would judge that too and ask this verifier again.
+    env.write_config(&env.verifier(
+        "nested",
+        &format!(
+            "echo called >> '{}'\ngit branch -f keep main\n{}",
+            calls.display(),
+            verdict_body("pass")
+        ),
+        "blocking = true",
+    ));
+    env.install();
+    env.git(&env.work, &["switch", "-q", "-c", "solo"]);
+    env.commit(&env.work, "solo.txt", "only here");
+    env.git(&env.work, &["switch", "-q", "main"]);
+    git_headless(&env, &["branch", "-D", "solo"]).code(0);
+    assert_eq!(fs::read_to_string(&calls).unwrap().lines().count(), 1);
+    assert_eq!(
+        env.rev(&env.work, "keep"),
+        env.rev(&env.work, "main"),
+        "the verifier's own git command ran"
+    );
+}
