@@ -2,10 +2,53 @@
 # Builds vouch, installs it on PATH (cargo's bin dir), and guards the git
 # repository you run this from. Extra arguments go to `vouch install`
 # (for example `--repo PATH`).
+#
+# `./install.sh --build-only` builds the same release binary into `target/`
+# without installing it and prints its path (the benchmarks use it).
+#
+# On Linux with glibc the binary is linked statically: git starts the
+# reference-transaction hook for every ref update, and a static binary
+# starts without the dynamic loader. VOUCH_DYNAMIC=1 asks for a normal build;
+# one is made anyway (with a note) when the static C library is missing.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 
-cargo install --path "$here" --locked --force --quiet
+host=$(rustc -vV | sed -n 's/^host: //p')
+static=()
+case "$host" in
+  *-linux-gnu) [ -z "${VOUCH_DYNAMIC:-}" ] && static=(--target "$host") ;;
+esac
+# With --target, RUSTFLAGS reach vouch's crates but not build scripts and
+# proc macros (which cannot be static).
+build() { # $1: "build" (into target/) or "install" (into cargo's bin dir)
+  local args
+  if [ "$1" = build ]; then
+    args=(build --release --manifest-path "$here/Cargo.toml")
+  else
+    args=(install --path "$here" --force)
+  fi
+  args+=(--locked --quiet)
+  if [ ${#static[@]} -gt 0 ]; then
+    if RUSTFLAGS="${RUSTFLAGS:-} -C target-feature=+crt-static" cargo "${args[@]}" "${static[@]}"; then
+      return
+    fi
+    echo "note: the static build failed (is the static C library, libc.a, installed?); building a normal, dynamically linked vouch" >&2
+    static=()
+  fi
+  cargo "${args[@]}"
+}
+
+if [ "${1:-}" = --build-only ]; then
+  build build
+  if [ ${#static[@]} -gt 0 ]; then
+    echo "$here/target/$host/release/vouch"
+  else
+    echo "$here/target/release/vouch"
+  fi
+  exit 0
+fi
+
+build install
 bin="${CARGO_HOME:-$HOME/.cargo}/bin/vouch"
 echo "installed $bin"
 case ":$PATH:" in

@@ -2,8 +2,8 @@
 # a hermetic $work directory (removed on exit; `on_exit` adds cleanup), and
 # defines the timing helpers.
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-cargo build --release --locked --quiet --manifest-path "$here/Cargo.toml"
-vouch="$here/target/release/vouch"
+# The binary install.sh installs (static on Linux with glibc).
+vouch=$("$here/install.sh" --build-only)
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/vouch-bench.XXXXXX")
 cleanups=("rm -rf '$work'")
@@ -19,7 +19,7 @@ printf '[user]\n\tname = Bench\n\temail = bench@example.com\n[init]\n\tdefaultBr
 now() { date +%s%N; }
 ms() { awk -v ns="$1" 'BEGIN { printf "%.2f", ns / 1e6 }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'; }
-median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+median() { sort -n | awk '{ a[NR] = $1 } END { printf "%d\n", (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 
 # time_hook REPO STDIN REMOTE RUNS: median ns of RUNS runs of the pre-push hook.
 time_hook() {

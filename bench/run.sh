@@ -24,8 +24,8 @@ setup() { # $1: name, $2: hook kind
   git -C "$work/$1" push -q origin main
   case "$2" in
     empty) printf '#!/bin/sh\nexit 0\n' > "$work/$1/.git/hooks/pre-push"; chmod +x "$work/$1/.git/hooks/pre-push" ;;
-    vouch) (cd "$work/$1" && "$vouch" install >/dev/null 2>&1) ;;
-    direct) (cd "$work/$1" && "$vouch" install --direct >/dev/null 2>&1) ;;
+    vouch) (cd "$work/$1" && "$vouch" install --hooks pre-push >/dev/null 2>&1) ;;
+    direct) (cd "$work/$1" && "$vouch" install --hooks pre-push --direct >/dev/null 2>&1) ;;
   esac
 }
 declare -A med

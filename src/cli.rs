@@ -78,6 +78,11 @@ pub struct InstallArgs {
     /// skips the hook silently (no warning, `strict` cannot refuse).
     #[arg(long)]
     pub direct: bool,
+    /// Register the hooks in the repository's git config
+    /// (`hook.vouch-<hook>.command`, git 2.54 or later) instead of the hooks
+    /// directory: they run even when another tool owns `core.hooksPath`.
+    #[arg(long)]
+    pub config_hooks: bool,
 }
 
 /// `vouch trust`.

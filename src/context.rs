@@ -18,6 +18,9 @@ pub struct Ctx {
     pub env: Box<dyn Env>,
     /// The directory vouch was started in.
     pub cwd: PathBuf,
+    /// Standard input, when it was read before the command line was parsed
+    /// (the fast path of a linked reference-transaction hook).
+    pub stdin: Option<Vec<u8>>,
 }
 
 /// vouch's own directories.

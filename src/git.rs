@@ -842,3 +842,100 @@ pub fn hooks_location(repo_path: &Path) -> Result<HooksLocation> {
         common_dir,
     })
 }
+
+/// The first git version with config-defined hooks (`hook.<name>.command`).
+pub const CONFIG_HOOKS_SINCE: (u32, u32) = (2, 54);
+
+/// git's version as `(major, minor)`, from `git version`.
+pub fn git_version() -> Option<(u32, u32)> {
+    let text = git_output(Path::new("."), &["version"]).ok()?;
+    parse_git_version(&text)
+}
+
+/// Reads `git version 2.47.3` (or `2.54.0.windows.1`).
+pub fn parse_git_version(text: &str) -> Option<(u32, u32)> {
+    let version = text.trim().strip_prefix("git version ")?;
+    let mut parts = version.split('.');
+    Some((parts.next()?.parse().ok()?, parts.next()?.parse().ok()?))
+}
+
+/// The friendly name vouch registers a config-defined hook under
+/// (`hook.<name>.command`); it must not equal an event name.
+pub fn config_hook_name(hook: &str) -> String {
+    format!("vouch-{hook}")
+}
+
+/// Registers `command` as the config-defined hook `name` for `event`, in
+/// the repository's own config (shared by its worktrees).
+pub fn set_config_hook(repo: &Path, name: &str, command: &Path, event: &str) -> Result<()> {
+    // Quoted for the shell git may start it with (a path with spaces).
+    let command = shell_words::quote(&command.display().to_string()).into_owned();
+    git_output(
+        repo,
+        &[
+            "config",
+            "--local",
+            &format!("hook.{name}.command"),
+            &command,
+        ],
+    )?;
+    git_output(
+        repo,
+        &[
+            "config",
+            "--local",
+            "--replace-all",
+            &format!("hook.{name}.event"),
+            event,
+        ],
+    )?;
+    Ok(())
+}
+
+/// The command of config-defined hook `name` in the repository's config.
+pub fn config_hook(repo: &Path, name: &str) -> Option<String> {
+    git_output(
+        repo,
+        &[
+            "config",
+            "--local",
+            "--get",
+            &format!("hook.{name}.command"),
+        ],
+    )
+    .ok()
+    .map(|s| s.trim().to_owned())
+}
+
+/// Removes config-defined hook `name`; true if it was there.
+pub fn remove_config_hook(repo: &Path, name: &str) -> Result<bool> {
+    if config_hook(repo, name).is_none() {
+        return Ok(false);
+    }
+    git_output(
+        repo,
+        &[
+            "config",
+            "--local",
+            "--remove-section",
+            &format!("hook.{name}"),
+        ],
+    )?;
+    Ok(true)
+}
+
+#[cfg(test)]
+mod version_tests {
+    use super::*;
+
+    #[test]
+    fn git_versions_are_read() {
+        assert_eq!(parse_git_version("git version 2.47.3\n"), Some((2, 47)));
+        assert_eq!(
+            parse_git_version("git version 2.54.0.windows.1"),
+            Some((2, 54))
+        );
+        assert_eq!(parse_git_version("nonsense"), None);
+        assert!(parse_git_version("git version 2.55.0").unwrap() >= CONFIG_HOOKS_SINCE);
+    }
+}

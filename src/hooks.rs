@@ -391,10 +391,19 @@ impl GitCommand {
 ///   lines look exactly like deleting the branch;
 /// - `branch -m` reports only the deletion of the old name;
 /// - `stash pop` and an autostash (`rebase`, `merge`, `pull`) drop the stash
-///   entry they have just applied.
+///   entry they have just applied;
+/// - `commit` (without `--amend`), `merge`, `cherry-pick`, `revert` and `am`
+///   only ever add commits on top of a branch.
 pub fn routine_because(command: &GitCommand, update: &RefUpdate) -> Option<&'static str> {
+    let branch_moves = update.name.starts_with("refs/heads/") && !update.is_delete();
     match command.sub.as_str() {
         "pack-refs" | "gc" | "maintenance" => Some("refs are being packed; no value changes"),
+        "commit" if branch_moves && !command.has_flag(&["--amend"]) => {
+            Some("a new commit on top of the branch")
+        }
+        "merge" | "cherry-pick" | "revert" | "am" if branch_moves => {
+            Some("commits added on top of the branch")
+        }
         "branch"
             if update.is_delete()
                 && update.name.starts_with("refs/heads/")
@@ -585,5 +594,14 @@ mod tests {
         assert!(routine_because(&cmd("git stash drop"), &del("refs/stash")).is_none());
         assert!(routine_because(&cmd("git rebase main"), &del("refs/stash")).is_some());
         assert!(routine_because(&cmd("git rebase main"), &del("refs/heads/a")).is_none());
+        let forward = RefUpdate {
+            old: A.into(),
+            new: B.into(),
+            name: "refs/heads/main".into(),
+        };
+        assert!(routine_because(&cmd("git commit -m x"), &forward).is_some());
+        assert!(routine_because(&cmd("git commit --amend"), &forward).is_none());
+        assert!(routine_because(&cmd("git merge topic"), &forward).is_some());
+        assert!(routine_because(&cmd("git reset --hard HEAD~1"), &forward).is_none());
     }
 }

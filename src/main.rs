@@ -5,16 +5,26 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use vouch::cli::Cli;
+use vouch::commands::reftx::Quick;
 use vouch::context::Ctx;
 use vouch::env::ProcessEnv;
 use vouch::{ExitStatus, ui};
 
 fn main() -> ExitCode {
+    let args: Vec<_> = std::env::args_os().collect();
+    // git runs the reference-transaction hook for every ref update: most
+    // calls end here, before the command line is even parsed.
+    let stdin = match vouch::commands::reftx::quick(&args) {
+        Quick::Pass => return ExitCode::SUCCESS,
+        Quick::Judge(input) => Some(input),
+        Quick::Parse => None,
+    };
     // A hook linked to the binary (`vouch install --direct`) is started under the hook's name.
-    let cli = Cli::parse_from(vouch::install::hook_argv(std::env::args_os().collect()));
+    let cli = Cli::parse_from(vouch::install::hook_argv(args));
     let ctx = Ctx {
         env: Box::new(ProcessEnv),
         cwd: std::env::current_dir().unwrap_or_else(|_| ".".into()),
+        stdin,
     };
     match vouch::run(&cli, &ctx) {
         Ok(status) => ExitCode::from(status as u8),

@@ -37,6 +37,52 @@ use crate::{ExitStatus, parent, ui};
 /// The hook's name.
 pub const HOOK: &str = "reference-transaction";
 
+/// What a linked reference-transaction hook decides before its command line
+/// is parsed.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Quick {
+    /// Nothing to judge: exit 0 at once.
+    Pass,
+    /// Guarded lines (the input, read): judge them.
+    Judge(Vec<u8>),
+    /// Not this hook, or a chained hook must run: parse the command line.
+    Parse,
+}
+
+/// The fast path of the hook linked as `reference-transaction`: every state
+/// but `prepared`, and every transaction that touches no branch, tag or
+/// stash (or only moves a branch forward as part of `git commit`, `merge`,
+/// ...), passes without opening the repository.
+pub fn quick(args: &[std::ffi::OsString]) -> Quick {
+    let Some(path) = args.first().map(Path::new) else {
+        return Quick::Parse;
+    };
+    if path.file_name().is_none_or(|n| n != HOOK) {
+        return Quick::Parse;
+    }
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let local = dir.join(format!("{HOOK}{}", crate::install::LOCAL_SUFFIX));
+    if std::fs::symlink_metadata(local).is_ok() {
+        return Quick::Parse;
+    }
+    if args.get(1).is_none_or(|s| s != "prepared") {
+        return Quick::Pass;
+    }
+    let mut input = Vec::new();
+    std::io::stdin().read_to_end(&mut input).ok();
+    let updates = guarded_updates(&input);
+    if updates.is_empty() {
+        return Quick::Pass;
+    }
+    let command = parent::git_ancestor_argv();
+    if let Some(c) = command.as_deref().and_then(GitCommand::parse)
+        && updates.iter().all(|u| routine_because(&c, u).is_some())
+    {
+        return Quick::Pass;
+    }
+    Quick::Judge(input)
+}
+
 /// Runs the reference-transaction hook.
 pub fn reference_transaction(ctx: &Ctx, args: &RefTxArgs) -> Result<ExitStatus> {
     let started = Instant::now();
@@ -50,8 +96,13 @@ pub fn reference_transaction(ctx: &Ctx, args: &RefTxArgs) -> Result<ExitStatus> 
     if state != TxState::Prepared && chained.is_none() {
         return Ok(ExitStatus::Allowed);
     }
-    let mut input = Vec::new();
-    std::io::stdin().read_to_end(&mut input).ok();
+    let input = if let Some(input) = &ctx.stdin {
+        input.clone()
+    } else {
+        let mut input = Vec::new();
+        std::io::stdin().read_to_end(&mut input).ok();
+        input
+    };
     if let (Some(dir), Some(_)) = (&args.hook_dir, &chained)
         && let Some(code) = run_chained(dir, HOOK, &[&args.state], &input)?
         && code != 0

@@ -29,7 +29,8 @@ fn check_hooks_path(loc: &HooksLocation, force: bool) -> Result<()> {
             "`core.hooksPath` is `{configured}`: husky owns the hooks of this repository and regenerates `.husky/_`, so vouch will not write there.\n\
              Call vouch from husky instead: add this line to `.husky/pre-push` (husky passes git's arguments and input through):\n\
              \n    vouch hook pre-push -- \"$@\"\n\n\
-             (If `.husky/pre-push` runs other commands that read stdin, put vouch first.)"
+             (If `.husky/pre-push` runs other commands that read stdin, put vouch first.)\n\
+             On git 2.54 or later, `vouch install --config-hooks` registers vouch's hooks in the repository's git config instead, beside husky's."
         );
     }
     if loc.dir.starts_with(&loc.common_dir) || force {
@@ -58,11 +59,29 @@ fn current_binary() -> Result<PathBuf> {
     Ok(exe.canonicalize().unwrap_or(exe))
 }
 
+/// Where `vouch install --config-hooks` keeps the hook files it registers.
+fn config_hooks_dir(loc: &HooksLocation) -> PathBuf {
+    loc.common_dir.join("vouch-hooks")
+}
+
 /// `vouch install`.
 pub fn install(ctx: &Ctx, args: &InstallArgs) -> Result<ExitStatus> {
     let path = repo_path(ctx, args.repo.as_ref());
     let loc = git::hooks_location(&path)?;
-    check_hooks_path(&loc, args.force)?;
+    if args.config_hooks {
+        let version = git::git_version().context("cannot tell which git this is")?;
+        if version < git::CONFIG_HOOKS_SINCE {
+            bail!(
+                "config-defined hooks need git {}.{} or later, and this is git {}.{}: install the hook files instead (without --config-hooks), or call `vouch hook <hook> -- \"$@\"` from your hook manager",
+                git::CONFIG_HOOKS_SINCE.0,
+                git::CONFIG_HOOKS_SINCE.1,
+                version.0,
+                version.1
+            );
+        }
+    } else {
+        check_hooks_path(&loc, args.force)?;
+    }
     // Every name is checked before any hook is written.
     for hook in &args.hooks {
         install::known(hook)?;
@@ -75,11 +94,21 @@ pub fn install(ctx: &Ctx, args: &InstallArgs) -> Result<ExitStatus> {
         );
     }
     let bin = current_binary()?;
+    let dir = if args.config_hooks {
+        config_hooks_dir(&loc)
+    } else {
+        loc.dir.clone()
+    };
     for hook in &args.hooks {
         let form = install::Form::for_hook(hook, &bin, config.strict, args.direct)?;
-        let said = install::install_hook(&loc.dir, hook, &form)
+        let said = install::install_hook(&dir, hook, &form)
             .with_context(|| format!("failed to install the `{hook}` hook"))?;
         ui::info(&said);
+        if args.config_hooks {
+            let name = git::config_hook_name(hook);
+            git::set_config_hook(&root, &name, &dir.join(hook), hook)?;
+            ui::info(&format!("registered `hook.{name}.command` for `{hook}`"));
+        }
     }
     ui::info(&format!(
         "`{}` is now guarded ({}); `vouch status` shows the setup",
@@ -96,6 +125,17 @@ pub fn uninstall(ctx: &Ctx, args: &RepoArgs) -> Result<ExitStatus> {
     for (hook, _) in HOOKS {
         ui::info(&install::uninstall_hook(&loc.dir, hook)?);
     }
+    let config_dir = config_hooks_dir(&loc);
+    for (hook, _) in HOOKS {
+        let name = git::config_hook_name(hook);
+        if git::remove_config_hook(&loc.root(), &name)? {
+            ui::info(&format!("removed the config-defined hook `{name}`"));
+        }
+        if config_dir.is_dir() {
+            install::uninstall_hook(&config_dir, hook)?;
+        }
+    }
+    std::fs::remove_dir(&config_dir).ok();
     Ok(ExitStatus::Allowed)
 }
 
@@ -139,6 +179,12 @@ pub fn status(ctx: &Ctx, args: &RepoArgs) -> Result<ExitStatus> {
             }
         };
         ui::out(&format!("{:<13} {line}", format!("{hook}:")));
+        if let Some(command) = git::config_hook(&root, &git::config_hook_name(hook)) {
+            ui::out(&format!(
+                "{:<13} also registered in git config: `{command}` (git 2.54+)",
+                ""
+            ));
+        }
     }
     let config = ctx.load_config(Some(&root))?;
     let user = ctx.user_config_path()?;

@@ -68,6 +68,50 @@ fn installing_twice_changes_nothing() {
     );
     env.vouch(&["uninstall"]).code(0);
     assert!(!hook.exists());
+    assert!(!env.work.join(".git/hooks/reference-transaction").exists());
+}
+
+#[test]
+fn the_reference_transaction_hook_is_a_link_to_the_binary() {
+    let env = TestEnv::new();
+    env.install();
+    let link = fs::read_link(env.work.join(".git/hooks/reference-transaction")).unwrap();
+    assert_eq!(link, vouch_bin().canonicalize().unwrap());
+    assert!(env.work.join(".git/hooks/pre-commit").is_file());
+}
+
+#[test]
+fn config_defined_hooks_need_git_2_54() {
+    let env = TestEnv::new();
+    let version = env.git(&env.work, &["version"]);
+    let minor: u32 = version
+        .trim()
+        .strip_prefix("git version 2.")
+        .and_then(|v| v.split('.').next())
+        .and_then(|m| m.parse().ok())
+        .unwrap();
+    let out = env.vouch(&["install", "--config-hooks"]);
+    if minor < 54 {
+        out.code(2)
+            .stderr_has("config-defined hooks need git 2.54 or later");
+        assert!(!env.work.join(".git/vouch-hooks").exists());
+        return;
+    }
+    // git 2.54 or later: registered in the config, and they run even when
+    // another tool owns `core.hooksPath`.
+    out.code(0);
+    let command = env.git(&env.work, &["config", "hook.vouch-pre-push.command"]);
+    assert!(command.contains("vouch-hooks/pre-push"), "{command}");
+    env.git(&env.work, &["config", "core.hooksPath", ".husky/_"]);
+    env.write_config("[on_unavailable]\ncritical = \"block\"\n");
+    env.rewind(1);
+    env.push(&["--force", "origin", "main"]).code(1);
+    env.vouch(&["uninstall"]).code(0);
+    assert!(
+        env.git_out(&env.work, &["config", "hook.vouch-pre-push.command"])
+            .code
+            != 0
+    );
 }
 
 #[test]
@@ -77,6 +121,9 @@ fn status_reports_the_setup() {
     let out = env.vouch(&["status"]);
     out.code(0)
         .stdout_has("pre-push:     installed, calls")
+        .stdout_has("pre-commit:   installed, calls")
+        .stdout_has("reference-transaction: installed, calls")
+        .stdout_has("(linked directly)")
         .stdout_has(&vouch_bin().canonicalize().unwrap().display().to_string())
         .stdout_has("audit log:")
         .stdout_has("protected:    main, master");
