@@ -3,7 +3,8 @@
 # One run prints every figure and its ratio against the baselines.
 # Usage: bench/local.sh [commits] [fetch-runs] [rebase-runs]
 #
-#   1. 100 commits (a one-line change each): vouch with all three hooks;
+#   1. 100 commits (a one-line change each): vouch with all three hooks
+#      (also as `install --direct`, every hook a link to the binary);
 #      the same three hooks as empty `sh` scripts; no hooks; and, for the
 #      README's comparison, lefthook (npm `lefthook`) and prek (PyPI `prek`)
 #      each running one no-op pre-commit command.
@@ -51,7 +52,7 @@ if command -v python3 >/dev/null &&
 fi
 
 # --- 1. 100 commits ------------------------------------------------------------
-columns=(none empty vouch)
+columns=(none empty vouch direct)
 [ -n "$lefthook" ] && columns+=(lefthook)
 [ -n "$prek" ] && columns+=(prek)
 for v in "${columns[@]}"; do
@@ -61,6 +62,7 @@ for v in "${columns[@]}"; do
   case "$v" in
     empty) empty_sh "$r" $hooks3 ;;
     vouch) (cd "$r" && "$vouch" install >/dev/null 2>&1) ;;
+    direct) (cd "$r" && "$vouch" install --direct >/dev/null 2>&1) ;;
     lefthook)
       printf 'pre-commit:\n  commands:\n    noop:\n      run: "true"\n' > "$r/lefthook.yml"
       (cd "$r" && "$lefthook" install >/dev/null 2>&1) ;;
@@ -79,7 +81,7 @@ for i in $(seq "$commits"); do
     echo "$i" >> "$r/file.txt"
     git -C "$r" add file.txt
     t0=$(now)
-    git -C "$r" commit -q -m "change $i" >/dev/null
+    git -C "$r" commit -q -m "change $i" >/dev/null 2>&1
     t1=$(now)
     echo $(( t1 - t0 )) >> "$work/times-$v"
   done
@@ -91,7 +93,7 @@ echo "1. $commits commits, median ms per commit (hooks: $hooks3)"
 for v in "${columns[@]}"; do
   printf '   %-9s %7s ms   overhead %6s ms\n' "$v" "$(ms "${med[$v]}")" "$(ms "$(over "$v")")"
 done
-printf '   vouch overhead / empty-sh overhead: x%s (target <= 1)\n' "$(ratio "$(over vouch)" "$(over empty)")"
+printf '   vouch overhead / empty-sh overhead: x%s (target <= 1); with --direct: x%s\n' "$(ratio "$(over vouch)" "$(over empty)")" "$(ratio "$(over direct)" "$(over empty)")"
 [ -z "$lefthook" ] && echo "   (lefthook not measured: npm could not install it)"
 [ -z "$prek" ] && echo "   (prek not measured: pip could not install it)"
 echo

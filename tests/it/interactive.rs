@@ -57,3 +57,44 @@ fn warning_shows_concerns_and_no_refuses() {
     assert_eq!(record["result"], "warn");
     drop(probe);
 }
+
+#[test]
+fn a_local_deletion_asks_at_the_terminal_and_yes_leaves_a_rescue_ref() {
+    if !tmux::available() {
+        eprintln!("skipped: tmux is not installed");
+        return;
+    }
+    for (answer, kept) in [("n", true), ("y", false)] {
+        let env = TestEnv::new();
+        env.install();
+        env.git(&env.work, &["switch", "-q", "-c", "solo"]);
+        let tip = env.commit(&env.work, "solo.txt", "only on solo");
+        env.git(&env.work, &["switch", "-q", "main"]);
+        let term = tmux::Tmux::start(&env, &env.work, "git branch -D solo");
+        let screen = term.wait_for("Allow this branch deletion?");
+        assert!(screen.contains("only on solo"), "{screen}");
+        term.send(answer);
+        term.wait_for("[exit=");
+        let exists = env
+            .git_out(&env.work, &["rev-parse", "--verify", "-q", "solo"])
+            .code
+            == 0;
+        assert_eq!(exists, kept, "answer {answer}");
+        let record = env.last_audit_of("reference-transaction");
+        let rescues = env.git(
+            &env.work,
+            &[
+                "for-each-ref",
+                "--format=%(objectname)",
+                "refs/vouch/rescue",
+            ],
+        );
+        if kept {
+            assert_eq!(record["decision"], "asked-no");
+            assert!(rescues.is_empty());
+        } else {
+            assert_eq!(record["decision"], "asked-yes");
+            assert_eq!(rescues.trim(), tip, "the deleted tip is rescued");
+        }
+    }
+}
