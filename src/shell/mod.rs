@@ -1,0 +1,3 @@
+//! PURE: shell commands (WIP).
+mod lex;
+pub mod parse;
