@@ -247,7 +247,12 @@ impl Parser<'_> {
                 segment = Segment::default();
                 continue;
             }
-            let case_pattern = op == Op::RParen && cases.last() == Some(&parens.len());
+            let opens_case = segment
+                .words
+                .first()
+                .is_some_and(|w| !w.quoted && w.text == "case");
+            let case_pattern =
+                op == Op::RParen && (opens_case || cases.last() == Some(&parens.len()));
             let input = piped.take().unwrap_or(Stdin::Inherited);
             let output = self.segment(
                 std::mem::take(&mut segment),
@@ -311,10 +316,10 @@ impl Parser<'_> {
                 self.script(sub, depth + 1, cd);
             }
         }
-        if case_pattern {
+        let mut words = &words[..];
+        if case_pattern && words.first().is_none_or(|w| w.quoted || w.text != "case") {
             return None;
         }
-        let mut words = &words[..];
         while let Some(first) = words.first() {
             if first.quoted {
                 break;
@@ -462,7 +467,8 @@ impl Parser<'_> {
                 _ => {}
             }
             let output = match program {
-                "echo" | "printf" => Some(pipe_text(args)),
+                "echo" => Some(pipe_text(args)),
+                "printf" => Some(printf_text(args)),
                 "cat" if args.is_empty() => command.stdin.clone(),
                 _ => None,
             };
@@ -792,6 +798,56 @@ fn pipe_text(args: &[String]) -> String {
         .join(" ");
     text.push('\n');
     text
+}
+
+/// The text `printf FORMAT ARGS...` would write, roughly: `\n`, `\t` and
+/// `\\` decoded, each `%s` (or other conversion) replaced by the next
+/// argument, and arguments left over appended.
+fn printf_text(args: &[String]) -> String {
+    let args: Vec<&String> = args.iter().skip_while(|a| a.starts_with('-')).collect();
+    let Some((format, rest)) = args.split_first() else {
+        return String::new();
+    };
+    let mut rest = rest.iter();
+    let mut out = String::new();
+    let mut chars = format.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (c, chars.peek().copied()) {
+            ('\\', Some('n')) => {
+                chars.next();
+                out.push('\n');
+            }
+            ('\\', Some('t')) => {
+                chars.next();
+                out.push('\t');
+            }
+            ('\\', Some('\\')) => {
+                chars.next();
+                out.push('\\');
+            }
+            ('%', Some('%')) => {
+                chars.next();
+                out.push('%');
+            }
+            ('%', Some(_)) => {
+                // Skip flags and width up to the conversion letter.
+                for next in chars.by_ref() {
+                    if next.is_ascii_alphabetic() {
+                        break;
+                    }
+                }
+                if let Some(arg) = rest.next() {
+                    out.push_str(arg);
+                }
+            }
+            _ => out.push(c),
+        }
+    }
+    for arg in rest {
+        out.push(' ');
+        out.push_str(arg);
+    }
+    out
 }
 
 /// `env`'s options: returns the index of the first command word, the
