@@ -327,16 +327,13 @@ impl Lexer<'_> {
                 b'\'' => {
                     word.quoted = true;
                     self.pos += 1;
-                    match self.src[self.pos..].iter().position(|&c| c == b'\'') {
-                        Some(n) => {
-                            text.extend_from_slice(&self.src[self.pos..self.pos + n]);
-                            self.pos += n + 1;
-                        }
-                        None => {
-                            text.extend_from_slice(&self.src[self.pos..]);
-                            self.pos = self.src.len();
-                            self.errors.push(LexError::UnterminatedQuote('\''));
-                        }
+                    if let Some(n) = self.src[self.pos..].iter().position(|&c| c == b'\'') {
+                        text.extend_from_slice(&self.src[self.pos..self.pos + n]);
+                        self.pos += n + 1;
+                    } else {
+                        text.extend_from_slice(&self.src[self.pos..]);
+                        self.pos = self.src.len();
+                        self.errors.push(LexError::UnterminatedQuote('\''));
                     }
                 }
                 b'"' => {

@@ -1,7 +1,7 @@
 //! PURE: a shell command an agent is about to run, to a risk tier (SPEC 2.4).
 //!
 //! This is the pure half of the agent door (SPEC 3.4) and `vouch check`:
-//! [`parse`] reads a command line the way bash would split it into the
+//! [`parse()`] reads a command line the way bash would split it into the
 //! simple commands that would execute (see [`parse`](mod@parse) for what is
 //! understood), and [`classify`] matches each against [`Rules`] and takes
 //! the maximum tier. Nothing here touches git2, the file system, the

@@ -1,6 +1,6 @@
 //! PURE: a shell command line to the simple commands that would run.
 //!
-//! The lexer ([`super::lex`]) turns the text into words and operators; this
+//! The lexer (`shell::lex`, private) turns the text into words and operators; this
 //! module walks them and produces one [`SimpleCommand`] per command that
 //! would execute, in order:
 //!
@@ -401,19 +401,19 @@ impl Parser<'_> {
             let args = &command.argv[1..];
             let program = program.as_str();
             if program == "env" {
-                let Some((start, env, split)) = env_options(args) else {
+                let Some(prefix) = env_options(args) else {
                     self.out.commands.push(command);
                     return None;
                 };
-                command.env.extend(env);
-                let mut argv = split;
-                argv.extend_from_slice(&args[start..]);
-                if argv.is_empty() {
+                command.env.extend(prefix.env);
+                let mut inner = prefix.split;
+                inner.extend_from_slice(&args[prefix.start..]);
+                if inner.is_empty() {
                     self.out.commands.push(command);
                     return None;
                 }
                 command.wrappers.push("env".to_owned());
-                command.argv = argv;
+                command.argv = inner;
                 continue;
             }
             if let Some(start) = wrapped_command(program, args) {
@@ -560,10 +560,10 @@ impl Parser<'_> {
         if call.aliases.is_empty() {
             git_env(&command.env, &mut call);
         }
-        let args = &command.argv[1..];
+        let words = &command.argv[1..];
         let mut i = 0;
-        while let Some(arg) = args.get(i) {
-            let next = args.get(i + 1).cloned();
+        while let Some(arg) = words.get(i) {
+            let next = words.get(i + 1).cloned();
             let (name, inline) = match arg.split_once('=') {
                 Some((n, v)) if n.starts_with("--") => (n, Some(v.to_owned())),
                 _ => (arg.as_str(), None),
@@ -605,9 +605,9 @@ impl Parser<'_> {
                 _ => {}
             }
         }
-        let mut argv = vec![command.argv[0].clone()];
-        argv.extend_from_slice(&args[i..]);
-        command.argv = argv;
+        let mut normalized = vec![command.argv[0].clone()];
+        normalized.extend_from_slice(&words[i..]);
+        command.argv = normalized;
         if let Some(sub) = command.argv.get(1).cloned()
             && !GIT_BUILTINS.contains(&sub.as_str())
         {
@@ -634,12 +634,12 @@ impl Parser<'_> {
                     self.script(&script, depth + 1, &command.cd);
                     return false;
                 }
-                let words = shell_words::split(&expansion)
+                let alias_words = shell_words::split(&expansion)
                     .unwrap_or_else(|_| expansion.split_whitespace().map(str::to_owned).collect());
-                let mut argv = vec![command.argv[0].clone()];
-                argv.extend(words);
-                argv.extend_from_slice(&command.argv[2..]);
-                command.argv = argv;
+                let mut expanded = vec![command.argv[0].clone()];
+                expanded.extend(alias_words);
+                expanded.extend_from_slice(&command.argv[2..]);
+                command.argv = expanded;
                 command.git = Some(call);
                 return true;
             }
@@ -850,10 +850,19 @@ fn printf_text(args: &[String]) -> String {
     out
 }
 
-/// `env`'s options: returns the index of the first command word, the
-/// assignments, and the words of a `-S`/`--split-string` string. `None`
-/// when env only prints or fails (`--help`, `--version`).
-fn env_options(args: &[String]) -> Option<(usize, Vec<(String, String)>, Vec<String>)> {
+/// What `env` puts before the command it runs.
+struct EnvPrefix {
+    /// The index of the first command word in `env`'s arguments.
+    start: usize,
+    /// The `NAME=value` assignments.
+    env: Vec<(String, String)>,
+    /// The words of a `-S`/`--split-string` string, which come first.
+    split: Vec<String>,
+}
+
+/// `env`'s options; `None` when env only prints or fails (`--help`,
+/// `--version`).
+fn env_options(args: &[String]) -> Option<EnvPrefix> {
     let mut env = Vec::new();
     let mut split = Vec::new();
     let mut i = 0;
@@ -871,16 +880,19 @@ fn env_options(args: &[String]) -> Option<(usize, Vec<(String, String)>, Vec<Str
                 None => (long, None),
             };
             if matches!(name, "unset" | "chdir" | "split-string") {
-                let value = match value {
-                    Some(v) => v,
-                    None => {
-                        i += 1;
-                        args.get(i - 1).cloned().unwrap_or_default()
-                    }
+                let value = if let Some(v) = value {
+                    v
+                } else {
+                    i += 1;
+                    args.get(i - 1).cloned().unwrap_or_default()
                 };
                 if name == "split-string" {
                     split = shell_words::split(&value).unwrap_or_default();
-                    return Some((i, env, split));
+                    return Some(EnvPrefix {
+                        start: i,
+                        env,
+                        split,
+                    });
                 }
             }
             continue;
@@ -900,7 +912,11 @@ fn env_options(args: &[String]) -> Option<(usize, Vec<(String, String)>, Vec<Str
                     };
                     if c == 'S' {
                         split = shell_words::split(&value).unwrap_or_default();
-                        return Some((i, env, split));
+                        return Some(EnvPrefix {
+                            start: i,
+                            env,
+                            split,
+                        });
                     }
                     break;
                 }
@@ -911,9 +927,17 @@ fn env_options(args: &[String]) -> Option<(usize, Vec<(String, String)>, Vec<Str
             env.push(pair);
             continue;
         }
-        return Some((i - 1, env, split));
+        return Some(EnvPrefix {
+            start: i - 1,
+            env,
+            split,
+        });
     }
-    Some((args.len(), env, split))
+    Some(EnvPrefix {
+        start: args.len(),
+        env,
+        split,
+    })
 }
 
 /// Skips options: `short` are letters that take a value, `long` are long
@@ -1103,7 +1127,7 @@ mod tests {
     #[test]
     fn substitutions_and_shells_are_parsed() {
         assert_eq!(
-            argvs(r#"echo $(git rev-parse HEAD) && bash -c 'git push -f origin main'"#),
+            argvs(r"echo $(git rev-parse HEAD) && bash -c 'git push -f origin main'"),
             [
                 "git rev-parse HEAD",
                 "echo $(git rev-parse HEAD)",

@@ -3,7 +3,7 @@
 //! The built-in rules live in `rules.toml` next to this file, compiled in;
 //! user rules use the same format (see the [`super`] module documentation
 //! for the pattern language). Globs are compiled once in [`Rules`]; matching
-//! a command builds one small [`Subject`] and looks up only the rules whose
+//! a command builds one small `Subject` and looks up only the rules whose
 //! program can match.
 
 use std::cell::OnceCell;
@@ -115,7 +115,7 @@ struct RuleFile {
 /// The compiled rule set: the built-in rules plus any user rules.
 #[derive(Debug, Clone)]
 pub struct Rules {
-    rules: Vec<Rule>,
+    list: Vec<Rule>,
     /// Rule indexes by literal program name.
     by_program: HashMap<String, Vec<usize>>,
     /// Rules whose program is a glob.
@@ -330,6 +330,11 @@ fn compile(spec: &RuleSpec) -> Result<Rule, RuleError> {
 
 impl Rules {
     /// The built-in rules (`src/shell/rules.toml`).
+    ///
+    /// # Panics
+    ///
+    /// Never in a tested build: the compiled-in rules are checked by the
+    /// unit tests.
     pub fn builtin() -> Self {
         Self::with_user(&[]).expect("the built-in rules compile (tested)")
     }
@@ -341,13 +346,13 @@ impl Rules {
             message: e.to_string(),
         })?;
         let mut rules = Self {
-            rules: Vec::new(),
+            list: Vec::new(),
             by_program: HashMap::new(),
             any_program: Vec::new(),
         };
         for spec in file.rules.iter().chain(user) {
             let rule = compile(spec)?;
-            let index = rules.rules.len();
+            let index = rules.list.len();
             if rule.program.iter().all(|p| matches!(p, Pat::Literal(_))) {
                 for p in &rule.program {
                     if let Pat::Literal(name) = p {
@@ -361,19 +366,19 @@ impl Rules {
             } else {
                 rules.any_program.push(index);
             }
-            rules.rules.push(rule);
+            rules.list.push(rule);
         }
         Ok(rules)
     }
 
     /// How many rules there are.
     pub fn len(&self) -> usize {
-        self.rules.len()
+        self.list.len()
     }
 
     /// True when there are no rules.
     pub fn is_empty(&self) -> bool {
-        self.rules.is_empty()
+        self.list.is_empty()
     }
 
     /// The rules that match `command`, in rule order.
@@ -386,14 +391,14 @@ impl Rules {
         let subject = Subject::new(command);
         let mut found: Vec<usize> = Vec::new();
         for &index in literal.iter().chain(&self.any_program) {
-            let rule = &self.rules[index];
+            let rule = &self.list[index];
             if rule.program.iter().any(|p| p.is_match(program)) && subject.matches(rule) {
                 found.push(index);
             }
         }
         found.sort_unstable();
         found.dedup();
-        found.into_iter().map(|i| &self.rules[i].spec).collect()
+        found.into_iter().map(|i| &self.list[i].spec).collect()
     }
 }
 
