@@ -217,6 +217,9 @@ enum Item {
 
 #[derive(Debug, Clone)]
 struct Rule {
+    /// True when the rule cannot match a command without an output
+    /// redirection (a cheap pre-check for `* >/etc/...` rules).
+    needs_output: bool,
     spec: RuleSpec,
     program: Vec<Pat>,
     items: Vec<Item>,
@@ -319,7 +322,12 @@ fn compile(spec: &RuleSpec) -> Result<Rule, RuleError> {
         .map(|g| Pat::new(g, false))
         .collect::<Result<Vec<_>, _>>()
         .map_err(error)?;
+    let needs_output = items.iter().any(|item| {
+        matches!(item, Item::Present { any, negated: false }
+            if any.iter().all(|c| matches!(c, Cond::Output(_))))
+    });
     Ok(Rule {
+        needs_output,
         spec: spec.clone(),
         program,
         items,
@@ -388,17 +396,45 @@ impl Rules {
         if literal.is_empty() && self.any_program.is_empty() {
             return Vec::new();
         }
-        let subject = Subject::new(command);
+        let subject: OnceCell<Subject<'_>> = OnceCell::new();
         let mut found: Vec<usize> = Vec::new();
         for &index in literal.iter().chain(&self.any_program) {
             let rule = &self.list[index];
-            if rule.program.iter().any(|p| p.is_match(program)) && subject.matches(rule) {
+            if rule.needs_output && command.outputs.is_empty() {
+                continue;
+            }
+            if rule.program.iter().any(|p| p.is_match(program))
+                && subject.get_or_init(|| Subject::new(command)).matches(rule)
+            {
                 found.push(index);
             }
         }
         found.sort_unstable();
         found.dedup();
         found.into_iter().map(|i| &self.list[i].spec).collect()
+    }
+}
+
+/// Positional arguments as written or folded (`ignore-case`), without
+/// copying either.
+enum Words<'s> {
+    Raw(&'s [&'s str]),
+    Folded(&'s [String]),
+}
+
+impl Words<'_> {
+    fn len(&self) -> usize {
+        match self {
+            Self::Raw(w) => w.len(),
+            Self::Folded(w) => w.len(),
+        }
+    }
+
+    fn get(&self, j: usize) -> &str {
+        match self {
+            Self::Raw(w) => w[j],
+            Self::Folded(w) => &w[j],
+        }
     }
 }
 
@@ -470,7 +506,7 @@ impl<'a> Subject<'a> {
             match item {
                 Item::Positional(alts) => {
                     let Some(found) = (next..positionals.len())
-                        .find(|&j| alts.iter().any(|p| p.is_match(positionals[j])))
+                        .find(|&j| alts.iter().any(|p| p.is_match(positionals.get(j))))
                     else {
                         return false;
                     };
@@ -485,11 +521,13 @@ impl<'a> Subject<'a> {
             }
         }
         if !rule.allow_args.is_empty() && !self.command.args_from_stdin {
-            let all_allowed = positionals
-                .iter()
-                .enumerate()
-                .filter(|(j, _)| !used.contains(j))
-                .all(|(_, p)| rule.allow_args.iter().any(|a| a.is_match(p)));
+            let all_allowed = (0..positionals.len())
+                .filter(|j| !used.contains(j))
+                .all(|j| {
+                    rule.allow_args
+                        .iter()
+                        .any(|a| a.is_match(positionals.get(j)))
+                });
             if all_allowed {
                 return false;
             }
@@ -497,15 +535,14 @@ impl<'a> Subject<'a> {
         true
     }
 
-    fn positionals(&self, ic: bool) -> Vec<&str> {
+    fn positionals(&self, ic: bool) -> Words<'_> {
         if ic {
-            self.folded_positionals
-                .get_or_init(|| self.positionals.iter().map(|p| fold(p)).collect())
-                .iter()
-                .map(String::as_str)
-                .collect()
+            Words::Folded(
+                self.folded_positionals
+                    .get_or_init(|| self.positionals.iter().map(|p| fold(p)).collect()),
+            )
         } else {
-            self.positionals.clone()
+            Words::Raw(&self.positionals)
         }
     }
 
@@ -539,7 +576,10 @@ impl<'a> Subject<'a> {
                     self.args.iter().any(|a| p.is_match(a))
                 }
             }
-            Cond::Positional(p) => self.positionals(ic).iter().any(|a| p.is_match(a)),
+            Cond::Positional(p) => {
+                let words = self.positionals(ic);
+                (0..words.len()).any(|j| p.is_match(words.get(j)))
+            }
             Cond::Stdin(p) => {
                 if ic {
                     self.folded_stdin

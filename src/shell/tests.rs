@@ -212,7 +212,13 @@ fn user_rules_extend_the_builtin_set() {
 #[test]
 #[ignore = "prints a timing; run in release"]
 fn speed_of_ten_thousand_classifications() {
+    let start = std::time::Instant::now();
     let rules = Rules::builtin();
+    println!(
+        "{} built-in rules compiled in {:?}",
+        rules.len(),
+        start.elapsed()
+    );
     let cases = corpus();
     let start = std::time::Instant::now();
     let mut flagged = 0usize;
@@ -224,6 +230,17 @@ fn speed_of_ten_thousand_classifications() {
     }
     println!(
         "10000 classifications in {:?} ({flagged} flagged)",
+        start.elapsed()
+    );
+    let start = std::time::Instant::now();
+    let mut commands = 0usize;
+    for i in 0..10_000 {
+        commands += parse(&cases[i % cases.len()].command, &aliases)
+            .commands
+            .len();
+    }
+    println!(
+        "10000 parses in {:?} ({commands} simple commands)",
         start.elapsed()
     );
 }
