@@ -165,6 +165,7 @@ pub fn parse(cmd: &str, aliases: &dyn Fn(&str) -> Option<String>) -> Parsed {
     let mut parser = Parser {
         aliases,
         out: Parsed::default(),
+        vars: Vec::new(),
     };
     parser.script(cmd, 0, &[]);
     parser.out
@@ -184,6 +185,9 @@ enum Stdin {
 struct Parser<'a> {
     aliases: &'a dyn Fn(&str) -> Option<String>,
     out: Parsed,
+    /// Shell variables assigned earlier in the command line (`X=...` alone
+    /// or through `export`), so `CMD="git reset --hard"; $CMD` is read.
+    vars: Vec<(String, String)>,
 }
 
 /// The words and redirections of one command, before normalization.
@@ -353,7 +357,32 @@ impl Parser<'_> {
                 None => break,
             }
         }
-        command.argv = rest.iter().map(|w| w.text.clone()).collect();
+        if rest.is_empty() {
+            self.vars.extend(command.env.iter().cloned());
+        }
+        for word in rest {
+            let value = variable_name(&word.text)
+                .and_then(|name| self.vars.iter().rev().find(|(n, _)| n == name))
+                .map(|(_, v)| v);
+            match value {
+                // Unquoted, the value is split into words; quoted, it stays one.
+                Some(value) if !word.quoted => command
+                    .argv
+                    .extend(value.split_whitespace().map(str::to_owned)),
+                Some(value) => command.argv.push(value.clone()),
+                None => command.argv.push(word.text.clone()),
+            }
+        }
+        if matches!(
+            command.argv.first().map(String::as_str),
+            Some("export" | "declare" | "typeset" | "local" | "readonly")
+        ) {
+            let assigned: Vec<(String, String)> = command.argv[1..]
+                .iter()
+                .filter_map(|a| assignment(a))
+                .collect();
+            self.vars.extend(assigned);
+        }
         let mut stdin = input;
         for redirect in redirects {
             match redirect.kind {
@@ -772,6 +801,20 @@ const GIT_BUILTINS: &[&str] = &[
 /// The part of a path after the last `/`.
 pub(crate) fn basename(path: &str) -> &str {
     path.rsplit('/').next().unwrap_or(path)
+}
+
+/// `NAME` for a word that is exactly `$NAME` or `${NAME}`.
+fn variable_name(word: &str) -> Option<&str> {
+    let name = word.strip_prefix('$')?;
+    let name = name
+        .strip_prefix('{')
+        .and_then(|n| n.strip_suffix('}'))
+        .unwrap_or(name);
+    let mut chars = name.chars();
+    let first = chars.next()?;
+    ((first.is_ascii_alphabetic() || first == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_'))
+    .then_some(name)
 }
 
 /// `NAME=value` or `NAME+=value` as an assignment.
