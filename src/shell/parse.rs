@@ -540,6 +540,13 @@ impl Parser<'_> {
         }
         if has_c {
             if let Some(script) = args.get(i) {
+                // `xargs -I{} sh -c '{}'`: the script itself comes from stdin.
+                let head = script.trim_start();
+                if command.args_from_stdin && (head.starts_with("{}") || head.starts_with('$')) {
+                    self.problem(ParseProblem::OpaqueScript {
+                        shell: command.program().to_owned(),
+                    });
+                }
                 self.script(script, depth + 1, &command.cd);
             }
         } else if i >= args.len() {

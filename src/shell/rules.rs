@@ -621,7 +621,7 @@ pub(crate) fn facts(kind: FactsKind, command: &SimpleCommand) -> Option<Facts> {
         "stash" => &["-m", "--message"],
         _ => &[],
     };
-    let mut before = Vec::new();
+    let mut before: Vec<String> = Vec::new();
     let mut after = Vec::new();
     let mut dashdash = false;
     let mut source = None;
@@ -666,8 +666,12 @@ pub(crate) fn facts(kind: FactsKind, command: &SimpleCommand) -> Option<Facts> {
                         .iter()
                         .any(|p| p == "." || p.contains(['*', '?', '/'])) =>
             {
+                // `checkout [<rev>] <paths>`: a first word that is not
+                // path-like, followed by more, is the revision.
+                let path_like = |p: &String| p == "." || p.contains(['*', '?', '/']);
+                let target = (before.len() > 1 && !path_like(&before[0])).then(|| before.remove(0));
                 Facts::Worktree {
-                    target: None,
+                    target,
                     paths: before,
                 }
             }
@@ -874,6 +878,13 @@ mod tests {
             f(&["git", "stash", "drop", "stash@{1}"], FactsKind::Stash),
             Some(Facts::Stash {
                 entries: vec!["stash@{1}".to_owned()]
+            })
+        );
+        assert_eq!(
+            f(&["git", "checkout", "HEAD~1", "."], FactsKind::Worktree),
+            Some(Facts::Worktree {
+                target: Some("HEAD~1".to_owned()),
+                paths: vec![".".to_owned()]
             })
         );
         assert_eq!(f(&["rm", "-rf", "x"], FactsKind::Worktree), None);
