@@ -30,6 +30,7 @@ pub mod prompt;
 pub mod provider;
 pub mod report;
 pub mod review;
+pub mod shell;
 pub mod staged;
 pub mod text;
 pub mod trust;

@@ -1,0 +1,256 @@
+//! PURE: a shell command an agent is about to run, to a risk tier (SPEC 2.4).
+//!
+//! This is the pure half of the agent door (SPEC 3.4) and `vouch check`:
+//! [`parse()`] reads a command line the way bash would split it into the
+//! simple commands that would execute (see [`parse`](mod@parse) for what is
+//! understood), and [`classify`] matches each against [`Rules`] and takes
+//! the maximum tier. Nothing here touches git2, the file system, the
+//! environment, a process or the terminal; the adapter supplies the git
+//! alias lookup and then measures the [`Facts`] a match asks for.
+//!
+//! # Rules
+//!
+//! Rules are data: the built-in set is `src/shell/rules.toml`, compiled into
+//! the binary, and user rules use the same format and are added to it (a
+//! user rule can raise a command's tier, never lower it):
+//!
+//! ```toml
+//! [[rules]]
+//! pattern = "git push -f|--force"
+//! tier = "high"
+//! reason = "force push rewrites the remote branch"
+//! facts = "push"                # optional: worktree | push | branch | stash
+//!
+//! [[rules]]
+//! pattern = "rm -r|-R|--recursive"
+//! tier = "high"
+//! reason = "recursive delete"
+//! allow-args = ["target", "node_modules", "/tmp/*"]   # optional
+//!
+//! [[rules]]
+//! pattern = "psql|mysql '=*drop table*|<*drop table*'"
+//! tier = "critical"
+//! reason = "drops a table"
+//! ignore-case = true            # optional
+//!
+//! [[rules]]
+//! pattern = "bash|sh|zsh !-c"
+//! tier = "high"
+//! reason = "an interactive root shell"
+//! via = ["sudo", "doas"]        # optional
+//! ```
+//!
+//! A rule matches a simple command after normalization: wrappers (`sudo`,
+//! `env`, `xargs`, `timeout`, ...) are peeled off, `VAR=value` assignments
+//! and redirections are not arguments, and for git the global options
+//! (`-C`, `-c`, `--git-dir`, ...) are removed and aliases expanded, so
+//! `argv[1]` is the subcommand.
+//!
+//! `pattern` is split into words like a shell would (quote a word that holds
+//! spaces). The first word is the **program**: a glob matched against the
+//! basename of `argv[0]` (`rm` matches `/bin/rm`; `mkfs*` matches
+//! `mkfs.ext4`; `*` matches any program). Every other word is one
+//! condition, and all must hold:
+//!
+//! | word | holds when |
+//! | --- | --- |
+//! | `-f` | the short flag `f` is given, alone or combined (`-fdx`) |
+//! | `-fx` | all of the short flags `f` and `x` are given |
+//! | `--force` | the long option is given, bare or with a value (`--force-with-lease=main:abc` matches `--force-with-lease`); an unambiguous prefix on the command line (`--forc`) counts, as git and getopt accept it |
+//! | `--prune=now` | the long option is given with a value matching the glob |
+//! | `--` | the end-of-options marker `--` is given |
+//! | `GLOB` | a positional argument matches; positional words match in order, each after the previous one, but need not be adjacent (`kubectl delete` matches `kubectl -n prod delete pod x`) |
+//! | `=GLOB` | any argument word matches exactly, option or not (`find =-delete`, `terraform =-destroy`) |
+//! | `<GLOB` | the data on stdin (a heredoc, a here-string, or `echo ... \|`) matches |
+//! | `>GLOB` | an output redirection target (`>`, `>>`, `&>`) matches |
+//!
+//! - `a|b|c` inside one word: any alternative (`-r|-R|--recursive`,
+//!   `delete|remove`). Positional globs cannot be mixed with the other kinds
+//!   in one word.
+//! - `!word`: the word must not hold (`!-n|--dry-run`: neither is given;
+//!   `!of=/dev/null`: no positional argument is `of=/dev/null`).
+//! - Positional arguments are the words that do not start with `-`, plus
+//!   every word after `--`; an option's separate value (`-n prod`) counts as
+//!   positional, which is why positional words need not be adjacent.
+//! - Globs are [`globset`] globs on the whole word: `*` matches any text
+//!   including `/`, `?` one character, `[abc]` a class (`[*]` a literal
+//!   `*`, `[-]x` a word starting with `-`), `{a,b}` alternatives. Variables
+//!   are not expanded, so `$HOME` matches the text `$HOME`.
+//!
+//! Optional fields: `ignore-case = true` makes positional, `=`, `<` and `>`
+//! globs ignore case and treat any run of whitespace as one space (for SQL);
+//! `allow-args = [globs]` turns the rule off when every positional argument
+//! not consumed by the pattern matches one of the globs (never when
+//! `xargs` supplies arguments); `via = [globs]` requires one of these
+//! wrappers; `facts` names what the adapter should measure before settling
+//! (see [`FactsKind`]): the match then carries the pieces it needs
+//! ([`Facts`]). Tiers of facts-dependent rules are the tier before facts.
+//!
+//! Besides the rules, [`classify`] applies two fixed checks (SPEC 2.4, agent
+//! door issue item 7): a command that skips vouch's hooks (`--no-verify`,
+//! `git commit -n`, `-c core.hooksPath=...` or `GIT_CONFIG_*` carrying it) or
+//! a command line that sets a `VOUCH_*` variable other than `VOUCH_VERIFY`
+//! is a bypass attempt: critical when the command is otherwise at least
+//! standard, high for a plain `git push`, standard otherwise. A command line
+//! vouch cannot read completely ([`ParseProblem`]) is at least high.
+
+mod lex;
+pub mod parse;
+pub mod rules;
+
+use std::path::PathBuf;
+
+pub use parse::{GitCall, MAX_DEPTH, ParseProblem, Parsed, SimpleCommand, parse};
+pub use rules::{Facts, FactsKind, RuleError, RuleSpec, Rules};
+
+use crate::classify::Tier;
+
+/// The verdict on a whole command line.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Classification {
+    /// The highest tier of any match or problem.
+    pub tier: Tier,
+    /// One line per match or problem, for people and the verifier.
+    pub reasons: Vec<String>,
+    /// Every rule that matched a simple command, in command order.
+    pub matches: Vec<Match>,
+    /// What could not be read (each makes the tier at least high).
+    pub problems: Vec<ParseProblem>,
+}
+
+/// One rule matching one simple command.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Match {
+    /// The normalized command (argv, assignments, wrappers, git options).
+    pub command: SimpleCommand,
+    /// The rule's tier.
+    pub tier: Tier,
+    /// The rule's reason.
+    pub reason: String,
+    /// What to measure, with the pieces of the command it concerns.
+    pub facts: Option<Facts>,
+    /// The directory the command runs in (`cd`, `git -C`), relative to the
+    /// caller's.
+    pub dir: Option<PathBuf>,
+}
+
+/// Parses `cmd` and classifies every simple command it would run against
+/// `rules`; `aliases` looks up git aliases (`alias.<name>`).
+pub fn classify(
+    cmd: &str,
+    rules: &Rules,
+    aliases: &dyn Fn(&str) -> Option<String>,
+) -> Classification {
+    let parsed = parse(cmd, aliases);
+    let vouch_env = parsed.commands.iter().find_map(vouch_variable);
+    let mut out = Classification::default();
+    for command in &parsed.commands {
+        let mut best = Tier::None;
+        for spec in rules.matching(command) {
+            best = best.max(spec.tier);
+            out.matches.push(Match {
+                command: command.clone(),
+                tier: spec.tier,
+                reason: spec.reason.clone(),
+                facts: spec.facts.and_then(|kind| rules::facts(kind, command)),
+                dir: command.working_dir(),
+            });
+        }
+        let mut markers = hook_skips(command);
+        if let Some(name) = &vouch_env {
+            markers.push(format!("`{name}`"));
+        }
+        if markers.is_empty() {
+            continue;
+        }
+        let markers = markers.join(", ");
+        let is_push =
+            command.program() == "git" && command.argv.get(1).is_some_and(|s| s == "push");
+        let (tier, reason) = if best >= Tier::Standard {
+            (
+                Tier::Critical,
+                format!("bypass attempt: {markers} on a destructive command"),
+            )
+        } else if is_push {
+            (
+                Tier::High,
+                format!("{markers} skips the pre-push hook, so vouch cannot check the push"),
+            )
+        } else {
+            (Tier::Standard, format!("{markers} skips vouch's checks"))
+        };
+        out.matches.push(Match {
+            command: command.clone(),
+            tier,
+            reason,
+            facts: None,
+            dir: command.working_dir(),
+        });
+    }
+    for m in &out.matches {
+        out.tier = out.tier.max(m.tier);
+        let line = format!("{}: `{}`", m.reason, shell_words::join(&m.command.argv));
+        if !out.reasons.contains(&line) {
+            out.reasons.push(line);
+        }
+    }
+    for problem in &parsed.problems {
+        out.tier = out.tier.max(Tier::High);
+        out.reasons
+            .push(format!("cannot read the whole command: {problem}"));
+    }
+    out.problems = parsed.problems;
+    out
+}
+
+/// The ways a git command skips vouch's hooks, described.
+fn hook_skips(command: &SimpleCommand) -> Vec<String> {
+    let Some(git) = &command.git else {
+        return Vec::new();
+    };
+    let mut markers = Vec::new();
+    let sub = command.argv.get(1).map_or("", String::as_str);
+    let mut no_verify = false;
+    for arg in command.argv.iter().skip(2) {
+        if arg == "--" {
+            break;
+        }
+        if arg.len() >= "--no-v".len() && "--no-verify".starts_with(arg.as_str()) {
+            no_verify = true;
+        }
+        if sub == "commit" && arg.starts_with('-') && !arg.starts_with("--") && arg.contains('n') {
+            no_verify = true;
+        }
+    }
+    if no_verify {
+        markers.push("`--no-verify`".to_owned());
+    }
+    if let Some(path) = git.setting("core.hooksPath") {
+        markers.push(format!("`core.hooksPath={path}`"));
+    }
+    markers
+}
+
+/// The `VOUCH_*` variable a command sets, if any (`VOUCH_VERIFY` only asks
+/// for more checking and does not count).
+fn vouch_variable(command: &SimpleCommand) -> Option<String> {
+    let is_bypass = |name: &str| name.starts_with("VOUCH_") && name != "VOUCH_VERIFY";
+    if let Some((name, _)) = command.env.iter().find(|(n, _)| is_bypass(n)) {
+        return Some(name.clone());
+    }
+    if matches!(
+        command.program(),
+        "export" | "declare" | "typeset" | "readonly" | "local" | "set"
+    ) {
+        for arg in &command.argv[1..] {
+            let name = arg.split_once('=').map_or(arg.as_str(), |(n, _)| n);
+            if is_bypass(name) {
+                return Some(name.to_owned());
+            }
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests;

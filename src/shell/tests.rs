@@ -1,0 +1,246 @@
+//! Tests of the whole door: the corpus in `fixtures/commands.tsv` and the
+//! classification API.
+
+use std::fmt::Write as _;
+
+use super::*;
+
+/// The fixed alias table the corpus is written against (`alias.<name>`).
+fn aliases(name: &str) -> Option<String> {
+    let expansion = match name {
+        "nuke" => "reset --hard",
+        "yolo" => "!git push -f",
+        "st" => "status",
+        "co" => "checkout",
+        "lg" => "log --oneline --graph",
+        "pf" => "push --force-with-lease",
+        "fp" => "push -f",
+        "wipe" => "!git reset --hard && git clean -fdx",
+        "undo" => "reset --soft HEAD~1",
+        "amend" => "commit --amend --no-edit",
+        "discard" => "checkout --",
+        "bye" => "branch -D",
+        "dropall" => "stash clear",
+        "sync" => "!git fetch origin && git rebase origin/main",
+        "cleanup" => "!f() { git branch --merged | grep -v main | xargs git branch -d; }; f",
+        "pushnv" => "push --no-verify",
+        "hop" => "co",
+        "loop" => "loop",
+        "ping" => "pong",
+        "pong" => "ping",
+        "shout" => "!echo 'git reset --hard'",
+        _ => return None,
+    };
+    Some(expansion.to_owned())
+}
+
+/// One labelled line of the corpus.
+struct Case {
+    line: usize,
+    expected: Tier,
+    command: String,
+}
+
+fn corpus() -> Vec<Case> {
+    let text = include_str!("../../fixtures/commands.tsv");
+    let mut cases = Vec::new();
+    for (index, line) in text.lines().enumerate() {
+        if line.trim().is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let mut columns = line.split('\t');
+        let label = columns.next().unwrap_or_default();
+        let command = columns
+            .next()
+            .unwrap_or_else(|| panic!("line {}: no command column", index + 1));
+        let why = columns.next().unwrap_or_default();
+        assert!(
+            !why.trim().is_empty(),
+            "line {}: no reason column",
+            index + 1
+        );
+        let expected = match label {
+            "safe" | "none" => Tier::None,
+            "standard" => Tier::Standard,
+            "high" => Tier::High,
+            "critical" => Tier::Critical,
+            other => panic!("line {}: unknown label `{other}`", index + 1),
+        };
+        cases.push(Case {
+            line: index + 1,
+            expected,
+            command: command.replace('⏎', "\n").replace('⇥', "\t"),
+        });
+    }
+    cases
+}
+
+#[test]
+fn corpus_is_classified_as_labelled() {
+    let rules = Rules::builtin();
+    let cases = corpus();
+    assert!(
+        cases.len() >= 300,
+        "the corpus has only {} commands",
+        cases.len()
+    );
+    let mut failures = String::new();
+    for case in &cases {
+        let got = classify(&case.command, &rules, &aliases);
+        let ok = if case.expected == Tier::None {
+            got.tier == Tier::None
+        } else {
+            got.tier >= case.expected
+        };
+        if !ok {
+            let _ = writeln!(
+                failures,
+                "line {}: expected {}, got {}: {:?}\n    {}",
+                case.line,
+                case.expected,
+                got.tier,
+                case.command,
+                got.reasons.join("\n    "),
+            );
+        }
+    }
+    assert!(failures.is_empty(), "corpus mismatches:\n{failures}");
+}
+
+#[test]
+fn the_tier_is_the_maximum_over_all_commands() {
+    let rules = Rules::builtin();
+    let got = classify(
+        "git status && git stash drop; git push -f origin main",
+        &rules,
+        &aliases,
+    );
+    assert_eq!(got.tier, Tier::Critical);
+    let tiers: Vec<Tier> = got.matches.iter().map(|m| m.tier).collect();
+    assert_eq!(tiers, [Tier::High, Tier::High, Tier::Critical]);
+    assert!(
+        got.reasons
+            .iter()
+            .any(|r| r.contains("force push to a protected branch")),
+        "{:?}",
+        got.reasons
+    );
+}
+
+#[test]
+fn matches_carry_facts_and_directory() {
+    let rules = Rules::builtin();
+    let got = classify(
+        "cd /work/repo && git -C sub reset --hard origin/main",
+        &rules,
+        &aliases,
+    );
+    let m = got.matches.first().expect("a match");
+    assert_eq!(m.tier, Tier::Critical);
+    assert_eq!(m.dir, Some(PathBuf::from("/work/repo/sub")));
+    assert_eq!(
+        m.facts,
+        Some(Facts::Worktree {
+            target: Some("origin/main".to_owned()),
+            paths: Vec::new()
+        })
+    );
+    let got = classify(
+        "git push --force-with-lease origin feature",
+        &rules,
+        &aliases,
+    );
+    assert_eq!(got.tier, Tier::High);
+    assert_eq!(
+        got.matches[0].facts,
+        Some(Facts::Push {
+            remote: Some("origin".to_owned()),
+            refspecs: vec!["feature".to_owned()]
+        })
+    );
+}
+
+#[test]
+fn bypass_attempts_are_critical_on_destructive_commands_only() {
+    let rules = Rules::builtin();
+    let tier = |cmd: &str| classify(cmd, &rules, &aliases).tier;
+    assert_eq!(
+        tier("git push --no-verify -f origin feature"),
+        Tier::Critical
+    );
+    assert_eq!(
+        tier("git -c core.hooksPath=/dev/null reset --hard"),
+        Tier::Critical
+    );
+    assert_eq!(tier("VOUCH_SKIP=1 git branch -D old"), Tier::Critical);
+    assert_eq!(tier("export VOUCH_SKIP=1; rm -rf src"), Tier::Critical);
+    assert_eq!(tier("git push --no-verify origin feature"), Tier::High);
+    assert_eq!(tier("git commit --no-verify -m wip"), Tier::Standard);
+    assert_eq!(tier("VOUCH_VERIFY=1 git push origin main"), Tier::None);
+}
+
+#[test]
+fn unreadable_commands_are_high_with_a_clear_reason() {
+    let rules = Rules::builtin();
+    let got = classify("echo 'unterminated", &rules, &aliases);
+    assert_eq!(got.tier, Tier::High);
+    assert_eq!(got.problems, [ParseProblem::UnterminatedQuote('\'')]);
+    assert_eq!(
+        got.reasons,
+        ["cannot read the whole command: unterminated ' quote"]
+    );
+}
+
+#[test]
+fn user_rules_extend_the_builtin_set() {
+    let user: Vec<RuleSpec> = toml::from_str::<std::collections::BTreeMap<String, Vec<RuleSpec>>>(
+        "[[rules]]\npattern = \"make deploy-prod\"\ntier = \"critical\"\nreason = \"our production deploy\"\n",
+    )
+    .expect("valid user rules")
+    .remove("rules")
+    .expect("rules key");
+    let rules = Rules::with_user(&user).expect("compiles");
+    assert_eq!(rules.len(), Rules::builtin().len() + 1);
+    let got = classify("make deploy-prod", &rules, &aliases);
+    assert_eq!(got.tier, Tier::Critical);
+    assert_eq!(got.reasons, ["our production deploy: `make deploy-prod`"]);
+}
+
+/// Not a timed assertion: run with `cargo test --release -- --ignored
+/// --nocapture speed` to see how long 10,000 classifications take (the
+/// agent door's budget is well under 100 ms for all of them).
+#[test]
+#[ignore = "prints a timing; run in release"]
+fn speed_of_ten_thousand_classifications() {
+    let start = std::time::Instant::now();
+    let rules = Rules::builtin();
+    println!(
+        "{} built-in rules compiled in {:?}",
+        rules.len(),
+        start.elapsed()
+    );
+    let cases = corpus();
+    let start = std::time::Instant::now();
+    let mut flagged = 0usize;
+    for i in 0..10_000 {
+        let case = &cases[i % cases.len()];
+        if classify(&case.command, &rules, &aliases).tier > Tier::None {
+            flagged += 1;
+        }
+    }
+    println!(
+        "10000 classifications in {:?} ({flagged} flagged)",
+        start.elapsed()
+    );
+    let start = std::time::Instant::now();
+    let mut commands = 0usize;
+    for i in 0..10_000 {
+        commands += parse(&cases[i % cases.len()].command, &aliases)
+            .commands
+            .len();
+    }
+    println!(
+        "10000 parses in {:?} ({commands} simple commands)",
+        start.elapsed()
+    );
+}
