@@ -16,7 +16,9 @@ use crate::facts::{
 };
 use crate::hooks::{PushArgs, PushUpdate, effective_force};
 
+mod command;
 mod local;
+pub use command::{Discards, WorktreeLoss, repo_at};
 pub use local::{RESCUE_PREFIX, Rescue, rescue_base, rescue_origin, stash_store, update_ref};
 
 /// How many commits a lost-commit count walks before it stops counting.
@@ -770,6 +772,54 @@ fn git_output(dir: &Path, args: &[&str]) -> Result<String> {
 pub fn ls_remote(dir: &Path, remote: &str) -> Result<Vec<(String, String)>> {
     let text = git_output(dir, &["ls-remote", "--", remote])?;
     Ok(text
+        .lines()
+        .filter_map(|l| {
+            let (oid, name) = l.split_once('\t')?;
+            Some((oid.to_owned(), name.to_owned()))
+        })
+        .collect())
+}
+
+/// `git ls-remote` that gives up after `timeout` (a remote that needs a
+/// password or a network that hangs must not hold an agent's command).
+pub fn ls_remote_within(
+    dir: &Path,
+    remote: &str,
+    timeout: std::time::Duration,
+) -> Result<Vec<(String, String)>> {
+    use std::io::Read;
+    use wait_timeout::ChildExt;
+    let mut child = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(["ls-remote", "--", remote])
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .env("GIT_SSH_COMMAND", "ssh -o BatchMode=yes")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .context("cannot run `git ls-remote`")?;
+    let mut out = String::new();
+    let reader = child.stdout.take().map(|mut s| {
+        std::thread::spawn(move || {
+            let mut text = String::new();
+            s.read_to_string(&mut text).ok();
+            text
+        })
+    });
+    let Some(status) = child.wait_timeout(timeout)? else {
+        child.kill().ok();
+        child.wait().ok();
+        bail!("`git ls-remote {remote}` did not answer within {} s", timeout.as_secs());
+    };
+    if let Some(r) = reader {
+        out = r.join().unwrap_or_default();
+    }
+    if !status.success() {
+        bail!("`git ls-remote {remote}` failed");
+    }
+    Ok(out
         .lines()
         .filter_map(|l| {
             let (oid, name) = l.split_once('\t')?;

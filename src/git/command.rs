@@ -1,0 +1,274 @@
+//! Facts for a shell command that has not run yet (the agent door and
+//! `vouch check`, SPEC 2.4): what it would discard from the work tree, which
+//! ref updates it stands for, and what a `git push` would send.
+
+use std::path::Path;
+
+use anyhow::{Context, Result, bail};
+use git2::{Oid, Status, StatusOptions};
+
+use super::{Repo, ls_remote_within, tracking_ref};
+use crate::hooks::{PushUpdate, RefUpdate};
+
+/// How many file names a loss lists.
+const FILES_SHOWN: usize = 20;
+
+/// What a command would take from the work tree (or index).
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct WorktreeLoss {
+    /// How many files would lose uncommitted content.
+    pub files: usize,
+    /// The first few of them.
+    pub sample: Vec<String>,
+    /// What kind of content: `uncommitted changes`, `untracked files`, ...
+    pub what: String,
+}
+
+/// What a work-tree command throws away.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Discards {
+    /// Staged and unstaged changes to tracked files (`reset --hard`, `checkout -f`).
+    TrackedChanges,
+    /// Unstaged changes to tracked files (`checkout -- <paths>`, `restore <paths>`).
+    UnstagedChanges,
+    /// Untracked files, and ignored ones too when `ignored` (`clean -f`, `clean -fx`).
+    Untracked {
+        /// `-x` or `-X`: ignored files go too.
+        ignored: bool,
+    },
+}
+
+impl Repo {
+    /// What a command that `discards` would take within `paths` (all of
+    /// the work tree when empty).
+    pub fn worktree_loss(&self, discards: Discards, paths: &[String]) -> Result<WorktreeLoss> {
+        if self.repo.is_bare() {
+            return Ok(WorktreeLoss::default());
+        }
+        let mut opts = StatusOptions::new();
+        let untracked = matches!(discards, Discards::Untracked { .. });
+        opts.include_untracked(untracked)
+            .recurse_untracked_dirs(untracked)
+            .include_ignored(matches!(discards, Discards::Untracked { ignored: true }))
+            .recurse_ignored_dirs(matches!(discards, Discards::Untracked { ignored: true }))
+            .exclude_submodules(true);
+        for p in paths.iter().filter(|p| !matches!(p.as_str(), "." | "./" | ":/")) {
+            opts.pathspec(p);
+        }
+        let statuses = self
+            .repo
+            .statuses(Some(&mut opts))
+            .context("cannot read the work tree's status")?;
+        let wanted = match discards {
+            Discards::TrackedChanges => {
+                Status::INDEX_NEW
+                    | Status::INDEX_MODIFIED
+                    | Status::INDEX_DELETED
+                    | Status::INDEX_RENAMED
+                    | Status::INDEX_TYPECHANGE
+                    | Status::WT_MODIFIED
+                    | Status::WT_DELETED
+                    | Status::WT_TYPECHANGE
+                    | Status::WT_RENAMED
+            }
+            Discards::UnstagedChanges => {
+                Status::WT_MODIFIED | Status::WT_DELETED | Status::WT_TYPECHANGE
+            }
+            Discards::Untracked { ignored } => {
+                if ignored {
+                    Status::WT_NEW | Status::IGNORED
+                } else {
+                    Status::WT_NEW
+                }
+            }
+        };
+        let mut loss = WorktreeLoss {
+            what: match discards {
+                Discards::TrackedChanges => "uncommitted changes (staged or not)",
+                Discards::UnstagedChanges => "unstaged changes",
+                Discards::Untracked { ignored: false } => "untracked files",
+                Discards::Untracked { ignored: true } => "untracked and ignored files",
+            }
+            .to_owned(),
+            ..WorktreeLoss::default()
+        };
+        for entry in statuses.iter() {
+            if entry.status().intersects(wanted) {
+                loss.files += 1;
+                if loss.sample.len() < FILES_SHOWN {
+                    loss.sample.push(entry.path().unwrap_or("?").to_owned());
+                }
+            }
+        }
+        Ok(loss)
+    }
+
+    /// The ref update a command stands for: `branch` (a name or a full
+    /// ref) moving to `to` (a revision), or deleted when `to` is `None`.
+    /// `None` when the branch does not exist or `to` does not resolve.
+    pub fn planned_update(&self, branch: &str, to: Option<&str>) -> Option<RefUpdate> {
+        let name = if branch.starts_with("refs/") {
+            branch.to_owned()
+        } else {
+            format!("refs/heads/{branch}")
+        };
+        let old = self.ref_oid(&name)?;
+        let zero = "0".repeat(old.as_bytes().len() * 2);
+        let new = match to {
+            None => zero,
+            Some(rev) => self.resolve_commit(rev)?.to_string(),
+        };
+        Some(RefUpdate {
+            old: old.to_string(),
+            new,
+            name,
+        })
+    }
+
+    /// The ref `HEAD` names (`refs/heads/main`), if a branch is checked out.
+    pub fn head_ref(&self) -> Option<String> {
+        let head = self.repo.find_reference("HEAD").ok()?;
+        head.symbolic_target().ok().flatten().map(str::to_owned)
+    }
+
+    fn resolve_commit(&self, rev: &str) -> Option<Oid> {
+        self.repo
+            .revparse_single(rev)
+            .ok()?
+            .peel_to_commit()
+            .ok()
+            .map(|c| c.id())
+    }
+
+    /// What `git push [remote] [refspecs...]` would send, as pre-push lines:
+    /// the remote (an explicit one, the branch's upstream remote, or
+    /// `origin`), its URL, and one line per refspec (none: the current
+    /// branch to its upstream or same name, as `push.default=simple`). The
+    /// remote's current values come from `git ls-remote` when it answers,
+    /// else from the remote-tracking refs (and a note says so).
+    pub fn planned_push(
+        &self,
+        remote: Option<&str>,
+        refspecs: &[String],
+        delete: bool,
+    ) -> Result<(String, String, Vec<PushUpdate>, Option<String>)> {
+        let head = self.head_ref();
+        let remote = match remote {
+            Some(r) => r.to_owned(),
+            None => head
+                .as_deref()
+                .and_then(|h| self.repo.branch_upstream_remote(h).ok())
+                .and_then(|b| b.as_str().ok().map(str::to_owned))
+                .unwrap_or_else(|| "origin".to_owned()),
+        };
+        let remote_obj = self.repo.find_remote(&remote).ok();
+        let url = remote_obj
+            .as_ref()
+            .and_then(|r| r.url().ok().map(str::to_owned))
+            .unwrap_or_else(|| remote.clone());
+        let (listed, note) = match ls_remote_within(&self.root(), &remote, std::time::Duration::from_secs(5)) {
+            Ok(l) => (Some(l), None),
+            Err(e) => (
+                None,
+                Some(format!(
+                    "the remote did not answer ({}); its values are the remote-tracking refs",
+                    crate::text::one_line(&format!("{e:#}"), 160)
+                )),
+            ),
+        };
+        let remote_value = |remote_ref: &str| -> Option<String> {
+            if let Some(listed) = &listed {
+                return listed
+                    .iter()
+                    .find(|(_, n)| n == remote_ref)
+                    .map(|(o, _)| o.clone());
+            }
+            let tracking = tracking_ref(remote_obj.as_ref()?, remote_ref)?;
+            self.ref_oid(&tracking).map(|o| o.to_string())
+        };
+        let mut specs: Vec<String> = refspecs.to_vec();
+        if specs.is_empty() {
+            let Some(h) = &head else {
+                bail!("HEAD is detached and the command names no refspec");
+            };
+            let dst = self
+                .repo
+                .branch_upstream_merge(h)
+                .ok()
+                .and_then(|b| b.as_str().ok().map(str::to_owned))
+                .unwrap_or_else(|| h.clone());
+            specs.push(format!("{h}:{dst}"));
+        }
+        let mut updates = Vec::new();
+        for spec in &specs {
+            let spec = spec.strip_prefix('+').unwrap_or(spec);
+            let (src, dst) = match spec.split_once(':') {
+                Some((s, d)) => (s, d),
+                None if delete => ("", spec),
+                None => (spec, spec),
+            };
+            let dst_full = self.full_ref_name(if dst.is_empty() { src } else { dst });
+            let zero = "0".repeat(40);
+            let (local_ref, local_oid) = if src.is_empty() || delete {
+                ("(delete)".to_owned(), zero.clone())
+            } else {
+                let Some(oid) = self.resolve_commit(src) else {
+                    bail!("`{src}` does not name a commit here");
+                };
+                (self.full_ref_name(src), oid.to_string())
+            };
+            let remote_oid = remote_value(&dst_full).unwrap_or_else(|| zero.clone());
+            updates.push(PushUpdate {
+                local_ref,
+                local_oid,
+                remote_ref: dst_full,
+                remote_oid,
+                lossy_name: false,
+            });
+        }
+        Ok((remote, url, updates, note))
+    }
+
+    /// `main` → `refs/heads/main`, `v1` → `refs/tags/v1` when that tag
+    /// exists here, `HEAD` → the branch it names; full names stay.
+    fn full_ref_name(&self, name: &str) -> String {
+        if name.starts_with("refs/") {
+            return name.to_owned();
+        }
+        if name == "HEAD" {
+            return self.head_ref().unwrap_or_else(|| "HEAD".to_owned());
+        }
+        if self.ref_oid(&format!("refs/tags/{name}")).is_some()
+            && self.ref_oid(&format!("refs/heads/{name}")).is_none()
+        {
+            return format!("refs/tags/{name}");
+        }
+        format!("refs/heads/{name}")
+    }
+
+    /// A git alias (`alias.<name>`) from the repository's config.
+    pub fn alias(&self, name: &str) -> Option<String> {
+        self.repo
+            .config()
+            .ok()?
+            .get_string(&format!("alias.{name}"))
+            .ok()
+    }
+
+    /// The stash entries (`stash@{n}` and subject), newest first.
+    pub fn stash_entries(&self) -> Vec<String> {
+        let Ok(reflog) = self.repo.reflog("refs/stash") else {
+            return Vec::new();
+        };
+        reflog
+            .iter()
+            .enumerate()
+            .map(|(i, e)| format!("stash@{{{i}}}: {}", e.message().ok().flatten().unwrap_or("")))
+            .collect()
+    }
+}
+
+/// Opens the repository at or above `dir` for measuring a command, if any.
+pub fn repo_at(dir: &Path) -> Option<Repo> {
+    Repo::discover(dir).ok()
+}
