@@ -76,9 +76,9 @@
 //! that is not plain JSON (Gemini CLI tolerates comments, for example) is
 //! refused with [`SettingsError::Malformed`] and left untouched.
 //!
-//! # The OpenCode plugin
+//! # The opencode plugin
 //!
-//! OpenCode has no command hooks; it loads JavaScript plugins from its
+//! opencode has no command hooks; it loads JavaScript plugins from its
 //! `plugins` directories. vouch writes a small one whose first line carries
 //! [`PLUGIN_MARKER`]; a file at that path without the marker is someone
 //! else's and is never overwritten. On every `tool.execute.before` for the
@@ -90,7 +90,7 @@
 //!  "sessionID": "ses_…", "cwd": "/path/to/project"}
 //! ```
 //!
-//! `tool`, `args` and `sessionID` are OpenCode's own (`args` holds the bash
+//! `tool`, `args` and `sessionID` are opencode's own (`args` holds the bash
 //! tool's arguments: `command`, and `workdir` or `description` where the
 //! model gave them); `cwd` is the plugin's project directory. It expects one
 //! JSON object on stdout:
@@ -100,7 +100,7 @@
 //! {"decision": "deny", "reason": "why, for the agent"}
 //! ```
 //!
-//! A deny throws an `Error` with the reason, which OpenCode reports to the
+//! A deny throws an `Error` with the reason, which opencode reports to the
 //! model instead of running the command. When vouch cannot be run, times out
 //! or gives no readable answer, the command runs (as the other agents do
 //! when a hook fails) unless `VOUCH_STRICT` is set, in which case it is
@@ -119,7 +119,7 @@ use crate::env::Env;
 /// The timeout, in seconds, vouch asks each agent to give its hook.
 pub const HOOK_TIMEOUT_SECS: u64 = 30;
 
-/// The line that marks the OpenCode plugin file as vouch's.
+/// The line that marks the opencode plugin file as vouch's.
 pub const PLUGIN_MARKER: &str = "// @vouch-managed";
 
 /// An AI coding agent whose hooks vouch knows how to configure.
@@ -135,7 +135,7 @@ pub enum Agent {
     Cursor,
     /// GitHub Copilot CLI.
     Copilot,
-    /// OpenCode.
+    /// The opencode coding agent.
     Opencode,
 }
 
@@ -231,7 +231,9 @@ pub fn settings_path(
             dir_from("CLAUDE_CONFIG_DIR", home.join(".claude")).join("settings.json")
         }
         (Agent::Codex, Scope::Project) => project_root.join(".codex/hooks.json"),
-        (Agent::Codex, Scope::User) => dir_from("CODEX_HOME", home.join(".codex")).join("hooks.json"),
+        (Agent::Codex, Scope::User) => {
+            dir_from("CODEX_HOME", home.join(".codex")).join("hooks.json")
+        }
         (Agent::Gemini, Scope::Project) => project_root.join(".gemini/settings.json"),
         (Agent::Gemini, Scope::User) => home.join(".gemini/settings.json"),
         (Agent::Cursor, Scope::Project) => project_root.join(".cursor/hooks.json"),
@@ -241,8 +243,9 @@ pub fn settings_path(
             dir_from("COPILOT_HOME", home.join(".copilot")).join("hooks/vouch.json")
         }
         (Agent::Opencode, Scope::Project) => project_root.join(".opencode/plugins/vouch.js"),
-        (Agent::Opencode, Scope::User) => dir_from("XDG_CONFIG_HOME", home.join(".config"))
-            .join("opencode/plugins/vouch.js"),
+        (Agent::Opencode, Scope::User) => {
+            dir_from("XDG_CONFIG_HOME", home.join(".config")).join("opencode/plugins/vouch.js")
+        }
     }
 }
 
@@ -363,7 +366,9 @@ pub fn uninstall(agent: Agent, path: &Path) -> Result<String, SettingsError> {
         source,
     })?;
     match removal {
-        None => Ok(format!("`{shown}` has no {what} of vouch's; left as it was")),
+        None => Ok(format!(
+            "`{shown}` has no {what} of vouch's; left as it was"
+        )),
         Some(Removal::Rewrite(text)) => {
             write_atomic(path, &text)?;
             Ok(format!("removed vouch's {what} from `{shown}`"))
@@ -409,18 +414,10 @@ struct JsonSpec {
 }
 
 fn json_spec(agent: Agent) -> Option<JsonSpec> {
-    let command_type = |command: &str| {
-        json!({"type": "command", "command": command, "timeout": HOOK_TIMEOUT_SECS})
-    };
+    let command_type = |command: &str| json!({"type": "command", "command": command, "timeout": HOOK_TIMEOUT_SECS});
     Some(match agent {
-        Agent::Claude => JsonSpec {
-            event: "PreToolUse",
-            group_matcher: Some("Bash"),
-            command_keys: &["command"],
-            versioned: false,
-            handler: command_type,
-        },
-        Agent::Codex => JsonSpec {
+        // Codex's `hooks.json` copies Claude Code's format.
+        Agent::Claude | Agent::Codex => JsonSpec {
             event: "PreToolUse",
             group_matcher: Some("Bash"),
             command_keys: &["command"],
@@ -500,7 +497,11 @@ fn object_at<'a>(
         .ok_or_else(|| Malformed::Shape(shown.to_owned(), "an object"))
 }
 
-fn merged_json(spec: &JsonSpec, existing: Option<&str>, command: &str) -> Result<String, Malformed> {
+fn merged_json(
+    spec: &JsonSpec,
+    existing: Option<&str>,
+    command: &str,
+) -> Result<String, Malformed> {
     let original = existing.map(parse).transpose()?;
     let mut root = original
         .clone()
@@ -662,7 +663,7 @@ fn merged_plugin(existing: Option<&str>, command: &str) -> Result<String, Malfor
     }
 }
 
-/// The OpenCode plugin; the module documentation describes its protocol.
+/// The opencode plugin; the module documentation describes its protocol.
 fn plugin_text(command: &str) -> String {
     let command = serde_json::to_string(command).expect("a string always serializes");
     let timeout_ms = HOOK_TIMEOUT_SECS * 1000;

@@ -78,7 +78,10 @@ fn value(text: &str) -> Value {
 /// Every handler of vouch's event, wherever it sits.
 fn handlers(agent: Agent, root: &Value) -> Vec<Value> {
     let spec = json_spec(agent).expect("a JSON agent");
-    let list = root["hooks"][spec.event].as_array().cloned().unwrap_or_default();
+    let list = root["hooks"][spec.event]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
     if spec.group_matcher.is_some() {
         list.iter()
             .flat_map(|g| g["hooks"].as_array().cloned().unwrap_or_default())
@@ -111,9 +114,15 @@ fn agent_names_round_trip() {
 #[test]
 fn vouch_commands_are_recognised_by_program_and_subcommand() {
     assert!(is_vouch_command("vouch agent-hook claude"));
-    assert!(is_vouch_command("'/home/u/.cargo/bin/vouch' agent-hook codex"));
-    assert!(is_vouch_command("\"/opt/my tools/vouch\" agent-hook gemini"));
-    assert!(is_vouch_command("env X=1 /usr/local/bin/vouch agent-hook cursor"));
+    assert!(is_vouch_command(
+        "'/home/u/.cargo/bin/vouch' agent-hook codex"
+    ));
+    assert!(is_vouch_command(
+        "\"/opt/my tools/vouch\" agent-hook gemini"
+    ));
+    assert!(is_vouch_command(
+        "env X=1 /usr/local/bin/vouch agent-hook cursor"
+    ));
     assert!(!is_vouch_command("vouch hook pre-push"));
     assert!(!is_vouch_command("/usr/bin/lint-bash agent-hook"));
     assert!(!is_vouch_command("echo vouch"));
@@ -125,11 +134,31 @@ fn settings_paths_follow_each_agent_and_its_variables() {
     let home = Path::new("/home/u");
     let none = MapEnv::default();
     let expect = [
-        (Agent::Claude, "/work/repo/.claude/settings.json", "/home/u/.claude/settings.json"),
-        (Agent::Codex, "/work/repo/.codex/hooks.json", "/home/u/.codex/hooks.json"),
-        (Agent::Gemini, "/work/repo/.gemini/settings.json", "/home/u/.gemini/settings.json"),
-        (Agent::Cursor, "/work/repo/.cursor/hooks.json", "/home/u/.cursor/hooks.json"),
-        (Agent::Copilot, "/work/repo/.github/hooks/vouch.json", "/home/u/.copilot/hooks/vouch.json"),
+        (
+            Agent::Claude,
+            "/work/repo/.claude/settings.json",
+            "/home/u/.claude/settings.json",
+        ),
+        (
+            Agent::Codex,
+            "/work/repo/.codex/hooks.json",
+            "/home/u/.codex/hooks.json",
+        ),
+        (
+            Agent::Gemini,
+            "/work/repo/.gemini/settings.json",
+            "/home/u/.gemini/settings.json",
+        ),
+        (
+            Agent::Cursor,
+            "/work/repo/.cursor/hooks.json",
+            "/home/u/.cursor/hooks.json",
+        ),
+        (
+            Agent::Copilot,
+            "/work/repo/.github/hooks/vouch.json",
+            "/home/u/.copilot/hooks/vouch.json",
+        ),
         (
             Agent::Opencode,
             "/work/repo/.opencode/plugins/vouch.js",
@@ -137,8 +166,14 @@ fn settings_paths_follow_each_agent_and_its_variables() {
         ),
     ];
     for (agent, project, user) in expect {
-        assert_eq!(settings_path(agent, Scope::Project, root, home, &none), Path::new(project));
-        assert_eq!(settings_path(agent, Scope::User, root, home, &none), Path::new(user));
+        assert_eq!(
+            settings_path(agent, Scope::Project, root, home, &none),
+            Path::new(project)
+        );
+        assert_eq!(
+            settings_path(agent, Scope::User, root, home, &none),
+            Path::new(user)
+        );
     }
     let moved = MapEnv::from_pairs(&[
         ("CLAUDE_CONFIG_DIR", "/c"),
@@ -150,7 +185,10 @@ fn settings_paths_follow_each_agent_and_its_variables() {
     assert_eq!(user(Agent::Claude), Path::new("/c/settings.json"));
     assert_eq!(user(Agent::Codex), Path::new("/x/hooks.json"));
     assert_eq!(user(Agent::Copilot), Path::new("/p/hooks/vouch.json"));
-    assert_eq!(user(Agent::Opencode), Path::new("/home/u/.config/opencode/plugins/vouch.js"));
+    assert_eq!(
+        user(Agent::Opencode),
+        Path::new("/home/u/.config/opencode/plugins/vouch.js")
+    );
     let xdg = MapEnv::from_pairs(&[("XDG_CONFIG_HOME", "/xdg")]);
     assert_eq!(
         settings_path(Agent::Opencode, Scope::User, root, home, &xdg),
@@ -247,8 +285,12 @@ fn installing_twice_changes_nothing() {
 fn an_installed_file_in_another_layout_is_returned_byte_for_byte() {
     // Same content as vouch would write, different whitespace: nothing to do.
     let cmd = command(NEW, Agent::Claude);
-    let compact = serde_json::to_string(&value(&merged(Agent::Claude, None, &cmd).unwrap())).unwrap();
-    assert_eq!(merged(Agent::Claude, Some(&compact), &cmd).unwrap(), compact);
+    let compact =
+        serde_json::to_string(&value(&merged(Agent::Claude, None, &cmd).unwrap())).unwrap();
+    assert_eq!(
+        merged(Agent::Claude, Some(&compact), &cmd).unwrap(),
+        compact
+    );
 }
 
 #[test]
@@ -265,7 +307,10 @@ fn a_new_binary_path_updates_vouchs_entry_in_place() {
         );
         let ours = vouch_handlers(agent, &new_v);
         assert_eq!(ours.len(), 1, "{agent}");
-        assert!(ours[0].to_string().contains("/home/u/.cargo/bin/vouch"), "{agent}");
+        assert!(
+            ours[0].to_string().contains("/home/u/.cargo/bin/vouch"),
+            "{agent}"
+        );
         assert!(!new.contains("/old/bin/vouch"), "{agent}: {new}");
         // Only the command changed.
         assert_eq!(new.replace(NEW, OLD), old, "{agent}");
@@ -329,7 +374,11 @@ fn uninstall_gives_back_exactly_what_was_there() {
         };
         assert_eq!(value(&after), value(&before), "{agent}");
         assert_eq!(after, render(&value(&before)), "{agent}: key order kept");
-        assert_eq!(removed(agent, &after).unwrap(), None, "{agent}: nothing left to remove");
+        assert_eq!(
+            removed(agent, &after).unwrap(),
+            None,
+            "{agent}: nothing left to remove"
+        );
     }
 }
 
@@ -337,7 +386,11 @@ fn uninstall_gives_back_exactly_what_was_there() {
 fn uninstall_of_a_file_vouch_created_deletes_it() {
     for agent in Agent::ALL {
         let with = merged(agent, None, &command(NEW, agent)).unwrap();
-        assert_eq!(removed(agent, &with).unwrap(), Some(Removal::Delete), "{agent}");
+        assert_eq!(
+            removed(agent, &with).unwrap(),
+            Some(Removal::Delete),
+            "{agent}"
+        );
     }
 }
 
@@ -355,7 +408,10 @@ fn uninstall_removes_only_the_containers_it_emptied() {
     let Some(Removal::Rewrite(after)) = removed(Agent::Claude, &before).unwrap() else {
         panic!("expected a rewrite");
     };
-    assert_eq!(value(&after), json!({"hooks": {"Stop": []}, "model": "opus"}));
+    assert_eq!(
+        value(&after),
+        json!({"hooks": {"Stop": []}, "model": "opus"})
+    );
 
     // A group with other handlers keeps them and its matcher.
     let before = json!({"hooks": {"BeforeTool": [{"matcher": "run_shell_command", "hooks": [
@@ -390,7 +446,10 @@ fn uninstall_without_vouchs_entry_reports_nothing() {
         assert_eq!(removed(agent, &busy(agent)).unwrap(), None, "{agent}");
         assert_eq!(removed(agent, "{}").unwrap(), None, "{agent}");
     }
-    assert_eq!(removed(Agent::Opencode, "export const Mine = 1;\n").unwrap(), None);
+    assert_eq!(
+        removed(Agent::Opencode, "export const Mine = 1;\n").unwrap(),
+        None
+    );
 }
 
 #[test]
@@ -430,13 +489,23 @@ fn the_opencode_plugin_carries_the_marker_and_the_command() {
     assert!(newer.contains(r#"const COMMAND = "vouch agent-hook opencode";"#));
     assert!(!newer.contains("/opt/my tools"));
     // Someone else's file is never overwritten.
-    let err = merged(Agent::Opencode, Some("export const Mine = async () => ({});\n"), cmd)
-        .unwrap_err();
+    let err = merged(
+        Agent::Opencode,
+        Some("export const Mine = async () => ({});\n"),
+        cmd,
+    )
+    .unwrap_err();
     assert!(matches!(err, Malformed::NotOurs), "{err}");
 }
 
 fn install_in(dir: &Path, agent: Agent) -> PathBuf {
-    settings_path(agent, Scope::Project, dir, Path::new("/nonexistent"), &MapEnv::default())
+    settings_path(
+        agent,
+        Scope::Project,
+        dir,
+        Path::new("/nonexistent"),
+        &MapEnv::default(),
+    )
 }
 
 #[test]
@@ -455,7 +524,11 @@ fn file_adapters_create_update_and_remove() {
 
         let said = install(agent, &path, &command(NEW, agent)).unwrap();
         assert!(said.starts_with("updated"), "{agent}: {said}");
-        assert!(fs::read_to_string(&path).unwrap().contains("/home/u/.cargo/bin/vouch"));
+        assert!(
+            fs::read_to_string(&path)
+                .unwrap()
+                .contains("/home/u/.cargo/bin/vouch")
+        );
 
         let said = uninstall(agent, &path).unwrap();
         assert!(said.starts_with("removed"), "{agent}: {said}");
@@ -480,13 +553,25 @@ fn file_adapters_keep_a_busy_file_and_its_mode() {
 
         let said = install(agent, &path, &command(NEW, agent)).unwrap();
         assert!(said.starts_with("added"), "{agent}: {said}");
-        assert_eq!(fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
-        assert_eq!(vouch_handlers(agent, &value(&fs::read_to_string(&path).unwrap())).len(), 1);
+        assert_eq!(
+            fs::metadata(&path).unwrap().permissions().mode() & 0o777,
+            0o600
+        );
+        assert_eq!(
+            vouch_handlers(agent, &value(&fs::read_to_string(&path).unwrap())).len(),
+            1
+        );
 
         let said = uninstall(agent, &path).unwrap();
         assert!(said.starts_with("removed vouch's"), "{agent}: {said}");
-        assert_eq!(value(&fs::read_to_string(&path).unwrap()), value(&busy(agent)));
-        assert_eq!(fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
+        assert_eq!(
+            value(&fs::read_to_string(&path).unwrap()),
+            value(&busy(agent))
+        );
+        assert_eq!(
+            fs::metadata(&path).unwrap().permissions().mode() & 0o777,
+            0o600
+        );
 
         let said = uninstall(agent, &path).unwrap();
         assert!(said.contains("left as it was"), "{agent}: {said}");
@@ -507,14 +592,23 @@ fn malformed_files_are_left_untouched_and_named() {
         fs::write(&path, junk).unwrap();
 
         let err = install(agent, &path, &command(NEW, agent)).unwrap_err();
-        assert!(matches!(err, SettingsError::Malformed { .. }), "{agent}: {err}");
-        assert!(err.to_string().contains(&path.display().to_string()), "{agent}: {err}");
+        assert!(
+            matches!(err, SettingsError::Malformed { .. }),
+            "{agent}: {err}"
+        );
+        assert!(
+            err.to_string().contains(&path.display().to_string()),
+            "{agent}: {err}"
+        );
         assert!(std::error::Error::source(&err).is_some(), "{agent}");
         assert_eq!(fs::read_to_string(&path).unwrap(), junk, "{agent}");
 
         if agent != Agent::Opencode {
             let err = uninstall(agent, &path).unwrap_err();
-            assert!(matches!(err, SettingsError::Malformed { .. }), "{agent}: {err}");
+            assert!(
+                matches!(err, SettingsError::Malformed { .. }),
+                "{agent}: {err}"
+            );
         }
         assert_eq!(fs::read_to_string(&path).unwrap(), junk, "{agent}");
         let left = fs::read_dir(path.parent().unwrap()).unwrap().count();
@@ -533,15 +627,27 @@ fn a_symlinked_settings_file_is_written_through() {
     std::os::unix::fs::symlink(&real, &link).unwrap();
 
     install(Agent::Claude, &link, &command(NEW, Agent::Claude)).unwrap();
-    assert!(fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
-    assert_eq!(vouch_handlers(Agent::Claude, &value(&fs::read_to_string(&real).unwrap())).len(), 1);
+    assert!(
+        fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert_eq!(
+        vouch_handlers(Agent::Claude, &value(&fs::read_to_string(&real).unwrap())).len(),
+        1
+    );
 }
 
 /// Loads the generated plugin in Node (when present), with a fake vouch that
 /// answers from a file, and checks each answer's effect.
 #[test]
 fn the_opencode_plugin_runs_vouch_and_obeys_its_answer() {
-    if std::process::Command::new("node").arg("--version").output().is_err() {
+    if std::process::Command::new("node")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
         println!("skipped: node is not on PATH");
         return;
     }
@@ -559,7 +665,10 @@ fn the_opencode_plugin_runs_vouch_and_obeys_its_answer() {
     )
     .unwrap();
     fs::set_permissions(&fake, fs::Permissions::from_mode(0o755)).unwrap();
-    let cmd = format!("{} agent-hook opencode", shell_words::quote(&fake.display().to_string()));
+    let cmd = format!(
+        "{} agent-hook opencode",
+        shell_words::quote(&fake.display().to_string())
+    );
     let plugin = tmp.path().join("vouch.mjs");
     fs::write(&plugin, merged(Agent::Opencode, None, &cmd).unwrap()).unwrap();
     let driver = tmp.path().join("drive.mjs");
@@ -589,7 +698,11 @@ try {
             node.env("VOUCH_STRICT", "1");
         }
         let out = node.output().unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         String::from_utf8(out.stdout).unwrap().trim().to_owned()
     };
 
@@ -599,7 +712,10 @@ try {
         json!({"tool": "bash", "args": {"command": "git push -f"}, "sessionID": "s1", "cwd": "/proj"})
     );
     assert_eq!(
-        run(r#"{"decision":"deny","reason":"force push to main"}"#, false),
+        run(
+            r#"{"decision":"deny","reason":"force push to main"}"#,
+            false
+        ),
         "denied: force push to main"
     );
     assert_eq!(run("garbage", false), "allowed");
