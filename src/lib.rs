@@ -12,6 +12,7 @@
 //! - interaction: [`prompt`] asks on `/dev/tty`, [`ui`] prints;
 //! - audit: [`audit`] appends one JSON line per decision.
 
+pub mod agent;
 pub mod ai;
 pub mod audit;
 pub mod classify;

@@ -1,0 +1,8 @@
+//! Guarding AI coding agents: vouch sits in each agent's pre-tool hook and
+//! judges the shell commands the agent wants to run.
+//!
+//! - [`settings`] writes vouch's hook into an agent's configuration and takes
+//!   it out again (`vouch agent install` / `vouch agent uninstall`), leaving
+//!   every other hook and setting in the file as it was.
+
+pub mod settings;

@@ -1,0 +1,773 @@
+//! Where each agent reads its hooks, and how vouch's entry is merged in and
+//! taken out again without disturbing anything else there.
+//!
+//! This module owns the agents' configuration files and nothing else: it
+//! never prints, never reads the process environment (the caller hands an
+//! [`Env`]) and does not know what `vouch agent-hook` answers.
+//!
+//! The work is split in two: [`merged`] and [`removed`] are pure (text in,
+//! text out) and carry the format knowledge; [`install`] and [`uninstall`]
+//! read the file, call them, and write the result atomically.
+//!
+//! # The files, agent by agent
+//!
+//! `command` below is the full command line vouch passes in, for example
+//! `'/home/u/.cargo/bin/vouch' agent-hook claude`. Every agent gets a
+//! [`HOOK_TIMEOUT_SECS`] timeout and a matcher so that only its shell tool
+//! reaches vouch.
+//!
+//! | agent | project file | user file |
+//! | --- | --- | --- |
+//! | `claude` | `.claude/settings.json` | `~/.claude/settings.json` (`$CLAUDE_CONFIG_DIR`) |
+//! | `codex` | `.codex/hooks.json` | `~/.codex/hooks.json` (`$CODEX_HOME`) |
+//! | `gemini` | `.gemini/settings.json` | `~/.gemini/settings.json` |
+//! | `cursor` | `.cursor/hooks.json` | `~/.cursor/hooks.json` |
+//! | `copilot` | `.github/hooks/vouch.json` | `~/.copilot/hooks/vouch.json` (`$COPILOT_HOME`) |
+//! | `opencode` | `.opencode/plugins/vouch.js` | `~/.config/opencode/plugins/vouch.js` (`$XDG_CONFIG_HOME`) |
+//!
+//! Claude Code and Codex share one shape (Codex's `hooks.json` copies Claude's):
+//!
+//! ```json
+//! {"hooks": {"PreToolUse": [
+//!   {"matcher": "Bash", "hooks": [{"type": "command", "command": "…", "timeout": 30}]}
+//! ]}}
+//! ```
+//!
+//! Gemini CLI uses the same nesting with its own names, and milliseconds:
+//!
+//! ```json
+//! {"hooks": {"BeforeTool": [
+//!   {"matcher": "run_shell_command",
+//!    "hooks": [{"name": "vouch", "type": "command", "command": "…", "timeout": 30000}]}
+//! ]}}
+//! ```
+//!
+//! Cursor and Copilot CLI list handlers directly under the event:
+//!
+//! ```json
+//! {"version": 1, "hooks": {"beforeShellExecution": [{"command": "…", "timeout": 30}]}}
+//! {"version": 1, "hooks": {"preToolUse": [
+//!   {"type": "command", "bash": "…", "matcher": "bash", "timeoutSec": 30}
+//! ]}}
+//! ```
+//!
+//! Copilot CLI loads every `*.json` in its hooks directories, so vouch keeps
+//! a file of its own there; it is still merged like the others, in case
+//! someone added to it.
+//!
+//! # Which entry is vouch's
+//!
+//! A handler is vouch's when its command runs a program whose file name
+//! starts with `vouch` with `agent-hook` as the next word (see
+//! [`is_vouch_command`]). Installing again therefore updates that entry in
+//! place (a new binary path, a new timeout) instead of adding a second one,
+//! and extra copies are dropped. Keys vouch does not set on its own entry are
+//! kept. When nothing changes, [`merged`] hands back the text it was given,
+//! byte for byte.
+//!
+//! Uninstalling removes vouch's handlers, then every container that removal
+//! left empty: the matcher group, the event's list, the `hooks` object. A
+//! file left with nothing else in it (`{}`, or only `version` where the
+//! format asks for one) is deleted. Containers that were empty before are
+//! left alone.
+//!
+//! Files are edited as plain JSON (`serde_json` with `preserve_order`, so
+//! keys stay in their order) and rewritten with two-space indentation. A file
+//! that is not plain JSON (Gemini CLI tolerates comments, for example) is
+//! refused with [`SettingsError::Malformed`] and left untouched.
+//!
+//! # The opencode plugin
+//!
+//! opencode has no command hooks; it loads JavaScript plugins from its
+//! `plugins` directories. vouch writes a small one whose first line carries
+//! [`PLUGIN_MARKER`]; a file at that path without the marker is someone
+//! else's and is never overwritten. On every `tool.execute.before` for the
+//! `bash` tool, the plugin runs `command` through `/bin/sh -c` with one JSON
+//! object on stdin:
+//!
+//! ```json
+//! {"tool": "bash", "args": {"command": "git push --force", "…": "…"},
+//!  "sessionID": "ses_…", "cwd": "/path/to/project"}
+//! ```
+//!
+//! `tool`, `args` and `sessionID` are opencode's own (`args` holds the bash
+//! tool's arguments: `command`, and `workdir` or `description` where the
+//! model gave them); `cwd` is the plugin's project directory. It expects one
+//! JSON object on stdout:
+//!
+//! ```json
+//! {"decision": "allow"}
+//! {"decision": "deny", "reason": "why, for the agent"}
+//! ```
+//!
+//! A deny throws an `Error` with the reason, which opencode reports to the
+//! model instead of running the command. When vouch cannot be run, times out
+//! or gives no readable answer, the command runs (as the other agents do
+//! when a hook fails) unless `VOUCH_STRICT` is set, in which case it is
+//! refused.
+
+use std::fmt;
+use std::fs;
+use std::io::{self, Write as _};
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+use serde_json::{Map, Value, json};
+
+use crate::env::Env;
+
+/// The timeout, in seconds, vouch asks each agent to give its hook.
+pub const HOOK_TIMEOUT_SECS: u64 = 30;
+
+/// The line that marks the opencode plugin file as vouch's.
+pub const PLUGIN_MARKER: &str = "// @vouch-managed";
+
+/// An AI coding agent whose hooks vouch knows how to configure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum)]
+pub enum Agent {
+    /// Claude Code.
+    Claude,
+    /// OpenAI Codex CLI.
+    Codex,
+    /// Gemini CLI.
+    Gemini,
+    /// Cursor.
+    Cursor,
+    /// GitHub Copilot CLI.
+    Copilot,
+    /// The opencode coding agent.
+    Opencode,
+}
+
+impl Agent {
+    /// Every agent, in the order they are listed to users.
+    pub const ALL: [Agent; 6] = [
+        Agent::Claude,
+        Agent::Codex,
+        Agent::Gemini,
+        Agent::Cursor,
+        Agent::Copilot,
+        Agent::Opencode,
+    ];
+
+    /// The name used on the command line (`vouch agent-hook <name>`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Agent::Claude => "claude",
+            Agent::Codex => "codex",
+            Agent::Gemini => "gemini",
+            Agent::Cursor => "cursor",
+            Agent::Copilot => "copilot",
+            Agent::Opencode => "opencode",
+        }
+    }
+
+    /// The product's own name, for messages.
+    pub fn title(self) -> &'static str {
+        match self {
+            Agent::Claude => "Claude Code",
+            Agent::Codex => "Codex",
+            Agent::Gemini => "Gemini CLI",
+            Agent::Cursor => "Cursor",
+            Agent::Copilot => "Copilot CLI",
+            Agent::Opencode => "OpenCode",
+        }
+    }
+}
+
+impl fmt::Display for Agent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A name that is not one of [`Agent::ALL`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown agent `{0}` (known: claude, codex, gemini, cursor, copilot, opencode)")]
+pub struct UnknownAgent(pub String);
+
+impl FromStr for Agent {
+    type Err = UnknownAgent;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Agent::ALL
+            .into_iter()
+            .find(|a| a.name() == s)
+            .ok_or_else(|| UnknownAgent(s.to_owned()))
+    }
+}
+
+/// Which of an agent's configuration files to edit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum)]
+pub enum Scope {
+    /// The file inside the project, shared with everyone who clones it.
+    Project,
+    /// The file in the user's home, for every project.
+    User,
+}
+
+/// Where `agent` reads the hooks of `scope`.
+///
+/// `project_root` is the top of the working tree; `home` the user's home.
+/// For the user scope, the variables the agents themselves honour
+/// (`CLAUDE_CONFIG_DIR`, `CODEX_HOME`, `COPILOT_HOME`, `XDG_CONFIG_HOME`) are
+/// read from `env` and used when set to an absolute path.
+pub fn settings_path(
+    agent: Agent,
+    scope: Scope,
+    project_root: &Path,
+    home: &Path,
+    env: &dyn Env,
+) -> PathBuf {
+    let dir_from = |var: &str, default: PathBuf| {
+        env.var_os(var)
+            .map(PathBuf::from)
+            .filter(|p| p.is_absolute())
+            .unwrap_or(default)
+    };
+    match (agent, scope) {
+        (Agent::Claude, Scope::Project) => project_root.join(".claude/settings.json"),
+        (Agent::Claude, Scope::User) => {
+            dir_from("CLAUDE_CONFIG_DIR", home.join(".claude")).join("settings.json")
+        }
+        (Agent::Codex, Scope::Project) => project_root.join(".codex/hooks.json"),
+        (Agent::Codex, Scope::User) => {
+            dir_from("CODEX_HOME", home.join(".codex")).join("hooks.json")
+        }
+        (Agent::Gemini, Scope::Project) => project_root.join(".gemini/settings.json"),
+        (Agent::Gemini, Scope::User) => home.join(".gemini/settings.json"),
+        (Agent::Cursor, Scope::Project) => project_root.join(".cursor/hooks.json"),
+        (Agent::Cursor, Scope::User) => home.join(".cursor/hooks.json"),
+        (Agent::Copilot, Scope::Project) => project_root.join(".github/hooks/vouch.json"),
+        (Agent::Copilot, Scope::User) => {
+            dir_from("COPILOT_HOME", home.join(".copilot")).join("hooks/vouch.json")
+        }
+        (Agent::Opencode, Scope::Project) => project_root.join(".opencode/plugins/vouch.js"),
+        (Agent::Opencode, Scope::User) => {
+            dir_from("XDG_CONFIG_HOME", home.join(".config")).join("opencode/plugins/vouch.js")
+        }
+    }
+}
+
+/// What is wrong with an existing file's text, found by [`merged`] or
+/// [`removed`]. [`SettingsError::Malformed`] adds the path.
+#[derive(Debug, thiserror::Error)]
+pub enum Malformed {
+    /// The text is not JSON.
+    #[error("it is not valid JSON")]
+    Json(#[source] serde_json::Error),
+    /// The JSON is valid but a value vouch has to descend into has the wrong type.
+    #[error("`{0}` is not {1}")]
+    Shape(String, &'static str),
+    /// A plugin file at vouch's path that vouch did not write.
+    #[error("it was not written by vouch (it has no `{PLUGIN_MARKER}` line)")]
+    NotOurs,
+}
+
+/// A failure to install or uninstall vouch's hook.
+#[derive(Debug, thiserror::Error)]
+pub enum SettingsError {
+    /// The file's content is not what vouch can edit; it was left untouched.
+    #[error(
+        "cannot edit `{}`: fix it by hand or move it away, then run the command again",
+        path.display()
+    )]
+    Malformed {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it.
+        #[source]
+        source: Malformed,
+    },
+    /// Reading, writing or removing a file or directory failed.
+    #[error("cannot {action} `{}`", path.display())]
+    Io {
+        /// What was being done: "read", "write", "create the directory", …
+        action: &'static str,
+        /// The file or directory.
+        path: PathBuf,
+        /// The system's error.
+        #[source]
+        source: io::Error,
+    },
+}
+
+/// What uninstalling leaves of a file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Removal {
+    /// The file, without vouch's entry.
+    Rewrite(String),
+    /// Nothing but vouch's entry was there: delete the file.
+    Delete,
+}
+
+/// The new text of `agent`'s file with vouch's hook running `command`.
+///
+/// `existing` is the file's current text (`None`: no file). Other hooks and
+/// keys are kept, in their order; vouch's own entry is updated in place. When
+/// nothing changes, the result is `existing` itself.
+pub fn merged(agent: Agent, existing: Option<&str>, command: &str) -> Result<String, Malformed> {
+    match json_spec(agent) {
+        Some(spec) => merged_json(&spec, existing, command),
+        None => merged_plugin(existing, command),
+    }
+}
+
+/// What remains of `agent`'s file once vouch's hook is taken out; `None`
+/// when there is nothing of vouch's in `existing`.
+pub fn removed(agent: Agent, existing: &str) -> Result<Option<Removal>, Malformed> {
+    match json_spec(agent) {
+        Some(spec) => removed_json(&spec, existing),
+        None => Ok(existing.contains(PLUGIN_MARKER).then_some(Removal::Delete)),
+    }
+}
+
+/// Installs vouch's hook for `agent` into the file at `path`, creating it and
+/// its directories as needed. Returns a sentence saying what was done.
+///
+/// The file is replaced atomically (a temporary file renamed over it) and
+/// keeps its permissions; a symbolic link is followed, not replaced. When the
+/// existing file cannot be edited, nothing is written.
+pub fn install(agent: Agent, path: &Path, command: &str) -> Result<String, SettingsError> {
+    let existing = read_optional(path)?;
+    let malformed = |source| SettingsError::Malformed {
+        path: path.to_owned(),
+        source,
+    };
+    let text = merged(agent, existing.as_deref(), command).map_err(malformed)?;
+    let what = hook_name(agent);
+    let shown = path.display();
+    let Some(old) = existing else {
+        write_atomic(path, &text)?;
+        return Ok(format!("created `{shown}` with vouch's {what}"));
+    };
+    if old == text {
+        return Ok(format!("`{shown}` already has vouch's {what}"));
+    }
+    let had_vouch = removed(agent, &old).map_err(malformed)?.is_some();
+    write_atomic(path, &text)?;
+    Ok(if had_vouch {
+        format!("updated vouch's {what} in `{shown}`")
+    } else {
+        format!("added vouch's {what} to `{shown}`")
+    })
+}
+
+/// Removes vouch's hook for `agent` from the file at `path`, leaving the rest.
+/// Returns a sentence saying what was done.
+pub fn uninstall(agent: Agent, path: &Path) -> Result<String, SettingsError> {
+    let what = hook_name(agent);
+    let shown = path.display();
+    let Some(existing) = read_optional(path)? else {
+        return Ok(format!("`{shown}` does not exist; nothing to remove"));
+    };
+    let removal = removed(agent, &existing).map_err(|source| SettingsError::Malformed {
+        path: path.to_owned(),
+        source,
+    })?;
+    match removal {
+        None => Ok(format!(
+            "`{shown}` has no {what} of vouch's; left as it was"
+        )),
+        Some(Removal::Rewrite(text)) => {
+            write_atomic(path, &text)?;
+            Ok(format!("removed vouch's {what} from `{shown}`"))
+        }
+        Some(Removal::Delete) => {
+            fs::remove_file(path).map_err(|source| SettingsError::Io {
+                action: "remove",
+                path: path.to_owned(),
+                source,
+            })?;
+            Ok(format!("removed `{shown}`, which held only vouch's {what}"))
+        }
+    }
+}
+
+/// True when `command` runs `vouch agent-hook …`: some word names a program
+/// whose file name starts with `vouch`, and the next word is `agent-hook`.
+pub fn is_vouch_command(command: &str) -> bool {
+    let Ok(words) = shell_words::split(command) else {
+        return command.contains("vouch") && command.contains("agent-hook");
+    };
+    words.windows(2).any(|w| {
+        w[1] == "agent-hook"
+            && Path::new(&w[0])
+                .file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("vouch"))
+    })
+}
+
+/// How one JSON-configured agent lays out its hooks.
+struct JsonSpec {
+    /// The key under `hooks` whose list holds the handlers.
+    event: &'static str,
+    /// `Some(m)`: handlers sit in matcher groups `{"matcher": m, "hooks": […]}`.
+    /// `None`: they sit directly in the event's list.
+    group_matcher: Option<&'static str>,
+    /// Keys of a handler that may hold its command.
+    command_keys: &'static [&'static str],
+    /// The format needs a top-level `"version": 1`.
+    versioned: bool,
+    /// vouch's handler for a command.
+    handler: fn(&str) -> Value,
+}
+
+fn json_spec(agent: Agent) -> Option<JsonSpec> {
+    let command_type = |command: &str| json!({"type": "command", "command": command, "timeout": HOOK_TIMEOUT_SECS});
+    Some(match agent {
+        // Codex's `hooks.json` copies Claude Code's format.
+        Agent::Claude | Agent::Codex => JsonSpec {
+            event: "PreToolUse",
+            group_matcher: Some("Bash"),
+            command_keys: &["command"],
+            versioned: false,
+            handler: command_type,
+        },
+        Agent::Gemini => JsonSpec {
+            event: "BeforeTool",
+            group_matcher: Some("run_shell_command"),
+            command_keys: &["command"],
+            versioned: false,
+            handler: |command| {
+                json!({"name": "vouch", "type": "command", "command": command,
+                       "timeout": HOOK_TIMEOUT_SECS * 1000})
+            },
+        },
+        Agent::Cursor => JsonSpec {
+            event: "beforeShellExecution",
+            group_matcher: None,
+            command_keys: &["command"],
+            versioned: true,
+            handler: |command| json!({"command": command, "timeout": HOOK_TIMEOUT_SECS}),
+        },
+        Agent::Copilot => JsonSpec {
+            event: "preToolUse",
+            group_matcher: None,
+            command_keys: &["bash", "command"],
+            versioned: true,
+            handler: |command| {
+                json!({"type": "command", "bash": command, "matcher": "bash",
+                       "timeoutSec": HOOK_TIMEOUT_SECS})
+            },
+        },
+        Agent::Opencode => return None,
+    })
+}
+
+fn hook_name(agent: Agent) -> String {
+    match json_spec(agent) {
+        Some(spec) => format!("{} hook", spec.event),
+        None => "plugin".to_owned(),
+    }
+}
+
+/// Parses a file's text; blank text counts as an empty object.
+fn parse(text: &str) -> Result<Value, Malformed> {
+    if text.trim().is_empty() {
+        return Ok(Value::Object(Map::new()));
+    }
+    serde_json::from_str(text).map_err(Malformed::Json)
+}
+
+fn render(root: &Value) -> String {
+    let mut text = serde_json::to_string_pretty(root).expect("a JSON value always serializes");
+    text.push('\n');
+    text
+}
+
+fn is_vouch_handler(handler: &Value, keys: &[&str]) -> bool {
+    keys.iter().any(|k| {
+        handler
+            .get(k)
+            .and_then(Value::as_str)
+            .is_some_and(is_vouch_command)
+    })
+}
+
+/// The object at `key` in `map`, inserted empty when absent.
+fn object_at<'a>(
+    map: &'a mut Map<String, Value>,
+    key: &str,
+    shown: &str,
+) -> Result<&'a mut Map<String, Value>, Malformed> {
+    map.entry(key)
+        .or_insert_with(|| Value::Object(Map::new()))
+        .as_object_mut()
+        .ok_or_else(|| Malformed::Shape(shown.to_owned(), "an object"))
+}
+
+fn merged_json(
+    spec: &JsonSpec,
+    existing: Option<&str>,
+    command: &str,
+) -> Result<String, Malformed> {
+    let original = existing.map(parse).transpose()?;
+    let mut root = original
+        .clone()
+        .unwrap_or_else(|| Value::Object(Map::new()));
+    let top = root
+        .as_object_mut()
+        .ok_or_else(|| Malformed::Shape("the top level".to_owned(), "an object"))?;
+    if spec.versioned && !top.contains_key("version") {
+        top.insert("version".to_owned(), json!(1));
+    }
+    let hooks = object_at(top, "hooks", "hooks")?;
+    let shown = format!("hooks.{}", spec.event);
+    let list = hooks
+        .entry(spec.event)
+        .or_insert_with(|| Value::Array(Vec::new()))
+        .as_array_mut()
+        .ok_or_else(|| Malformed::Shape(shown.clone(), "a list"))?;
+    let want = (spec.handler)(command);
+    let kept = match spec.group_matcher {
+        Some(matcher) => keep_one_grouped(list, matcher, spec.command_keys, &want),
+        None => keep_one(list, spec.command_keys, Some(&want)),
+    };
+    if !kept {
+        let entry = match spec.group_matcher {
+            Some(matcher) => json!({"matcher": matcher, "hooks": [want]}),
+            None => want,
+        };
+        list.push(entry);
+    }
+    match (existing, original) {
+        (Some(text), Some(before)) if before == root => Ok(text.to_owned()),
+        _ => Ok(render(&root)),
+    }
+}
+
+/// Updates the first of vouch's handlers in `list` to `want` and drops the
+/// others (all of them when `want` is `None`). Returns whether one was kept.
+fn keep_one(list: &mut Vec<Value>, keys: &[&str], want: Option<&Value>) -> bool {
+    let mut kept = false;
+    list.retain_mut(|handler| {
+        if !is_vouch_handler(handler, keys) {
+            return true;
+        }
+        match want {
+            Some(want) if !kept => {
+                kept = true;
+                update(handler, want, keys);
+                true
+            }
+            _ => false,
+        }
+    });
+    kept
+}
+
+/// [`keep_one`] over matcher groups: the handler kept must sit in a group
+/// whose matcher is `matcher`; groups this leaves empty are dropped.
+fn keep_one_grouped(list: &mut Vec<Value>, matcher: &str, keys: &[&str], want: &Value) -> bool {
+    let mut kept = false;
+    list.retain_mut(|group| {
+        let same = group.get("matcher").and_then(Value::as_str) == Some(matcher);
+        let Some(handlers) = group.get_mut("hooks").and_then(Value::as_array_mut) else {
+            return true;
+        };
+        let before = handlers.len();
+        let keep_here = same && !kept;
+        let here = keep_one(handlers, keys, keep_here.then_some(want));
+        kept |= here;
+        !(handlers.is_empty() && before > 0)
+    });
+    kept
+}
+
+/// Sets vouch's keys on an existing handler, keeping any others; a stale
+/// command under another command key is dropped.
+fn update(handler: &mut Value, want: &Value, keys: &[&str]) {
+    let (Some(handler), Some(want)) = (handler.as_object_mut(), want.as_object()) else {
+        return;
+    };
+    for key in keys {
+        if !want.contains_key(*key)
+            && handler
+                .get(*key)
+                .and_then(Value::as_str)
+                .is_some_and(is_vouch_command)
+        {
+            handler.remove(*key);
+        }
+    }
+    for (key, value) in want {
+        handler.insert(key.clone(), value.clone());
+    }
+}
+
+fn removed_json(spec: &JsonSpec, existing: &str) -> Result<Option<Removal>, Malformed> {
+    let before = parse(existing)?;
+    let mut root = before.clone();
+    let Some(top) = root.as_object_mut() else {
+        return Err(Malformed::Shape("the top level".to_owned(), "an object"));
+    };
+    let Some(hooks_value) = top.get_mut("hooks") else {
+        return Ok(None);
+    };
+    let hooks = hooks_value
+        .as_object_mut()
+        .ok_or_else(|| Malformed::Shape("hooks".to_owned(), "an object"))?;
+    let Some(list_value) = hooks.get_mut(spec.event) else {
+        return Ok(None);
+    };
+    let list = list_value
+        .as_array_mut()
+        .ok_or_else(|| Malformed::Shape(format!("hooks.{}", spec.event), "a list"))?;
+    let had = list.len();
+    if spec.group_matcher.is_some() {
+        list.retain_mut(|group| {
+            let Some(handlers) = group.get_mut("hooks").and_then(Value::as_array_mut) else {
+                return true;
+            };
+            let before = handlers.len();
+            keep_one(handlers, spec.command_keys, None);
+            !(handlers.is_empty() && before > 0)
+        });
+    } else {
+        keep_one(list, spec.command_keys, None);
+    }
+    if root == before {
+        return Ok(None);
+    }
+    // Drop the containers this removal emptied, innermost first.
+    let top = root.as_object_mut().expect("checked above");
+    let hooks = top
+        .get_mut("hooks")
+        .and_then(Value::as_object_mut)
+        .expect("checked above");
+    if had > 0
+        && hooks
+            .get(spec.event)
+            .and_then(Value::as_array)
+            .is_some_and(Vec::is_empty)
+    {
+        hooks.remove(spec.event);
+        if hooks.is_empty() {
+            top.remove("hooks");
+        }
+    }
+    let only_version = spec.versioned && top.len() == 1 && top.contains_key("version");
+    if top.is_empty() || only_version {
+        return Ok(Some(Removal::Delete));
+    }
+    Ok(Some(Removal::Rewrite(render(&root))))
+}
+
+fn merged_plugin(existing: Option<&str>, command: &str) -> Result<String, Malformed> {
+    match existing {
+        Some(text) if !text.trim().is_empty() && !text.contains(PLUGIN_MARKER) => {
+            Err(Malformed::NotOurs)
+        }
+        _ => Ok(plugin_text(command)),
+    }
+}
+
+/// The opencode plugin; the module documentation describes its protocol.
+fn plugin_text(command: &str) -> String {
+    let command = serde_json::to_string(command).expect("a string always serializes");
+    let timeout_ms = HOOK_TIMEOUT_SECS * 1000;
+    format!(
+        r#"{PLUGIN_MARKER}: written by `vouch agent install opencode`; `vouch agent uninstall opencode` removes it.
+// Every bash command the agent wants to run is first put to `vouch agent-hook opencode`,
+// which answers {{"decision": "allow" | "deny", "reason": "..."}} on stdout.
+import {{ spawnSync }} from "node:child_process";
+
+const COMMAND = {command};
+const TIMEOUT_MS = {timeout_ms};
+
+function strict() {{
+  const v = (process.env.VOUCH_STRICT || "").trim().toLowerCase();
+  return !["", "0", "false", "no"].includes(v);
+}}
+
+function noVerdict(why) {{
+  if (strict()) throw new Error(`vouch gave no verdict (${{why}}) and VOUCH_STRICT is set`);
+  console.error(`vouch: no verdict (${{why}}); the command runs unchecked`);
+}}
+
+export const VouchGuard = async ({{ directory }}) => ({{
+  "tool.execute.before": async (input, output) => {{
+    if (input.tool !== "bash") return;
+    const request = JSON.stringify({{
+      tool: input.tool,
+      args: output.args,
+      sessionID: input.sessionID,
+      cwd: directory,
+    }});
+    const run = spawnSync("/bin/sh", ["-c", COMMAND], {{
+      input: request,
+      encoding: "utf8",
+      timeout: TIMEOUT_MS,
+    }});
+    if (run.error) return noVerdict(run.error.message);
+    let answer;
+    try {{
+      answer = JSON.parse(run.stdout);
+    }} catch {{
+      return noVerdict(`unreadable answer, exit status ${{run.status}}`);
+    }}
+    if (answer && answer.decision === "deny") {{
+      throw new Error(answer.reason || "vouch refused this command");
+    }}
+    if (!answer || answer.decision !== "allow") return noVerdict("no decision in the answer");
+  }},
+}});
+"#
+    )
+}
+
+fn read_optional(path: &Path) -> Result<Option<String>, SettingsError> {
+    match fs::read_to_string(path) {
+        Ok(text) => Ok(Some(text)),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(source) => Err(SettingsError::Io {
+            action: "read",
+            path: path.to_owned(),
+            source,
+        }),
+    }
+}
+
+/// Writes `text` to `path` through a temporary file in the same directory,
+/// keeping the old file's permissions and following a symbolic link.
+fn write_atomic(path: &Path, text: &str) -> Result<(), SettingsError> {
+    let io_error = |action, path: &Path| {
+        let path = path.to_owned();
+        move |source| SettingsError::Io {
+            action,
+            path,
+            source,
+        }
+    };
+    let target = match fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => {
+            fs::canonicalize(path).map_err(io_error("follow the link", path))?
+        }
+        _ => path.to_owned(),
+    };
+    let dir = target
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    fs::create_dir_all(dir).map_err(io_error("create the directory", dir))?;
+    let permissions = fs::metadata(&target).ok().map(|m| m.permissions());
+    let name = target.file_name().unwrap_or_default().to_string_lossy();
+    let tmp = dir.join(format!(".{name}.vouch-tmp-{}", std::process::id()));
+    let written = (|| {
+        let mut file = fs::File::create(&tmp)?;
+        file.write_all(text.as_bytes())?;
+        if let Some(permissions) = permissions {
+            file.set_permissions(permissions)?;
+        }
+        file.sync_all()?;
+        fs::rename(&tmp, &target)
+    })();
+    if written.is_err() {
+        fs::remove_file(&tmp).ok();
+    }
+    written.map_err(io_error("write", &target))
+}
+
+#[cfg(test)]
+mod tests;
