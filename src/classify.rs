@@ -104,6 +104,8 @@ pub enum Rule {
     LocalTag,
     /// The stash dropped or cleared.
     StashDrop,
+    /// A shell command matched a rule (`shell/rules.toml` or `[[rules]]`).
+    Command,
 }
 
 impl Rule {
@@ -148,6 +150,7 @@ impl Rule {
             Self::LocalDelete => "local_delete",
             Self::LocalTag => "local_tag",
             Self::StashDrop => "stash_drop",
+            Self::Command => "command",
         }
     }
 }

@@ -40,6 +40,16 @@ pub enum Command {
     Doctor(DoctorArgs),
     /// Show the audit log.
     Log(LogArgs),
+    /// Judge a shell command before it runs: its tier, the reasons, the
+    /// repository's facts, and with `--verify` the verdict. Exit 0 allowed
+    /// (or, without `--verify`, a tier below high), 1 refused (or a tier that
+    /// needs a verdict), 2 error.
+    Check(CheckArgs),
+    /// Answer an AI coding agent's pre-tool hook: the agent's JSON on stdin,
+    /// the answer in its protocol on stdout (what `vouch agent install` sets up).
+    AgentHook(AgentHookArgs),
+    /// Install vouch into an AI coding agent's hook settings, or take it out.
+    Agent(AgentArgs),
     /// List, restore or prune the rescue refs vouch writes before an allowed
     /// local rewind or deletion (`refs/vouch/rescue/...`).
     Rescue(RescueArgs),
@@ -130,6 +140,69 @@ pub struct DoctorArgs {
 pub struct ApproveArgs {
     /// The operation id printed with the refusal.
     pub id: String,
+}
+
+/// `vouch check`.
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// The directory the command would run in (default: the current one).
+    #[arg(long, value_name = "DIR")]
+    pub cwd: Option<PathBuf>,
+    /// Ask the verifiers (programs and the AI verifier) for a verdict.
+    #[arg(long)]
+    pub verify: bool,
+    /// The provider or model that proposed the command.
+    #[arg(long, value_name = "PROVIDER|MODEL")]
+    pub primary: Option<String>,
+    /// The command as one string, as a shell would read it.
+    #[arg(long, value_name = "COMMAND")]
+    pub operation: Option<String>,
+    /// The command's words, after `--`.
+    #[arg(last = true, value_name = "COMMAND")]
+    pub command: Vec<String>,
+}
+
+/// `vouch agent-hook`.
+#[derive(Debug, Args)]
+pub struct AgentHookArgs {
+    /// The agent whose protocol is spoken.
+    pub agent: crate::agent::settings::Agent,
+}
+
+/// `vouch agent`.
+#[derive(Debug, Args)]
+pub struct AgentArgs {
+    /// What to do.
+    #[command(subcommand)]
+    pub action: AgentAction,
+}
+
+/// `vouch agent <action>`.
+#[derive(Debug, Subcommand)]
+pub enum AgentAction {
+    /// Add vouch to the agent's hook settings, keeping every other hook.
+    Install(AgentInstallArgs),
+    /// Remove only vouch's entry from the agent's hook settings.
+    Uninstall(AgentInstallArgs),
+}
+
+/// `vouch agent install|uninstall`.
+#[derive(Debug, Args)]
+pub struct AgentInstallArgs {
+    /// The agent.
+    pub agent: crate::agent::settings::Agent,
+    /// The project's settings (the default): in the repository or directory given by `--repo`.
+    #[arg(long, conflicts_with = "user")]
+    pub project: bool,
+    /// The user's settings, for every project.
+    #[arg(long)]
+    pub user: bool,
+    /// The project directory (default: the current one).
+    #[arg(long, value_name = "PATH")]
+    pub repo: Option<PathBuf>,
 }
 
 /// `vouch rescue`.

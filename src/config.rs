@@ -484,6 +484,10 @@ pub struct Config {
     pub prices: BTreeMap<String, Price>,
     /// The pre-commit rules.
     pub commit: CommitRules,
+    /// User rules for shell commands (`[[rules]]`), added to the built-in ones.
+    pub rules: Vec<crate::shell::RuleSpec>,
+    /// `[agent] budget_secs`: how long an agent's command may wait for a verdict.
+    pub agent_budget_secs: u64,
 }
 
 fn compile_globs(patterns: &[String]) -> Result<GlobSet, (usize, String)> {
@@ -540,9 +544,15 @@ impl Default for Config {
             providers: BTreeMap::new(),
             prices: default_prices(),
             commit: CommitRules::default(),
+            rules: Vec::new(),
+            agent_budget_secs: DEFAULT_AGENT_BUDGET_SECS,
         }
     }
 }
+
+/// How long an agent's command may wait for a verdict, by default: below
+/// the 30 s hook timeout vouch writes into the agents' settings.
+pub const DEFAULT_AGENT_BUDGET_SECS: u64 = 20;
 
 // ----------------------------------------------------------------------------
 // The file format. Every table denies unknown keys.
@@ -565,6 +575,14 @@ struct RawConfig {
     providers: Option<BTreeMap<String, RawProvider>>,
     prices: Option<BTreeMap<String, Price>>,
     commit: Option<RawCommit>,
+    rules: Option<Vec<crate::shell::RuleSpec>>,
+    agent: Option<RawAgent>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawAgent {
+    budget_secs: Option<u64>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -877,7 +895,25 @@ impl Config {
             providers,
             prices,
             commit,
+            rules,
+            agent,
         } = raw;
+        if let Some(rules) = rules {
+            // Rules only raise a command's tier, so a repository may add them.
+            crate::shell::Rules::with_user(&rules)
+                .map_err(|e| invalid("rules", "pattern", e.to_string()))?;
+            self.rules.extend(rules);
+        }
+        if let Some(budget) = agent.and_then(|a| a.budget_secs) {
+            if budget == 0 {
+                return Err(invalid(
+                    "agent",
+                    "budget_secs",
+                    "must be at least 1 (seconds an agent's command may wait for a verdict)".into(),
+                ));
+            }
+            self.agent_budget_secs = budget;
+        }
         if let Some(v) = strict {
             self.strict = v;
         }

@@ -67,6 +67,9 @@ pub fn run(cli: &Cli, ctx: &Ctx) -> Result<ExitStatus> {
         Command::Doctor(args) => commands::doctor::doctor(ctx, args),
         Command::Log(args) => commands::log::log(ctx, args),
         Command::Rescue(args) => commands::rescue::rescue(ctx, args),
+        Command::Check(args) => commands::check::check(ctx, args),
+        Command::AgentHook(args) => commands::agent::agent_hook(ctx, args),
+        Command::Agent(args) => commands::agent::agent(ctx, args),
         Command::Hook(hook) => match &hook.hook {
             HookCommand::PrePush(args) => commands::hook::pre_push(ctx, args),
             HookCommand::PreCommit(args) => commands::commit::pre_commit(ctx, args),

@@ -15,6 +15,11 @@ pub fn out(text: &str) {
     println!("{text}");
 }
 
+/// Text on stderr exactly as given (a protocol's message).
+pub fn err_text(text: &str) {
+    eprint!("{text}");
+}
+
 /// An informational line on stderr, prefixed `vouch:`.
 pub fn info(text: &str) {
     eprintln!("{} {text}", style("vouch:").bold().for_stderr());

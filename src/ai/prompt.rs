@@ -334,6 +334,52 @@ fn render_local(
     t
 }
 
+/// The user prompt for a shell command an agent (or a person, through
+/// `vouch check`) is about to run: the command, where, what the rules found
+/// and what the repository's facts say. Never the agent's own reasoning.
+pub fn command_prompt(
+    command: &str,
+    assessment: &Assessment,
+    facts: &[String],
+    repo_name: &str,
+    branch: Option<&str>,
+    session: Option<&str>,
+) -> String {
+    let mut t = String::new();
+    let _ = writeln!(t, "## Operation");
+    let _ = writeln!(
+        t,
+        "shell command about to run (risk tier found by the rules: {})",
+        assessment.tier
+    );
+    let _ = writeln!(t, "command: <data>{}</data>", data(command, 2_000));
+    let _ = writeln!(t, "\n## Context");
+    let _ = writeln!(t, "repository: <data>{}</data>", data(repo_name, 100));
+    if let Some(b) = branch {
+        let _ = writeln!(t, "branch: <data>{}</data>", data(b, 200));
+    }
+    if let Some(s) = session {
+        let _ = writeln!(t, "agent session: <data>{}</data>", data(s, 100));
+    }
+    let _ = writeln!(t, "\n## Specific details");
+    for risk in assessment.refs.iter().take(20) {
+        let _ = writeln!(
+            t,
+            "- finding ({}): <data>{}</data>",
+            risk.tier,
+            data(&risk.reason, 400)
+        );
+    }
+    for f in facts.iter().take(20) {
+        let _ = writeln!(t, "- fact: <data>{}</data>", data(f, 400));
+    }
+    let _ = writeln!(
+        t,
+        "\n## Your assessment\nAnswer with the JSON object described in your instructions."
+    );
+    t
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -17,7 +17,9 @@ use crate::verdict::VerifierResult;
 use crate::verifiers::{self, Program};
 use crate::{audit, ui};
 
+pub mod agent;
 pub mod approve;
+pub mod check;
 pub mod commit;
 pub mod decide;
 pub mod doctor;

@@ -1,0 +1,295 @@
+//! PURE: each agent's pre-tool hook protocol (SPEC 3.4): the JSON an agent
+//! sends on stdin, read into a [`Request`], and vouch's [`Answer`] written
+//! back in that agent's words.
+//!
+//! | agent | input | answer |
+//! | --- | --- | --- |
+//! | Claude Code `PreToolUse` | `session_id`, `cwd`, `tool_name`, `tool_input.command` (`model` when present) | `hookSpecificOutput.permissionDecision` `allow`/`deny`/`ask` with `permissionDecisionReason` |
+//! | Codex `PreToolUse` | as Claude's, plus `model`, `turn_id` | only a deny blocks (ask is not supported and would fail open): exit 2, the reason on stderr |
+//! | Gemini CLI `BeforeTool` | `session_id`, `cwd`, `tool_name` (`run_shell_command`), `tool_input.command` | `decision` `deny` (or `allow`) with `reason`; no ask |
+//! | Cursor `beforeShellExecution` | `command`, `cwd`, `workspace_roots`, `conversation_id` | `permission` `allow`/`deny`/`ask` with `user_message` and `agent_message` |
+//! | Copilot CLI `preToolUse` | `toolName`, `toolArgs` (a JSON string holding `command`), `cwd` | `permissionDecision` `deny` with `permissionDecisionReason`; no ask |
+//! | OpenCode (vouch's plugin) | `tool`, `args.command`, `sessionID`, `cwd` | `decision` `allow`/`deny` with `reason`; no ask |
+//!
+//! vouch never grants more than the agent's own settings would: a command it
+//! has nothing against gets no opinion (the agent's normal permission flow
+//! goes on), so only `deny` and `ask` are ever sent, except to Cursor, which
+//! expects an answer and gets `allow`.
+
+use serde_json::{Value, json};
+
+use crate::agent::settings::Agent;
+
+/// What an agent asks about.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Request {
+    /// The tool the agent is about to call.
+    pub tool: String,
+    /// The shell command, when the tool runs one.
+    pub command: Option<String>,
+    /// The agent's working directory.
+    pub cwd: Option<String>,
+    /// The agent's session id.
+    pub session: Option<String>,
+    /// The model that proposed the command, when the agent says.
+    pub model: Option<String>,
+}
+
+/// The agent's input could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("cannot read {agent}'s hook input: {why}")]
+pub struct BadInput {
+    /// The agent's name.
+    pub agent: &'static str,
+    /// What was wrong.
+    pub why: String,
+    /// A command found in the raw text anyway, to judge it: a malformed
+    /// message must not carry a dangerous command past vouch.
+    pub command: Option<String>,
+}
+
+/// Reads an agent's hook input.
+pub fn parse(agent: Agent, input: &[u8]) -> Result<Request, BadInput> {
+    let bad = |why: String| BadInput {
+        agent: agent.name(),
+        why,
+        command: salvage_command(input),
+    };
+    let v: Value = serde_json::from_slice(input).map_err(|e| bad(format!("not JSON ({e})")))?;
+    if !v.is_object() {
+        return Err(bad("expected a JSON object".into()));
+    }
+    let s = |key: &str| v.get(key).and_then(Value::as_str).map(str::to_owned);
+    let request = match agent {
+        Agent::Claude | Agent::Codex | Agent::Gemini => Request {
+            tool: s("tool_name").unwrap_or_default(),
+            command: v
+                .pointer("/tool_input/command")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
+            cwd: s("cwd"),
+            session: s("session_id"),
+            model: s("model"),
+        },
+        Agent::Cursor => Request {
+            tool: "shell".into(),
+            command: s("command"),
+            cwd: s("cwd").or_else(|| {
+                v.pointer("/workspace_roots/0")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned)
+            }),
+            session: s("conversation_id").or_else(|| s("session_id")),
+            model: s("model"),
+        },
+        Agent::Copilot => {
+            let args = match v.get("toolArgs") {
+                Some(Value::String(text)) => serde_json::from_str::<Value>(text)
+                    .map_err(|e| bad(format!("`toolArgs` is not a JSON string of arguments ({e})")))?,
+                Some(other) => other.clone(),
+                None => Value::Null,
+            };
+            Request {
+                tool: s("toolName").unwrap_or_default(),
+                command: args.get("command").and_then(Value::as_str).map(str::to_owned),
+                cwd: s("cwd"),
+                session: s("sessionId").or_else(|| s("session_id")),
+                model: s("model"),
+            }
+        }
+        Agent::Opencode => Request {
+            tool: s("tool").unwrap_or_default(),
+            command: v
+                .pointer("/args/command")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
+            cwd: s("cwd"),
+            session: s("sessionID"),
+            model: s("model"),
+        },
+    };
+    if request.command.is_none() && is_shell_tool(agent, &request.tool) {
+        return Err(bad(format!(
+            "the `{}` tool call carries no command",
+            request.tool
+        )));
+    }
+    Ok(request)
+}
+
+/// True when `tool` runs shell commands in that agent.
+pub fn is_shell_tool(agent: Agent, tool: &str) -> bool {
+    match agent {
+        Agent::Claude | Agent::Codex => matches!(tool, "Bash" | "shell" | "local_shell" | "exec_command"),
+        Agent::Gemini => tool == "run_shell_command",
+        Agent::Cursor => true,
+        Agent::Copilot => matches!(tool, "bash" | "shell" | "powershell"),
+        Agent::Opencode => tool == "bash",
+    }
+}
+
+/// The model family an agent is built on (SPEC 3.4), unless its `model`
+/// field says otherwise.
+pub fn agent_family(agent: Agent) -> Option<&'static str> {
+    match agent {
+        Agent::Claude => Some("anthropic"),
+        Agent::Codex => Some("openai"),
+        Agent::Gemini => Some("google"),
+        Agent::Cursor | Agent::Copilot | Agent::Opencode => None,
+    }
+}
+
+/// A string value of a `"command"` key in text that is not valid JSON.
+fn salvage_command(input: &[u8]) -> Option<String> {
+    let text = String::from_utf8_lossy(input);
+    let at = text.find("\"command\"")?;
+    let rest = text[at + "\"command\"".len()..].trim_start();
+    let rest = rest.strip_prefix(':')?.trim_start().strip_prefix('"')?;
+    let mut out = String::new();
+    let mut chars = rest.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => return Some(out),
+            '\\' => match chars.next()? {
+                'n' => out.push('\n'),
+                't' => out.push('\t'),
+                other => out.push(other),
+            },
+            c => out.push(c),
+        }
+    }
+    // Cut off: what was read is still a command to judge.
+    (!out.is_empty()).then_some(out)
+}
+
+/// vouch's answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Answer {
+    /// Nothing against it: the agent's own permission flow decides.
+    NoOpinion,
+    /// Ask the person (agents that cannot ask get a deny).
+    Ask(String),
+    /// Refuse.
+    Deny(String),
+}
+
+/// What vouch writes back: standard output, standard error and exit code.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reply {
+    /// Standard output (JSON, or nothing).
+    pub stdout: String,
+    /// Standard error.
+    pub stderr: String,
+    /// Exit code.
+    pub code: u8,
+}
+
+/// True when the agent can ask its user.
+pub fn can_ask(agent: Agent) -> bool {
+    matches!(agent, Agent::Claude | Agent::Cursor)
+}
+
+/// Writes `answer` in the agent's protocol.
+pub fn reply(agent: Agent, answer: &Answer) -> Reply {
+    let ok = |stdout: Value| Reply {
+        stdout: format!("{stdout}\n"),
+        stderr: String::new(),
+        code: 0,
+    };
+    let (decision, reason) = match answer {
+        Answer::NoOpinion => {
+            return if agent == Agent::Cursor {
+                ok(json!({"permission": "allow"}))
+            } else {
+                Reply {
+                    stdout: String::new(),
+                    stderr: String::new(),
+                    code: 0,
+                }
+            };
+        }
+        Answer::Ask(r) if can_ask(agent) => ("ask", r.as_str()),
+        Answer::Ask(r) | Answer::Deny(r) => ("deny", r.as_str()),
+    };
+    match agent {
+        Agent::Claude => ok(json!({
+            "hookSpecificOutput": {
+                "hookEventName": "PreToolUse",
+                "permissionDecision": decision,
+                "permissionDecisionReason": reason,
+            }
+        })),
+        // Only a deny blocks in Codex; exit 2 with the reason on stderr is the
+        // form every version honours.
+        Agent::Codex => Reply {
+            stdout: String::new(),
+            stderr: format!("{reason}\n"),
+            code: 2,
+        },
+        Agent::Gemini | Agent::Opencode => ok(json!({"decision": decision, "reason": reason})),
+        Agent::Cursor => ok(json!({
+            "permission": decision,
+            "user_message": reason,
+            "agent_message": reason,
+        })),
+        Agent::Copilot => ok(json!({
+            "permissionDecision": decision,
+            "permissionDecisionReason": reason,
+        })),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_agent_input_is_read() {
+        let claude = br#"{"session_id":"s1","cwd":"/r","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"git status"}}"#;
+        let r = parse(Agent::Claude, claude).unwrap();
+        assert_eq!(r.command.as_deref(), Some("git status"));
+        assert_eq!(r.session.as_deref(), Some("s1"));
+        let codex = br#"{"session_id":"s","cwd":"/r","tool_name":"Bash","tool_input":{"command":"ls"},"model":"gpt-5","turn_id":"t"}"#;
+        assert_eq!(parse(Agent::Codex, codex).unwrap().model.as_deref(), Some("gpt-5"));
+        let cursor = br#"{"command":"rm -rf /","cwd":"","workspace_roots":["/w"]}"#;
+        let r = parse(Agent::Cursor, cursor).unwrap();
+        assert_eq!(r.cwd.as_deref(), Some(""));
+        let copilot = br#"{"timestamp":1,"cwd":"/r","toolName":"bash","toolArgs":"{\"command\":\"git push -f\"}"}"#;
+        assert_eq!(
+            parse(Agent::Copilot, copilot).unwrap().command.as_deref(),
+            Some("git push -f")
+        );
+        let opencode = br#"{"tool":"bash","args":{"command":"ls"},"sessionID":"x","cwd":"/r"}"#;
+        assert_eq!(parse(Agent::Opencode, opencode).unwrap().session.as_deref(), Some("x"));
+        let other_tool = br#"{"tool_name":"Read","tool_input":{"file_path":"/x"}}"#;
+        assert_eq!(parse(Agent::Claude, other_tool).unwrap().command, None);
+    }
+
+    #[test]
+    fn malformed_input_is_an_error_that_still_finds_the_command() {
+        let e = parse(Agent::Claude, b"{\"tool_input\": {\"command\": \"git reset --hard\"").unwrap_err();
+        assert_eq!(e.command.as_deref(), Some("git reset --hard"));
+        assert!(e.to_string().contains("not JSON"), "{e}");
+        let e = parse(Agent::Claude, br#"{"tool_name":"Bash","tool_input":{}}"#).unwrap_err();
+        assert!(e.why.contains("carries no command"));
+        assert!(parse(Agent::Gemini, b"[1,2]").is_err());
+    }
+
+    #[test]
+    fn answers_follow_each_protocol() {
+        let deny = Answer::Deny("no".into());
+        let ask = Answer::Ask("sure?".into());
+        let claude = reply(Agent::Claude, &ask);
+        assert!(claude.stdout.contains(r#""permissionDecision":"ask""#), "{}", claude.stdout);
+        let codex = reply(Agent::Codex, &ask);
+        assert_eq!((codex.code, codex.stderr.as_str()), (2, "sure?\n"));
+        let gemini = reply(Agent::Gemini, &ask);
+        assert!(gemini.stdout.contains(r#""decision":"deny""#));
+        let cursor = reply(Agent::Cursor, &deny);
+        assert!(cursor.stdout.contains(r#""permission":"deny""#) && cursor.stdout.contains("agent_message"));
+        assert_eq!(reply(Agent::Cursor, &Answer::NoOpinion).stdout, "{\"permission\":\"allow\"}\n");
+        let copilot = reply(Agent::Copilot, &ask);
+        assert!(copilot.stdout.contains(r#""permissionDecision":"deny""#));
+        assert_eq!(reply(Agent::Claude, &Answer::NoOpinion).stdout, "");
+    }
+}

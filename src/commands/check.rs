@@ -1,0 +1,555 @@
+//! `vouch check`: a shell command, judged before it runs (SPEC 2.4). The
+//! agent door (`agent.rs`) uses the same assessment.
+//!
+//! The command is parsed and classified by the pure [`crate::shell`]; then
+//! every match that asks for facts is measured in the real repository (what
+//! `reset --hard` would discard, which commits `branch -D` would orphan,
+//! what `push --force` would destroy on the remote), and the facts settle
+//! the tier: a clean work tree makes `git reset --hard` harmless, a push
+//! whose remote tip was fetched is not one that destroys unseen commits.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use serde_json::json;
+
+use super::Subject;
+use crate::audit::{self, RefRecord, Record};
+use crate::classify::{Assessment, RefRisk, Rule, Tier, classify_local, classify_push};
+use crate::cli::CheckArgs;
+use crate::config::Config;
+use crate::context::Ctx;
+use crate::env::vars;
+use crate::git::{self, Discards, Repo};
+use crate::hooks::parse_push_argv;
+use crate::policy::{self, Action};
+use crate::review::ReviewRef;
+use crate::shell::{self, Facts, Match, Rules};
+use crate::text::one_line;
+use crate::verdict::{self, Combined, VerifierResult};
+use crate::{ExitStatus, ui, verifiers};
+
+/// A command, assessed.
+pub struct Assessed {
+    /// The command line.
+    pub command: String,
+    /// Where it runs.
+    pub cwd: PathBuf,
+    /// One finding per rule that matched (after facts) and per problem.
+    pub assessment: Assessment,
+    /// What the repository's facts say, one sentence each.
+    pub facts: Vec<String>,
+    /// The repository's root, when the command runs in one.
+    pub root: Option<PathBuf>,
+    /// The branch checked out there.
+    pub branch: Option<String>,
+}
+
+/// Classifies `command` as it would run in `cwd`, and measures its facts.
+pub fn assess(config: &Config, command: &str, cwd: &Path) -> Result<Assessed> {
+    let rules = Rules::with_user(&config.rules).context("the `[[rules]]` in the config")?;
+    let repo = git::repo_at(cwd);
+    let classification = shell::classify(command, &rules, &|name| {
+        repo.as_ref().and_then(|r| r.alias(name))
+    });
+    let mut refs = Vec::new();
+    let mut facts = Vec::new();
+    for m in &classification.matches {
+        let (tier, note) = measure(config, m, cwd, repo.as_ref());
+        let mut reason = format!(
+            "{}: `{}`",
+            m.reason,
+            one_line(&shell_words::join(&m.command.argv), 200)
+        );
+        if let Some(note) = note {
+            reason.push_str(&format!(" ({note})"));
+            facts.push(note);
+        }
+        refs.push(RefRisk {
+            tier,
+            rule: Rule::Command,
+            reason,
+        });
+    }
+    for problem in &classification.problems {
+        refs.push(RefRisk {
+            tier: Tier::High,
+            rule: Rule::Command,
+            reason: format!("cannot read the whole command: {problem}"),
+        });
+    }
+    let tier = refs.iter().map(|r| r.tier).max().unwrap_or(Tier::None);
+    Ok(Assessed {
+        command: command.to_owned(),
+        cwd: cwd.to_path_buf(),
+        assessment: Assessment {
+            tier,
+            refs,
+            push: Vec::new(),
+        },
+        facts,
+        root: repo.as_ref().map(Repo::root),
+        branch: repo.as_ref().and_then(Repo::current_branch),
+    })
+}
+
+/// The tier of one match once its facts are measured, and what they say.
+fn measure(config: &Config, m: &Match, cwd: &Path, repo: Option<&Repo>) -> (Tier, Option<String>) {
+    let Some(facts) = &m.facts else {
+        return (m.tier, None);
+    };
+    let here;
+    let repo = match &m.dir {
+        Some(dir) => {
+            here = git::repo_at(&cwd.join(dir));
+            here.as_ref()
+        }
+        None => repo,
+    };
+    let Some(repo) = repo else {
+        return (
+            m.tier,
+            Some("not inside a git repository here: facts not measured".into()),
+        );
+    };
+    let argv = &m.command.argv;
+    let sub = argv.get(1).map_or("", String::as_str);
+    let has = |flags: &[&str]| {
+        argv.iter().skip(2).take_while(|a| *a != "--").any(|a| {
+            flags.iter().any(|f| {
+                a == f
+                    || (f.len() == 2
+                        && !f.starts_with("--")
+                        && a.starts_with('-')
+                        && !a.starts_with("--")
+                        && a[1..].contains(&f[1..]))
+            })
+        })
+    };
+    match facts {
+        Facts::Worktree { target, paths } => {
+            let discards = match sub {
+                "clean" => Discards::Untracked {
+                    ignored: has(&["-x", "-X"]),
+                },
+                "checkout" | "restore" if !paths.is_empty() && !has(&["--staged", "-S"]) => {
+                    Discards::UnstagedChanges
+                }
+                "worktree" | "submodule" => return (m.tier, None),
+                _ => Discards::TrackedChanges,
+            };
+            let loss = match repo.worktree_loss(discards, paths) {
+                Ok(l) => l,
+                Err(e) => return (m.tier, Some(format!("{e:#}"))),
+            };
+            let mut tier = m.tier;
+            let mut note = if loss.files == 0 {
+                tier = Tier::None;
+                format!("nothing would be lost: no {}", loss.what)
+            } else {
+                format!(
+                    "would discard {} file(s) with {}: {}",
+                    loss.files,
+                    loss.what,
+                    loss.sample.join(", ")
+                )
+            };
+            // `reset --hard <older>` also moves the branch back.
+            if sub == "reset"
+                && let (Some(target), Some(head)) = (target, repo.head_ref())
+                && let Some(update) = repo.planned_update(&head, Some(target))
+            {
+                let mut local = repo.local_facts(&[update]);
+                for f in &mut local.refs {
+                    f.kept_in_tree = false; // the reset has not run yet
+                }
+                let a = classify_local(&local, &config.policy);
+                if a.tier > Tier::None {
+                    tier = tier.max(a.tier);
+                    for r in a.reasons(Tier::Standard) {
+                        note.push_str(&format!("; {}", r.reason));
+                    }
+                }
+            }
+            (tier, Some(note))
+        }
+        Facts::Branch { names } => {
+            let deleting = sub == "update-ref" || has(&["-D", "-d", "--delete"]);
+            let updates: Vec<_> = if deleting {
+                names
+                    .iter()
+                    .filter_map(|n| repo.planned_update(n, None))
+                    .collect()
+            } else {
+                names
+                    .first()
+                    .and_then(|n| {
+                        repo.planned_update(n, Some(names.get(1).map_or("HEAD", String::as_str)))
+                    })
+                    .into_iter()
+                    .collect()
+            };
+            if updates.is_empty() {
+                return (Tier::None, Some("no such branch here: nothing would be lost".into()));
+            }
+            let local = repo.local_facts(&updates);
+            let a = classify_local(&local, &config.policy);
+            let note = a
+                .refs
+                .iter()
+                .map(|r| r.reason.clone())
+                .collect::<Vec<_>>()
+                .join("; ");
+            let note = if note.is_empty() {
+                "the branch's commits are all on other refs: nothing would be lost".into()
+            } else {
+                note
+            };
+            (a.tier, Some(note))
+        }
+        Facts::Stash { entries } => {
+            let all = repo.stash_entries();
+            if all.is_empty() {
+                return (Tier::None, Some("the stash is empty: nothing would be lost".into()));
+            }
+            let dropped = if sub == "stash" && argv.get(2).is_some_and(|a| a == "clear") {
+                all
+            } else if entries.is_empty() {
+                all.into_iter().take(1).collect()
+            } else {
+                entries.clone()
+            };
+            (m.tier, Some(format!("would drop {}", dropped.join("; "))))
+        }
+        Facts::Push { remote, refspecs } => {
+            let args = parse_push_argv(argv);
+            if args.mirror {
+                return (m.tier, None);
+            }
+            let delete = has(&["-d", "--delete"]);
+            match repo.planned_push(remote.as_deref(), refspecs, delete) {
+                Ok((remote, url, updates, ls_note)) => {
+                    let facts = repo.push_facts(&remote, &url, updates, &args);
+                    let a = classify_push(&facts, &config.policy);
+                    let mut notes: Vec<String> = a
+                        .reasons(Tier::Standard)
+                        .iter()
+                        .map(|r| r.reason.clone())
+                        .collect();
+                    if notes.is_empty() {
+                        notes.push("the push would destroy nothing on the remote".into());
+                    }
+                    notes.extend(ls_note);
+                    (a.tier, Some(notes.join("; ")))
+                }
+                Err(e) => (m.tier, Some(format!("the push could not be resolved: {e:#}"))),
+            }
+        }
+    }
+}
+
+/// A command, as the decision protocol sees it.
+pub struct CommandSubject<'a> {
+    /// The assessment.
+    pub assessed: &'a Assessed,
+    /// `check`, or the agent's name.
+    pub door: &'static str,
+    /// The agent's session id.
+    pub session: Option<String>,
+}
+
+impl Subject for CommandSubject<'_> {
+    fn noun(&self) -> &'static str {
+        "command"
+    }
+
+    fn hook(&self) -> &'static str {
+        self.door
+    }
+
+    fn assessment(&self) -> &Assessment {
+        &self.assessed.assessment
+    }
+
+    fn describe(&self) -> String {
+        let mut text = format!(
+            "command `{}` [{} risk]\n",
+            one_line(&self.assessed.command, 300),
+            self.assessed.assessment.tier
+        );
+        for r in self.assessed.assessment.reasons(Tier::Standard) {
+            text.push_str(&format!("  [{}] {}\n", r.tier, one_line(&r.reason, 400)));
+        }
+        text
+    }
+
+    fn review_refs(&self) -> Vec<ReviewRef> {
+        vec![ReviewRef {
+            remote_ref: self.assessed.command.clone(),
+            old_oid: self.assessed.cwd.display().to_string(),
+            new_oid: String::new(),
+        }]
+    }
+
+    fn record_refs(&self) -> Vec<RefRecord> {
+        self.assessed
+            .assessment
+            .refs
+            .iter()
+            .map(|r| RefRecord {
+                remote_ref: String::new(),
+                old_oid: String::new(),
+                new_oid: String::new(),
+                change: "command".into(),
+                tier: r.tier.to_string(),
+                rule: r.rule.as_str().to_owned(),
+                remote_tip: "none".into(),
+                lost_commits: None,
+            })
+            .collect()
+    }
+
+    fn remote(&self) -> Option<String> {
+        None
+    }
+
+    fn branch(&self) -> Option<String> {
+        self.assessed.branch.clone()
+    }
+
+    fn builtin(&self) -> VerifierResult {
+        crate::classify::builtin_from(&self.assessed.assessment, |_| serde_json::Value::Null)
+    }
+
+    fn prompt(&self, repo_name: &str) -> String {
+        crate::ai::prompt::command_prompt(
+            &self.assessed.command,
+            &self.assessed.assessment,
+            &self.assessed.facts,
+            repo_name,
+            self.assessed.branch.as_deref(),
+            self.session.as_deref(),
+        )
+    }
+
+    fn context(&self, operation_id: &str, root: &Path) -> String {
+        json!({
+            "vouch_version": env!("CARGO_PKG_VERSION"),
+            "operation": {"id": operation_id, "type": "command", "description": self.describe()},
+            "tier": self.assessed.assessment.tier,
+            "reasons": self.assessed.assessment.reasons(Tier::Standard).iter().map(|r| &r.reason).collect::<Vec<_>>(),
+            "repo": root,
+            "branch": self.assessed.branch,
+            "command": self.assessed.command,
+            "facts": self.assessed.facts,
+            "builtin": self.builtin(),
+        })
+        .to_string()
+    }
+
+    fn again(&self) -> String {
+        self.assessed.command.clone()
+    }
+}
+
+/// The verdict on an assessed command: the verifiers' results and what
+/// they add up to. Run only for tiers that are verified.
+pub struct Judged {
+    /// Every verifier's result (the AI's last).
+    pub results: Vec<VerifierResult>,
+    /// Combined.
+    pub combined: Combined,
+    /// The AI run, for the audit line.
+    pub ai: Option<crate::ai::AiRun>,
+    /// The operation id.
+    pub operation_id: String,
+}
+
+/// Asks the verifier programs and the AI verifier about a command.
+pub fn judge(ctx: &Ctx, config: &Config, subject: &CommandSubject<'_>) -> Result<Judged> {
+    let root = subject
+        .assessed
+        .root
+        .clone()
+        .unwrap_or_else(|| subject.assessed.cwd.clone());
+    let operation_id = subject.operation_id(&root);
+    let places = ctx.verifier_places(&root)?;
+    let tier = subject.assessed.assessment.tier;
+    let programs: Vec<_> = verifiers::discover(config, &places)
+        .into_iter()
+        .filter(|p| p.runs_for(tier))
+        .collect();
+    let (results, ai) = super::ask_verifiers(
+        ctx,
+        config,
+        subject,
+        &root,
+        &operation_id,
+        &programs,
+        true,
+        false,
+    )?;
+    let combined = verdict::combine(&results);
+    Ok(Judged {
+        results,
+        combined,
+        ai,
+        operation_id,
+    })
+}
+
+/// Appends the audit line of a command decision.
+#[expect(clippy::too_many_arguments, reason = "each is a distinct field of the record")]
+pub fn log_decision(
+    ctx: &Ctx,
+    config: &Config,
+    subject: &CommandSubject<'_>,
+    judged: Option<&Judged>,
+    result: &str,
+    decision: &str,
+    started: Instant,
+    warnings: Vec<String>,
+) {
+    let root = subject
+        .assessed
+        .root
+        .clone()
+        .unwrap_or_else(|| subject.assessed.cwd.clone());
+    let ai = judged.and_then(|j| j.ai.as_ref());
+    let combined = judged.map(|j| &j.combined);
+    let record = Record {
+        risk_tier: subject.assessed.assessment.tier.to_string(),
+        primary_provider: ai.and_then(|a| a.primary.clone()),
+        verifier_provider: ai.and_then(|a| a.provider.clone()),
+        verifier_model: ai.and_then(|a| a.model.clone()),
+        tokens_in: ai.and_then(|a| a.tokens_in),
+        tokens_out: ai.and_then(|a| a.tokens_out),
+        cost_usd: ai.and_then(|a| a.cost_usd),
+        retries: ai.map_or(0, |a| a.retries),
+        escalated: ai.is_some_and(|a| a.escalated),
+        cached: ai.is_some_and(|a| a.cached),
+        result: result.into(),
+        decision: decision.into(),
+        confidence: combined.and_then(|c| c.confidence),
+        scores: combined.and_then(|c| c.scores),
+        concerns: combined.map(|c| c.concerns.clone()).unwrap_or_default(),
+        latency_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+        session_id: subject
+            .session
+            .clone()
+            .or_else(|| ctx.env.var(vars::VOUCH_SESSION)),
+        branch: subject.assessed.branch.clone(),
+        refs: subject.record_refs(),
+        reasons: super::decide::capped_reasons(&subject.assessed.assessment),
+        warnings,
+        builtin: Some(subject.builtin()),
+        verifiers: judged.map(|j| j.results.clone()).unwrap_or_default(),
+        ..Record::new(
+            &judged.map_or_else(|| subject.operation_id(&root), |j| j.operation_id.clone()),
+            "command",
+            subject.door,
+            &root.display().to_string(),
+        )
+    };
+    let written = ctx
+        .log_path(config)
+        .and_then(|path| audit::append(&path, config.log_max_bytes, &record));
+    if let Err(e) = written {
+        ui::warn(&format!("{e:#}; this decision was not logged"));
+    }
+}
+
+/// `vouch check`.
+pub fn check(ctx: &Ctx, args: &CheckArgs) -> Result<ExitStatus> {
+    let started = Instant::now();
+    let command = match (&args.operation, args.command.is_empty()) {
+        (Some(op), true) => op.clone(),
+        (None, false) => shell_words::join(&args.command),
+        (Some(_), false) => anyhow::bail!(
+            "give the command either after `--` or with `--operation`, not both"
+        ),
+        (None, true) => anyhow::bail!(
+            "no command to check: `vouch check -- git reset --hard` or `vouch check --operation \"git reset --hard\"`"
+        ),
+    };
+    let cwd = match &args.cwd {
+        Some(d) if d.is_absolute() => d.clone(),
+        Some(d) => ctx.cwd.join(d),
+        None => ctx.cwd.clone(),
+    };
+    let root = git::repo_at(&cwd).map(|r| r.root());
+    let mut config = ctx.load_config(root.as_deref())?;
+    if let Some(p) = &args.primary {
+        config.ai.primary = Some(p.clone());
+    }
+    let assessed = assess(&config, &command, &cwd)?;
+    let subject = CommandSubject {
+        assessed: &assessed,
+        door: "check",
+        session: None,
+    };
+    let tier = assessed.assessment.tier;
+    let verified = args.verify && policy::is_verified(tier, true);
+    let judged = if verified {
+        Some(judge(ctx, &config, &subject)?)
+    } else {
+        None
+    };
+    let (decision, status) = match &judged {
+        None if tier >= Tier::High => ("needs a verdict", ExitStatus::Refused),
+        None => ("allowed", ExitStatus::Allowed),
+        Some(j) => match policy::decide(tier, &j.combined.outcome, false, config.on_unavailable.for_tier(tier)).action {
+            Action::Allow { .. } => ("allowed", ExitStatus::Allowed),
+            Action::Ask | Action::Refuse { .. } => ("refused", ExitStatus::Refused),
+        },
+    };
+    if let Some(j) = &judged {
+        let result = match &j.combined.outcome {
+            verdict::Outcome::Proceed { .. } => "proceed",
+            verdict::Outcome::Warn => "warn",
+            verdict::Outcome::Block => "block",
+            verdict::Outcome::Unavailable { .. } => "unavailable",
+        };
+        log_decision(
+            ctx,
+            &config,
+            &subject,
+            Some(j),
+            result,
+            if status == ExitStatus::Allowed { "allowed" } else { "refused" },
+            started,
+            Vec::new(),
+        );
+    }
+    if args.json {
+        let out = json!({
+            "command": assessed.command,
+            "cwd": assessed.cwd,
+            "tier": tier,
+            "reasons": assessed.assessment.refs.iter().map(|r| json!({"tier": r.tier, "reason": r.reason})).collect::<Vec<_>>(),
+            "facts": assessed.facts,
+            "decision": decision,
+            "verdict": judged.as_ref().map(|j| json!({
+                "outcome": format!("{:?}", j.combined.outcome),
+                "confidence": j.combined.confidence,
+                "concerns": j.combined.concerns,
+                "verifiers": j.results,
+            })),
+        });
+        ui::out(&out.to_string());
+    } else {
+        ui::out(&format!("tier: {tier}"));
+        for r in &assessed.assessment.refs {
+            ui::out(&format!("  [{}] {}", r.tier, one_line(&r.reason, 400)));
+        }
+        if let Some(j) = &judged {
+            ui::out(&format!("verdict: {:?}", j.combined.outcome).to_lowercase());
+            for c in &j.combined.concerns {
+                ui::out(&format!("  concern: {}", one_line(c, 300)));
+            }
+        }
+        ui::out(&format!("decision: {decision}"));
+    }
+    Ok(status)
+}
