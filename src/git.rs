@@ -811,7 +811,10 @@ pub fn ls_remote_within(
     let Some(status) = child.wait_timeout(timeout)? else {
         child.kill().ok();
         child.wait().ok();
-        bail!("`git ls-remote {remote}` did not answer within {} s", timeout.as_secs());
+        bail!(
+            "`git ls-remote {remote}` did not answer within {} s",
+            timeout.as_secs()
+        );
     };
     if let Some(r) = reader {
         out = r.join().unwrap_or_default();

@@ -9,7 +9,7 @@
 //! | Gemini CLI `BeforeTool` | `session_id`, `cwd`, `tool_name` (`run_shell_command`), `tool_input.command` | `decision` `deny` (or `allow`) with `reason`; no ask |
 //! | Cursor `beforeShellExecution` | `command`, `cwd`, `workspace_roots`, `conversation_id` | `permission` `allow`/`deny`/`ask` with `user_message` and `agent_message` |
 //! | Copilot CLI `preToolUse` | `toolName`, `toolArgs` (a JSON string holding `command`), `cwd` | `permissionDecision` `deny` with `permissionDecisionReason`; no ask |
-//! | OpenCode (vouch's plugin) | `tool`, `args.command`, `sessionID`, `cwd` | `decision` `allow`/`deny` with `reason`; no ask |
+//! | `OpenCode` (vouch's plugin) | `tool`, `args.command`, `sessionID`, `cwd` | `decision` `allow`/`deny` with `reason`; no ask |
 //!
 //! vouch never grants more than the agent's own settings would: a command it
 //! has nothing against gets no opinion (the agent's normal permission flow
@@ -84,14 +84,20 @@ pub fn parse(agent: Agent, input: &[u8]) -> Result<Request, BadInput> {
         },
         Agent::Copilot => {
             let args = match v.get("toolArgs") {
-                Some(Value::String(text)) => serde_json::from_str::<Value>(text)
-                    .map_err(|e| bad(format!("`toolArgs` is not a JSON string of arguments ({e})")))?,
+                Some(Value::String(text)) => serde_json::from_str::<Value>(text).map_err(|e| {
+                    bad(format!(
+                        "`toolArgs` is not a JSON string of arguments ({e})"
+                    ))
+                })?,
                 Some(other) => other.clone(),
                 None => Value::Null,
             };
             Request {
                 tool: s("toolName").unwrap_or_default(),
-                command: args.get("command").and_then(Value::as_str).map(str::to_owned),
+                command: args
+                    .get("command")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned),
                 cwd: s("cwd"),
                 session: s("sessionId").or_else(|| s("session_id")),
                 model: s("model"),
@@ -120,7 +126,9 @@ pub fn parse(agent: Agent, input: &[u8]) -> Result<Request, BadInput> {
 /// True when `tool` runs shell commands in that agent.
 pub fn is_shell_tool(agent: Agent, tool: &str) -> bool {
     match agent {
-        Agent::Claude | Agent::Codex => matches!(tool, "Bash" | "shell" | "local_shell" | "exec_command"),
+        Agent::Claude | Agent::Codex => {
+            matches!(tool, "Bash" | "shell" | "local_shell" | "exec_command")
+        }
         Agent::Gemini => tool == "run_shell_command",
         Agent::Cursor => true,
         Agent::Copilot => matches!(tool, "bash" | "shell" | "powershell"),
@@ -250,7 +258,10 @@ mod tests {
         assert_eq!(r.command.as_deref(), Some("git status"));
         assert_eq!(r.session.as_deref(), Some("s1"));
         let codex = br#"{"session_id":"s","cwd":"/r","tool_name":"Bash","tool_input":{"command":"ls"},"model":"gpt-5","turn_id":"t"}"#;
-        assert_eq!(parse(Agent::Codex, codex).unwrap().model.as_deref(), Some("gpt-5"));
+        assert_eq!(
+            parse(Agent::Codex, codex).unwrap().model.as_deref(),
+            Some("gpt-5")
+        );
         let cursor = br#"{"command":"rm -rf /","cwd":"","workspace_roots":["/w"]}"#;
         let r = parse(Agent::Cursor, cursor).unwrap();
         assert_eq!(r.cwd.as_deref(), Some(""));
@@ -260,14 +271,21 @@ mod tests {
             Some("git push -f")
         );
         let opencode = br#"{"tool":"bash","args":{"command":"ls"},"sessionID":"x","cwd":"/r"}"#;
-        assert_eq!(parse(Agent::Opencode, opencode).unwrap().session.as_deref(), Some("x"));
+        assert_eq!(
+            parse(Agent::Opencode, opencode).unwrap().session.as_deref(),
+            Some("x")
+        );
         let other_tool = br#"{"tool_name":"Read","tool_input":{"file_path":"/x"}}"#;
         assert_eq!(parse(Agent::Claude, other_tool).unwrap().command, None);
     }
 
     #[test]
     fn malformed_input_is_an_error_that_still_finds_the_command() {
-        let e = parse(Agent::Claude, b"{\"tool_input\": {\"command\": \"git reset --hard\"").unwrap_err();
+        let e = parse(
+            Agent::Claude,
+            b"{\"tool_input\": {\"command\": \"git reset --hard\"",
+        )
+        .unwrap_err();
         assert_eq!(e.command.as_deref(), Some("git reset --hard"));
         assert!(e.to_string().contains("not JSON"), "{e}");
         let e = parse(Agent::Claude, br#"{"tool_name":"Bash","tool_input":{}}"#).unwrap_err();
@@ -280,14 +298,24 @@ mod tests {
         let deny = Answer::Deny("no".into());
         let ask = Answer::Ask("sure?".into());
         let claude = reply(Agent::Claude, &ask);
-        assert!(claude.stdout.contains(r#""permissionDecision":"ask""#), "{}", claude.stdout);
+        assert!(
+            claude.stdout.contains(r#""permissionDecision":"ask""#),
+            "{}",
+            claude.stdout
+        );
         let codex = reply(Agent::Codex, &ask);
         assert_eq!((codex.code, codex.stderr.as_str()), (2, "sure?\n"));
         let gemini = reply(Agent::Gemini, &ask);
         assert!(gemini.stdout.contains(r#""decision":"deny""#));
         let cursor = reply(Agent::Cursor, &deny);
-        assert!(cursor.stdout.contains(r#""permission":"deny""#) && cursor.stdout.contains("agent_message"));
-        assert_eq!(reply(Agent::Cursor, &Answer::NoOpinion).stdout, "{\"permission\":\"allow\"}\n");
+        assert!(
+            cursor.stdout.contains(r#""permission":"deny""#)
+                && cursor.stdout.contains("agent_message")
+        );
+        assert_eq!(
+            reply(Agent::Cursor, &Answer::NoOpinion).stdout,
+            "{\"permission\":\"allow\"}\n"
+        );
         let copilot = reply(Agent::Copilot, &ask);
         assert!(copilot.stdout.contains(r#""permissionDecision":"deny""#));
         assert_eq!(reply(Agent::Claude, &Answer::NoOpinion).stdout, "");

@@ -36,7 +36,10 @@ pub fn agent_hook(ctx: &Ctx, args: &AgentHookArgs) -> Result<ExitStatus> {
     let started = Instant::now();
     let agent = args.agent;
     let mut input = Vec::new();
-    std::io::stdin().take(MAX_INPUT).read_to_end(&mut input).ok();
+    std::io::stdin()
+        .take(MAX_INPUT)
+        .read_to_end(&mut input)
+        .ok();
     let (answer, bad) = match protocol::parse(agent, &input) {
         Ok(request) => (decide(ctx, agent, &request, started), false),
         Err(bad) => {
@@ -113,7 +116,9 @@ fn decide(ctx: &Ctx, agent: Agent, request: &Request, started: Instant) -> Answe
     };
     if !policy::is_verified(tier, config.verify_standard) {
         if config.log_all || (config.mode == Mode::Observe && tier > Tier::None) {
-            check::log_decision(ctx, &config, &subject, None, "skipped", "allowed", started, warnings);
+            check::log_decision(
+                ctx, &config, &subject, None, "skipped", "allowed", started, warnings,
+            );
         }
         return Answer::NoOpinion;
     }
@@ -131,7 +136,9 @@ fn decide(ctx: &Ctx, agent: Agent, request: &Request, started: Instant) -> Answe
     );
     if let Skip::Reason(reason) = Skip::from_value(ctx.env.var(vars::VOUCH_SKIP).as_deref()) {
         warnings.push(format!("VOUCH_SKIP: {reason}"));
-        check::log_decision(ctx, &config, &subject, None, "skipped", "allowed", started, warnings);
+        check::log_decision(
+            ctx, &config, &subject, None, "skipped", "allowed", started, warnings,
+        );
         return Answer::NoOpinion;
     }
     let judged = match check::judge(ctx, &config, &subject) {
@@ -150,8 +157,7 @@ fn decide(ctx: &Ctx, agent: Agent, request: &Request, started: Instant) -> Answe
         config.on_unavailable.for_tier(tier),
     );
     let decision = match (&answer, config.mode) {
-        (_, Mode::Observe) => "allowed",
-        (Answer::NoOpinion, _) => "allowed",
+        (_, Mode::Observe) | (Answer::NoOpinion, _) => "allowed",
         (Answer::Ask(_), _) if protocol::can_ask(agent) => "asked",
         _ => "refused",
     };
@@ -248,7 +254,9 @@ pub fn agent(ctx: &Ctx, args: &AgentArgs) -> Result<ExitStatus> {
         .var_os("HOME")
         .map(PathBuf::from)
         .filter(|h| h.is_absolute())
-        .ok_or_else(|| anyhow::anyhow!("HOME is not set: vouch cannot find the agent's user settings"))?;
+        .ok_or_else(|| {
+            anyhow::anyhow!("HOME is not set: vouch cannot find the agent's user settings")
+        })?;
     let path = settings::settings_path(a.agent, scope, &project, &home, ctx.env.as_ref());
     let said = match &args.action {
         AgentAction::Install(_) => {

@@ -15,7 +15,7 @@ use anyhow::{Context, Result};
 use serde_json::json;
 
 use super::Subject;
-use crate::audit::{self, RefRecord, Record};
+use crate::audit::{self, Record, RefRecord};
 use crate::classify::{Assessment, RefRisk, Rule, Tier, classify_local, classify_push};
 use crate::cli::CheckArgs;
 use crate::config::Config;
@@ -191,7 +191,10 @@ fn measure(config: &Config, m: &Match, cwd: &Path, repo: Option<&Repo>) -> (Tier
                     .collect()
             };
             if updates.is_empty() {
-                return (Tier::None, Some("no such branch here: nothing would be lost".into()));
+                return (
+                    Tier::None,
+                    Some("no such branch here: nothing would be lost".into()),
+                );
             }
             let local = repo.local_facts(&updates);
             let a = classify_local(&local, &config.policy);
@@ -211,7 +214,10 @@ fn measure(config: &Config, m: &Match, cwd: &Path, repo: Option<&Repo>) -> (Tier
         Facts::Stash { entries } => {
             let all = repo.stash_entries();
             if all.is_empty() {
-                return (Tier::None, Some("the stash is empty: nothing would be lost".into()));
+                return (
+                    Tier::None,
+                    Some("the stash is empty: nothing would be lost".into()),
+                );
             }
             let dropped = if sub == "stash" && argv.get(2).is_some_and(|a| a == "clear") {
                 all
@@ -223,14 +229,14 @@ fn measure(config: &Config, m: &Match, cwd: &Path, repo: Option<&Repo>) -> (Tier
             (m.tier, Some(format!("would drop {}", dropped.join("; "))))
         }
         Facts::Push { remote, refspecs } => {
-            let args = parse_push_argv(argv);
-            if args.mirror {
+            let push_args = parse_push_argv(argv);
+            if push_args.mirror {
                 return (m.tier, None);
             }
             let delete = has(&["-d", "--delete"]);
             match repo.planned_push(remote.as_deref(), refspecs, delete) {
                 Ok((remote, url, updates, ls_note)) => {
-                    let facts = repo.push_facts(&remote, &url, updates, &args);
+                    let facts = repo.push_facts(&remote, &url, updates, &push_args);
                     let a = classify_push(&facts, &config.policy);
                     let mut notes: Vec<String> = a
                         .reasons(Tier::Standard)
@@ -243,7 +249,10 @@ fn measure(config: &Config, m: &Match, cwd: &Path, repo: Option<&Repo>) -> (Tier
                     notes.extend(ls_note);
                     (a.tier, Some(notes.join("; ")))
                 }
-                Err(e) => (m.tier, Some(format!("the push could not be resolved: {e:#}"))),
+                Err(e) => (
+                    m.tier,
+                    Some(format!("the push could not be resolved: {e:#}")),
+                ),
             }
         }
     }
@@ -400,7 +409,10 @@ pub fn judge(ctx: &Ctx, config: &Config, subject: &CommandSubject<'_>) -> Result
 }
 
 /// Appends the audit line of a command decision.
-#[expect(clippy::too_many_arguments, reason = "each is a distinct field of the record")]
+#[expect(
+    clippy::too_many_arguments,
+    reason = "each is a distinct field of the record"
+)]
 pub fn log_decision(
     ctx: &Ctx,
     config: &Config,
@@ -466,9 +478,9 @@ pub fn check(ctx: &Ctx, args: &CheckArgs) -> Result<ExitStatus> {
     let command = match (&args.operation, args.command.is_empty()) {
         (Some(op), true) => op.clone(),
         (None, false) => shell_words::join(&args.command),
-        (Some(_), false) => anyhow::bail!(
-            "give the command either after `--` or with `--operation`, not both"
-        ),
+        (Some(_), false) => {
+            anyhow::bail!("give the command either after `--` or with `--operation`, not both")
+        }
         (None, true) => anyhow::bail!(
             "no command to check: `vouch check -- git reset --hard` or `vouch check --operation \"git reset --hard\"`"
         ),
@@ -499,7 +511,14 @@ pub fn check(ctx: &Ctx, args: &CheckArgs) -> Result<ExitStatus> {
     let (decision, status) = match &judged {
         None if tier >= Tier::High => ("needs a verdict", ExitStatus::Refused),
         None => ("allowed", ExitStatus::Allowed),
-        Some(j) => match policy::decide(tier, &j.combined.outcome, false, config.on_unavailable.for_tier(tier)).action {
+        Some(j) => match policy::decide(
+            tier,
+            &j.combined.outcome,
+            false,
+            config.on_unavailable.for_tier(tier),
+        )
+        .action
+        {
             Action::Allow { .. } => ("allowed", ExitStatus::Allowed),
             Action::Ask | Action::Refuse { .. } => ("refused", ExitStatus::Refused),
         },
@@ -517,7 +536,11 @@ pub fn check(ctx: &Ctx, args: &CheckArgs) -> Result<ExitStatus> {
             &subject,
             Some(j),
             result,
-            if status == ExitStatus::Allowed { "allowed" } else { "refused" },
+            if status == ExitStatus::Allowed {
+                "allowed"
+            } else {
+                "refused"
+            },
             started,
             Vec::new(),
         );

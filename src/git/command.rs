@@ -52,7 +52,10 @@ impl Repo {
             .include_ignored(matches!(discards, Discards::Untracked { ignored: true }))
             .recurse_ignored_dirs(matches!(discards, Discards::Untracked { ignored: true }))
             .exclude_submodules(true);
-        for p in paths.iter().filter(|p| !matches!(p.as_str(), "." | "./" | ":/")) {
+        for p in paths
+            .iter()
+            .filter(|p| !matches!(p.as_str(), "." | "./" | ":/"))
+        {
             opts.pathspec(p);
         }
         let statuses = self
@@ -166,16 +169,17 @@ impl Repo {
             .as_ref()
             .and_then(|r| r.url().ok().map(str::to_owned))
             .unwrap_or_else(|| remote.clone());
-        let (listed, note) = match ls_remote_within(&self.root(), &remote, std::time::Duration::from_secs(5)) {
-            Ok(l) => (Some(l), None),
-            Err(e) => (
-                None,
-                Some(format!(
-                    "the remote did not answer ({}); its values are the remote-tracking refs",
-                    crate::text::one_line(&format!("{e:#}"), 160)
-                )),
-            ),
-        };
+        let (listed, note) =
+            match ls_remote_within(&self.root(), &remote, std::time::Duration::from_secs(5)) {
+                Ok(l) => (Some(l), None),
+                Err(e) => (
+                    None,
+                    Some(format!(
+                        "the remote did not answer ({}); its values are the remote-tracking refs",
+                        crate::text::one_line(&format!("{e:#}"), 160)
+                    )),
+                ),
+            };
         let remote_value = |remote_ref: &str| -> Option<String> {
             if let Some(listed) = &listed {
                 return listed
@@ -263,7 +267,12 @@ impl Repo {
         reflog
             .iter()
             .enumerate()
-            .map(|(i, e)| format!("stash@{{{i}}}: {}", e.message().ok().flatten().unwrap_or("")))
+            .map(|(i, e)| {
+                format!(
+                    "stash@{{{i}}}: {}",
+                    e.message().ok().flatten().unwrap_or("")
+                )
+            })
             .collect()
     }
 }

@@ -1,0 +1,375 @@
+//! The agent door (SPEC 2.4, 3.4): `vouch check` with the repository's
+//! facts, every agent's hook protocol end to end, and `vouch agent install`.
+
+use std::fs;
+
+use serde_json::{Value, json};
+
+use crate::support::llm::{LlmServer, ok};
+use crate::support::{Out, TestEnv, verdict_body};
+
+fn check(env: &TestEnv, command: &[&str]) -> Out {
+    let mut args = vec!["check", "--"];
+    args.extend_from_slice(command);
+    env.vouch(&args)
+}
+
+fn hook(env: &TestEnv, agent: &str, input: &Value) -> Out {
+    env.vouch_stdin(&["agent-hook", agent], input.to_string().as_bytes())
+}
+
+#[test]
+fn reset_hard_is_critical_in_a_dirty_tree_and_harmless_in_a_clean_one() {
+    let env = TestEnv::new();
+    check(&env, &["git", "reset", "--hard"])
+        .code(0)
+        .stdout_has("tier: none")
+        .stdout_has("nothing would be lost");
+    fs::write(env.work.join("file1.txt"), "unsaved work\n").unwrap();
+    check(&env, &["git", "reset", "--hard"])
+        .code(1)
+        .stdout_has("tier: critical")
+        .stdout_has("file1.txt");
+    // Paths limit what `checkout --` discards.
+    check(&env, &["git", "checkout", "--", "file2.txt"])
+        .code(0)
+        .stdout_has("tier: none");
+    check(&env, &["git", "checkout", "--", "file1.txt"]).code(1);
+    // `clean -f` takes untracked files only.
+    check(&env, &["git", "clean", "-f"]).code(0);
+    fs::write(env.work.join("new.txt"), "x").unwrap();
+    check(&env, &["git", "clean", "-fd"])
+        .code(1)
+        .stdout_has("new.txt");
+    // Data, not a command.
+    env.vouch(&[
+        "check",
+        "--operation",
+        "echo 'git reset --hard' | grep reset",
+    ])
+    .code(0)
+    .stdout_has("tier: none");
+}
+
+#[test]
+fn a_force_push_that_destroys_unseen_remote_commits_is_critical() {
+    let env = TestEnv::new();
+    let colleague = env.colleague();
+    env.commit(&colleague, "theirs.txt", "a colleague's commit");
+    env.git(&colleague, &["push", "-q", "origin", "main"]);
+    env.commit(&env.work, "mine.txt", "my commit");
+    let out = env.vouch(&[
+        "check", "--json", "--", "git", "push", "--force", "origin", "main",
+    ]);
+    out.code(1);
+    let v: Value = serde_json::from_str(out.stdout.trim()).unwrap();
+    assert_eq!(v["tier"], "critical", "{v}");
+    assert!(
+        out.stdout.contains("never fetched")
+            || out.stdout.contains("unseen")
+            || out.stdout.contains("not seen"),
+        "{v}"
+    );
+    // A feature branch whose remote tip was fetched: a plain force push, high.
+    env.git(&env.work, &["switch", "-q", "-c", "feature"]);
+    env.git(&env.work, &["push", "-q", "origin", "feature"]);
+    env.git(&env.work, &["commit", "-q", "--amend", "-m", "reworded"]);
+    let out = env.vouch(&[
+        "check", "--json", "--", "git", "push", "-f", "origin", "feature",
+    ]);
+    let v: Value = serde_json::from_str(out.stdout.trim()).unwrap();
+    assert_eq!(v["tier"], "high", "{v}");
+    // Its fast-forward is nothing at all.
+    env.git(&env.work, &["switch", "-q", "main"]);
+    env.git(&env.work, &["fetch", "-q"]);
+    env.git(&env.work, &["reset", "-q", "--hard", "origin/main"]);
+    env.commit(&env.work, "more.txt", "fast-forward");
+    check(&env, &["git", "push", "--force", "origin", "main"])
+        .code(0)
+        .stdout_has("tier: none");
+}
+
+#[test]
+fn branch_deletion_counts_the_commits_it_would_orphan() {
+    let env = TestEnv::new();
+    env.git(&env.work, &["branch", "merged"]);
+    check(&env, &["git", "branch", "-D", "merged"]).code(0);
+    env.git(&env.work, &["switch", "-q", "-c", "solo"]);
+    env.commit(&env.work, "solo.txt", "only here");
+    env.git(&env.work, &["switch", "-q", "main"]);
+    check(&env, &["git", "branch", "-D", "solo"])
+        .code(1)
+        .stdout_has("tier: critical")
+        .stdout_has("1 commit by 1 author");
+    // `git -C` and `cd` name the repository the command runs in.
+    let elsewhere = env.base();
+    env.vouch_in(
+        &elsewhere,
+        &["check", "--operation", "cd work && git branch -D solo"],
+    )
+    .code(1)
+    .stdout_has("tier: critical");
+}
+
+#[test]
+fn check_verify_asks_the_verifiers_and_logs() {
+    let env = TestEnv::new();
+    fs::write(env.work.join("file1.txt"), "unsaved\n").unwrap();
+    env.write_config(&env.verifier("judge", &verdict_body("fail"), "blocking = true"));
+    env.vouch(&["check", "--verify", "--", "git", "reset", "--hard"])
+        .code(1)
+        .stdout_has("decision: refused");
+    let record = env.last_audit();
+    assert_eq!(record["operation_type"], "command");
+    assert_eq!(record["hook"], "check");
+    assert_eq!(record["decision"], "refused");
+}
+
+fn claude_input(command: &str, cwd: &std::path::Path) -> Value {
+    json!({"session_id": "sess-1", "cwd": cwd, "hook_event_name": "PreToolUse",
+           "tool_name": "Bash", "tool_input": {"command": command}})
+}
+
+/// One agent's input for `command`, in that agent's shape.
+fn input(agent: &str, command: &str, cwd: &std::path::Path) -> Value {
+    match agent {
+        "claude" => claude_input(command, cwd),
+        "codex" => {
+            let mut v = claude_input(command, cwd);
+            v["model"] = json!("gpt-5");
+            v["turn_id"] = json!("t-1");
+            v
+        }
+        "gemini" => json!({"session_id": "s", "cwd": cwd, "hook_event_name": "BeforeTool",
+                           "tool_name": "run_shell_command", "tool_input": {"command": command}}),
+        "cursor" => json!({"command": command, "cwd": cwd, "workspace_roots": [cwd],
+                           "conversation_id": "c-1", "hook_event_name": "beforeShellExecution"}),
+        "copilot" => json!({"timestamp": 1_700_000_000, "cwd": cwd, "toolName": "bash",
+                            "toolArgs": json!({"command": command, "description": "d"}).to_string()}),
+        "opencode" => {
+            json!({"tool": "bash", "args": {"command": command}, "sessionID": "o-1", "cwd": cwd})
+        }
+        _ => unreachable!(),
+    }
+}
+
+const AGENTS: [&str; 6] = ["claude", "codex", "gemini", "cursor", "copilot", "opencode"];
+
+#[test]
+fn every_agent_protocol_end_to_end() {
+    let env = TestEnv::new();
+    env.write_config(&env.verifier("judge", &verdict_body("fail"), "blocking = true"));
+    env.git(&env.work, &["switch", "-q", "-c", "solo"]);
+    env.commit(&env.work, "solo.txt", "only here");
+    env.git(&env.work, &["switch", "-q", "main"]);
+    for agent in AGENTS {
+        // Harmless: no opinion (Cursor, which expects an answer, gets allow).
+        let out = hook(
+            &env,
+            agent,
+            &input(agent, "git status && git log -3", &env.work),
+        );
+        out.code(0);
+        if agent == "cursor" {
+            assert_eq!(out.stdout.trim(), r#"{"permission":"allow"}"#);
+        } else {
+            assert_eq!(out.stdout, "", "{agent}");
+        }
+        // Dangerous, and the verifier refuses: denied in the agent's words.
+        let out = hook(&env, agent, &input(agent, "git branch -D solo", &env.work));
+        let reason = if agent == "codex" {
+            out.code(2);
+            out.stderr.clone()
+        } else {
+            out.code(0);
+            let v: Value = serde_json::from_str(out.stdout.trim()).unwrap();
+            let (decision, reason) = match agent {
+                "claude" => (
+                    &v["hookSpecificOutput"]["permissionDecision"],
+                    &v["hookSpecificOutput"]["permissionDecisionReason"],
+                ),
+                "gemini" | "opencode" => (&v["decision"], &v["reason"]),
+                "cursor" => (&v["permission"], &v["agent_message"]),
+                "copilot" => (&v["permissionDecision"], &v["permissionDecisionReason"]),
+                _ => unreachable!(),
+            };
+            assert_eq!(decision, "deny", "{agent}: {v}");
+            reason.as_str().unwrap().to_owned()
+        };
+        assert!(reason.contains("git branch -D solo"), "{agent}: {reason}");
+        // Nothing that lets the agent approve itself.
+        for hint in ["VOUCH_SKIP", "vouch approve", "--no-verify"] {
+            assert!(
+                !reason.contains(hint),
+                "{agent} was told `{hint}`: {reason}"
+            );
+        }
+        let record = env.last_audit();
+        assert_eq!(record["hook"], agent);
+        assert_eq!(record["decision"], "refused");
+        assert_eq!(record["risk_tier"], "critical");
+    }
+    assert!(
+        env.rev(&env.work, "solo").len() == 40,
+        "the hook only answers; the branch is untouched"
+    );
+}
+
+#[test]
+fn warnings_ask_where_the_agent_can_ask_and_deny_where_it_cannot() {
+    let env = TestEnv::new();
+    env.write_config(&env.verifier("careful", &verdict_body("warn"), ""));
+    fs::write(env.work.join("file1.txt"), "unsaved\n").unwrap();
+    let claude = hook(
+        &env,
+        "claude",
+        &input("claude", "git reset --hard", &env.work),
+    );
+    claude.code(0).stdout_has(r#""permissionDecision":"ask""#);
+    let codex = hook(
+        &env,
+        "codex",
+        &input("codex", "git reset --hard", &env.work),
+    );
+    codex.code(2);
+    let gemini = hook(
+        &env,
+        "gemini",
+        &input("gemini", "git reset --hard", &env.work),
+    );
+    gemini.code(0).stdout_has(r#""decision":"deny""#);
+}
+
+#[test]
+fn malformed_input_is_a_clear_error_and_a_critical_looking_command_is_denied() {
+    let env = TestEnv::new();
+    let out = env.vouch_stdin(&["agent-hook", "claude"], b"not json at all");
+    out.code(1).stderr_has("cannot read claude's hook input");
+    assert_eq!(out.stdout, "");
+    let out = env.vouch_stdin(
+        &["agent-hook", "claude"],
+        br#"{"tool_name":"Bash","tool_input":{"command":"rm -rf / --no-preserve-root"#,
+    );
+    out.code(0).stdout_has(r#""permissionDecision":"deny""#);
+    let out = env.vouch_stdin(
+        &["agent-hook", "copilot"],
+        br#"{"toolName":"bash","toolArgs":"{broken"}"#,
+    );
+    out.code(1).stderr_has("toolArgs");
+    env.vouch_stdin(&["agent-hook", "nobody"], b"{}")
+        .code(2)
+        .stderr_has("claude");
+}
+
+#[test]
+fn a_bypass_inside_the_command_is_critical() {
+    let env = TestEnv::new();
+    for command in [
+        "VOUCH_SKIP=ok git push --force origin main",
+        "git -c core.hooksPath=/dev/null push --force origin main",
+        "git push --no-verify --force origin main",
+    ] {
+        let out = env.vouch(&["check", "--json", "--operation", command]);
+        let v: Value = serde_json::from_str(out.stdout.trim()).unwrap();
+        assert_eq!(v["tier"], "critical", "{command}: {v}");
+    }
+}
+
+#[test]
+fn the_agent_is_the_primary_and_another_vendor_judges() {
+    let server = LlmServer::start(vec![ok(json!({
+        "choices": [{"message": {"content": json!({"verified": true, "confidence": 0.95,
+            "concerns": [], "recommendation": "proceed", "reasoning": "fine",
+            "scores": {"recoverability": 0.9, "blast_radius": 0.9, "intent_fit": 0.9, "safeguards": 0.9}}).to_string()},
+            "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 10, "completion_tokens": 5}}))]);
+    let mut env = TestEnv::new();
+    env.extra_env.extend([
+        ("OPENAI_BASE_URL".to_owned(), format!("{}/v1", server.url)),
+        (
+            "OPENAI_API_KEY".to_owned(),
+            "sk-TESTKEY-OPENAI-0123".to_owned(),
+        ),
+        (
+            "ANTHROPIC_API_KEY".to_owned(),
+            "sk-ant-TESTKEY-0123".to_owned(),
+        ),
+        (
+            "ANTHROPIC_BASE_URL".to_owned(),
+            "http://127.0.0.1:9".to_owned(),
+        ),
+    ]);
+    fs::write(env.work.join("file1.txt"), "unsaved\n").unwrap();
+    let out = hook(
+        &env,
+        "claude",
+        &input("claude", "git reset --hard", &env.work),
+    );
+    out.code(0);
+    assert_eq!(
+        out.stdout, "",
+        "a verified command goes on to the agent's own checks"
+    );
+    let record = env.last_audit();
+    assert_eq!(record["primary_provider"], "anthropic");
+    assert_eq!(record["verifier_provider"], "openai");
+    assert_eq!(record["session_id"], "sess-1");
+    assert_eq!(server.count(), 1);
+    let prompt = &server.received()[0].body;
+    assert!(
+        prompt.contains("git reset --hard") && prompt.contains("file1.txt"),
+        "{prompt}"
+    );
+}
+
+#[test]
+fn a_critical_command_without_a_verdict_in_time_is_denied() {
+    let env = TestEnv::new();
+    env.write_config(&format!(
+        "[agent]\nbudget_secs = 1\n{}",
+        env.verifier(
+            "slow",
+            &format!("sleep 2\n{}", verdict_body("pass")),
+            "timeout_secs = 10"
+        )
+    ));
+    fs::write(env.work.join("file1.txt"), "unsaved\n").unwrap();
+    hook(
+        &env,
+        "gemini",
+        &input("gemini", "git reset --hard", &env.work),
+    )
+    .code(0)
+    .stdout_has(r#""decision":"deny""#)
+    .stdout_has("No verdict within the time allowed");
+}
+
+#[test]
+fn agent_install_keeps_other_hooks_and_uninstall_removes_only_vouch() {
+    let env = TestEnv::new();
+    let settings = env.work.join(".claude/settings.json");
+    fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    let theirs = json!({"model": "opus", "hooks": {
+        "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "my-linter"}]}],
+        "PostToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": "notify"}]}]}});
+    fs::write(&settings, serde_json::to_string_pretty(&theirs).unwrap()).unwrap();
+    env.vouch(&["agent", "install", "claude"]).code(0);
+    let v: Value = serde_json::from_str(&fs::read_to_string(&settings).unwrap()).unwrap();
+    let text = v.to_string();
+    assert!(text.contains("my-linter") && text.contains("notify") && text.contains("opus"));
+    assert!(text.contains("agent-hook claude"), "{text}");
+    env.vouch(&["agent", "install", "claude"]).code(0);
+    let again = fs::read_to_string(&settings).unwrap();
+    assert_eq!(again.matches("agent-hook claude").count(), 1, "{again}");
+    env.vouch(&["agent", "uninstall", "claude"]).code(0);
+    let v: Value = serde_json::from_str(&fs::read_to_string(&settings).unwrap()).unwrap();
+    assert_eq!(v, theirs);
+    // Every agent installs and uninstalls in a project.
+    for agent in AGENTS {
+        env.vouch(&["agent", "install", agent]).code(0);
+        env.vouch(&["agent", "uninstall", agent]).code(0);
+    }
+    // A user-level install goes to HOME.
+    env.vouch(&["agent", "install", "gemini", "--user"]).code(0);
+    assert!(env.home.join(".gemini/settings.json").is_file());
+}
