@@ -9,6 +9,7 @@
 use std::cell::OnceCell;
 use std::collections::HashMap;
 use std::path::Path;
+use std::sync::OnceLock;
 
 use globset::{GlobBuilder, GlobMatcher};
 use serde::Deserialize;
@@ -112,10 +113,14 @@ struct RuleFile {
     rules: Vec<RuleSpec>,
 }
 
-/// The compiled rule set: the built-in rules plus any user rules.
+/// The rule set: the built-in rules plus any user rules. A built-in rule is
+/// compiled the first time a command could match it (its program, and a
+/// literal word it needs, are there): compiling all of them costs a few
+/// milliseconds, more than the agent door may spend on a harmless command.
+/// User rules are compiled at once, so that a bad one is reported.
 #[derive(Debug, Clone)]
 pub struct Rules {
-    list: Vec<Rule>,
+    list: Vec<Entry>,
     /// Rule indexes by literal program name.
     by_program: HashMap<String, Vec<usize>>,
     /// Rules whose program is a glob.
@@ -336,6 +341,48 @@ fn compile(spec: &RuleSpec) -> Result<Rule, RuleError> {
     })
 }
 
+/// One rule, compiled on first use.
+#[derive(Debug, Clone)]
+struct Entry {
+    spec: RuleSpec,
+    /// Some argument must equal one of these words (the rule's first
+    /// literal positional word) before the rule is worth compiling.
+    required: Vec<String>,
+    compiled: OnceLock<Rule>,
+}
+
+impl Entry {
+    fn rule(&self) -> &Rule {
+        self.compiled
+            .get_or_init(|| compile(&self.spec).expect("the built-in rules compile (tested)"))
+    }
+}
+
+/// True for a pattern word that is a plain text, not a glob.
+fn is_literal(word: &str) -> bool {
+    !word.is_empty() && !word.contains(['*', '?', '[', '{', '\\'])
+}
+
+/// The program alternatives of a pattern, and its first positional word's
+/// alternatives when they are all literal (empty otherwise).
+fn index_words(spec: &RuleSpec) -> (Vec<String>, Vec<String>) {
+    let Ok(words) = shell_words::split(&spec.pattern) else {
+        return (Vec::new(), Vec::new());
+    };
+    let Some((program, rest)) = words.split_first() else {
+        return (Vec::new(), Vec::new());
+    };
+    let programs = program.split('|').map(str::to_owned).collect();
+    let required = rest
+        .iter()
+        .find(|w| !w.starts_with(['!', '-', '=', '<', '>']))
+        .filter(|_| !spec.ignore_case)
+        .map(|w| w.split('|').map(str::to_owned).collect::<Vec<_>>())
+        .filter(|alts| alts.iter().all(|a| is_literal(a)))
+        .unwrap_or_default();
+    (programs, required)
+}
+
 impl Rules {
     /// The built-in rules (`src/shell/rules.toml`).
     ///
@@ -349,34 +396,53 @@ impl Rules {
 
     /// The built-in rules followed by `user` rules.
     pub fn with_user(user: &[RuleSpec]) -> Result<Self, RuleError> {
-        let file: RuleFile = toml::from_str(include_str!("rules.toml")).map_err(|e| RuleError {
-            pattern: "src/shell/rules.toml".to_owned(),
-            message: e.to_string(),
-        })?;
+        // `build.rs` turns `rules.toml` into JSON, which reads several times faster.
+        let file: RuleFile =
+            serde_json::from_str(include_str!(concat!(env!("OUT_DIR"), "/rules.json"))).map_err(
+                |e| RuleError {
+                    pattern: "src/shell/rules.toml".to_owned(),
+                    message: e.to_string(),
+                },
+            )?;
         let mut rules = Self {
             list: Vec::new(),
             by_program: HashMap::new(),
             any_program: Vec::new(),
         };
-        for spec in file.rules.iter().chain(user) {
-            let rule = compile(spec)?;
+        let builtin = file.rules.len();
+        for (i, spec) in file.rules.iter().chain(user).enumerate() {
+            let compiled = if i >= builtin {
+                OnceLock::from(compile(spec)?)
+            } else {
+                OnceLock::new()
+            };
+            let (programs, required) = index_words(spec);
             let index = rules.list.len();
-            if rule.program.iter().all(|p| matches!(p, Pat::Literal(_))) {
-                for p in &rule.program {
-                    if let Pat::Literal(name) = p {
-                        rules
-                            .by_program
-                            .entry(name.clone())
-                            .or_default()
-                            .push(index);
-                    }
+            if !programs.is_empty() && programs.iter().all(|p| is_literal(p) && p != "*") {
+                for name in programs {
+                    rules.by_program.entry(name).or_default().push(index);
                 }
             } else {
                 rules.any_program.push(index);
             }
-            rules.list.push(rule);
+            rules.list.push(Entry {
+                spec: spec.clone(),
+                required,
+                compiled,
+            });
         }
         Ok(rules)
+    }
+
+    /// Compiles every rule now (the built-in ones are otherwise compiled on
+    /// first use): the test that the data file is valid.
+    pub fn compile_all(&self) -> Result<(), RuleError> {
+        for entry in &self.list {
+            if entry.compiled.get().is_none() {
+                compile(&entry.spec)?;
+            }
+        }
+        Ok(())
     }
 
     /// How many rules there are.
@@ -399,7 +465,17 @@ impl Rules {
         let subject: OnceCell<Subject<'_>> = OnceCell::new();
         let mut found: Vec<usize> = Vec::new();
         for &index in literal.iter().chain(&self.any_program) {
-            let rule = &self.list[index];
+            let entry = &self.list[index];
+            if !entry.required.is_empty()
+                && !command
+                    .argv
+                    .iter()
+                    .skip(1)
+                    .any(|a| entry.required.contains(a))
+            {
+                continue;
+            }
+            let rule = entry.rule();
             if rule.needs_output && command.outputs.is_empty() {
                 continue;
             }
@@ -736,7 +812,9 @@ mod tests {
 
     #[test]
     fn builtin_rules_compile() {
-        assert!(Rules::builtin().len() > 50);
+        let rules = Rules::builtin();
+        assert!(rules.len() > 50);
+        rules.compile_all().unwrap();
     }
 
     #[test]

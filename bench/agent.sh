@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# vouch benchmarks for the agent door. One run prints every figure.
+# Usage: bench/agent.sh [runs]
+#
+#   1. A harmless command through `vouch agent-hook claude`, the whole
+#      process (start, read the JSON, config, parse, classify, answer),
+#      median of `runs`. Target: at most 2 ms. For scale: `/bin/true` fed
+#      the same input, and a dangerous command in a dirty repository (facts
+#      measured; no verifier configured, so it is answered `ask`).
+#   2. 10,000 commands from fixtures/commands.tsv classified in-process
+#      (the ignored timing test, in release). Target: at most 100 ms.
+set -euo pipefail
+runs=${1:-200}
+source "$(dirname "$0")/common.sh"
+
+echo "git: $(git --version)   machine: $(nproc) cores   runs: $runs"
+repo="$work/repo"
+git init -q "$repo"
+git -C "$repo" commit -q --allow-empty -m init
+echo dirty > "$repo/file.txt"; git -C "$repo" add file.txt; git -C "$repo" commit -q -m file
+echo unsaved >> "$repo/file.txt"
+input() { printf '{"session_id":"bench","cwd":"%s","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"%s"}}' "$repo" "$1"; }
+printf '%s' "$(input 'git status \u0026\u0026 cargo test --workspace')" > "$work/harmless.json"
+printf '%s' "$(input 'git reset --hard HEAD~1')" > "$work/dangerous.json"
+
+time_it() { # $1: input file, $2...: command
+  local file=$1; shift
+  local times=()
+  for _ in $(seq "$runs"); do
+    t0=$(now)
+    "$@" < "$file" > /dev/null 2>&1 || true
+    t1=$(now)
+    times+=($(( t1 - t0 )))
+  done
+  printf '%s\n' "${times[@]}" | median
+}
+true_ns=$(time_it "$work/harmless.json" /bin/true)
+harmless_ns=$(time_it "$work/harmless.json" "$vouch" agent-hook claude)
+dangerous_ns=$(time_it "$work/dangerous.json" "$vouch" agent-hook claude)
+echo "1. agent-hook claude, whole process, median of $runs"
+printf '   harmless command   %7s ms   (target 2 ms: x%s)\n' "$(ms "$harmless_ns")" "$(ratio "$harmless_ns" 2000000)"
+printf '   /bin/true          %7s ms   (process start, for scale)\n' "$(ms "$true_ns")"
+printf '   reset --hard, dirty %6s ms   (facts measured, answered ask)\n' "$(ms "$dangerous_ns")"
+echo
+
+echo "2. in-process classification (release test binary)"
+cargo test --release --locked --quiet --manifest-path "$here/Cargo.toml" --lib \
+  shell::tests::speed_of_ten_thousand_classifications -- --ignored --nocapture 2>/dev/null |
+  grep -E "compiled in|classifications in|parses in" | sed 's/^/   /'
+echo "   target: 10,000 classifications in at most 100 ms"
