@@ -11,9 +11,11 @@
 //! unless `vouch trust` was run for its exact content.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
+use std::sync::OnceLock;
+
+use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
 use serde::Deserialize;
 
 use crate::classify::Tier;
@@ -123,13 +125,13 @@ impl Default for TierTable {
 #[derive(Debug, Clone)]
 pub struct Policy {
     /// Compiled protected-branch globs.
-    pub protected: GlobSet,
+    pub protected: Globs,
     /// The same globs as written, index for index.
     pub protected_patterns: Vec<String>,
     /// Protect the remote's default branch (`refs/remotes/<r>/HEAD`).
     pub remote_head: bool,
     /// Compiled release-tag globs.
-    pub release_tags: GlobSet,
+    pub release_tags: Globs,
     /// Release-tag globs as written.
     pub release_tag_patterns: Vec<String>,
     /// More destructive ref changes than this in one push is `mass_ref_changes`.
@@ -143,21 +145,21 @@ pub struct Policy {
 #[derive(Debug, Clone)]
 pub struct CommitRules {
     /// Migration files, whose added SQL is read.
-    pub migrations: GlobSet,
+    pub migrations: Globs,
     /// Migrations that are meant to drop (down migrations).
-    pub migration_exceptions: GlobSet,
+    pub migration_exceptions: Globs,
     /// Lockfiles and generated files, left out of the deletion and size counts.
-    pub generated: GlobSet,
+    pub generated: Globs,
     /// Credential files.
-    pub credentials: GlobSet,
+    pub credentials: Globs,
     /// Paths that look like credentials but are not (`.env.example`).
-    pub credential_exceptions: GlobSet,
+    pub credential_exceptions: Globs,
     /// CI/CD pipeline configuration.
-    pub ci: GlobSet,
+    pub ci: Globs,
     /// Infrastructure as code.
-    pub infrastructure: GlobSet,
+    pub infrastructure: Globs,
     /// Dependency manifests, whose version changes are read.
-    pub manifests: GlobSet,
+    pub manifests: Globs,
     /// More deleted files than this is a bulk deletion.
     pub bulk_deleted_files: usize,
     /// More deleted lines than this is a bulk deletion.
@@ -286,13 +288,13 @@ pub const COMMIT_TIERS: &[(&str, Tier)] = &[
     ("large_change", Tier::Standard),
 ];
 
-fn default_globs(name: &str) -> GlobSet {
+fn default_globs(name: &str) -> Globs {
     let patterns = COMMIT_GLOBS
         .iter()
         .find(|(n, _)| *n == name)
         .map(|(_, p)| strings(p))
         .unwrap_or_default();
-    compile_globs(&patterns).expect("default globs are valid")
+    Globs::built_in(&patterns)
 }
 
 impl Default for CommitRules {
@@ -490,16 +492,67 @@ pub struct Config {
     pub agent_budget_secs: u64,
 }
 
-fn compile_globs(patterns: &[String]) -> Result<GlobSet, (usize, String)> {
-    let mut builder = GlobSetBuilder::new();
-    for (i, p) in patterns.iter().enumerate() {
-        let glob = GlobBuilder::new(p)
-            .literal_separator(true)
-            .build()
-            .map_err(|e| (i, e.kind().to_string()))?;
-        builder.add(glob);
+/// A set of globs. The built-in sets are compiled the first time something
+/// is matched against them: most hook runs never match a path or a ref, and
+/// compiling every set costs more than the rest of such a run. Globs from a
+/// config file are compiled when read, so that an error names the file.
+#[derive(Debug, Clone)]
+pub struct Globs {
+    globs: Vec<Glob>,
+    set: OnceLock<GlobSet>,
+}
+
+impl Globs {
+    /// A built-in set (valid: tested), compiled on first use.
+    fn built_in(patterns: &[String]) -> Self {
+        Self {
+            globs: patterns
+                .iter()
+                .map(|p| glob(p).expect("the built-in globs are valid (tested)"))
+                .collect(),
+            set: OnceLock::new(),
+        }
     }
-    builder.build().map_err(|e| (0, e.to_string()))
+
+    fn set(&self) -> &GlobSet {
+        self.set.get_or_init(|| {
+            let mut builder = GlobSetBuilder::new();
+            for g in &self.globs {
+                builder.add(g.clone());
+            }
+            builder.build().unwrap_or_else(|_| GlobSet::empty())
+        })
+    }
+
+    /// True when a glob matches `path`.
+    pub fn is_match(&self, path: impl AsRef<Path>) -> bool {
+        self.set().is_match(path)
+    }
+
+    /// The indexes of the globs that match `path`.
+    pub fn matches(&self, path: impl AsRef<Path>) -> Vec<usize> {
+        self.set().matches(path)
+    }
+}
+
+fn glob(pattern: &str) -> Result<Glob, globset::Error> {
+    GlobBuilder::new(pattern).literal_separator(true).build()
+}
+
+/// Compiles globs from a config file now; an error gives the index of the bad one.
+fn compile_globs(patterns: &[String]) -> Result<Globs, (usize, String)> {
+    let mut builder = GlobSetBuilder::new();
+    let mut globs = Vec::new();
+    for (i, p) in patterns.iter().enumerate() {
+        let g = glob(p).map_err(|e| (i, e.kind().to_string()))?;
+        builder.add(g.clone());
+        globs.push(g);
+    }
+    let set = builder.build().map_err(|e| (0, e.to_string()))?;
+    Ok(Globs {
+        globs,
+        set: OnceLock::from(set),
+    })
 }
 
 fn strings(list: &[&str]) -> Vec<String> {
@@ -511,10 +564,10 @@ impl Default for Policy {
         let protected_patterns = strings(DEFAULT_PROTECTED);
         let release_tag_patterns = strings(DEFAULT_RELEASE_TAGS);
         Self {
-            protected: compile_globs(&protected_patterns).expect("default globs are valid"),
+            protected: Globs::built_in(&protected_patterns),
             protected_patterns,
             remote_head: true,
-            release_tags: compile_globs(&release_tag_patterns).expect("default globs are valid"),
+            release_tags: Globs::built_in(&release_tag_patterns),
             release_tag_patterns,
             mass_ref_changes: 5,
             tiers: TierTable::default(),

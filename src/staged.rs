@@ -161,7 +161,7 @@ pub fn classify_commit(staged: &StagedFacts, rules: &CommitRules) -> Assessment 
             }
         }
     }
-    let matching = |set: &globset::GlobSet| -> Vec<&str> {
+    let matching = |set: &crate::config::Globs| -> Vec<&str> {
         staged
             .files
             .iter()

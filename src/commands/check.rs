@@ -46,17 +46,15 @@ pub struct Assessed {
     pub branch: Option<String>,
 }
 
-/// Classifies `command` as it would run in `cwd`, and measures its facts.
-pub fn assess(config: &Config, command: &str, cwd: &Path) -> Result<Assessed> {
+/// Classifies `command` as it would run in `cwd` (in `repo`, the
+/// repository there, if any), and measures its facts.
+pub fn assess(config: &Config, command: &str, cwd: &Path, repo: Option<&Repo>) -> Result<Assessed> {
     let rules = Rules::with_user(&config.rules).context("the `[[rules]]` in the config")?;
-    let repo = git::repo_at(cwd);
-    let classification = shell::classify(command, &rules, &|name| {
-        repo.as_ref().and_then(|r| r.alias(name))
-    });
+    let classification = shell::classify(command, &rules, &|name| repo.and_then(|r| r.alias(name)));
     let mut refs = Vec::new();
     let mut facts = Vec::new();
     for m in &classification.matches {
-        let (tier, note) = measure(config, m, cwd, repo.as_ref());
+        let (tier, note) = measure(config, m, cwd, repo);
         let mut reason = format!(
             "{}: `{}`",
             m.reason,
@@ -89,8 +87,8 @@ pub fn assess(config: &Config, command: &str, cwd: &Path) -> Result<Assessed> {
             push: Vec::new(),
         },
         facts,
-        root: repo.as_ref().map(Repo::root),
-        branch: repo.as_ref().and_then(Repo::current_branch),
+        root: repo.map(Repo::root),
+        branch: repo.and_then(Repo::current_branch),
     })
 }
 
@@ -490,12 +488,12 @@ pub fn check(ctx: &Ctx, args: &CheckArgs) -> Result<ExitStatus> {
         Some(d) => ctx.cwd.join(d),
         None => ctx.cwd.clone(),
     };
-    let root = git::repo_at(&cwd).map(|r| r.root());
-    let mut config = ctx.load_config(root.as_deref())?;
+    let repo = git::repo_at(&cwd);
+    let mut config = ctx.load_config(repo.as_ref().map(Repo::root).as_deref())?;
     if let Some(p) = &args.primary {
         config.ai.primary = Some(p.clone());
     }
-    let assessed = assess(&config, &command, &cwd)?;
+    let assessed = assess(&config, &command, &cwd, repo.as_ref())?;
     let subject = CommandSubject {
         assessed: &assessed,
         door: "check",
