@@ -5,6 +5,8 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # The binary install.sh installs (static on Linux with glibc).
 vouch=$("$here/install.sh" --build-only)
 
+# cargo and rustup keep their homes when HOME moves below.
+export CARGO_HOME=${CARGO_HOME:-$HOME/.cargo} RUSTUP_HOME=${RUSTUP_HOME:-$HOME/.rustup}
 work=$(mktemp -d "${TMPDIR:-/tmp}/vouch-bench.XXXXXX")
 cleanups=("rm -rf '$work'")
 on_exit() { cleanups+=("$1"); }

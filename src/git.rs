@@ -18,7 +18,7 @@ use crate::hooks::{PushArgs, PushUpdate, effective_force};
 
 mod command;
 mod local;
-pub use command::{Discards, WorktreeLoss, repo_at};
+pub use command::{Discards, LazyRepo, WorktreeLoss, repo_at};
 pub use local::{RESCUE_PREFIX, Rescue, rescue_base, rescue_origin, stash_store, update_ref};
 
 /// How many commits a lost-commit count walks before it stops counting.

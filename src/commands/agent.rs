@@ -49,8 +49,8 @@ pub fn agent_hook(ctx: &Ctx, args: &AgentHookArgs) -> Result<ExitStatus> {
             ));
             // A message vouch cannot read must not carry a dangerous command past it.
             let answer = bad.command.as_deref().map_or(Answer::NoOpinion, |cmd| {
-                let repo = git::repo_at(&ctx.cwd);
-                let assessed = assess(&Config::default(), cmd, &ctx.cwd, repo.as_ref());
+                let repo = git::LazyRepo::new(&ctx.cwd);
+                let assessed = assess(&Config::default(), cmd, &ctx.cwd, &repo);
                 match assessed {
                     Ok(a) if a.assessment.tier >= Tier::High => Answer::Deny(format!(
                         "vouch could not read this hook message, and the command in it looks {}: refused",
@@ -89,9 +89,9 @@ fn decide(ctx: &Ctx, agent: Agent, request: &Request, started: Instant) -> Answe
         Some(c) => ctx.cwd.join(c),
         None => ctx.cwd.clone(),
     };
-    let repo = git::repo_at(&cwd);
+    let repo = git::LazyRepo::new(&cwd);
     let mut warnings = Vec::new();
-    let root = repo.as_ref().map(git::Repo::root);
+    let root = repo.root();
     let mut config = ctx.load_config(root.as_deref()).unwrap_or_else(|e| {
         warnings.push(format!("{e:#}; judged with the default config"));
         Config::default()
@@ -103,7 +103,7 @@ fn decide(ctx: &Ctx, agent: Agent, request: &Request, started: Instant) -> Answe
     // The whole AI exchange (up to three tries) must fit in the budget.
     let budget = config.agent_budget_secs;
     config.ai.timeout_secs = config.ai.timeout_secs.min((budget / 3).max(1));
-    let assessed = match assess(&config, command, &cwd, repo.as_ref()) {
+    let assessed = match assess(&config, command, &cwd, &repo) {
         Ok(a) => a,
         Err(e) => {
             ui::warn(&format!("{e:#}"));

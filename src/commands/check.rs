@@ -21,7 +21,7 @@ use crate::cli::CheckArgs;
 use crate::config::Config;
 use crate::context::Ctx;
 use crate::env::vars;
-use crate::git::{self, Discards, Repo};
+use crate::git::{self, Discards, LazyRepo, Repo};
 use crate::hooks::parse_push_argv;
 use crate::policy::{self, Action};
 use crate::review::ReviewRef;
@@ -47,10 +47,13 @@ pub struct Assessed {
 }
 
 /// Classifies `command` as it would run in `cwd` (in `repo`, the
-/// repository there, if any), and measures its facts.
-pub fn assess(config: &Config, command: &str, cwd: &Path, repo: Option<&Repo>) -> Result<Assessed> {
+/// repository there, opened only if an alias or a fact needs it), and
+/// measures its facts.
+pub fn assess(config: &Config, command: &str, cwd: &Path, repo: &LazyRepo) -> Result<Assessed> {
     let rules = Rules::with_user(&config.rules).context("the `[[rules]]` in the config")?;
-    let classification = shell::classify(command, &rules, &|name| repo.and_then(|r| r.alias(name)));
+    let classification = shell::classify(command, &rules, &|name| {
+        repo.get().and_then(|r| r.alias(name))
+    });
     let mut refs = Vec::new();
     let mut facts = Vec::new();
     for m in &classification.matches {
@@ -87,13 +90,13 @@ pub fn assess(config: &Config, command: &str, cwd: &Path, repo: Option<&Repo>) -
             push: Vec::new(),
         },
         facts,
-        root: repo.map(Repo::root),
-        branch: repo.and_then(Repo::current_branch),
+        root: repo.root(),
+        branch: repo.opened().and_then(Repo::current_branch),
     })
 }
 
 /// The tier of one match once its facts are measured, and what they say.
-fn measure(config: &Config, m: &Match, cwd: &Path, repo: Option<&Repo>) -> (Tier, Option<String>) {
+fn measure(config: &Config, m: &Match, cwd: &Path, repo: &LazyRepo) -> (Tier, Option<String>) {
     let Some(facts) = &m.facts else {
         return (m.tier, None);
     };
@@ -103,7 +106,7 @@ fn measure(config: &Config, m: &Match, cwd: &Path, repo: Option<&Repo>) -> (Tier
             here = git::repo_at(&cwd.join(dir));
             here.as_ref()
         }
-        None => repo,
+        None => repo.get(),
     };
     let Some(repo) = repo else {
         return (
@@ -488,12 +491,12 @@ pub fn check(ctx: &Ctx, args: &CheckArgs) -> Result<ExitStatus> {
         Some(d) => ctx.cwd.join(d),
         None => ctx.cwd.clone(),
     };
-    let repo = git::repo_at(&cwd);
-    let mut config = ctx.load_config(repo.as_ref().map(Repo::root).as_deref())?;
+    let repo = LazyRepo::new(&cwd);
+    let mut config = ctx.load_config(repo.root().as_deref())?;
     if let Some(p) = &args.primary {
         config.ai.primary = Some(p.clone());
     }
-    let assessed = assess(&config, &command, &cwd, repo.as_ref())?;
+    let assessed = assess(&config, &command, &cwd, &repo)?;
     let subject = CommandSubject {
         assessed: &assessed,
         door: "check",

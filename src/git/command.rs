@@ -281,3 +281,44 @@ impl Repo {
 pub fn repo_at(dir: &Path) -> Option<Repo> {
     Repo::discover(dir).ok()
 }
+
+/// The repository at or above a directory, opened the first time it is
+/// needed: a harmless command never needs it, and opening one costs a good
+/// part of the agent door's time budget for such a command.
+pub struct LazyRepo {
+    dir: std::path::PathBuf,
+    repo: std::cell::OnceCell<Option<Repo>>,
+}
+
+impl LazyRepo {
+    /// The repository at or above `dir`, not opened yet.
+    pub fn new(dir: &Path) -> Self {
+        Self {
+            dir: dir.to_path_buf(),
+            repo: std::cell::OnceCell::new(),
+        }
+    }
+
+    /// The repository, opened now if it was not.
+    pub fn get(&self) -> Option<&Repo> {
+        self.repo.get_or_init(|| repo_at(&self.dir)).as_ref()
+    }
+
+    /// The repository if it has been opened.
+    pub fn opened(&self) -> Option<&Repo> {
+        self.repo.get().and_then(Option::as_ref)
+    }
+
+    /// The work tree root: the repository's, once opened, else the nearest
+    /// directory at or above `dir` that holds `.git` (what git finds
+    /// without `GIT_DIR`).
+    pub fn root(&self) -> Option<std::path::PathBuf> {
+        if let Some(r) = self.opened() {
+            return Some(r.root());
+        }
+        self.dir
+            .ancestors()
+            .find(|d| d.join(".git").exists())
+            .map(Path::to_path_buf)
+    }
+}
