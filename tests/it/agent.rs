@@ -373,3 +373,32 @@ fn agent_install_keeps_other_hooks_and_uninstall_removes_only_vouch() {
     env.vouch(&["agent", "install", "gemini", "--user"]).code(0);
     assert!(env.home.join(".gemini/settings.json").is_file());
 }
+
+#[test]
+fn user_rules_raise_a_command_and_a_bad_rule_names_the_file() {
+    let env = TestEnv::new();
+    env.vouch(&["check", "--", "make", "deploy-prod"])
+        .code(0)
+        .stdout_has("tier: none");
+    env.write_config(
+        "[[rules]]\npattern = \"make deploy-prod\"\ntier = \"critical\"\nreason = \"our production deploy\"\n",
+    );
+    env.vouch(&["check", "--", "make", "deploy-prod"])
+        .code(1)
+        .stdout_has("tier: critical")
+        .stdout_has("our production deploy");
+    // A repository's `.vouch.toml` may add rules too (they only raise tiers).
+    fs::write(
+        env.work.join(".vouch.toml"),
+        "[[rules]]\npattern = \"wipe-db.sh\"\ntier = \"high\"\nreason = \"wipes the database\"\n",
+    )
+    .unwrap();
+    env.vouch(&["check", "--operation", "./scripts/wipe-db.sh --all"])
+        .code(1)
+        .stdout_has("wipes the database");
+    env.write_config("[[rules]]\npattern = \"-f git\"\ntier = \"high\"\nreason = \"x\"\n");
+    env.vouch(&["check", "--", "ls"])
+        .code(2)
+        .stderr_has("config.toml")
+        .stderr_has("the first word must be the program");
+}
