@@ -75,9 +75,9 @@ pub mod vars {
     pub const VOUCH_VERIFY: &str = "VOUCH_VERIFY";
     /// `1`: a hook whose binary is missing refuses; errors refuse.
     pub const VOUCH_STRICT: &str = "VOUCH_STRICT";
-    /// Set by vouch for the programs it runs (verifiers, notify commands):
-    /// a git command they run does not call vouch's reference-transaction
-    /// hook back.
+    /// Set by vouch for the programs it runs (verifiers, notify commands) to
+    /// its own pid: a git command they run does not call vouch's
+    /// reference-transaction hook back (only while that vouch is an ancestor).
     pub const VOUCH_NESTED: &str = "VOUCH_NESTED";
     /// A session id that groups decisions (agents pass their own).
     pub const VOUCH_SESSION: &str = "VOUCH_SESSION";

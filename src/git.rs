@@ -918,18 +918,17 @@ pub fn config_hook_name(hook: &str) -> String {
     format!("vouch-{hook}")
 }
 
-/// Registers `command` as the config-defined hook `name` for `event`, in
-/// the repository's own config (shared by its worktrees).
-pub fn set_config_hook(repo: &Path, name: &str, command: &Path, event: &str) -> Result<()> {
-    // Quoted for the shell git may start it with (a path with spaces).
-    let command = shell_words::quote(&command.display().to_string()).into_owned();
+/// Registers `command` (a shell command line; git appends the hook's
+/// arguments) as the config-defined hook `name` for `event`, in the
+/// repository's own config (shared by its worktrees).
+pub fn set_config_hook(repo: &Path, name: &str, command: &str, event: &str) -> Result<()> {
     git_output(
         repo,
         &[
             "config",
             "--local",
             &format!("hook.{name}.command"),
-            &command,
+            command,
         ],
     )?;
     git_output(

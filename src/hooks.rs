@@ -384,6 +384,29 @@ impl GitCommand {
     }
 }
 
+/// The branch a rename overwrites: `git branch -M a b` (or `-m --force`)
+/// reports only the deletion of `a`, yet moves an existing `b` to `a`'s
+/// commit. The update returned has a zero old value (read it from disk; a
+/// `b` that does not exist is a plain creation).
+pub fn rename_target(command: &GitCommand, update: &RefUpdate) -> Option<RefUpdate> {
+    let forced = command.has_flag(&["-M"])
+        || (command.has_flag(&["-m", "--move"]) && command.has_flag(&["-f", "--force"]));
+    if command.sub != "branch"
+        || !forced
+        || !update.is_delete()
+        || is_zero_oid(&update.old)
+        || !update.name.starts_with("refs/heads/")
+    {
+        return None;
+    }
+    let target = command.args.iter().rfind(|a| !a.starts_with('-'))?;
+    Some(RefUpdate {
+        old: "0".repeat(update.old.len()),
+        new: update.old.clone(),
+        name: format!("refs/heads/{target}"),
+    })
+}
+
 /// Why git's own command makes a guarded line routine, read from the git
 /// command that runs the transaction. `None` when the line must be judged.
 ///
@@ -590,6 +613,10 @@ mod tests {
         assert!(routine_because(&cmd("git pack-refs --all"), &del("refs/heads/main")).is_some());
         assert!(routine_because(&cmd("git branch -m a b"), &del("refs/heads/a")).is_some());
         assert!(routine_because(&cmd("git branch -D a"), &del("refs/heads/a")).is_none());
+        let over = rename_target(&cmd("git branch -M a b"), &del("refs/heads/a")).unwrap();
+        assert_eq!((over.name.as_str(), over.new.as_str()), ("refs/heads/b", A));
+        assert!(rename_target(&cmd("git branch -m a b"), &del("refs/heads/a")).is_none());
+        assert!(rename_target(&cmd("git branch -m -f a b"), &del("refs/heads/a")).is_some());
         assert!(routine_because(&cmd("git stash pop"), &del("refs/stash")).is_some());
         assert!(routine_because(&cmd("git stash drop"), &del("refs/stash")).is_none());
         assert!(routine_because(&cmd("git rebase main"), &del("refs/stash")).is_some());

@@ -26,10 +26,12 @@ pub const HOOKS: &[(&str, &str)] = &[
     (REF_TX, "ref update"),
 ];
 
-/// The hook git runs for every ref update. It is always a link to the
-/// binary: git calls it many times per command (once per ref on a fetch),
-/// so no `sh` may start each time, and a link whose binary is gone is
-/// skipped by git, so a missing vouch never breaks a ref update.
+/// The hook git runs for every ref update. In the hooks directory it is
+/// always a link to the binary: git calls it many times per command (once
+/// per ref on a fetch), so no `sh` may start each time, and git skips a
+/// hook file whose link points nowhere, so a missing vouch never breaks a
+/// ref update. (A config-defined hook is not skipped that way: `vouch
+/// install --config-hooks` registers a guarded command for it instead.)
 pub const REF_TX: &str = "reference-transaction";
 
 /// Suffix of a foreign hook kept beside vouch's.
@@ -159,11 +161,11 @@ impl Form {
     /// The form for `hook`: a link when `direct` (and always for
     /// [`REF_TX`]), else the rendered script.
     pub fn for_hook(hook: &str, bin: &Path, strict: bool, direct: bool) -> Result<Self> {
-        let script = render(hook, bin, strict)?;
+        known(hook)?;
         Ok(if direct || hook == REF_TX {
             Self::Link(bin.to_path_buf())
         } else {
-            Self::Script(script)
+            Self::Script(render(hook, bin, strict)?)
         })
     }
 

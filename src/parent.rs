@@ -19,6 +19,22 @@ pub fn git_ancestor_argv() -> Option<Vec<String>> {
     None
 }
 
+/// True when `pid` is this process's parent or one of its ancestors (up
+/// to eight levels).
+pub fn has_ancestor(pid: u32) -> bool {
+    let mut current = std::os::unix::process::parent_id();
+    for _ in 0..8 {
+        if current == pid {
+            return true;
+        }
+        match parent_of(current) {
+            Some(p) if p > 1 => current = p,
+            _ => return false,
+        }
+    }
+    false
+}
+
 fn read_cmdline(pid: u32) -> Option<Vec<String>> {
     let raw = std::fs::read(format!("/proc/{pid}/cmdline")).ok()?;
     Some(

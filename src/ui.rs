@@ -2,17 +2,15 @@
 //! stderr; pre-push stdout is git's stdout), command output to stdout.
 //! Colour follows `console`, which honours `NO_COLOR` and `CLICOLOR`.
 
-#![expect(
-    clippy::print_stderr,
-    clippy::print_stdout,
-    reason = "this module is where vouch prints"
-)]
+#![expect(clippy::print_stderr, reason = "this module is where vouch prints")]
 
 use console::style;
 
-/// A line of command output, on stdout.
+/// A line of command output, on stdout. A reader that went away
+/// (`vouch log | head`) ends the output quietly.
 pub fn out(text: &str) {
-    println!("{text}");
+    use std::io::Write;
+    let _ = writeln!(std::io::stdout().lock(), "{text}");
 }
 
 /// Text on stderr exactly as given (a protocol's message).

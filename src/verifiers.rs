@@ -240,7 +240,10 @@ fn run_one(p: &Program, context: &str, cwd: &Path) -> VerifierResult {
     let child = Command::new(program)
         .args(args)
         .current_dir(cwd)
-        .env(crate::env::vars::VOUCH_NESTED, "1")
+        .env(
+            crate::env::vars::VOUCH_NESTED,
+            std::process::id().to_string(),
+        )
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

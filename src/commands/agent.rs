@@ -96,10 +96,13 @@ fn decide(ctx: &Ctx, agent: Agent, request: &Request, started: Instant) -> Answe
         warnings.push(format!("{e:#}; judged with the default config"));
         Config::default()
     });
-    config.ai.primary = request
-        .model
-        .clone()
-        .or_else(|| protocol::agent_family(agent).map(str::to_owned));
+    // SPEC 5.1: `VOUCH_PRIMARY` first, then what the agent says of itself.
+    if ctx.env.var(vars::VOUCH_PRIMARY).is_none() {
+        config.ai.primary = request
+            .model
+            .clone()
+            .or_else(|| protocol::agent_family(agent).map(str::to_owned));
+    }
     // The whole AI exchange (up to three tries) must fit in the budget.
     let budget = config.agent_budget_secs;
     config.ai.timeout_secs = config.ai.timeout_secs.min((budget / 3).max(1));
@@ -143,7 +146,10 @@ fn decide(ctx: &Ctx, agent: Agent, request: &Request, started: Instant) -> Answe
         );
         return Answer::NoOpinion;
     }
-    let judged = match check::judge(ctx, &config, &subject) {
+    // Programs stop in time for an answer within the budget (the AI's own
+    // limit is set above).
+    let max_program_time = std::time::Duration::from_secs(budget.saturating_sub(3).max(1));
+    let judged = match check::judge(ctx, &config, &subject, Some(max_program_time)) {
         Ok(j) => Some(j),
         Err(e) => {
             warnings.push(format!("{e:#}"));

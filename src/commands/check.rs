@@ -22,7 +22,7 @@ use crate::config::Config;
 use crate::context::Ctx;
 use crate::env::vars;
 use crate::git::{self, Discards, LazyRepo, Repo};
-use crate::hooks::parse_push_argv;
+use crate::hooks::{GitCommand, parse_push_argv};
 use crate::policy::{self, Action};
 use crate::review::ReviewRef;
 use crate::shell::{self, Facts, Match, Rules};
@@ -32,7 +32,7 @@ use crate::{ExitStatus, ui, verifiers};
 
 /// A command, assessed.
 pub struct Assessed {
-    /// The command line.
+    /// The command line, credentials masked.
     pub command: String,
     /// Where it runs.
     pub cwd: PathBuf,
@@ -61,7 +61,7 @@ pub fn assess(config: &Config, command: &str, cwd: &Path, repo: &LazyRepo) -> Re
         let mut reason = format!(
             "{}: `{}`",
             m.reason,
-            one_line(&shell_words::join(&m.command.argv), 200)
+            redact(&one_line(&shell_words::join(&m.command.argv), 200))
         );
         if let Some(note) = note {
             reason.push_str(&format!(" ({note})"));
@@ -82,7 +82,7 @@ pub fn assess(config: &Config, command: &str, cwd: &Path, repo: &LazyRepo) -> Re
     }
     let tier = refs.iter().map(|r| r.tier).max().unwrap_or(Tier::None);
     Ok(Assessed {
-        command: command.to_owned(),
+        command: redact(command),
         cwd: cwd.to_path_buf(),
         assessment: Assessment {
             tier,
@@ -93,6 +93,12 @@ pub fn assess(config: &Config, command: &str, cwd: &Path, repo: &LazyRepo) -> Re
         root: repo.root(),
         branch: repo.opened().and_then(Repo::current_branch),
     })
+}
+
+/// A command as it may be shown and logged: credentials in URLs and tokens
+/// that look like keys are masked (`psql postgres://admin:pw@db ...`).
+fn redact(text: &str) -> String {
+    crate::text::redact_secrets(&crate::facts::redact_text(text))
 }
 
 /// The tier of one match once its facts are measured, and what they say.
@@ -115,26 +121,37 @@ fn measure(config: &Config, m: &Match, cwd: &Path, repo: &LazyRepo) -> (Tier, Op
         );
     };
     let argv = &m.command.argv;
-    let sub = argv.get(1).map_or("", String::as_str);
-    let has = |flags: &[&str]| {
-        argv.iter().skip(2).take_while(|a| *a != "--").any(|a| {
-            flags.iter().any(|f| {
-                a == f
-                    || (f.len() == 2
-                        && !f.starts_with("--")
-                        && a.starts_with('-')
-                        && !a.starts_with("--")
-                        && a[1..].contains(&f[1..]))
-            })
-        })
-    };
+    let git = GitCommand::parse(argv).unwrap_or_default();
+    let sub = git.sub.as_str();
+    let has = |flags: &[&str]| git.has_flag(flags);
+    // Another repository named by `--git-dir`, `--work-tree` or `GIT_DIR`:
+    // the facts here would be the wrong ones.
+    let elsewhere = m
+        .command
+        .git
+        .as_ref()
+        .is_some_and(|g| g.git_dir.is_some() || g.work_tree.is_some())
+        || m.command
+            .env
+            .iter()
+            .any(|(k, _)| k == "GIT_DIR" || k == "GIT_WORK_TREE");
+    if elsewhere {
+        return (
+            m.tier,
+            Some("the command names another git directory or work tree: facts not measured".into()),
+        );
+    }
     match facts {
         Facts::Worktree { target, paths } => {
             let discards = match sub {
                 "clean" => Discards::Untracked {
                     ignored: has(&["-x", "-X"]),
                 },
-                "checkout" | "restore" if !paths.is_empty() && !has(&["--staged", "-S"]) => {
+                // From the index: unstaged changes go. From a commit
+                // (`checkout <rev> -- <paths>`, `restore --source`): staged ones too.
+                "checkout" | "restore"
+                    if !paths.is_empty() && target.is_none() && !has(&["--staged", "-S"]) =>
+                {
                     Discards::UnstagedChanges
                 }
                 "worktree" | "submodule" => return (m.tier, None),
@@ -161,7 +178,7 @@ fn measure(config: &Config, m: &Match, cwd: &Path, repo: &LazyRepo) -> (Tier, Op
                 && let (Some(target), Some(head)) = (target, repo.head_ref())
                 && let Some(update) = repo.planned_update(&head, Some(target))
             {
-                let mut local = repo.local_facts(&[update]);
+                let mut local = repo.local_facts(&[update], false);
                 for f in &mut local.refs {
                     f.kept_in_tree = false; // the reset has not run yet
                 }
@@ -197,7 +214,7 @@ fn measure(config: &Config, m: &Match, cwd: &Path, repo: &LazyRepo) -> (Tier, Op
                     Some("no such branch here: nothing would be lost".into()),
                 );
             }
-            let local = repo.local_facts(&updates);
+            let local = repo.local_facts(&updates, false);
             let a = classify_local(&local, &config.policy);
             let note = a
                 .refs
@@ -239,6 +256,12 @@ fn measure(config: &Config, m: &Match, cwd: &Path, repo: &LazyRepo) -> (Tier, Op
                 Ok((remote, url, updates, ls_note)) => {
                     let facts = repo.push_facts(&remote, &url, updates, &push_args);
                     let a = classify_push(&facts, &config.policy);
+                    // The remote's tips unknown: the facts cannot lower the tier.
+                    let tier = if ls_note.is_some() {
+                        a.tier.max(m.tier)
+                    } else {
+                        a.tier
+                    };
                     let mut notes: Vec<String> = a
                         .reasons(Tier::Standard)
                         .iter()
@@ -248,7 +271,7 @@ fn measure(config: &Config, m: &Match, cwd: &Path, repo: &LazyRepo) -> (Tier, Op
                         notes.push("the push would destroy nothing on the remote".into());
                     }
                     notes.extend(ls_note);
-                    (a.tier, Some(notes.join("; ")))
+                    (tier, Some(notes.join("; ")))
                 }
                 Err(e) => (
                     m.tier,
@@ -376,8 +399,15 @@ pub struct Judged {
     pub operation_id: String,
 }
 
-/// Asks the verifier programs and the AI verifier about a command.
-pub fn judge(ctx: &Ctx, config: &Config, subject: &CommandSubject<'_>) -> Result<Judged> {
+/// Asks the verifier programs and the AI verifier about a command; no
+/// program runs longer than `max_program_time` when given (an agent's
+/// budget).
+pub fn judge(
+    ctx: &Ctx,
+    config: &Config,
+    subject: &CommandSubject<'_>,
+    max_program_time: Option<std::time::Duration>,
+) -> Result<Judged> {
     let root = subject
         .assessed
         .root
@@ -386,10 +416,15 @@ pub fn judge(ctx: &Ctx, config: &Config, subject: &CommandSubject<'_>) -> Result
     let operation_id = subject.operation_id(&root);
     let places = ctx.verifier_places(&root)?;
     let tier = subject.assessed.assessment.tier;
-    let programs: Vec<_> = verifiers::discover(config, &places)
+    let mut programs: Vec<_> = verifiers::discover(config, &places)
         .into_iter()
         .filter(|p| p.runs_for(tier))
         .collect();
+    if let Some(max) = max_program_time {
+        for p in &mut programs {
+            p.timeout = p.timeout.min(max);
+        }
+    }
     let (results, ai) = super::ask_verifiers(
         ctx,
         config,
@@ -505,7 +540,7 @@ pub fn check(ctx: &Ctx, args: &CheckArgs) -> Result<ExitStatus> {
     let tier = assessed.assessment.tier;
     let verified = args.verify && policy::is_verified(tier, true);
     let judged = if verified {
-        Some(judge(ctx, &config, &subject)?)
+        Some(judge(ctx, &config, &subject, None)?)
     } else {
         None
     };

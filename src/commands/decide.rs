@@ -326,7 +326,7 @@ impl<'a> Run<'a> {
         let result = Command::new(&command[0])
             .args(&command[1..])
             .current_dir(self.root)
-            .env(vars::VOUCH_NESTED, "1")
+            .env(vars::VOUCH_NESTED, std::process::id().to_string())
             .env("VOUCH_REVIEW_FILE", path)
             .env("VOUCH_OPERATION_ID", &self.operation_id)
             .stdin(Stdio::null())

@@ -28,7 +28,9 @@ use crate::context::Ctx;
 use crate::env::vars;
 use crate::facts::{LocalChange, LocalFacts, LocalRefFacts};
 use crate::git::Repo;
-use crate::hooks::{GitCommand, TxState, guarded_updates, routine_because};
+use crate::hooks::{
+    GitCommand, RefUpdate, TxState, guarded_updates, rename_target, routine_because,
+};
 use crate::review::ReviewRef;
 use crate::text::{hex, one_line, short_oid};
 use crate::verdict::VerifierResult;
@@ -61,8 +63,10 @@ pub fn quick(args: &[std::ffi::OsString]) -> Quick {
         return Quick::Parse;
     }
     let dir = path.parent().unwrap_or(Path::new("."));
-    let local = dir.join(format!("{HOOK}{}", crate::install::LOCAL_SUFFIX));
-    if std::fs::symlink_metadata(local).is_ok() {
+    if dir
+        .join(format!("{HOOK}{}", crate::install::LOCAL_SUFFIX))
+        .is_file()
+    {
         return Quick::Parse;
     }
     if args.get(1).is_none_or(|s| s != "prepared") {
@@ -70,17 +74,42 @@ pub fn quick(args: &[std::ffi::OsString]) -> Quick {
     }
     let mut input = Vec::new();
     std::io::stdin().read_to_end(&mut input).ok();
-    let updates = guarded_updates(&input);
-    if updates.is_empty() {
-        return Quick::Pass;
-    }
-    let command = parent::git_ancestor_argv();
-    if let Some(c) = command.as_deref().and_then(GitCommand::parse)
-        && updates.iter().all(|u| routine_because(&c, u).is_some())
-    {
+    if judgeable(&input).is_none() {
         return Quick::Pass;
     }
     Quick::Judge(input)
+}
+
+/// The lines of a transaction worth judging, and the git command that runs
+/// it (from the parent process).
+struct Judgeable {
+    updates: Vec<RefUpdate>,
+    argv: Option<Vec<String>>,
+    command: Option<GitCommand>,
+}
+
+/// The guarded lines that are not routine for the git command running the
+/// transaction; `None` when nothing is left to judge.
+fn judgeable(input: &[u8]) -> Option<Judgeable> {
+    let mut updates = guarded_updates(input);
+    if updates.is_empty() {
+        return None;
+    }
+    let argv = parent::git_ancestor_argv();
+    let command = argv.as_deref().and_then(GitCommand::parse);
+    if let Some(c) = &command {
+        // `branch -M a b` reports only the deletion of `a`: what it may
+        // destroy is `b`'s old value, still on disk.
+        let overwritten: Vec<RefUpdate> =
+            updates.iter().filter_map(|u| rename_target(c, u)).collect();
+        updates.retain(|u| routine_because(c, u).is_none());
+        updates.extend(overwritten);
+    }
+    (!updates.is_empty()).then_some(Judgeable {
+        updates,
+        argv,
+        command,
+    })
 }
 
 /// Runs the reference-transaction hook.
@@ -115,21 +144,17 @@ pub fn reference_transaction(ctx: &Ctx, args: &RefTxArgs) -> Result<ExitStatus> 
         }
         return Ok(ExitStatus::Allowed);
     }
-    if state != TxState::Prepared || ctx.env.var(vars::VOUCH_NESTED).is_some() {
+    if state != TxState::Prepared || nested(ctx) {
         return Ok(ExitStatus::Allowed);
     }
-    let mut updates = guarded_updates(&input);
-    if updates.is_empty() {
+    let Some(Judgeable {
+        updates,
+        argv,
+        command,
+    }) = judgeable(&input)
+    else {
         return Ok(ExitStatus::Allowed);
-    }
-    let command = parent::git_ancestor_argv();
-    let git_command = command.as_deref().and_then(GitCommand::parse);
-    if let Some(c) = &git_command {
-        updates.retain(|u| routine_because(c, u).is_none());
-        if updates.is_empty() {
-            return Ok(ExitStatus::Allowed);
-        }
-    }
+    };
     let repo = match Repo::open_for_hook(&ctx.cwd) {
         Ok(r) => r,
         Err(e) => {
@@ -144,11 +169,14 @@ pub fn reference_transaction(ctx: &Ctx, args: &RefTxArgs) -> Result<ExitStatus> 
         // of a deletion, already judged.
         return Ok(ExitStatus::Allowed);
     }
-    let mut facts = repo.local_facts(&updates);
+    let amending = command
+        .as_ref()
+        .is_some_and(|c| c.sub == "commit" && c.has_flag(&["--amend"]));
+    let mut facts = repo.local_facts(&updates, amending);
     if facts.refs.is_empty() {
         return Ok(ExitStatus::Allowed);
     }
-    facts.command = command.map(|argv| redacted_command(&argv));
+    facts.command = argv.map(|argv| redacted_command(&argv));
     let root = repo.root();
     let (config, config_error) = match ctx.load_config(Some(&root)) {
         Ok(c) => (c, None),
@@ -176,6 +204,16 @@ pub fn reference_transaction(ctx: &Ctx, args: &RefTxArgs) -> Result<ExitStatus> 
         memo.allow();
     }
     Ok(status)
+}
+
+/// True when a program vouch started (a verifier, the notify command) runs
+/// the git command: `VOUCH_NESTED` holds the pid of that vouch, which must
+/// be an ancestor (a variable set by hand turns nothing off).
+fn nested(ctx: &Ctx) -> bool {
+    ctx.env
+        .var(vars::VOUCH_NESTED)
+        .and_then(|v| v.parse::<u32>().ok())
+        .is_some_and(parent::has_ancestor)
 }
 
 /// The git command line for people and logs: one line, URLs' credentials
@@ -378,15 +416,26 @@ impl Subject for LocalSubject<'_> {
                 Some(r) => r,
                 None => repo.insert(Repo::discover(&self.git_dir)?),
             };
-            let name = repo.write_rescue(&f.name, &f.old_oid, &stamp)?;
-            let short = name
-                .strip_prefix(crate::git::RESCUE_PREFIX)
-                .unwrap_or(&name);
-            done.push(format!(
-                "saved `{}` ({}) as `{name}`; `vouch rescue restore {short}` brings it back",
-                f.short_name(),
-                short_oid(&f.old_oid)
-            ));
+            // `stash clear` drops every entry, not only the newest.
+            let mut oids = vec![f.old_oid.clone()];
+            if f.change == LocalChange::DropStash {
+                for oid in repo.stash_oids() {
+                    if !oids.contains(&oid) {
+                        oids.push(oid);
+                    }
+                }
+            }
+            for oid in &oids {
+                let name = repo.write_rescue(&f.name, oid, &stamp)?;
+                let short = name
+                    .strip_prefix(crate::git::RESCUE_PREFIX)
+                    .unwrap_or(&name);
+                done.push(format!(
+                    "saved `{}` ({}) as `{name}`; `vouch rescue restore {short}` brings it back",
+                    f.short_name(),
+                    short_oid(oid)
+                ));
+            }
         }
         Ok(done)
     }

@@ -106,7 +106,16 @@ pub fn install(ctx: &Ctx, args: &InstallArgs) -> Result<ExitStatus> {
         ui::info(&said);
         if args.config_hooks {
             let name = git::config_hook_name(hook);
-            git::set_config_hook(&root, &name, &dir.join(hook), hook)?;
+            let path = shell_words::quote(&dir.join(hook).display().to_string()).into_owned();
+            // git runs a config-defined hook even when its file is gone, and a
+            // failing reference-transaction hook aborts every ref update: that
+            // one passes when the binary it links to is missing.
+            let command = if hook == install::REF_TX {
+                format!("test -x {path} || exit 0; exec {path}")
+            } else {
+                path
+            };
+            git::set_config_hook(&root, &name, &command, hook)?;
             ui::info(&format!("registered `hook.{name}.command` for `{hook}`"));
         }
     }

@@ -259,6 +259,15 @@ impl Repo {
             .ok()
     }
 
+    /// The commits of every stash entry, newest first (from the stash's
+    /// reflog; still on disk while `stash clear` waits at `prepared`).
+    pub fn stash_oids(&self) -> Vec<String> {
+        let Ok(reflog) = self.repo.reflog("refs/stash") else {
+            return Vec::new();
+        };
+        reflog.iter().map(|e| e.id_new().to_string()).collect()
+    }
+
     /// The stash entries (`stash@{n}` and subject), newest first.
     pub fn stash_entries(&self) -> Vec<String> {
         let Ok(reflog) = self.repo.reflog("refs/stash") else {

@@ -47,8 +47,10 @@ impl Repo {
 
     /// Measures the guarded lines of a reference transaction. Lines that
     /// create a ref, or leave it where it is, are dropped: they destroy
-    /// nothing.
-    pub fn local_facts(&self, updates: &[RefUpdate]) -> LocalFacts {
+    /// nothing. `amending` says the command is `git commit --amend`: only
+    /// then is a new tip with the old tip's parents an amend (a
+    /// `reset --hard` to a sibling commit has the same shape).
+    pub fn local_facts(&self, updates: &[RefUpdate], amending: bool) -> LocalFacts {
         let head = self.repo.find_reference("HEAD").ok();
         let checked_out = head
             .as_ref()
@@ -88,7 +90,9 @@ impl Repo {
                 tips
             });
             let is_checked_out = checked_out.as_deref() == Some(update.name.as_str());
-            if let Some(f) = self.local_ref_facts(update, old, new, survivors, is_checked_out) {
+            if let Some(f) =
+                self.local_ref_facts(update, old, new, survivors, is_checked_out, amending)
+            {
                 facts.refs.push(f);
             }
         }
@@ -141,6 +145,7 @@ impl Repo {
         new: Option<Oid>,
         survivors: &[Oid],
         checked_out: bool,
+        amending: bool,
     ) -> Option<LocalRefFacts> {
         let name = update.name.as_str();
         let change = if name == "refs/stash" {
@@ -187,7 +192,7 @@ impl Repo {
             f.unknown = Some("the new value is not a commit".into());
             return Some(f);
         };
-        match self.measure_move(&mut f, old_commit, new_commit, survivors) {
+        match self.measure_move(&mut f, old_commit, new_commit, survivors, amending) {
             Ok(true) => Some(f),
             Ok(false) => None, // a fast-forward
             Err(e) => {
@@ -205,6 +210,7 @@ impl Repo {
         old: Oid,
         new: Oid,
         survivors: &[Oid],
+        amending: bool,
     ) -> Result<bool, git2::Error> {
         let new_c = self.repo.find_commit(new)?;
         // A commit, merge or cherry-pick on top: the common case, with no walk.
@@ -226,7 +232,7 @@ impl Repo {
             return Ok(true);
         }
         let old_c = self.repo.find_commit(old)?;
-        f.amend = old_c.parent_ids().eq(new_c.parent_ids());
+        f.amend = amending && old_c.parent_ids().eq(new_c.parent_ids());
         let vanished = if f.amend || gone.is_empty() {
             Vec::new()
         } else {

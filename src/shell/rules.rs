@@ -716,6 +716,13 @@ pub(crate) fn facts(kind: FactsKind, command: &SimpleCommand) -> Option<Facts> {
                 if matches!(arg.as_str(), "-s" | "--source") {
                     source = args.get(i).cloned();
                 }
+                // `checkout -B <branch>`, `switch -C <branch>`: the value is
+                // the branch that is reset.
+                if matches!(arg.as_str(), "-B" | "-C")
+                    && let Some(branch) = args.get(i)
+                {
+                    before.push(branch.clone());
+                }
                 i += 1;
             }
         } else {

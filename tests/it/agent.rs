@@ -402,3 +402,58 @@ fn user_rules_raise_a_command_and_a_bad_rule_names_the_file() {
         .stderr_has("config.toml")
         .stderr_has("the first word must be the program");
 }
+
+#[test]
+fn facts_never_lower_a_tier_they_cannot_see() {
+    let env = TestEnv::new();
+    // `checkout -B` resets the named branch.
+    env.git(&env.work, &["switch", "-q", "-c", "topic"]);
+    env.commit(&env.work, "t.txt", "only on topic");
+    env.git(&env.work, &["switch", "-q", "main"]);
+    env.vouch(&["check", "--", "git", "checkout", "-B", "topic", "main"])
+        .code(1)
+        .stdout_has("tier: critical");
+    // From a commit, `checkout -- <paths>` discards staged changes too.
+    fs::write(env.work.join("file1.txt"), "staged\n").unwrap();
+    env.git(&env.work, &["add", "file1.txt"]);
+    env.vouch(&["check", "--", "git", "checkout", "HEAD", "--", "."])
+        .code(1)
+        .stdout_has("file1.txt");
+    // Another repository named by --git-dir: not measured here, the rule's tier stays.
+    env.git(&env.work, &["reset", "-q", "--hard"]);
+    env.vouch(&[
+        "check",
+        "--operation",
+        "git --git-dir=../elsewhere/.git --work-tree=../elsewhere reset --hard",
+    ])
+    .code(1)
+    .stdout_has("facts not measured");
+    // A remote that cannot be reached: its tips are unknown.
+    env.vouch(&[
+        "check",
+        "--",
+        "git",
+        "push",
+        "--force",
+        "/nonexistent/remote.git",
+        "main",
+    ])
+    .code(1)
+    .stdout_has("did not answer");
+}
+
+#[test]
+fn credentials_in_a_command_never_reach_the_log() {
+    let env = TestEnv::new();
+    env.write_config(&env.verifier("judge", &verdict_body("fail"), "blocking = true"));
+    env.vouch(&[
+        "check",
+        "--verify",
+        "--operation",
+        "psql \"postgres://admin:S3cretPassw0rd@db.prod/app\" -c \"DROP TABLE users\"",
+    ])
+    .code(1);
+    let log = fs::read_to_string(env.state().join("audit.jsonl")).unwrap();
+    assert!(log.contains("DROP TABLE") || log.contains("drop"), "{log}");
+    assert!(!log.contains("S3cretPassw0rd"), "{log}");
+}

@@ -577,6 +577,15 @@ fn unknown_states_pass_at_once_and_a_chained_hook_keeps_its_say() {
     .unwrap();
     env.install();
     assert!(hooks.join("reference-transaction.local").is_file());
+    // The linked hook itself (its fast path, before the command line is
+    // parsed) passes unknown states too.
+    let out = Out::from_output(
+        env.cmd(hooks.join("reference-transaction"), &env.work)
+            .arg("some-future-state")
+            .output()
+            .unwrap(),
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
     git_headless(&env, &["branch", "fine"]).code(0);
     git_headless(&env, &["branch", "blocked"]).code(128);
     let log = fs::read_to_string(&seen).unwrap();
@@ -622,4 +631,44 @@ fn programs_vouch_runs_do_not_call_the_hook_back() {
         env.rev(&env.work, "main"),
         "the verifier's own git command ran"
     );
+}
+
+#[test]
+fn a_move_to_a_sibling_commit_is_not_an_amend() {
+    let (env, _) = judged_env();
+    // `main` holds an unpushed commit; the remote got another on the same parent.
+    let colleague = env.colleague();
+    env.commit(&colleague, "theirs.txt", "a colleague's commit");
+    env.git(&colleague, &["push", "-q", "origin", "main"]);
+    let mine = env.commit(&env.work, "mine.txt", "my unpushed commit");
+    env.git(&env.work, &["fetch", "-q"]);
+    // Same parents as an amend would have, but nothing of `mine` survives.
+    git_headless(&env, &["reset", "-q", "--hard", "origin/main"]).code(128);
+    assert_eq!(env.rev(&env.work, "main"), mine);
+    let record = env.last_audit_of("reference-transaction");
+    assert_eq!(record["refs"][0]["rule"], "local_rewrite");
+}
+
+#[test]
+fn a_forced_rename_over_an_existing_branch_is_judged() {
+    let (env, _) = judged_env();
+    env.git(&env.work, &["switch", "-q", "-c", "keep"]);
+    let kept = env.commit(&env.work, "keep.txt", "only on keep");
+    env.git(&env.work, &["switch", "-q", "main"]);
+    env.git(&env.work, &["branch", "other"]);
+    git_headless(&env, &["branch", "-M", "other", "keep"]).code(128);
+    assert_eq!(env.rev(&env.work, "keep"), kept);
+    // A plain rename onto a new name stays routine.
+    git_headless(&env, &["branch", "-m", "other", "fresh"]).code(0);
+}
+
+#[test]
+fn a_hand_set_nested_variable_turns_nothing_off() {
+    let (mut env, calls) = judged_env();
+    env.extra_env.push(("VOUCH_NESTED".into(), "1".into()));
+    env.git(&env.work, &["switch", "-q", "-c", "solo"]);
+    env.commit(&env.work, "solo.txt", "only here");
+    env.git(&env.work, &["switch", "-q", "main"]);
+    git_headless(&env, &["branch", "-D", "solo"]).code(128);
+    assert!(calls.exists(), "the verifier was asked");
 }
