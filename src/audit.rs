@@ -37,6 +37,23 @@ pub struct RefRecord {
     pub lost_commits: Option<usize>,
 }
 
+impl RefRecord {
+    /// A finding that is not about a ref (a staged file, a shell command):
+    /// its reason, which names what it is about, is in the record's `reasons`.
+    pub fn finding(change: &str, risk: &crate::classify::RefRisk) -> Self {
+        Self {
+            remote_ref: String::new(),
+            old_oid: String::new(),
+            new_oid: String::new(),
+            change: change.to_owned(),
+            tier: risk.tier.to_string(),
+            rule: risk.rule.as_str().to_owned(),
+            remote_tip: "none".into(),
+            lost_commits: None,
+        }
+    }
+}
+
 /// One decision.
 #[derive(Debug, Clone, Serialize)]
 pub struct Record {

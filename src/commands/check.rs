@@ -330,16 +330,7 @@ impl Subject for CommandSubject<'_> {
             .assessment
             .refs
             .iter()
-            .map(|r| RefRecord {
-                remote_ref: String::new(),
-                old_oid: String::new(),
-                new_oid: String::new(),
-                change: "command".into(),
-                tier: r.tier.to_string(),
-                rule: r.rule.as_str().to_owned(),
-                remote_tip: "none".into(),
-                lost_commits: None,
-            })
+            .map(|r| RefRecord::finding("command", r))
             .collect()
     }
 

@@ -225,17 +225,7 @@ fn observe_mode_changes_nothing_in_fifty_everyday_commands() {
 #[test]
 fn enforcement_stops_exactly_the_dangerous_commands() {
     let env = matrix_env();
-    let calls = env.base().join("verifier-calls");
-    env.write_config(&env.verifier(
-        "judge",
-        &format!(
-            "echo called >> '{}'\n{}",
-            calls.display(),
-            verdict_body("fail")
-        ),
-        "blocking = true",
-    ));
-    env.install();
+    let calls = judged(&env);
     let count = || fs::read_to_string(&calls).map_or(0, |t| t.lines().count());
     for (i, step) in STEPS.iter().enumerate() {
         let refs_before = env.git(
@@ -326,9 +316,9 @@ fn enforcement_stops_exactly_the_dangerous_commands() {
     assert_eq!(env.rev(&env.work, "doomed"), doomed);
 }
 
-/// A repository with vouch enforcing and a verifier that refuses and counts.
-fn judged_env() -> (TestEnv, std::path::PathBuf) {
-    let env = TestEnv::new();
+/// vouch installed in `env`, enforcing, with a verifier that refuses and
+/// counts its calls in the file returned.
+fn judged(env: &TestEnv) -> std::path::PathBuf {
     let calls = env.base().join("verifier-calls");
     env.write_config(&env.verifier(
         "judge",
@@ -340,6 +330,13 @@ fn judged_env() -> (TestEnv, std::path::PathBuf) {
         "blocking = true",
     ));
     env.install();
+    calls
+}
+
+/// A repository with vouch enforcing and a verifier that refuses and counts.
+fn judged_env() -> (TestEnv, std::path::PathBuf) {
+    let env = TestEnv::new();
+    let calls = judged(&env);
     (env, calls)
 }
 
