@@ -49,15 +49,7 @@ pub fn agent_hook(ctx: &Ctx, args: &AgentHookArgs) -> Result<ExitStatus> {
             ));
             // A message vouch cannot read must not carry a dangerous command past it.
             let answer = bad.command.as_deref().map_or(Answer::NoOpinion, |cmd| {
-                let repo = git::LazyRepo::new(&ctx.cwd);
-                let assessed = assess(&Config::default(), cmd, &ctx.cwd, &repo);
-                match assessed {
-                    Ok(a) if a.assessment.tier >= Tier::High => Answer::Deny(format!(
-                        "vouch could not read this hook message, and the command in it looks {}: refused",
-                        a.assessment.tier
-                    )),
-                    _ => Answer::NoOpinion,
-                }
+                salvaged(ctx, agent, cmd, &bad.why, started)
             });
             (answer, true)
         }
@@ -75,6 +67,38 @@ pub fn agent_hook(ctx: &Ctx, args: &AgentHookArgs) -> Result<ExitStatus> {
         2 => ExitStatus::Error,
         _ => ExitStatus::Refused,
     })
+}
+
+/// The answer for a command found in a message vouch could not read: a
+/// dangerous one is denied, and that refusal is logged.
+fn salvaged(ctx: &Ctx, agent: Agent, command: &str, why: &str, started: Instant) -> Answer {
+    let repo = git::LazyRepo::new(&ctx.cwd);
+    let config = ctx.load_config(None).unwrap_or_default();
+    let Ok(assessed) = assess(&config, command, &ctx.cwd, &repo) else {
+        return Answer::NoOpinion;
+    };
+    if assessed.assessment.tier < Tier::High {
+        return Answer::NoOpinion;
+    }
+    let subject = CommandSubject {
+        assessed: &assessed,
+        door: agent.name(),
+        session: None,
+    };
+    check::log_decision(
+        ctx,
+        &config,
+        &subject,
+        None,
+        "unavailable",
+        "refused",
+        started,
+        vec![format!("the hook message could not be read: {why}")],
+    );
+    Answer::Deny(format!(
+        "vouch could not read this hook message, and the command in it looks {}: refused",
+        assessed.assessment.tier
+    ))
 }
 
 /// vouch's answer to one well-formed request.
