@@ -211,7 +211,23 @@ impl Repo {
                 None if delete => ("", spec),
                 None => (spec, spec),
             };
-            let dst_full = self.full_ref_name(if dst.is_empty() { src } else { dst });
+            let dst_name = if dst.is_empty() { src } else { dst };
+            // A name this repository does not have (a deleted local tag) is
+            // whatever the remote has under it, as git resolves it.
+            let dst_full = match &listed {
+                Some(listed)
+                    if !dst_name.starts_with("refs/")
+                        && self.ref_oid(&format!("refs/heads/{dst_name}")).is_none()
+                        && self.ref_oid(&format!("refs/tags/{dst_name}")).is_none() =>
+                {
+                    ["refs/heads/", "refs/tags/"]
+                        .iter()
+                        .map(|p| format!("{p}{dst_name}"))
+                        .find(|full| listed.iter().any(|(_, n)| n == full))
+                        .unwrap_or_else(|| self.full_ref_name(dst_name))
+                }
+                _ => self.full_ref_name(dst_name),
+            };
             let zero = "0".repeat(40);
             let (local_ref, local_oid) = if src.is_empty() || delete {
                 ("(delete)".to_owned(), zero.clone())

@@ -457,3 +457,13 @@ fn credentials_in_a_command_never_reach_the_log() {
     assert!(log.contains("DROP TABLE") || log.contains("drop"), "{log}");
     assert!(!log.contains("S3cretPassw0rd"), "{log}");
 }
+
+#[test]
+fn deleting_a_remote_tag_that_is_gone_here_is_a_tag_deletion() {
+    let env = TestEnv::new();
+    env.git(&env.work, &["tag", "v1.0"]);
+    env.git(&env.work, &["push", "-q", "origin", "v1.0"]);
+    env.git(&env.work, &["tag", "-d", "v1.0"]);
+    let out = env.vouch(&["check", "--", "git", "push", "--delete", "origin", "v1.0"]);
+    out.code(1).stdout_has("release tag");
+}
