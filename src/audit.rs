@@ -38,8 +38,9 @@ pub struct RefRecord {
 }
 
 impl RefRecord {
-    /// A finding that is not about a ref (a staged file, a shell command):
-    /// its reason, which names what it is about, is in the record's `reasons`.
+    /// A finding's tier and rule, with no ref (a staged file, a shell
+    /// command: its reason, which names what it is about, is in the record's
+    /// `reasons`); a local ref update fills in the ref's fields.
     pub fn finding(change: &str, risk: &crate::classify::RefRisk) -> Self {
         Self {
             remote_ref: String::new(),

@@ -35,6 +35,12 @@ pub struct Dirs {
 }
 
 impl Ctx {
+    /// A directory named on the command line (`--repo`, `--cwd`), relative
+    /// to the working directory; the working directory when none is given.
+    pub fn dir(&self, given: Option<&PathBuf>) -> PathBuf {
+        given.map_or_else(|| self.cwd.clone(), |p| self.cwd.join(p))
+    }
+
     /// vouch's directories, where the platform keeps them (XDG on Linux,
     /// `~/Library/Application Support` on macOS), from the `directories` crate.
     pub fn dirs(&self) -> Result<Dirs> {

@@ -19,7 +19,7 @@ use crate::hooks::{PushArgs, PushUpdate, effective_force};
 mod command;
 mod local;
 pub use command::{Discards, LazyRepo, WorktreeLoss, repo_at};
-pub use local::{RESCUE_PREFIX, Rescue, rescue_base, rescue_origin, stash_store, update_ref};
+pub use local::{Moment, RESCUE_PREFIX, Rescue, stash_store, update_ref};
 
 /// How many commits a lost-commit count walks before it stops counting.
 pub(crate) const LOST_COUNT_LIMIT: usize = 10_000;

@@ -292,7 +292,7 @@ impl RefUpdate {
 /// True for the refs whose history vouch guards locally: branches, tags
 /// and the stash. Remote-tracking refs, pseudo-refs, notes and vouch's own
 /// rescue refs are left alone.
-pub fn is_guarded_ref(name: &str) -> bool {
+fn is_guarded_ref(name: &str) -> bool {
     name.starts_with("refs/heads/") || name.starts_with("refs/tags/") || name == "refs/stash"
 }
 

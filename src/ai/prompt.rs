@@ -80,14 +80,9 @@ pub fn push_prompt(facts: &PushFacts, assessment: &Assessment, repo_name: &str) 
             commits: 0,
         },
     ];
-    let mut text = String::new();
-    for limits in levels {
-        text = render(facts, assessment, repo_name, limits);
-        if text.len() <= MAX_PROMPT_CHARS {
-            break;
-        }
-    }
-    text
+    fitted(&levels, |limits| {
+        render(facts, assessment, repo_name, limits)
+    })
 }
 
 fn render(facts: &PushFacts, assessment: &Assessment, repo_name: &str, limits: Limits) -> String {
@@ -191,13 +186,22 @@ fn render(facts: &PushFacts, assessment: &Assessment, repo_name: &str, limits: L
 
 /// The user message for a commit: the staged change and its findings.
 pub fn commit_prompt(staged: &StagedFacts, assessment: &Assessment, repo_name: &str) -> String {
-    for files_shown in [40, 20, 10, 5, 0] {
-        let text = render_commit(staged, assessment, repo_name, files_shown);
+    fitted(&[40, 20, 10, 5, 0], |files| {
+        render_commit(staged, assessment, repo_name, files)
+    })
+}
+
+/// The first rendering, from the most detailed, that fits the prompt cap
+/// (the last one otherwise).
+fn fitted<T: Copy>(levels: &[T], render: impl Fn(T) -> String) -> String {
+    let mut text = String::new();
+    for &level in levels {
+        text = render(level);
         if text.len() <= MAX_PROMPT_CHARS {
-            return text;
+            break;
         }
     }
-    render_commit(staged, assessment, repo_name, 0)
+    text
 }
 
 fn render_commit(
@@ -260,13 +264,9 @@ fn render_commit(
 /// The user prompt for a reference transaction: the local refs that change
 /// and what would vanish.
 pub fn local_prompt(facts: &LocalFacts, assessment: &Assessment, repo_name: &str) -> String {
-    for shown in [20, 10, 5, 0] {
-        let text = render_local(facts, assessment, repo_name, shown);
-        if text.len() <= MAX_PROMPT_CHARS {
-            return text;
-        }
-    }
-    render_local(facts, assessment, repo_name, 0)
+    fitted(&[20, 10, 5, 0], |commits| {
+        render_local(facts, assessment, repo_name, commits)
+    })
 }
 
 fn render_local(
@@ -335,12 +335,12 @@ fn render_local(
 }
 
 /// The user prompt for a shell command an agent (or a person, through
-/// `vouch check`) is about to run: the command, where, what the rules found
-/// and what the repository's facts say. Never the agent's own reasoning.
+/// `vouch check`) is about to run: the command, where, and what the rules
+/// found (each finding carries what the repository's facts say). Never the
+/// agent's own reasoning.
 pub fn command_prompt(
     command: &str,
     assessment: &Assessment,
-    facts: &[String],
     repo_name: &str,
     branch: Option<&str>,
     session: Option<&str>,
@@ -369,9 +369,6 @@ pub fn command_prompt(
             risk.tier,
             data(&risk.reason, 400)
         );
-    }
-    for f in facts.iter().take(20) {
-        let _ = writeln!(t, "- fact: <data>{}</data>", data(f, 400));
     }
     let _ = writeln!(
         t,

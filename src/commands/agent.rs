@@ -188,9 +188,9 @@ fn decide(ctx: &Ctx, agent: Agent, request: &Request, started: Instant) -> Answe
         late,
         config.on_unavailable.for_tier(tier),
     );
-    let decision = match (&answer, config.mode) {
-        (_, Mode::Observe) | (Answer::NoOpinion, _) => "allowed",
-        (Answer::Ask(_), _) if protocol::can_ask(agent) => "asked",
+    let decision = match &answer {
+        Answer::NoOpinion => "allowed",
+        Answer::Ask(_) if protocol::can_ask(agent) => "asked",
         _ => "refused",
     };
     check::log_decision(
@@ -273,11 +273,7 @@ fn answer_for(
 /// `vouch agent install|uninstall`.
 pub fn agent(ctx: &Ctx, args: &AgentArgs) -> Result<ExitStatus> {
     let (AgentAction::Install(a) | AgentAction::Uninstall(a)) = &args.action;
-    let project = match &a.repo {
-        Some(p) if p.is_absolute() => p.clone(),
-        Some(p) => ctx.cwd.join(p),
-        None => ctx.cwd.clone(),
-    };
+    let project = ctx.dir(a.repo.as_ref());
     // The project's settings live at its root when it is a git repository.
     let project = git::repo_at(&project).map_or(project, |r| r.root());
     let scope = if a.user { Scope::User } else { Scope::Project };

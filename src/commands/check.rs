@@ -21,7 +21,7 @@ use crate::cli::CheckArgs;
 use crate::config::Config;
 use crate::context::Ctx;
 use crate::env::vars;
-use crate::git::{self, Discards, LazyRepo, Repo};
+use crate::git::{self, Discards, LazyRepo, Moment, Repo};
 use crate::hooks::{GitCommand, parse_push_argv};
 use crate::policy::{self, Action};
 use crate::review::ReviewRef;
@@ -123,7 +123,6 @@ fn measure(config: &Config, m: &Match, cwd: &Path, repo: &LazyRepo) -> (Tier, Op
     let argv = &m.command.argv;
     let git = GitCommand::parse(argv).unwrap_or_default();
     let sub = git.sub.as_str();
-    let has = |flags: &[&str]| git.has_flag(flags);
     // Another repository named by `--git-dir`, `--work-tree` or `GIT_DIR`:
     // the facts here would be the wrong ones.
     let elsewhere = m
@@ -145,12 +144,14 @@ fn measure(config: &Config, m: &Match, cwd: &Path, repo: &LazyRepo) -> (Tier, Op
         Facts::Worktree { target, paths } => {
             let discards = match sub {
                 "clean" => Discards::Untracked {
-                    ignored: has(&["-x", "-X"]),
+                    ignored: git.has_flag(&["-x", "-X"]),
                 },
                 // From the index: unstaged changes go. From a commit
                 // (`checkout <rev> -- <paths>`, `restore --source`): staged ones too.
                 "checkout" | "restore"
-                    if !paths.is_empty() && target.is_none() && !has(&["--staged", "-S"]) =>
+                    if !paths.is_empty()
+                        && target.is_none()
+                        && !git.has_flag(&["--staged", "-S"]) =>
                 {
                     Discards::UnstagedChanges
                 }
@@ -178,10 +179,7 @@ fn measure(config: &Config, m: &Match, cwd: &Path, repo: &LazyRepo) -> (Tier, Op
                 && let (Some(target), Some(head)) = (target, repo.head_ref())
                 && let Some(update) = repo.planned_update(&head, Some(target))
             {
-                let mut local = repo.local_facts(&[update], false);
-                for f in &mut local.refs {
-                    f.kept_in_tree = false; // the reset has not run yet
-                }
+                let local = repo.local_facts(&[update], Moment::Planned);
                 let a = classify_local(&local, &config.policy);
                 if a.tier > Tier::None {
                     tier = tier.max(a.tier);
@@ -193,7 +191,7 @@ fn measure(config: &Config, m: &Match, cwd: &Path, repo: &LazyRepo) -> (Tier, Op
             (tier, Some(note))
         }
         Facts::Branch { names } => {
-            let deleting = sub == "update-ref" || has(&["-D", "-d", "--delete"]);
+            let deleting = sub == "update-ref" || git.has_flag(&["-D", "-d", "--delete"]);
             let updates: Vec<_> = if deleting {
                 names
                     .iter()
@@ -214,7 +212,7 @@ fn measure(config: &Config, m: &Match, cwd: &Path, repo: &LazyRepo) -> (Tier, Op
                     Some("no such branch here: nothing would be lost".into()),
                 );
             }
-            let local = repo.local_facts(&updates, false);
+            let local = repo.local_facts(&updates, Moment::Planned);
             let a = classify_local(&local, &config.policy);
             let note = a
                 .refs
@@ -237,7 +235,7 @@ fn measure(config: &Config, m: &Match, cwd: &Path, repo: &LazyRepo) -> (Tier, Op
                     Some("the stash is empty: nothing would be lost".into()),
                 );
             }
-            let dropped = if sub == "stash" && argv.get(2).is_some_and(|a| a == "clear") {
+            let dropped = if git.action() == Some("clear") {
                 all
             } else if entries.is_empty() {
                 all.into_iter().take(1).collect()
@@ -251,7 +249,7 @@ fn measure(config: &Config, m: &Match, cwd: &Path, repo: &LazyRepo) -> (Tier, Op
             if push_args.mirror {
                 return (m.tier, None);
             }
-            let delete = has(&["-d", "--delete"]);
+            let delete = git.has_flag(&["-d", "--delete"]);
             match repo.planned_push(remote.as_deref(), refspecs, delete) {
                 Ok((remote, url, updates, ls_note)) => {
                     let facts = repo.push_facts(&remote, &url, updates, &push_args);
@@ -350,7 +348,6 @@ impl Subject for CommandSubject<'_> {
         crate::ai::prompt::command_prompt(
             &self.assessed.command,
             &self.assessed.assessment,
-            &self.assessed.facts,
             repo_name,
             self.assessed.branch.as_deref(),
             self.session.as_deref(),
@@ -457,6 +454,7 @@ pub fn log_decision(
         .unwrap_or_else(|| subject.assessed.cwd.clone());
     let ai = judged.and_then(|j| j.ai.as_ref());
     let combined = judged.map(|j| &j.combined);
+    let observe = config.mode == crate::config::Mode::Observe;
     let record = Record {
         risk_tier: subject.assessed.assessment.tier.to_string(),
         primary_provider: ai.and_then(|a| a.primary.clone()),
@@ -469,7 +467,10 @@ pub fn log_decision(
         escalated: ai.is_some_and(|a| a.escalated),
         cached: ai.is_some_and(|a| a.cached),
         result: result.into(),
-        decision: decision.into(),
+        // Observe mode answers nothing; the record keeps what enforcing would have done.
+        decision: if observe { "allowed" } else { decision }.into(),
+        mode: observe.then(|| "observe".to_owned()),
+        would_decide: (observe && decision != "allowed").then(|| decision.to_owned()),
         confidence: combined.and_then(|c| c.confidence),
         scores: combined.and_then(|c| c.scores),
         concerns: combined.map(|c| c.concerns.clone()).unwrap_or_default(),
@@ -512,11 +513,7 @@ pub fn check(ctx: &Ctx, args: &CheckArgs) -> Result<ExitStatus> {
             "no command to check: `vouch check -- git reset --hard` or `vouch check --operation \"git reset --hard\"`"
         ),
     };
-    let cwd = match &args.cwd {
-        Some(d) if d.is_absolute() => d.clone(),
-        Some(d) => ctx.cwd.join(d),
-        None => ctx.cwd.clone(),
-    };
+    let cwd = ctx.dir(args.cwd.as_ref());
     let repo = LazyRepo::new(&cwd);
     let mut config = ctx.load_config(repo.root().as_deref())?;
     if let Some(p) = &args.primary {

@@ -27,7 +27,7 @@ use crate::config::{Config, Mode};
 use crate::context::Ctx;
 use crate::env::vars;
 use crate::facts::{LocalChange, LocalFacts, LocalRefFacts};
-use crate::git::Repo;
+use crate::git::{Moment, Repo};
 use crate::hooks::{
     GitCommand, RefUpdate, TxState, guarded_updates, rename_target, routine_because,
 };
@@ -172,7 +172,7 @@ pub fn reference_transaction(ctx: &Ctx, args: &RefTxArgs) -> Result<ExitStatus> 
     let amending = command
         .as_ref()
         .is_some_and(|c| c.sub == "commit" && c.has_flag(&["--amend"]));
-    let mut facts = repo.local_facts(&updates, amending);
+    let mut facts = repo.local_facts(&updates, Moment::Hook { amending });
     if facts.refs.is_empty() {
         return Ok(ExitStatus::Allowed);
     }
@@ -359,11 +359,8 @@ impl Subject for LocalSubject<'_> {
                 remote_ref: f.name.clone(),
                 old_oid: f.old_oid.clone(),
                 new_oid: f.new_oid.clone(),
-                change: f.change.noun().replace(' ', "-"),
-                tier: risk.tier.to_string(),
-                rule: risk.rule.as_str().to_owned(),
-                remote_tip: "none".into(),
                 lost_commits: f.lost.as_ref().map(|l| l.count),
+                ..RefRecord::finding(&f.change.noun().replace(' ', "-"), risk)
             })
             .collect()
     }

@@ -14,11 +14,7 @@ use crate::{ExitStatus, ui};
 
 /// `vouch rescue`.
 pub fn rescue(ctx: &Ctx, args: &RescueArgs) -> Result<ExitStatus> {
-    let path = match &args.repo {
-        Some(p) if p.is_absolute() => p.clone(),
-        Some(p) => ctx.cwd.join(p),
-        None => ctx.cwd.clone(),
-    };
+    let path = ctx.dir(args.repo.as_ref());
     let repo = Repo::discover(&path)?;
     match &args.action {
         None => list(&repo, false),

@@ -10,14 +10,6 @@ use crate::git::{self, HooksLocation};
 use crate::install::{self, HOOKS, HookState};
 use crate::{ExitStatus, trust, ui, verifiers};
 
-fn repo_path(ctx: &Ctx, repo: Option<&PathBuf>) -> PathBuf {
-    match repo {
-        Some(p) if p.is_absolute() => p.clone(),
-        Some(p) => ctx.cwd.join(p),
-        None => ctx.cwd.clone(),
-    }
-}
-
 /// The hooks dir is another tool's (husky), or outside the repository.
 fn check_hooks_path(loc: &HooksLocation, force: bool) -> Result<()> {
     let Some(configured) = &loc.hooks_path else {
@@ -66,7 +58,7 @@ fn config_hooks_dir(loc: &HooksLocation) -> PathBuf {
 
 /// `vouch install`.
 pub fn install(ctx: &Ctx, args: &InstallArgs) -> Result<ExitStatus> {
-    let path = repo_path(ctx, args.repo.as_ref());
+    let path = ctx.dir(args.repo.as_ref());
     let loc = git::hooks_location(&path)?;
     if args.config_hooks {
         let version = git::git_version().context("cannot tell which git this is")?;
@@ -129,7 +121,7 @@ pub fn install(ctx: &Ctx, args: &InstallArgs) -> Result<ExitStatus> {
 
 /// `vouch uninstall`.
 pub fn uninstall(ctx: &Ctx, args: &RepoArgs) -> Result<ExitStatus> {
-    let path = repo_path(ctx, args.repo.as_ref());
+    let path = ctx.dir(args.repo.as_ref());
     let loc = git::hooks_location(&path)?;
     for (hook, _) in HOOKS {
         ui::info(&install::uninstall_hook(&loc.dir, hook)?);
@@ -150,7 +142,7 @@ pub fn uninstall(ctx: &Ctx, args: &RepoArgs) -> Result<ExitStatus> {
 
 /// `vouch status`.
 pub fn status(ctx: &Ctx, args: &RepoArgs) -> Result<ExitStatus> {
-    let path = repo_path(ctx, args.repo.as_ref());
+    let path = ctx.dir(args.repo.as_ref());
     let loc = git::hooks_location(&path)?;
     let root = loc.root();
     ui::out(&format!("repository:   {}", root.display()));
@@ -264,7 +256,7 @@ pub fn status(ctx: &Ctx, args: &RepoArgs) -> Result<ExitStatus> {
 
 /// `vouch trust`.
 pub fn trust(ctx: &Ctx, args: &TrustArgs) -> Result<ExitStatus> {
-    let path = repo_path(ctx, args.repo.as_ref());
+    let path = ctx.dir(args.repo.as_ref());
     let loc = git::hooks_location(&path)?;
     let root = loc.root();
     let data = ctx.dirs()?.data;

@@ -39,18 +39,34 @@ pub struct Rescue {
     pub only_here: usize,
 }
 
+/// When local facts are measured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Moment {
+    /// In the reference-transaction hook: the command has already written
+    /// the index and work tree, so changes it kept are there to be seen.
+    /// `amending`: the command is `git commit --amend`, the only one whose
+    /// move to a tip with the old tip's parents is an amend (a reset to a
+    /// sibling commit has the same shape).
+    Hook {
+        /// The command is `git commit --amend`.
+        amending: bool,
+    },
+    /// Before a command runs (the agent door): nothing it would discard is
+    /// kept anywhere yet, and no move is an amend.
+    Planned,
+}
+
 impl Repo {
     /// The git directory (`.git`, or a worktree's own directory).
     pub fn git_dir(&self) -> PathBuf {
         self.repo.path().components().collect()
     }
 
-    /// Measures the guarded lines of a reference transaction. Lines that
+    /// Measures the guarded lines of a reference transaction (or the ref
+    /// updates a command stands for, at `Moment::Planned`). Lines that
     /// create a ref, or leave it where it is, are dropped: they destroy
-    /// nothing. `amending` says the command is `git commit --amend`: only
-    /// then is a new tip with the old tip's parents an amend (a
-    /// `reset --hard` to a sibling commit has the same shape).
-    pub fn local_facts(&self, updates: &[RefUpdate], amending: bool) -> LocalFacts {
+    /// nothing.
+    pub fn local_facts(&self, updates: &[RefUpdate], moment: Moment) -> LocalFacts {
         let head = self.repo.find_reference("HEAD").ok();
         let checked_out = head
             .as_ref()
@@ -91,7 +107,7 @@ impl Repo {
             });
             let is_checked_out = checked_out.as_deref() == Some(update.name.as_str());
             if let Some(f) =
-                self.local_ref_facts(update, old, new, survivors, is_checked_out, amending)
+                self.local_ref_facts(update, old, new, survivors, is_checked_out, moment)
             {
                 facts.refs.push(f);
             }
@@ -145,7 +161,7 @@ impl Repo {
         new: Option<Oid>,
         survivors: &[Oid],
         checked_out: bool,
-        amending: bool,
+        moment: Moment,
     ) -> Option<LocalRefFacts> {
         let name = update.name.as_str();
         let change = if name == "refs/stash" {
@@ -192,7 +208,7 @@ impl Repo {
             f.unknown = Some("the new value is not a commit".into());
             return Some(f);
         };
-        match self.measure_move(&mut f, old_commit, new_commit, survivors, amending) {
+        match self.measure_move(&mut f, old_commit, new_commit, survivors, moment) {
             Ok(true) => Some(f),
             Ok(false) => None, // a fast-forward
             Err(e) => {
@@ -210,7 +226,7 @@ impl Repo {
         old: Oid,
         new: Oid,
         survivors: &[Oid],
-        amending: bool,
+        moment: Moment,
     ) -> Result<bool, git2::Error> {
         let new_c = self.repo.find_commit(new)?;
         // A commit, merge or cherry-pick on top: the common case, with no walk.
@@ -228,11 +244,14 @@ impl Repo {
         if self.repo.graph_descendant_of(old, new)? {
             f.change = LocalChange::Rewind;
             f.lost = Some(self.summarize(&gone)?);
-            f.kept_in_tree = f.checked_out && self.changes_kept(old, new).unwrap_or(false);
+            f.kept_in_tree = moment != Moment::Planned
+                && f.checked_out
+                && self.changes_kept(old, new).unwrap_or(false);
             return Ok(true);
         }
         let old_c = self.repo.find_commit(old)?;
-        f.amend = amending && old_c.parent_ids().eq(new_c.parent_ids());
+        f.amend = moment == (Moment::Hook { amending: true })
+            && old_c.parent_ids().eq(new_c.parent_ids());
         let vanished = if f.amend || gone.is_empty() {
             Vec::new()
         } else {
@@ -401,6 +420,7 @@ impl Repo {
             .references_glob(&format!("{RESCUE_PREFIX}*"))
             .context("cannot list the rescue refs")?;
         let mut out = Vec::new();
+        let mut survivors = None;
         for r in refs.flatten() {
             let (Ok(name), Some(target)) = (r.name(), r.target()) else {
                 continue;
@@ -413,14 +433,12 @@ impl Repo {
                 .and_then(|c| self.repo.find_commit(c).ok())
                 .and_then(|c| c.summary().ok().flatten().map(str::to_owned))
                 .unwrap_or_default();
-            let only_here = match commit {
-                Some(c) => {
-                    let except: HashSet<&str> = HashSet::new();
-                    self.walk(c, &self.survivor_tips(&except), LOST_COUNT_LIMIT)
-                        .map_or(0, |w| w.len())
-                }
-                None => 0,
-            };
+            // Every other ref is read once, for all rescue refs.
+            let survivors = survivors.get_or_insert_with(|| self.survivor_tips(&HashSet::new()));
+            let only_here = commit.map_or(0, |c| {
+                self.walk(c, survivors, LOST_COUNT_LIMIT)
+                    .map_or(0, |w| w.len())
+            });
             out.push(Rescue {
                 name: name.to_owned(),
                 original,
@@ -520,7 +538,7 @@ fn diff_paths(diff: &git2::Diff<'_>) -> HashSet<PathBuf> {
 /// `refs/vouch/rescue/<branch>/<stamp>` for a branch,
 /// `refs/vouch/rescue/<tag>/<stamp>-tag` for a tag and
 /// `refs/vouch/rescue/stash/<stamp>-stash` for the stash.
-pub fn rescue_base(original: &str, stamp: &str) -> String {
+fn rescue_base(original: &str, stamp: &str) -> String {
     if let Some(branch) = original.strip_prefix("refs/heads/") {
         format!("{RESCUE_PREFIX}{branch}/{stamp}")
     } else if let Some(tag) = original.strip_prefix("refs/tags/") {
@@ -532,7 +550,7 @@ pub fn rescue_base(original: &str, stamp: &str) -> String {
 
 /// The ref a rescue ref saved and the time it was written
 /// (`2026-11-22T10:15:00Z`), read back from its name.
-pub fn rescue_origin(name: &str) -> Option<(String, String)> {
+fn rescue_origin(name: &str) -> Option<(String, String)> {
     let rest = name.strip_prefix(RESCUE_PREFIX)?;
     let (path, last) = rest.rsplit_once('/')?;
     let stamp = last.get(..16)?;

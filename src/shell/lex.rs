@@ -521,12 +521,23 @@ impl Lexer<'_> {
     /// Skips to the `)` matching an already consumed `(`, returning the text
     /// in between. Quotes, escapes and nested parentheses are respected.
     fn balanced_parens(&mut self) -> String {
+        self.balanced(b'(', b')')
+    }
+
+    /// Skips to the `}` matching an already consumed `${`.
+    fn balanced_braces(&mut self) {
+        self.balanced(b'{', b'}');
+    }
+
+    /// Skips to the `close` matching an already consumed `open`, returning
+    /// the text in between (all of the rest, and an error, when unbalanced).
+    fn balanced(&mut self, open: u8, close: u8) -> String {
         let start = self.pos;
         let mut depth = 1usize;
         while let Some(c) = self.peek() {
             match c {
-                b'(' => depth += 1,
-                b')' => {
+                c if c == open => depth += 1,
+                c if c == close => {
                     depth -= 1;
                     if depth == 0 {
                         let body = String::from_utf8_lossy(&self.src[start..self.pos]).into_owned();
@@ -547,33 +558,6 @@ impl Lexer<'_> {
         self.errors.push(LexError::UnterminatedSubstitution);
         self.pos = self.src.len();
         String::from_utf8_lossy(&self.src[start..]).into_owned()
-    }
-
-    /// Skips to the `}` matching an already consumed `${`.
-    fn balanced_braces(&mut self) {
-        let mut depth = 1usize;
-        while let Some(c) = self.peek() {
-            match c {
-                b'{' => depth += 1,
-                b'}' => {
-                    depth -= 1;
-                    if depth == 0 {
-                        self.pos += 1;
-                        return;
-                    }
-                }
-                b'\\' => self.pos += 1,
-                b'\'' | b'"' | b'`' => {
-                    self.pos += 1;
-                    self.skip_quoted(c);
-                    continue;
-                }
-                _ => {}
-            }
-            self.pos += 1;
-        }
-        self.errors.push(LexError::UnterminatedSubstitution);
-        self.pos = self.src.len();
     }
 
     /// Skips past the closing `quote`, the opening one already consumed.

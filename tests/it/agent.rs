@@ -467,3 +467,24 @@ fn deleting_a_remote_tag_that_is_gone_here_is_a_tag_deletion() {
     let out = env.vouch(&["check", "--", "git", "push", "--delete", "origin", "v1.0"]);
     out.code(1).stdout_has("release tag");
 }
+
+#[test]
+fn observe_mode_answers_nothing_and_logs_what_it_would_have_done() {
+    let env = TestEnv::new();
+    env.write_config(&format!(
+        "mode = \"observe\"\n{}",
+        env.verifier("judge", &verdict_body("fail"), "blocking = true")
+    ));
+    fs::write(env.work.join("file1.txt"), "unsaved\n").unwrap();
+    let out = hook(
+        &env,
+        "claude",
+        &input("claude", "git reset --hard", &env.work),
+    );
+    out.code(0);
+    assert_eq!(out.stdout, "", "observe mode never blocks an agent");
+    let record = env.last_audit();
+    assert_eq!(record["mode"], "observe");
+    assert_eq!(record["decision"], "allowed");
+    assert_eq!(record["would_decide"], "refused");
+}

@@ -669,3 +669,60 @@ fn a_hand_set_nested_variable_turns_nothing_off() {
     git_headless(&env, &["branch", "-D", "solo"]).code(128);
     assert!(calls.exists(), "the verifier was asked");
 }
+
+#[test]
+fn rescued_tags_and_stash_entries_come_back() {
+    let env = TestEnv::new();
+    env.install();
+    let skip = |args: &[&str]| {
+        Out::from_output(
+            env.cmd("setsid", &env.work)
+                .arg("-w")
+                .arg("git")
+                .args(args)
+                .env("VOUCH_SKIP", "testing rescue")
+                .output()
+                .unwrap(),
+        )
+    };
+    env.git(&env.work, &["tag", "v9", "HEAD~1"]);
+    let tagged = env.rev(&env.work, "v9");
+    skip(&["tag", "-d", "v9"]).code(0).stderr_has("-tag");
+    // Two stash entries, cleared at once: both are kept.
+    for text in ["first", "second"] {
+        fs::write(env.work.join("file1.txt"), format!("{text}\n")).unwrap();
+        env.git(&env.work, &["stash", "-q"]);
+    }
+    let entries: Vec<String> = (0..2)
+        .map(|i| env.rev(&env.work, &format!("stash@{{{i}}}")))
+        .collect();
+    skip(&["stash", "clear"]).code(0);
+    let listed = env.vouch(&["rescue", "list", "--json"]);
+    listed.code(0);
+    let rescues: Vec<serde_json::Value> = listed
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    for oid in entries.iter().chain([&tagged]) {
+        assert!(
+            rescues.iter().any(|r| r["oid"] == oid.as_str()),
+            "{oid} is rescued: {}",
+            listed.stdout
+        );
+    }
+    let name = |original: &str| {
+        rescues
+            .iter()
+            .find(|r| r["original"] == original)
+            .map(|r| r["name"].as_str().unwrap().to_owned())
+            .unwrap()
+    };
+    env.vouch(&["rescue", "restore", &name("refs/tags/v9")])
+        .code(0);
+    assert_eq!(env.rev(&env.work, "v9"), tagged);
+    env.vouch(&["rescue", "restore", &name("refs/stash")])
+        .code(0);
+    let back = env.rev(&env.work, "stash@{0}");
+    assert!(entries.contains(&back), "a stash entry is back: {back}");
+}
