@@ -7,16 +7,19 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::classify::Tier;
+use crate::config::Mode;
+use crate::policy::{AuditResult, Decision};
 use crate::verdict::{Scores, VerifierResult};
 
 /// Version of the record layout.
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// One ref of a logged push.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RefRecord {
     /// The remote ref.
     pub remote_ref: String,
@@ -27,13 +30,13 @@ pub struct RefRecord {
     /// How it changes.
     pub change: String,
     /// Its tier.
-    pub tier: String,
+    pub tier: Tier,
     /// The rule that set the tier.
     pub rule: String,
     /// Whether the remote's tip was known here: known, unseen, unknown, none.
     pub remote_tip: String,
     /// Commits that leave the ref, when measured.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lost_commits: Option<usize>,
 }
 
@@ -47,7 +50,7 @@ impl RefRecord {
             old_oid: String::new(),
             new_oid: String::new(),
             change: change.to_owned(),
-            tier: risk.tier.to_string(),
+            tier: risk.tier,
             rule: risk.rule.as_str().to_owned(),
             remote_tip: "none".into(),
             lost_commits: None,
@@ -55,8 +58,39 @@ impl RefRecord {
     }
 }
 
-/// One decision.
-#[derive(Debug, Clone, Serialize)]
+/// In observe mode, what enforcing would have done.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Would {
+    /// Refused it.
+    Refused,
+    /// Asked a person (at the terminal, or through the agent).
+    Asked,
+}
+
+/// What the AI verifier cost (absent when it was not asked).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct AiUsage {
+    /// Tokens sent to models.
+    pub tokens_in: Option<u64>,
+    /// Tokens received.
+    pub tokens_out: Option<u64>,
+    /// Estimated cost.
+    pub cost_usd: Option<f64>,
+    /// HTTP and feedback retries.
+    pub retries: u32,
+    /// Escalated to a tiebreaker.
+    pub escalated: bool,
+    /// The verdict was reused from the cache (no request).
+    pub cached: bool,
+    /// How long the AI verifier took.
+    pub latency_ms: u64,
+}
+
+/// One decision: the audit line of SPEC 7. Written by the runner
+/// (`commands/decide.rs`), read back with the same type by `vouch log`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Record {
     /// Layout version.
     pub schema_version: u32,
@@ -64,46 +98,40 @@ pub struct Record {
     pub timestamp: String,
     /// Stable id of the operation (refs and oids), used by `vouch approve`.
     pub operation_id: String,
-    /// `push`, `approve`, ...
+    /// `push`, `commit`, `ref-update`, `command`, `approve`.
     pub operation_type: String,
     /// The hook or command that decided.
     pub hook: String,
-    /// critical, high, standard, none.
-    pub risk_tier: String,
+    /// The tier; `None` when the operation could not be judged at all
+    /// (unreadable input, a chained hook's refusal).
+    #[serde(deserialize_with = "lenient_tier")]
+    pub risk_tier: Option<Tier>,
     /// The provider that proposed the operation, when known.
     pub primary_provider: Option<String>,
-    /// The provider that verified it.
+    /// The provider whose verdict decided; `None` when no AI verdict did.
     pub verifier_provider: Option<String>,
     /// The model that verified it.
     pub verifier_model: Option<String>,
-    /// proceed, warn, block, skipped, unavailable.
-    pub result: String,
-    /// allowed, refused, asked-yes, asked-no.
-    pub decision: String,
+    /// What the verifiers said.
+    pub result: AuditResult,
+    /// What happened.
+    pub decision: Decision,
     /// The deciding verdict's confidence.
     pub confidence: Option<f64>,
     /// The deciding verdict's scores.
     pub scores: Option<Scores>,
     /// Concerns raised.
+    #[serde(default)]
     pub concerns: Vec<String>,
-    /// Retries made.
-    pub retries: u32,
-    /// Escalated to a tiebreaker.
-    pub escalated: bool,
-    /// The AI verdict was reused from the cache (no request).
-    pub cached: bool,
+    /// The AI verifier's usage, when it was asked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ai: Option<AiUsage>,
     /// A person overrode the verification.
     pub was_overridden: bool,
     /// Why.
     pub override_reason: Option<String>,
     /// Time from start to decision.
     pub latency_ms: u64,
-    /// Tokens sent to a model.
-    pub tokens_in: Option<u64>,
-    /// Tokens received.
-    pub tokens_out: Option<u64>,
-    /// Estimated cost.
-    pub cost_usd: Option<f64>,
     /// The session (agent session id or `VOUCH_SESSION`).
     pub session_id: Option<String>,
     /// The repository root.
@@ -112,55 +140,72 @@ pub struct Record {
     pub branch: Option<String>,
     /// The remote pushed to (credentials redacted).
     pub remote: Option<String>,
-    /// The refs.
+    /// The refs (a finding per line for commits and commands).
+    #[serde(default)]
     pub refs: Vec<RefRecord>,
     /// Why the tier is what it is.
+    #[serde(default)]
     pub reasons: Vec<String>,
     /// Warnings shown.
+    #[serde(default)]
     pub warnings: Vec<String>,
     /// `observe` when decisions did not take effect.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub mode: Option<String>,
-    /// In observe mode: what enforcing would have decided (refused, asked).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub would_decide: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<Mode>,
+    /// In observe mode: what enforcing would have done.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub would_decide: Option<Would>,
+    /// The agent that was told to ask its person (the decision is then
+    /// `refused`: the command runs only if the person lets it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub asked_through: Option<String>,
     /// The built-in deterministic checks, in the verifier result shape.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub builtin: Option<VerifierResult>,
-    /// Every external verifier's result.
+    /// Every verifier's result (the AI verifier's last).
+    #[serde(default)]
     pub verifiers: Vec<VerifierResult>,
     /// Rescue refs written before an allowed local rewind or deletion.
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub rescued: Vec<String>,
 }
 
+/// Reads a tier, taking a word this version does not know (`unknown` in
+/// the first layout) as no tier rather than an unreadable line.
+fn lenient_tier<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Tier>, D::Error> {
+    let word: Option<String> = Option::deserialize(d)?;
+    Ok(word.and_then(|w| serde_json::from_value(Value::String(w)).ok()))
+}
+
 impl Record {
     /// A record stamped now, with every verdict field empty.
-    pub fn new(operation_id: &str, operation_type: &str, hook: &str, repo: &str) -> Self {
+    pub fn new(
+        operation_id: &str,
+        operation_type: &str,
+        hook: &str,
+        repo: &str,
+        result: AuditResult,
+        decision: Decision,
+    ) -> Self {
         Self {
             schema_version: SCHEMA_VERSION,
             timestamp: jiff::Timestamp::now().to_string(),
             operation_id: operation_id.to_owned(),
             operation_type: operation_type.to_owned(),
             hook: hook.to_owned(),
-            risk_tier: String::new(),
+            risk_tier: None,
             primary_provider: None,
             verifier_provider: None,
             verifier_model: None,
-            result: String::new(),
-            decision: String::new(),
+            result,
+            decision,
             confidence: None,
             scores: None,
             concerns: Vec::new(),
-            retries: 0,
-            escalated: false,
-            cached: false,
+            ai: None,
             was_overridden: false,
             override_reason: None,
             latency_ms: 0,
-            tokens_in: None,
-            tokens_out: None,
-            cost_usd: None,
             session_id: None,
             repo: repo.to_owned(),
             branch: None,
@@ -170,6 +215,7 @@ impl Record {
             warnings: Vec::new(),
             mode: None,
             would_decide: None,
+            asked_through: None,
             builtin: None,
             verifiers: Vec::new(),
             rescued: Vec::new(),
@@ -239,26 +285,25 @@ pub fn recent_blocks(
     };
     records
         .iter()
-        .filter(|r| r.get("result").and_then(Value::as_str) == Some("block"))
+        .filter(|r| r.result == AuditResult::Block)
         .filter(|r| {
-            r.get("timestamp")
-                .and_then(Value::as_str)
-                .and_then(|t| t.parse::<jiff::Timestamp>().ok())
-                .is_some_and(|t| t >= since)
+            r.timestamp
+                .parse::<jiff::Timestamp>()
+                .is_ok_and(|t| t >= since)
         })
         .filter(|r| match session {
-            Some(s) => r.get("session_id").and_then(Value::as_str) == Some(s),
-            None => r.get("repo").and_then(Value::as_str) == Some(repo),
+            Some(s) => r.session_id.as_deref() == Some(s),
+            None => r.repo == repo,
         })
         // The same push retried is one block, not three.
-        .filter_map(|r| r.get("operation_id").and_then(Value::as_str))
+        .map(|r| r.operation_id.as_str())
         .collect::<std::collections::HashSet<_>>()
         .len()
 }
 
 /// Every record, oldest first, from the rotated file and the current one.
-/// Lines that are not JSON are reported, not dropped silently.
-pub fn read_all(path: &Path) -> Result<(Vec<Value>, Vec<String>)> {
+/// Lines that cannot be read as a record are reported, not dropped silently.
+pub fn read_all(path: &Path) -> Result<(Vec<Record>, Vec<String>)> {
     let mut records = Vec::new();
     let mut problems = Vec::new();
     for file in [rotated_path(path), path.to_path_buf()] {
@@ -271,7 +316,7 @@ pub fn read_all(path: &Path) -> Result<(Vec<Value>, Vec<String>)> {
             if line.trim().is_empty() {
                 continue;
             }
-            match serde_json::from_str::<Value>(line) {
+            match serde_json::from_str::<Record>(line) {
                 Ok(v) => records.push(v),
                 Err(e) => problems.push(format!("`{}` line {}: {e}", file.display(), i + 1)),
             }

@@ -34,6 +34,13 @@ pub enum Tier {
 }
 
 impl Tier {
+    /// The tier a name stands for (`critical`, `high`, `standard`, `none`).
+    pub fn from_name(name: &str) -> Option<Self> {
+        [Self::None, Self::Standard, Self::High, Self::Critical]
+            .into_iter()
+            .find(|t| t.as_str() == name)
+    }
+
     /// The name used in config and logs.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -167,7 +174,7 @@ pub struct RefRisk {
 }
 
 /// The tier of a whole push.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Assessment {
     /// The highest tier of any ref or push-wide rule.
     pub tier: Tier,

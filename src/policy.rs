@@ -1,10 +1,13 @@
-//! PURE: the decision protocol (SPEC section 6).
+//! PURE: the decision protocol (SPEC section 6), the one decision table of
+//! every door.
 //!
-//! Tier, overrides and the verifiers' outcome in; allow, ask or refuse out.
-//! Nothing here prompts, prints or writes: `commands/hook.rs` carries the
-//! plan out.
+//! The tier, the overrides, who can be asked and the verifiers' outcome go
+//! in; allow, ask or refuse comes out, with the audit `result`. Nothing here
+//! prompts, prints or writes: the runner (`commands/decide.rs`) carries the
+//! plan out, and each door only words it (the agent protocols translate
+//! [`Action`] into their agent's answer).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::classify::Tier;
 use crate::config::OnUnavailable;
@@ -12,6 +15,98 @@ use crate::verdict::Outcome;
 
 /// Confidence below which an allowed operation is logged as low-confidence.
 pub const LOW_CONFIDENCE: f64 = 0.8;
+
+/// Who can be asked to weigh concerns (SPEC 3.3, 6).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Asker {
+    /// A person at `/dev/tty`.
+    Terminal,
+    /// An AI agent: it is never the person, but some agents can ask theirs.
+    Agent {
+        /// The agent's protocol has an "ask the user" answer.
+        can_ask: bool,
+    },
+    /// Nobody: CI, scripts, GUI clients, `VOUCH_HEADLESS`.
+    Nobody,
+}
+
+/// The audit log's `result` (SPEC 7).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AuditResult {
+    /// The verifiers said proceed.
+    Proceed,
+    /// The verifiers raised concerns.
+    Warn,
+    /// The verifiers judged it unsafe.
+    Block,
+    /// Not verified: tier below verification, a skip or an approval.
+    Skipped,
+    /// No usable verdict.
+    Unavailable,
+}
+
+impl AuditResult {
+    /// The word, as logged.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Proceed => "proceed",
+            Self::Warn => "warn",
+            Self::Block => "block",
+            Self::Skipped => "skipped",
+            Self::Unavailable => "unavailable",
+        }
+    }
+
+    /// The result word of the verifiers' outcome.
+    pub fn of(outcome: &Outcome) -> Self {
+        match outcome {
+            Outcome::Proceed { .. } => Self::Proceed,
+            Outcome::Warn => Self::Warn,
+            Outcome::Block => Self::Block,
+            Outcome::Unavailable { .. } => Self::Unavailable,
+        }
+    }
+}
+
+impl std::fmt::Display for AuditResult {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The audit log's `decision` (SPEC 7): what happened to the operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Decision {
+    /// It went ahead.
+    Allowed,
+    /// vouch refused it (an agent told to ask its person is refused too:
+    /// the command runs only if the person then runs it themselves).
+    Refused,
+    /// A person at the terminal said yes.
+    AskedYes,
+    /// A person at the terminal said no (or pressed Ctrl-C).
+    AskedNo,
+}
+
+impl Decision {
+    /// The word, as logged.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Allowed => "allowed",
+            Self::Refused => "refused",
+            Self::AskedYes => "asked-yes",
+            Self::AskedNo => "asked-no",
+        }
+    }
+}
+
+impl std::fmt::Display for Decision {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
 
 /// What to do.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -22,7 +117,7 @@ pub enum Action {
         /// Shown on stderr and logged.
         warning: Option<String>,
     },
-    /// Ask the person at the terminal; default No.
+    /// Ask the person: at the terminal, or through the agent; default No.
     Ask,
     /// Refuse.
     Refuse {
@@ -38,10 +133,13 @@ pub enum Action {
 pub struct Plan {
     /// What to do.
     pub action: Action,
-    /// The audit `result`: proceed, warn, block, skipped or unavailable.
-    pub result: &'static str,
+    /// The audit `result`.
+    pub result: AuditResult,
     /// The override reason, when a person overrode the verification.
     pub override_reason: Option<String>,
+    /// Observe mode: what enforcing would have done, when it was not to
+    /// allow (the action itself is then an allow).
+    pub would: Option<Box<Action>>,
 }
 
 /// `VOUCH_SKIP` as read from the environment.
@@ -66,6 +164,31 @@ impl Skip {
     }
 }
 
+/// Everything the table reads besides the verifiers' outcome.
+#[derive(Debug, Clone, PartialEq)]
+#[expect(
+    clippy::struct_excessive_bools,
+    reason = "each is an independent input of the table"
+)]
+pub struct Situation {
+    /// The operation's tier.
+    pub tier: Tier,
+    /// `verify_standard`: standard operations are verified too.
+    pub verify_standard: bool,
+    /// `VOUCH_SKIP`.
+    pub skip: Skip,
+    /// A person approved this exact operation with `vouch approve`.
+    pub approved: bool,
+    /// Who can be asked.
+    pub asker: Asker,
+    /// `on_unavailable` for this tier.
+    pub on_unavailable: OnUnavailable,
+    /// Observe mode: decide and log, never block or ask.
+    pub observe: bool,
+    /// The door's time budget ran out before a verdict (the agent door).
+    pub late: bool,
+}
+
 /// Whether an operation of `tier` is verified.
 pub fn is_verified(tier: Tier, verify_standard: bool) -> bool {
     match tier {
@@ -75,62 +198,59 @@ pub fn is_verified(tier: Tier, verify_standard: bool) -> bool {
     }
 }
 
+impl Situation {
+    /// Whether the operation is verified.
+    pub fn is_verified(&self) -> bool {
+        is_verified(self.tier, self.verify_standard)
+    }
+}
+
 /// The decision before any verifier runs: tier none, unverified standard,
 /// a skip or a person's approval settle it. `None`: run the verifiers.
-pub fn before_verifying(
-    tier: Tier,
-    verify_standard: bool,
-    skip: &Skip,
-    approved: bool,
-) -> Option<Plan> {
-    let allow = |result, override_reason| Plan {
+pub fn before_verifying(s: &Situation) -> Option<Plan> {
+    let allow = |override_reason| Plan {
         action: Action::Allow { warning: None },
-        result,
+        result: AuditResult::Skipped,
         override_reason,
+        would: None,
     };
-    if !is_verified(tier, verify_standard) {
-        return Some(allow("skipped", None));
+    if !s.is_verified() {
+        return Some(allow(None));
     }
-    match skip {
-        Skip::NoReason => {
-            return Some(Plan {
-                action: Action::Refuse {
-                    why: "VOUCH_SKIP is set but empty: a skip needs a reason, e.g. VOUCH_SKIP=\"restoring main after a bad merge\"".into(),
-                    review: false,
-                },
-                result: "skipped",
-                override_reason: None,
-            });
-        }
-        Skip::Reason(reason) => {
-            return Some(allow("skipped", Some(format!("VOUCH_SKIP: {reason}"))));
-        }
-        Skip::No => {}
-    }
-    if approved {
-        return Some(allow(
-            "skipped",
-            Some("approved by a person with `vouch approve`".into()),
-        ));
-    }
-    None
+    let plan = match &s.skip {
+        Skip::NoReason => Plan {
+            action: Action::Refuse {
+                why: "VOUCH_SKIP is set but empty: a skip needs a reason, e.g. VOUCH_SKIP=\"restoring main after a bad merge\"".into(),
+                review: false,
+            },
+            result: AuditResult::Skipped,
+            override_reason: None,
+            would: None,
+        },
+        Skip::Reason(reason) => allow(Some(format!("VOUCH_SKIP: {reason}"))),
+        Skip::No if s.approved => allow(Some("approved by a person with `vouch approve`".into())),
+        Skip::No => return None,
+    };
+    Some(observed(s, plan))
 }
 
 /// The decision from the verifiers' outcome (the table of SPEC section 6).
-pub fn decide(
-    tier: Tier,
-    outcome: &Outcome,
-    interactive: bool,
-    on_unavailable: OnUnavailable,
-) -> Plan {
+pub fn decide(s: &Situation, outcome: &Outcome) -> Plan {
     let plan = |action, result| Plan {
         action,
         result,
         override_reason: None,
+        would: None,
     };
-    match outcome {
+    let can_ask = match s.asker {
+        Asker::Terminal => true,
+        Asker::Agent { can_ask } => can_ask,
+        Asker::Nobody => false,
+    };
+    let tier = s.tier;
+    let planned = match outcome {
         Outcome::Proceed { confidence } if *confidence >= LOW_CONFIDENCE => {
-            plan(Action::Allow { warning: None }, "proceed")
+            plan(Action::Allow { warning: None }, AuditResult::Proceed)
         }
         Outcome::Proceed { confidence } => plan(
             Action::Allow {
@@ -138,53 +258,118 @@ pub fn decide(
                     "the verifiers agreed with low confidence ({confidence:.2})"
                 )),
             },
-            "proceed",
+            AuditResult::Proceed,
         ),
-        Outcome::Warn if interactive => plan(Action::Ask, "warn"),
+        Outcome::Warn if can_ask => plan(Action::Ask, AuditResult::Warn),
         Outcome::Warn => plan(
             Action::Refuse {
                 why: "the verifiers raised concerns and nobody is at a terminal to weigh them"
                     .into(),
                 review: true,
             },
-            "warn",
+            AuditResult::Warn,
         ),
         Outcome::Block => plan(
             Action::Refuse {
                 why: "the verifiers judged this operation unsafe".into(),
                 review: true,
             },
-            "block",
+            AuditResult::Block,
         ),
         Outcome::Unavailable { reason } => {
-            let warning = format!(
-                "not verified: {reason} (configure a verifier, or set on_unavailable.{tier} = \"block\" to refuse instead)"
-            );
-            match on_unavailable {
-                OnUnavailable::Block => plan(
-                    Action::Refuse {
-                        why: format!(
-                            "not verified: {reason}; this {tier} operation is refused while verification is unavailable (on_unavailable.{tier} = \"block\")"
-                        ),
-                        review: true,
-                    },
-                    "unavailable",
-                ),
-                OnUnavailable::Ask if interactive => plan(Action::Ask, "unavailable"),
+            let refuse = |why: String| {
+                plan(
+                    Action::Refuse { why, review: true },
+                    AuditResult::Unavailable,
+                )
+            };
+            let agent = matches!(s.asker, Asker::Agent { .. });
+            match s.on_unavailable {
+                _ if s.late && tier == Tier::Critical => refuse(format!(
+                    "no verdict within the time allowed ({reason}); a {tier} operation is refused"
+                )),
+                OnUnavailable::Block => refuse(format!(
+                    "not verified: {reason}; this {tier} operation is refused while verification is unavailable (on_unavailable.{tier} = \"block\")"
+                )),
+                // An agent is never the person: a high or critical operation
+                // goes to the person behind it, or does not happen.
+                _ if agent && tier >= Tier::High && can_ask => {
+                    plan(Action::Ask, AuditResult::Unavailable)
+                }
+                _ if agent && tier >= Tier::High => refuse(format!(
+                    "not verified: {reason}; an agent cannot decide a {tier} operation for the person"
+                )),
+                OnUnavailable::Ask if can_ask => plan(Action::Ask, AuditResult::Unavailable),
                 OnUnavailable::Ask | OnUnavailable::Allow => plan(
                     Action::Allow {
-                        warning: Some(warning),
+                        warning: Some(format!(
+                            "not verified: {reason} (configure a verifier, or set on_unavailable.{tier} = \"block\" to refuse instead)"
+                        )),
                     },
-                    "unavailable",
+                    AuditResult::Unavailable,
                 ),
             }
         }
+    };
+    observed(s, planned)
+}
+
+/// Observe mode: whatever enforcing would do, the operation goes on, and
+/// the plan keeps what would have happened.
+fn observed(s: &Situation, plan: Plan) -> Plan {
+    if !s.observe || matches!(plan.action, Action::Allow { .. }) {
+        return plan;
     }
+    Plan {
+        action: Action::Allow { warning: None },
+        would: Some(Box::new(plan.action)),
+        ..plan
+    }
+}
+
+/// Whether a decision leaves an audit line: every one above tier none,
+/// every override or refusal; tier none only with `log_all` or in observe
+/// mode (observe mode is how people see what vouch would do). A door may
+/// skip the runner for what it never logs (the agent door's harmless
+/// commands).
+pub fn is_logged(s: &Situation, plan: &Plan, log_all: bool) -> bool {
+    log_all
+        || s.observe
+        || s.tier > Tier::None
+        || plan.override_reason.is_some()
+        || matches!(plan.action, Action::Refuse { .. })
+}
+
+/// Whether a decision that could not be logged must be refused: a verified
+/// or overridden one must leave its line; a routine one, or observe mode,
+/// must not break git.
+pub fn must_log(s: &Situation, plan: &Plan) -> bool {
+    !s.observe && (plan.result != AuditResult::Skipped || plan.override_reason.is_some())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const ASKERS: [Asker; 4] = [
+        Asker::Terminal,
+        Asker::Agent { can_ask: true },
+        Asker::Agent { can_ask: false },
+        Asker::Nobody,
+    ];
+
+    fn situation(tier: Tier, asker: Asker, on_unavailable: OnUnavailable) -> Situation {
+        Situation {
+            tier,
+            verify_standard: false,
+            skip: Skip::No,
+            approved: false,
+            asker,
+            on_unavailable,
+            observe: false,
+            late: false,
+        }
+    }
 
     fn proceed(c: f64) -> Outcome {
         Outcome::Proceed { confidence: c }
@@ -196,71 +381,155 @@ mod tests {
         }
     }
 
+    fn is_refuse(p: &Plan) -> bool {
+        matches!(p.action, Action::Refuse { review: true, .. })
+    }
+
+    fn is_allow(p: &Plan, warned: bool) -> bool {
+        matches!(&p.action, Action::Allow { warning } if warning.is_some() == warned)
+    }
+
+    /// Every row of SPEC 6, for every kind of asker.
     #[test]
     fn the_decision_table() {
-        use OnUnavailable::{Allow, Ask};
-        let allow = Action::Allow { warning: None };
-        for interactive in [true, false] {
-            assert_eq!(
-                decide(Tier::High, &proceed(0.9), interactive, Allow).action,
-                allow
-            );
-            assert!(matches!(
-                decide(Tier::High, &proceed(0.5), interactive, Allow).action,
-                Action::Allow { warning: Some(_) }
-            ));
-            assert!(matches!(
-                decide(Tier::High, &Outcome::Block, interactive, Allow).action,
-                Action::Refuse { review: true, .. }
-            ));
+        use OnUnavailable::{Allow, Ask, Block};
+        for asker in ASKERS {
+            let person = asker == Asker::Terminal;
+            let can_ask = matches!(asker, Asker::Terminal | Asker::Agent { can_ask: true });
+            let agent = matches!(asker, Asker::Agent { .. });
+            for tier in [Tier::Critical, Tier::High] {
+                let s = situation(tier, asker, Allow);
+                let d = |o: &Outcome| decide(&s, o);
+                // proceed, confidence >= 0.8: allow.
+                let p = d(&proceed(0.9));
+                assert!(is_allow(&p, false), "{asker:?} {tier}");
+                assert_eq!(p.result, AuditResult::Proceed);
+                // proceed, low confidence: allow, with the low confidence logged.
+                assert!(is_allow(&d(&proceed(0.5)), true), "{asker:?}");
+                // warn: ask where someone can be asked, else refuse with a review request.
+                let p = d(&Outcome::Warn);
+                assert_eq!(p.result, AuditResult::Warn);
+                if can_ask {
+                    assert_eq!(p.action, Action::Ask, "{asker:?}");
+                } else {
+                    assert!(is_refuse(&p), "{asker:?}");
+                }
+                // block: refuse, always.
+                let p = d(&Outcome::Block);
+                assert!(is_refuse(&p), "{asker:?}");
+                assert_eq!(p.result, AuditResult::Block);
+                // unavailable, on_unavailable = block: refuse, for everyone.
+                let p = decide(&situation(tier, asker, Block), &unavailable());
+                assert!(is_refuse(&p), "{asker:?}");
+                assert_eq!(p.result, AuditResult::Unavailable);
+                // unavailable, ask: the person is asked; nobody: allowed with a warning;
+                // an agent is never the person: it asks its person or is refused.
+                let p = decide(&situation(tier, asker, Ask), &unavailable());
+                match (person, agent, can_ask) {
+                    (true, _, _) | (_, true, true) => assert_eq!(p.action, Action::Ask),
+                    (_, true, false) => assert!(is_refuse(&p), "{asker:?}"),
+                    _ => assert!(is_allow(&p, true), "{asker:?}"),
+                }
+                // unavailable, allow: allowed with a warning, except for an agent.
+                let p = decide(&situation(tier, asker, Allow), &unavailable());
+                match (agent, can_ask) {
+                    (true, true) => assert_eq!(p.action, Action::Ask),
+                    (true, false) => assert!(is_refuse(&p), "{asker:?}"),
+                    _ => assert!(is_allow(&p, true), "{asker:?}"),
+                }
+            }
+            // A standard operation verified on request follows on_unavailable as it is.
+            let mut s = situation(Tier::Standard, asker, Allow);
+            s.verify_standard = true;
+            assert!(is_allow(&decide(&s, &unavailable()), true), "{asker:?}");
         }
-        assert_eq!(
-            decide(Tier::High, &Outcome::Warn, true, Allow).action,
-            Action::Ask
-        );
-        assert!(matches!(
-            decide(Tier::High, &Outcome::Warn, false, Allow).action,
-            Action::Refuse { review: true, .. }
-        ));
-        // Unavailable: critical asks at a terminal, otherwise allowed with a warning.
-        assert_eq!(
-            decide(Tier::Critical, &unavailable(), true, Ask).action,
-            Action::Ask
-        );
-        assert!(matches!(
-            decide(Tier::Critical, &unavailable(), false, Ask).action,
-            Action::Allow { warning: Some(_) }
-        ));
-        assert!(matches!(
-            decide(Tier::High, &unavailable(), true, Allow).action,
-            Action::Allow { warning: Some(_) }
-        ));
-        let blocked = decide(Tier::High, &unavailable(), false, OnUnavailable::Block);
-        assert!(matches!(blocked.action, Action::Refuse { .. }));
-        assert_eq!(blocked.result, "unavailable");
     }
 
     #[test]
-    fn overrides_before_verification() {
-        assert!(before_verifying(Tier::None, false, &Skip::No, false).is_some());
-        assert!(
-            before_verifying(Tier::Standard, false, &Skip::NoReason, false)
-                .is_some_and(|p| matches!(p.action, Action::Allow { .. }))
-        );
-        assert!(before_verifying(Tier::Standard, true, &Skip::No, false).is_none());
-        assert!(before_verifying(Tier::Critical, false, &Skip::No, false).is_none());
-        let p = before_verifying(Tier::Critical, false, &Skip::NoReason, false).unwrap();
-        assert!(matches!(p.action, Action::Refuse { review: false, .. }));
-        let p = before_verifying(
-            Tier::Critical,
-            false,
-            &Skip::from_value(Some(" fixing ")),
-            false,
-        )
-        .unwrap();
-        assert_eq!(p.action, Action::Allow { warning: None });
-        assert_eq!(p.override_reason.as_deref(), Some("VOUCH_SKIP: fixing"));
-        let p = before_verifying(Tier::Critical, false, &Skip::No, true).unwrap();
-        assert!(p.override_reason.unwrap().contains("vouch approve"));
+    fn a_late_critical_verdict_is_a_refusal() {
+        for asker in ASKERS {
+            let mut s = situation(Tier::Critical, asker, OnUnavailable::Allow);
+            s.late = true;
+            assert!(is_refuse(&decide(&s, &unavailable())), "{asker:?}");
+        }
+    }
+
+    #[test]
+    fn observe_mode_allows_and_keeps_what_would_have_happened() {
+        for asker in ASKERS {
+            let mut s = situation(Tier::Critical, asker, OnUnavailable::Block);
+            s.observe = true;
+            let p = decide(&s, &Outcome::Block);
+            assert!(is_allow(&p, false));
+            assert!(matches!(p.would.as_deref(), Some(Action::Refuse { .. })));
+            assert_eq!(p.result, AuditResult::Block);
+            assert!(is_logged(&s, &p, false));
+            assert!(!must_log(&s, &p));
+            let p = decide(&s, &proceed(0.9));
+            assert!(p.would.is_none());
+            s.skip = Skip::NoReason;
+            let p = before_verifying(&s).unwrap();
+            assert!(is_allow(&p, false));
+            assert!(p.would.is_some());
+        }
+    }
+
+    #[test]
+    fn overrides_before_verification_are_the_same_at_every_door() {
+        for asker in ASKERS {
+            let s = |tier, skip: Skip, approved| Situation {
+                skip,
+                approved,
+                ..situation(tier, asker, OnUnavailable::Allow)
+            };
+            let p = before_verifying(&s(Tier::None, Skip::No, false)).unwrap();
+            assert_eq!(p.result, AuditResult::Skipped);
+            // Unverified tiers ignore a skip, even an empty one.
+            assert!(
+                before_verifying(&s(Tier::Standard, Skip::NoReason, false))
+                    .is_some_and(|p| is_allow(&p, false))
+            );
+            assert!(before_verifying(&s(Tier::Critical, Skip::No, false)).is_none());
+            // An empty skip is refused, at every door (it was accepted by the agent door).
+            let p = before_verifying(&s(Tier::Critical, Skip::NoReason, false)).unwrap();
+            assert!(matches!(p.action, Action::Refuse { review: false, .. }));
+            let p = before_verifying(&s(
+                Tier::Critical,
+                Skip::from_value(Some(" fixing ")),
+                false,
+            ))
+            .unwrap();
+            assert!(is_allow(&p, false));
+            assert_eq!(p.override_reason.as_deref(), Some("VOUCH_SKIP: fixing"));
+            assert!(is_logged(&s(Tier::Critical, Skip::No, false), &p, false));
+            let p = before_verifying(&s(Tier::Critical, Skip::No, true)).unwrap();
+            assert!(p.override_reason.unwrap().contains("vouch approve"));
+            let mut standard = s(Tier::Standard, Skip::No, false);
+            standard.verify_standard = true;
+            assert!(before_verifying(&standard).is_none());
+        }
+    }
+
+    #[test]
+    fn what_is_logged() {
+        let s = situation(Tier::None, Asker::Nobody, OnUnavailable::Allow);
+        let p = before_verifying(&s).unwrap();
+        assert!(!is_logged(&s, &p, false));
+        assert!(is_logged(&s, &p, true));
+        assert!(!must_log(&s, &p));
+        let observe = Situation {
+            observe: true,
+            ..s.clone()
+        };
+        assert!(is_logged(&observe, &p, false));
+        // Standard, not verified: logged, but a log failure does not refuse it.
+        let s = situation(Tier::Standard, Asker::Nobody, OnUnavailable::Allow);
+        let p = before_verifying(&s).unwrap();
+        assert!(is_logged(&s, &p, false));
+        assert!(!must_log(&s, &p));
+        let s = situation(Tier::High, Asker::Nobody, OnUnavailable::Allow);
+        let p = decide(&s, &unavailable());
+        assert!(is_logged(&s, &p, false));
+        assert!(must_log(&s, &p));
     }
 }

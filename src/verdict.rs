@@ -38,7 +38,7 @@ pub struct Check {
 }
 
 /// The result shape every verifier returns (SPEC section 4).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct VerifierResult {
     /// The verifier's name.
     pub verifier: String,
@@ -53,7 +53,7 @@ pub struct VerifierResult {
     /// Whether a fail blocks.
     pub blocking: bool,
     /// A verdict in the shape of SPEC 5.3, when the verifier gave one.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verdict: Option<Verdict>,
     /// How long it ran.
     pub duration_ms: u64,

@@ -16,11 +16,10 @@ use std::time::{Duration, Instant};
 
 use wait_timeout::ChildExt;
 
-use crate::classify::{Assessment, Tier};
+use crate::classify::Tier;
 use crate::config::{Config, DEFAULT_VERIFIER_TIMEOUT_SECS, VerifierConfig};
-use crate::facts::PushFacts;
-use crate::report;
 use crate::verdict::{Status, VerifierResult, from_program};
+use serde::Serialize;
 
 /// Prefix of verifier programs found on `PATH`.
 pub const PATH_PREFIX: &str = "vouch-verify-";
@@ -161,31 +160,58 @@ pub fn discover(config: &Config, places: &SearchPlaces) -> Vec<Program> {
     programs.into_values().collect()
 }
 
-/// The context JSON a verifier program reads on stdin (SPEC section 4):
-/// the operation, its tier and reasons, the repository, and every fact.
-pub fn context(
-    operation_id: &str,
-    facts: &PushFacts,
-    assessment: &Assessment,
-    root: &Path,
-) -> String {
-    serde_json::json!({
-        "vouch_version": env!("CARGO_PKG_VERSION"),
-        "operation": {
-            "id": operation_id,
-            "type": "push",
-            "description": report::describe_push(facts),
-        },
-        "tier": assessment.tier,
-        "reasons": assessment.reasons(Tier::Standard).iter().map(|r| &r.reason).collect::<Vec<_>>(),
-        "repo": root,
-        "branch": facts.branch,
-        "remote": {"name": facts.remote, "url": facts.url},
-        "facts": facts,
-        "changes": facts.refs,
-        "builtin": crate::classify::builtin_result(facts, assessment),
-    })
-    .to_string()
+/// Version of the verifier context layout.
+pub const CONTEXT_SCHEMA_VERSION: u32 = 1;
+
+/// What a verifier program reads on stdin: the contract for verifier
+/// programs (README, "Writing a verifier"). Built in one place, the runner.
+#[derive(Debug, Clone, Serialize)]
+pub struct Context {
+    /// Layout version; a field is only ever added within a version.
+    pub schema_version: u32,
+    /// The vouch that wrote it.
+    pub vouch_version: &'static str,
+    /// What is about to happen.
+    pub operation: OperationInfo,
+    /// Its tier.
+    pub tier: Tier,
+    /// Why the tier is what it is.
+    pub reasons: Vec<String>,
+    /// The repository root.
+    pub repo: PathBuf,
+    /// The branch checked out.
+    pub branch: Option<String>,
+    /// Where a push goes (credentials redacted).
+    pub remote: Option<Remote>,
+    /// The shell command, for a command (credentials masked).
+    pub command: Option<String>,
+    /// The measured facts, in the operation's own shape.
+    pub facts: serde_json::Value,
+    /// What changes: a push's or ref update's refs, a commit's files.
+    pub changes: serde_json::Value,
+    /// The built-in deterministic checks.
+    pub builtin: VerifierResult,
+}
+
+/// The operation in the context.
+#[derive(Debug, Clone, Serialize)]
+pub struct OperationInfo {
+    /// Its id (what an approval is bound to).
+    pub id: String,
+    /// `push`, `commit`, `ref-update`, `command`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// What a person reads.
+    pub description: String,
+}
+
+/// A push's remote.
+#[derive(Debug, Clone, Serialize)]
+pub struct Remote {
+    /// Its name.
+    pub name: String,
+    /// Its URL, credentials redacted.
+    pub url: String,
 }
 
 /// Runs `programs` in parallel, each with `context` on stdin, in `cwd`.

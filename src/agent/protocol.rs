@@ -19,6 +19,7 @@
 use serde_json::{Value, json};
 
 use crate::agent::settings::Agent;
+use crate::policy::{Action, AuditResult};
 
 /// What an agent asks about.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -179,6 +180,51 @@ pub enum Answer {
     Ask(String),
     /// Refuse.
     Deny(String),
+}
+
+/// The decision table's outcome in the words an agent reads. Nothing here
+/// names a way past vouch (no skip variable, no approval command, no
+/// `--no-verify`): an agent is told that its person decides.
+pub fn answer(
+    action: &Action,
+    result: AuditResult,
+    headline: &str,
+    concerns: &[String],
+    unavailable: Option<&str>,
+    late: bool,
+) -> Answer {
+    let concerns = concerns
+        .iter()
+        .take(3)
+        .map(|c| crate::text::one_line(c, 200))
+        .collect::<Vec<_>>()
+        .join("; ");
+    let concerns = if concerns.is_empty() {
+        String::new()
+    } else {
+        format!(" Concerns: {concerns}.")
+    };
+    let said = match result {
+        AuditResult::Warn => "The verifiers raised concerns.".to_owned(),
+        AuditResult::Block => "The verifiers judged it unsafe.".to_owned(),
+        AuditResult::Unavailable if late => {
+            "No verdict within the time allowed, so it is refused.".to_owned()
+        }
+        AuditResult::Unavailable => format!(
+            "It could not be verified ({}).",
+            unavailable.unwrap_or("no verifier answered")
+        ),
+        AuditResult::Proceed | AuditResult::Skipped => String::new(),
+    };
+    let person = "Only the person you work for can decide, at their own terminal; if it is intended, they can run it themselves.";
+    let text = format!("{headline}. {said}{concerns} {person}")
+        .replace(".  ", ". ")
+        .replace(". .", ".");
+    match action {
+        Action::Allow { .. } => Answer::NoOpinion,
+        Action::Ask => Answer::Ask(text),
+        Action::Refuse { .. } => Answer::Deny(text),
+    }
 }
 
 /// What vouch writes back: standard output, standard error and exit code.

@@ -11,19 +11,20 @@
 
 use std::io::Read;
 use std::path::PathBuf;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use anyhow::Result;
 
-use super::check::{self, CommandSubject, Judged, assess};
+use super::check::{CommandSubject, assess};
+use super::decide::{Interaction, Run};
 use crate::agent::protocol::{self, Answer, Request};
 use crate::agent::settings::{self, Agent, Scope};
 use crate::classify::Tier;
 use crate::cli::{AgentAction, AgentArgs, AgentHookArgs};
-use crate::config::{Config, Mode, OnUnavailable};
+use crate::config::{Config, Mode};
 use crate::context::Ctx;
 use crate::env::vars;
-use crate::policy::{self, Skip};
+use crate::policy::{self, Action, AuditResult, Decision, Plan};
 use crate::text::one_line;
 use crate::verdict::Outcome;
 use crate::{ExitStatus, git, ui};
@@ -85,20 +86,34 @@ fn salvaged(ctx: &Ctx, agent: Agent, command: &str, why: &str, started: Instant)
         door: agent.name(),
         session: None,
     };
-    check::log_decision(
-        ctx,
-        &config,
-        &subject,
-        None,
-        "unavailable",
-        "refused",
-        started,
-        vec![format!("the hook message could not be read: {why}")],
-    );
+    let plan = Plan {
+        action: Action::Refuse {
+            why: format!("the hook message could not be read: {why}"),
+            review: false,
+        },
+        result: AuditResult::Unavailable,
+        override_reason: None,
+        would: None,
+    };
+    let root = assessed.root.clone().unwrap_or_else(|| ctx.cwd.clone());
+    Run::new(ctx, &config, &root, &subject, started)
+        .through(interaction(agent))
+        .log_decided(
+            &plan,
+            Decision::Refused,
+            Some(format!("the hook message could not be read: {why}")),
+        );
     Answer::Deny(format!(
         "vouch could not read this hook message, and the command in it looks {}: refused",
         assessed.assessment.tier
     ))
+}
+
+fn interaction(agent: Agent) -> Interaction {
+    Interaction::Agent {
+        name: agent.name(),
+        can_ask: protocol::can_ask(agent),
+    }
 }
 
 /// vouch's answer to one well-formed request.
@@ -138,19 +153,19 @@ fn decide(ctx: &Ctx, agent: Agent, request: &Request, started: Instant) -> Answe
         }
     };
     let tier = assessed.assessment.tier;
+    // The fast path: nothing to verify and nothing to log.
+    let observe = config.mode == Mode::Observe;
+    let noted = policy::is_verified(tier, config.verify_standard)
+        || config.log_all
+        || (observe && tier > Tier::None);
+    if !noted {
+        return Answer::NoOpinion;
+    }
     let subject = CommandSubject {
         assessed: &assessed,
         door: agent.name(),
         session: request.session.clone(),
     };
-    if !policy::is_verified(tier, config.verify_standard) {
-        if config.log_all || (config.mode == Mode::Observe && tier > Tier::None) {
-            check::log_decision(
-                ctx, &config, &subject, None, "skipped", "allowed", started, warnings,
-            );
-        }
-        return Answer::NoOpinion;
-    }
     let headline = format!(
         "vouch: `{}` is {tier} risk: {}",
         one_line(command, 200),
@@ -163,109 +178,48 @@ fn decide(ctx: &Ctx, agent: Agent, request: &Request, started: Instant) -> Answe
             .collect::<Vec<_>>()
             .join("; ")
     );
-    if let Skip::Reason(reason) = Skip::from_value(ctx.env.var(vars::VOUCH_SKIP).as_deref()) {
-        warnings.push(format!("VOUCH_SKIP: {reason}"));
-        check::log_decision(
-            ctx, &config, &subject, None, "skipped", "allowed", started, warnings,
-        );
-        return Answer::NoOpinion;
+    let run_root = assessed
+        .root
+        .clone()
+        .unwrap_or_else(|| assessed.cwd.clone());
+    let mut run = Run::new(ctx, &config, &run_root, &subject, started)
+        .through(interaction(agent))
+        .within(Duration::from_secs(budget))
+        .in_session(request.session.clone());
+    for w in warnings.into_iter().chain(config.warnings.iter().cloned()) {
+        run.warn(w);
     }
-    // Programs stop in time for an answer within the budget (the AI's own
-    // limit is set above).
-    let max_program_time = std::time::Duration::from_secs(budget.saturating_sub(3).max(1));
-    let judged = match check::judge(ctx, &config, &subject, Some(max_program_time)) {
-        Ok(j) => Some(j),
-        Err(e) => {
-            warnings.push(format!("{e:#}"));
-            None
+    match run.run() {
+        Ok(decided) if decided.status == ExitStatus::Error && tier >= Tier::High => Answer::Deny(
+            format!("{headline}. vouch could not record a decision about it, so it is refused."),
+        ),
+        Ok(decided) => {
+            let unavailable = match decided.combined.as_ref().map(|c| &c.outcome) {
+                Some(Outcome::Unavailable { reason }) => Some(reason.as_str()),
+                _ => None,
+            };
+            let concerns = decided
+                .combined
+                .as_ref()
+                .map(|c| c.concerns.as_slice())
+                .unwrap_or_default();
+            protocol::answer(
+                &decided.plan.action,
+                decided.plan.result,
+                &headline,
+                concerns,
+                unavailable,
+                decided.late,
+            )
         }
-    };
-    let late = started.elapsed().as_secs() >= budget;
-    let (answer, result) = answer_for(
-        &headline,
-        tier,
-        judged.as_ref(),
-        late,
-        config.on_unavailable.for_tier(tier),
-    );
-    let decision = match &answer {
-        Answer::NoOpinion => "allowed",
-        Answer::Ask(_) if protocol::can_ask(agent) => "asked",
-        _ => "refused",
-    };
-    check::log_decision(
-        ctx,
-        &config,
-        &subject,
-        judged.as_ref(),
-        result,
-        decision,
-        started,
-        warnings,
-    );
-    if config.mode == Mode::Observe {
-        return Answer::NoOpinion;
-    }
-    answer
-}
-
-/// The answer for a verified command, and the audit `result`.
-fn answer_for(
-    headline: &str,
-    tier: Tier,
-    judged: Option<&Judged>,
-    late: bool,
-    on_unavailable: OnUnavailable,
-) -> (Answer, &'static str) {
-    let concerns = judged
-        .map(|j| {
-            j.combined
-                .concerns
-                .iter()
-                .take(3)
-                .map(|c| one_line(c, 200))
-                .collect::<Vec<_>>()
-                .join("; ")
-        })
-        .filter(|c| !c.is_empty())
-        .map(|c| format!(" Concerns: {c}."))
-        .unwrap_or_default();
-    let person = " If it is intended, the person you work for can run it themselves.";
-    if late && tier == Tier::Critical {
-        return (
-            Answer::Deny(format!(
-                "{headline}. No verdict within the time allowed, so it is refused.{person}"
-            )),
-            "unavailable",
-        );
-    }
-    let outcome = judged.map_or(
-        Outcome::Unavailable {
-            reason: "the verifiers could not be asked".into(),
-        },
-        |j| j.combined.outcome.clone(),
-    );
-    match outcome {
-        Outcome::Proceed { .. } => (Answer::NoOpinion, "proceed"),
-        Outcome::Warn => (
-            Answer::Ask(format!(
-                "{headline}. The verifiers raised concerns.{concerns}{person}"
-            )),
-            "warn",
-        ),
-        Outcome::Block => (
-            Answer::Deny(format!(
-                "{headline}. The verifiers judged it unsafe.{concerns}{person}"
-            )),
-            "block",
-        ),
-        Outcome::Unavailable { reason } => {
-            let text = format!("{headline}. Not verified: {reason}.{person}");
-            match on_unavailable {
-                OnUnavailable::Block => (Answer::Deny(text), "unavailable"),
-                OnUnavailable::Ask => (Answer::Ask(text), "unavailable"),
-                OnUnavailable::Allow => (Answer::NoOpinion, "unavailable"),
-            }
+        // vouch itself failed: a dangerous command does not go through.
+        Err(e) if tier >= Tier::High => Answer::Deny(format!(
+            "{headline}. vouch could not judge it ({}), so it is refused.",
+            one_line(&format!("{e:#}"), 200)
+        )),
+        Err(e) => {
+            ui::warn(&format!("{e:#}"));
+            Answer::NoOpinion
         }
     }
 }

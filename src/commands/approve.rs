@@ -4,10 +4,10 @@
 use anyhow::Result;
 use jiff::Timestamp;
 
-use crate::audit::{self, Record};
+use super::decide::{Run, Unjudged};
 use crate::cli::ApproveArgs;
 use crate::context::Ctx;
-use crate::env::vars;
+use crate::policy::{Action, AuditResult, Decision, Plan};
 use crate::prompt::{self, Prompter};
 use crate::review;
 use crate::text::short_oid;
@@ -50,19 +50,35 @@ pub fn approve(ctx: &Ctx, args: &ApproveArgs) -> Result<ExitStatus> {
     let yes = tty.confirm("Approve this exact operation (valid 15 minutes, once)?");
     // The approval itself is a decision: it is logged before it takes effect.
     let config = ctx.load_config(None)?;
-    let record = Record {
-        risk_tier: request.tier.clone(),
-        result: "skipped".into(),
-        decision: if yes { "asked-yes" } else { "asked-no" }.into(),
-        was_overridden: yes,
-        override_reason: yes.then(|| "approved at the terminal with `vouch approve`".to_owned()),
-        concerns: request.concerns.clone(),
-        reasons: request.reasons.clone(),
+    let subject = Unjudged {
+        id: Some(request.operation_id.clone()),
         remote: Some(request.remote.clone()),
-        session_id: ctx.env.var(vars::VOUCH_SESSION),
-        ..Record::new(&request.operation_id, "approve", "approve", &request.repo)
+        reasons: request.reasons.clone(),
+        concerns: request.concerns.clone(),
+        refs: request.refs.clone(),
+        ..Unjudged::new(
+            "approve",
+            "approve",
+            crate::classify::Tier::from_name(&request.tier),
+        )
     };
-    audit::append(&ctx.log_path(&config)?, config.log_max_bytes, &record)?;
+    let plan = Plan {
+        action: Action::Allow { warning: None },
+        result: AuditResult::Skipped,
+        override_reason: yes.then(|| "approved at the terminal with `vouch approve`".to_owned()),
+        would: None,
+    };
+    let root = std::path::PathBuf::from(&request.repo);
+    let decision = if yes {
+        Decision::AskedYes
+    } else {
+        Decision::AskedNo
+    };
+    let logged = Run::new(ctx, &config, &root, &subject, std::time::Instant::now())
+        .log_decided(&plan, decision, None);
+    if logged == ExitStatus::Error {
+        return Ok(ExitStatus::Error);
+    }
     if !yes {
         ui::info("not approved");
         return Ok(ExitStatus::Refused);

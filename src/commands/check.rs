@@ -12,23 +12,23 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{Context, Result};
-use serde_json::json;
+use serde::Serialize;
 
 use super::Subject;
-use crate::audit::{self, Record, RefRecord};
+use super::decide::{Interaction, Run};
+use crate::audit::RefRecord;
 use crate::classify::{Assessment, RefRisk, Rule, Tier, classify_local, classify_push};
 use crate::cli::CheckArgs;
 use crate::config::Config;
 use crate::context::Ctx;
-use crate::env::vars;
 use crate::git::{self, Discards, LazyRepo, Moment, Repo};
 use crate::hooks::{GitCommand, parse_push_argv};
-use crate::policy::{self, Action};
+use crate::policy::AuditResult;
 use crate::review::ReviewRef;
 use crate::shell::{self, Facts, Match, Rules};
 use crate::text::one_line;
-use crate::verdict::{self, Combined, VerifierResult};
-use crate::{ExitStatus, ui, verifiers};
+use crate::verdict::VerifierResult;
+use crate::{ExitStatus, ui};
 
 /// A command, assessed.
 pub struct Assessed {
@@ -354,19 +354,12 @@ impl Subject for CommandSubject<'_> {
         )
     }
 
-    fn context(&self, operation_id: &str, root: &Path) -> String {
-        json!({
-            "vouch_version": env!("CARGO_PKG_VERSION"),
-            "operation": {"id": operation_id, "type": "command", "description": self.describe()},
-            "tier": self.assessed.assessment.tier,
-            "reasons": self.assessed.assessment.reasons(Tier::Standard).iter().map(|r| &r.reason).collect::<Vec<_>>(),
-            "repo": root,
-            "branch": self.assessed.branch,
-            "command": self.assessed.command,
-            "facts": self.assessed.facts,
-            "builtin": self.builtin(),
-        })
-        .to_string()
+    fn facts_value(&self) -> serde_json::Value {
+        serde_json::to_value(&self.assessed.facts).unwrap_or_default()
+    }
+
+    fn command(&self) -> Option<String> {
+        Some(self.assessed.command.clone())
     }
 
     fn again(&self) -> String {
@@ -374,130 +367,45 @@ impl Subject for CommandSubject<'_> {
     }
 }
 
-/// The verdict on an assessed command: the verifiers' results and what
-/// they add up to. Run only for tiers that are verified.
-pub struct Judged {
-    /// Every verifier's result (the AI's last).
-    pub results: Vec<VerifierResult>,
-    /// Combined.
-    pub combined: Combined,
-    /// The AI run, for the audit line.
-    pub ai: Option<crate::ai::AiRun>,
-    /// The operation id.
-    pub operation_id: String,
+/// What `vouch check --json` prints: the contract scripts read.
+#[derive(Debug, Serialize)]
+pub struct CheckReport<'a> {
+    /// The command, credentials masked.
+    pub command: &'a str,
+    /// Where it runs.
+    pub cwd: &'a Path,
+    /// Its tier.
+    pub tier: Tier,
+    /// One finding per rule that matched.
+    pub reasons: Vec<CheckReason<'a>>,
+    /// What the repository's facts say.
+    pub facts: &'a [String],
+    /// `allowed`, `refused`, or `needs a verdict` (high or critical, not verified).
+    pub decision: &'static str,
+    /// The verifiers' verdict, with `--verify`.
+    pub verdict: Option<CheckVerdict<'a>>,
 }
 
-/// Asks the verifier programs and the AI verifier about a command; no
-/// program runs longer than `max_program_time` when given (an agent's
-/// budget).
-pub fn judge(
-    ctx: &Ctx,
-    config: &Config,
-    subject: &CommandSubject<'_>,
-    max_program_time: Option<std::time::Duration>,
-) -> Result<Judged> {
-    let root = subject
-        .assessed
-        .root
-        .clone()
-        .unwrap_or_else(|| subject.assessed.cwd.clone());
-    let operation_id = subject.operation_id(&root);
-    let places = ctx.verifier_places(&root)?;
-    let tier = subject.assessed.assessment.tier;
-    let mut programs: Vec<_> = verifiers::discover(config, &places)
-        .into_iter()
-        .filter(|p| p.runs_for(tier))
-        .collect();
-    if let Some(max) = max_program_time {
-        for p in &mut programs {
-            p.timeout = p.timeout.min(max);
-        }
-    }
-    let (results, ai) = super::ask_verifiers(
-        ctx,
-        config,
-        subject,
-        &root,
-        &operation_id,
-        &programs,
-        true,
-        false,
-    )?;
-    let combined = verdict::combine(&results);
-    Ok(Judged {
-        results,
-        combined,
-        ai,
-        operation_id,
-    })
+/// One finding of [`CheckReport`].
+#[derive(Debug, Serialize)]
+pub struct CheckReason<'a> {
+    /// Its tier.
+    pub tier: Tier,
+    /// Why.
+    pub reason: &'a str,
 }
 
-/// Appends the audit line of a command decision.
-#[expect(
-    clippy::too_many_arguments,
-    reason = "each is a distinct field of the record"
-)]
-pub fn log_decision(
-    ctx: &Ctx,
-    config: &Config,
-    subject: &CommandSubject<'_>,
-    judged: Option<&Judged>,
-    result: &str,
-    decision: &str,
-    started: Instant,
-    warnings: Vec<String>,
-) {
-    let root = subject
-        .assessed
-        .root
-        .clone()
-        .unwrap_or_else(|| subject.assessed.cwd.clone());
-    let ai = judged.and_then(|j| j.ai.as_ref());
-    let combined = judged.map(|j| &j.combined);
-    let observe = config.mode == crate::config::Mode::Observe;
-    let record = Record {
-        risk_tier: subject.assessed.assessment.tier.to_string(),
-        primary_provider: ai.and_then(|a| a.primary.clone()),
-        verifier_provider: ai.and_then(|a| a.provider.clone()),
-        verifier_model: ai.and_then(|a| a.model.clone()),
-        tokens_in: ai.and_then(|a| a.tokens_in),
-        tokens_out: ai.and_then(|a| a.tokens_out),
-        cost_usd: ai.and_then(|a| a.cost_usd),
-        retries: ai.map_or(0, |a| a.retries),
-        escalated: ai.is_some_and(|a| a.escalated),
-        cached: ai.is_some_and(|a| a.cached),
-        result: result.into(),
-        // Observe mode answers nothing; the record keeps what enforcing would have done.
-        decision: if observe { "allowed" } else { decision }.into(),
-        mode: observe.then(|| "observe".to_owned()),
-        would_decide: (observe && decision != "allowed").then(|| decision.to_owned()),
-        confidence: combined.and_then(|c| c.confidence),
-        scores: combined.and_then(|c| c.scores),
-        concerns: combined.map(|c| c.concerns.clone()).unwrap_or_default(),
-        latency_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
-        session_id: subject
-            .session
-            .clone()
-            .or_else(|| ctx.env.var(vars::VOUCH_SESSION)),
-        branch: subject.assessed.branch.clone(),
-        refs: subject.record_refs(),
-        reasons: super::decide::capped_reasons(&subject.assessed.assessment),
-        warnings,
-        builtin: Some(subject.builtin()),
-        verifiers: judged.map(|j| j.results.clone()).unwrap_or_default(),
-        ..Record::new(
-            &judged.map_or_else(|| subject.operation_id(&root), |j| j.operation_id.clone()),
-            "command",
-            subject.door,
-            &root.display().to_string(),
-        )
-    };
-    let written = ctx
-        .log_path(config)
-        .and_then(|path| audit::append(&path, config.log_max_bytes, &record));
-    if let Err(e) = written {
-        ui::warn(&format!("{e:#}; this decision was not logged"));
-    }
+/// The verdict of [`CheckReport`].
+#[derive(Debug, Serialize)]
+pub struct CheckVerdict<'a> {
+    /// proceed, warn, block, skipped or unavailable.
+    pub result: AuditResult,
+    /// The deciding verdict's confidence.
+    pub confidence: Option<f64>,
+    /// Concerns raised.
+    pub concerns: &'a [String],
+    /// Every verifier's result.
+    pub verifiers: &'a [VerifierResult],
 }
 
 /// `vouch check`.
@@ -519,6 +427,8 @@ pub fn check(ctx: &Ctx, args: &CheckArgs) -> Result<ExitStatus> {
     if let Some(p) = &args.primary {
         config.ai.primary = Some(p.clone());
     }
+    // `--verify` asks for a verdict on standard commands too.
+    config.verify_standard |= args.verify;
     let assessed = assess(&config, &command, &cwd, &repo)?;
     let subject = CommandSubject {
         assessed: &assessed,
@@ -526,73 +436,60 @@ pub fn check(ctx: &Ctx, args: &CheckArgs) -> Result<ExitStatus> {
         session: None,
     };
     let tier = assessed.assessment.tier;
-    let verified = args.verify && policy::is_verified(tier, true);
-    let judged = if verified {
-        Some(judge(ctx, &config, &subject, None)?)
+    let decided = if args.verify && tier > Tier::None {
+        let root = assessed
+            .root
+            .clone()
+            .unwrap_or_else(|| assessed.cwd.clone());
+        Some(
+            Run::new(ctx, &config, &root, &subject, started)
+                .through(Interaction::Report)
+                .run()?,
+        )
     } else {
         None
     };
-    let (decision, status) = match &judged {
+    let (decision, status) = match &decided {
         None if tier >= Tier::High => ("needs a verdict", ExitStatus::Refused),
         None => ("allowed", ExitStatus::Allowed),
-        Some(j) => match policy::decide(
-            tier,
-            &j.combined.outcome,
-            false,
-            config.on_unavailable.for_tier(tier),
-        )
-        .action
-        {
-            Action::Allow { .. } => ("allowed", ExitStatus::Allowed),
-            Action::Ask | Action::Refuse { .. } => ("refused", ExitStatus::Refused),
-        },
+        Some(d) if d.status == ExitStatus::Allowed => ("allowed", ExitStatus::Allowed),
+        Some(d) if d.status == ExitStatus::Error => ("refused", ExitStatus::Error),
+        Some(_) => ("refused", ExitStatus::Refused),
     };
-    if let Some(j) = &judged {
-        let result = match &j.combined.outcome {
-            verdict::Outcome::Proceed { .. } => "proceed",
-            verdict::Outcome::Warn => "warn",
-            verdict::Outcome::Block => "block",
-            verdict::Outcome::Unavailable { .. } => "unavailable",
-        };
-        log_decision(
-            ctx,
-            &config,
-            &subject,
-            Some(j),
-            result,
-            if status == ExitStatus::Allowed {
-                "allowed"
-            } else {
-                "refused"
-            },
-            started,
-            Vec::new(),
-        );
-    }
+    let no_results: &[VerifierResult] = &[];
+    let verdict = decided.as_ref().map(|d| CheckVerdict {
+        result: d.plan.result,
+        confidence: d.combined.as_ref().and_then(|c| c.confidence),
+        concerns: d.combined.as_ref().map_or(&[][..], |c| &c.concerns),
+        verifiers: d.results.as_deref().unwrap_or(no_results),
+    });
     if args.json {
-        let out = json!({
-            "command": assessed.command,
-            "cwd": assessed.cwd,
-            "tier": tier,
-            "reasons": assessed.assessment.refs.iter().map(|r| json!({"tier": r.tier, "reason": r.reason})).collect::<Vec<_>>(),
-            "facts": assessed.facts,
-            "decision": decision,
-            "verdict": judged.as_ref().map(|j| json!({
-                "outcome": format!("{:?}", j.combined.outcome),
-                "confidence": j.combined.confidence,
-                "concerns": j.combined.concerns,
-                "verifiers": j.results,
-            })),
-        });
-        ui::out(&out.to_string());
+        let report = CheckReport {
+            command: &assessed.command,
+            cwd: &assessed.cwd,
+            tier,
+            reasons: assessed
+                .assessment
+                .refs
+                .iter()
+                .map(|r| CheckReason {
+                    tier: r.tier,
+                    reason: &r.reason,
+                })
+                .collect(),
+            facts: &assessed.facts,
+            decision,
+            verdict,
+        };
+        ui::out(&serde_json::to_string(&report).context("cannot print the report")?);
     } else {
         ui::out(&format!("tier: {tier}"));
         for r in &assessed.assessment.refs {
             ui::out(&format!("  [{}] {}", r.tier, one_line(&r.reason, 400)));
         }
-        if let Some(j) = &judged {
-            ui::out(&format!("verdict: {:?}", j.combined.outcome).to_lowercase());
-            for c in &j.combined.concerns {
+        if let Some(v) = &verdict {
+            ui::out(&format!("verdict: {}", v.result));
+            for c in v.concerns {
                 ui::out(&format!("  concern: {}", one_line(c, 300)));
             }
         }

@@ -1,7 +1,6 @@
 //! `vouch hook pre-commit`: the staged change, judged (SPEC 2.3). The same
 //! decision protocol as a push (`decide.rs`), with a commit as its subject.
 
-use std::path::Path;
 use std::time::Instant;
 
 use anyhow::Result;
@@ -153,19 +152,12 @@ impl Subject for CommitSubject<'_> {
         crate::ai::prompt::commit_prompt(self.staged, self.assessment, repo_name)
     }
 
-    fn context(&self, operation_id: &str, root: &Path) -> String {
-        serde_json::json!({
-            "vouch_version": env!("CARGO_PKG_VERSION"),
-            "operation": {"id": operation_id, "type": "commit", "description": self.describe()},
-            "tier": self.assessment.tier,
-            "reasons": self.assessment.reasons(Tier::Standard).iter().map(|r| &r.reason).collect::<Vec<_>>(),
-            "repo": root,
-            "branch": self.staged.branch,
-            "facts": self.staged,
-            "builtin": self.builtin(),
-            "changes": self.staged.files,
-        })
-        .to_string()
+    fn facts_value(&self) -> serde_json::Value {
+        serde_json::to_value(self.staged).unwrap_or_default()
+    }
+
+    fn changes_value(&self) -> serde_json::Value {
+        serde_json::to_value(&self.staged.files).unwrap_or_default()
     }
 
     fn again(&self) -> String {

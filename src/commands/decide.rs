@@ -12,12 +12,12 @@ use jiff::Timestamp;
 use wait_timeout::ChildExt;
 
 use super::Subject;
-use crate::audit::{self, Record};
+use crate::audit::{self, AiUsage, Record, Would};
 use crate::classify::{Assessment, Tier};
 use crate::config::{Config, Mode};
 use crate::context::Ctx;
 use crate::env::vars;
-use crate::policy::{self, Action, Plan, Skip};
+use crate::policy::{self, Action, Asker, AuditResult, Decision, Plan, Situation, Skip};
 use crate::prompt::{self, Prompter};
 use crate::review::{self, ReviewRef, ReviewRequest};
 use crate::verdict::{self, Combined, VerifierResult};
@@ -34,12 +34,52 @@ pub fn capped_reasons(assessment: &Assessment) -> Vec<String> {
     out
 }
 
-/// One decision being made.
+/// How the outcome reaches whoever started the operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Interaction {
+    /// A git hook: a person at `/dev/tty` is asked; headless, refusals are
+    /// printed for the person or script that runs git.
+    Git,
+    /// An AI agent's pre-tool hook: nothing is printed here, the door words
+    /// the outcome in the agent's protocol.
+    Agent {
+        /// The agent's name, for the audit line.
+        name: &'static str,
+        /// Its protocol can ask its person.
+        can_ask: bool,
+    },
+    /// `vouch check --verify`: headless; the command prints its own report.
+    Report,
+}
+
+/// What the runner decided, for the door to word.
+#[derive(Debug, Clone)]
+pub(crate) struct Decided {
+    /// The plan of the decision table.
+    pub plan: Plan,
+    /// How the door exits.
+    pub status: ExitStatus,
+    /// The door's time budget ran out before the verdict.
+    pub late: bool,
+    /// What the verifiers concluded, when they ran.
+    pub combined: Option<Combined>,
+    /// Every verifier's result, when they ran.
+    pub results: Option<Vec<VerifierResult>>,
+}
+
+/// One decision being made: the one runner of every door. Facts and tier
+/// come from the door (its `Subject`); the runner carries the operation
+/// through overrides, verifiers, the decision table, the interaction and the
+/// audit line.
 pub(crate) struct Run<'a> {
     ctx: &'a Ctx,
     config: &'a Config,
     root: &'a Path,
     subject: &'a dyn Subject,
+    interaction: Interaction,
+    /// The door's time budget (an agent's deadline).
+    budget: Option<Duration>,
+    session: Option<String>,
     started: Instant,
     operation_id: String,
     refs: Vec<ReviewRef>,
@@ -47,8 +87,6 @@ pub(crate) struct Run<'a> {
     results: Vec<VerifierResult>,
     combined: Option<Combined>,
     ai: Option<crate::ai::AiRun>,
-    /// In observe mode, what enforcing would have decided, if not to allow.
-    would_decide: Option<String>,
     /// What the subject did once allowed (rescue refs written).
     rescued: Vec<String>,
 }
@@ -68,6 +106,9 @@ impl<'a> Run<'a> {
             config,
             root,
             subject,
+            interaction: Interaction::Git,
+            budget: None,
+            session: ctx.env.var(vars::VOUCH_SESSION),
             started,
             operation_id,
             refs,
@@ -75,83 +116,156 @@ impl<'a> Run<'a> {
             results: Vec::new(),
             combined: None,
             ai: None,
-            would_decide: None,
             rescued: Vec::new(),
         }
     }
 
+    /// Reaches the outcome through `interaction` instead of a git hook's.
+    pub(crate) fn through(mut self, interaction: Interaction) -> Self {
+        self.interaction = interaction;
+        self
+    }
+
+    /// A deadline for the whole decision (verifier programs are cut to it).
+    pub(crate) fn within(mut self, budget: Duration) -> Self {
+        self.budget = Some(budget);
+        self
+    }
+
+    /// The session the operation belongs to (an agent's session id).
+    pub(crate) fn in_session(mut self, session: Option<String>) -> Self {
+        if session.is_some() {
+            self.session = session;
+        }
+        self
+    }
+
     pub(crate) fn warn(&mut self, w: String) {
-        ui::warn(&w);
+        if self.interaction == Interaction::Git {
+            ui::warn(&w);
+        }
         self.warnings.push(w);
     }
 
-    pub(crate) fn decide_and_act(mut self) -> Result<ExitStatus> {
+    fn is_git(&self) -> bool {
+        self.interaction == Interaction::Git
+    }
+
+    /// The whole protocol; a git hook exits with the status.
+    pub(crate) fn decide_and_act(self) -> Result<ExitStatus> {
+        Ok(self.run()?.status)
+    }
+
+    /// Overrides, verifiers, the decision table, the interaction, the audit line.
+    pub(crate) fn run(mut self) -> Result<Decided> {
         let tier = self.subject.assessment().tier;
         let env = self.ctx.env.as_ref();
         let state = self.ctx.dirs()?.state;
         let skip = Skip::from_value(env.var(vars::VOUCH_SKIP).as_deref());
+        let observe = self.config.mode == Mode::Observe;
         let approved = policy::is_verified(tier, self.config.verify_standard)
             && skip == Skip::No
             && review::take_approval(&state, &self.operation_id, &self.refs, Timestamp::now());
-        let observe = self.config.mode == Mode::Observe;
         // Observe mode never asks: nobody is kept waiting.
-        let tty = if observe {
-            None
-        } else {
-            prompt::interactive(env)
+        let tty = match self.interaction {
+            Interaction::Git if !observe => prompt::interactive(env),
+            _ => None,
         };
-        let plan = if let Some(plan) =
-            policy::before_verifying(tier, self.config.verify_standard, &skip, approved)
-        {
+        let asker = match self.interaction {
+            Interaction::Git if tty.is_some() => Asker::Terminal,
+            Interaction::Agent { can_ask, .. } => Asker::Agent { can_ask },
+            Interaction::Git | Interaction::Report => Asker::Nobody,
+        };
+        let mut situation = Situation {
+            tier,
+            verify_standard: self.config.verify_standard,
+            skip,
+            approved,
+            asker,
+            on_unavailable: self.config.on_unavailable.for_tier(tier),
+            observe,
+            late: false,
+        };
+        let plan = if let Some(plan) = policy::before_verifying(&situation) {
             plan
         } else {
             self.run_verifiers(tty.is_some())?;
             if tty.is_some() {
                 self.show_ai_verdict();
             }
+            situation.late = self.budget.is_some_and(|b| self.started.elapsed() >= b);
             let combined = self.combined.as_ref().expect("verifiers ran");
-            policy::decide(
-                tier,
-                &combined.outcome,
-                tty.is_some(),
-                self.config.on_unavailable.for_tier(tier),
-            )
+            policy::decide(&situation, &combined.outcome)
         };
-        if observe {
-            return Ok(self.observe(plan));
-        }
-        Ok(self.act(&plan, tty.as_ref(), &state))
-    }
-
-    /// Observe mode: the decision is shown and logged, and the push goes on.
-    fn observe(mut self, plan: Plan) -> ExitStatus {
-        let would = match &plan.action {
-            Action::Allow { .. } => None,
-            Action::Ask => Some(("asked", "the verifiers' concerns".to_owned())),
-            Action::Refuse { why, .. } => Some(("refused", why.clone())),
-        };
-        if let Some((word, why)) = &would {
+        if let Some(would) = &plan.would
+            && self.is_git()
+        {
+            let (word, why) = match would.as_ref() {
+                Action::Refuse { why, .. } => ("refused", why.clone()),
+                _ => ("asked about", "the verifiers' concerns".to_owned()),
+            };
             self.warn(format!(
                 "observe mode: enforcing would have {word} this {} ({why}); it goes on",
                 self.subject.noun()
             ));
         }
-        self.would_decide = would.map(|(w, _)| w.to_owned());
-        let allowed = Plan {
-            action: Action::Allow { warning: None },
-            ..plan
+        let (decision, status) = self.act(&plan, tty.as_ref(), &state);
+        let status = self.log(&situation, &plan, decision, status);
+        let ran = self.combined.is_some();
+        Ok(Decided {
+            plan,
+            status,
+            late: situation.late,
+            combined: self.combined,
+            results: ran.then_some(self.results),
+        })
+    }
+
+    /// Logs a decision made before the operation could be judged (a hook
+    /// message that cannot be read, a chained hook's refusal, a person's
+    /// approval): the same audit line as every other decision.
+    pub(crate) fn log_decided(
+        mut self,
+        plan: &Plan,
+        decision: Decision,
+        warning: Option<String>,
+    ) -> ExitStatus {
+        self.warnings.extend(warning);
+        let situation = Situation {
+            tier: self.subject.assessment().tier,
+            verify_standard: self.config.verify_standard,
+            skip: Skip::No,
+            approved: false,
+            asker: Asker::Nobody,
+            on_unavailable: self.config.on_unavailable.for_tier(Tier::None),
+            observe: false,
+            late: false,
         };
-        self.log(&allowed, "allowed", ExitStatus::Allowed)
+        let status = if decision == Decision::Allowed || decision == Decision::AskedYes {
+            ExitStatus::Allowed
+        } else {
+            ExitStatus::Refused
+        };
+        self.log(&situation, plan, decision, status)
     }
 
     /// Verifier programs and the AI verifier, in parallel.
     fn run_verifiers(&mut self, interactive: bool) -> Result<()> {
         let places = self.ctx.verifier_places(self.root)?;
         let tier = self.subject.assessment().tier;
-        let programs: Vec<_> = verifiers::discover(self.config, &places)
+        let mut programs: Vec<_> = verifiers::discover(self.config, &places)
             .into_iter()
             .filter(|p| p.runs_for(tier))
             .collect();
+        // Programs stop in time for an answer within the budget.
+        if let Some(budget) = self.budget {
+            let max = budget
+                .saturating_sub(Duration::from_secs(3))
+                .max(Duration::from_secs(1));
+            for p in &mut programs {
+                p.timeout = p.timeout.min(max);
+            }
+        }
         let (results, ai_run) = super::ask_verifiers(
             self.ctx,
             self.config,
@@ -212,62 +326,77 @@ impl<'a> Run<'a> {
         text
     }
 
-    fn act(mut self, plan: &Plan, tty: Option<&prompt::Tty>, state: &Path) -> ExitStatus {
+    fn act(
+        &mut self,
+        plan: &Plan,
+        tty: Option<&prompt::Tty>,
+        state: &Path,
+    ) -> (Decision, ExitStatus) {
+        let noun = self.subject.noun();
         let (decision, status) = match &plan.action {
             Action::Allow { warning } => {
                 if let Some(w) = warning {
                     let tier = self.subject.assessment().tier;
-                    let noun = self.subject.noun();
                     self.warn(format!("{w}; allowing this {tier} {noun}"));
                 }
-                if let Some(reason) = &plan.override_reason {
+                if let Some(reason) = &plan.override_reason
+                    && self.is_git()
+                {
                     ui::info(&format!("allowed without verification: {reason} (logged)"));
                 }
-                ("allowed", ExitStatus::Allowed)
+                (Decision::Allowed, ExitStatus::Allowed)
             }
-            Action::Ask => {
-                let tty = tty.expect("ask is planned only with a terminal");
-                tty.show(&self.summary());
-                if plan.result == "unavailable" {
-                    tty.show("No verifier could judge this operation.");
+            Action::Ask => match tty {
+                Some(tty) => {
+                    tty.show(&self.summary());
+                    if plan.result == AuditResult::Unavailable {
+                        tty.show("No verifier could judge this operation.");
+                    }
+                    if tty.confirm(&format!("Allow this {noun}?")) {
+                        (Decision::AskedYes, ExitStatus::Allowed)
+                    } else {
+                        ui::info(&format!("{noun} refused at the terminal"));
+                        (Decision::AskedNo, ExitStatus::Refused)
+                    }
                 }
-                if tty.confirm(&format!("Allow this {}?", self.subject.noun())) {
-                    ("asked-yes", ExitStatus::Allowed)
-                } else {
-                    ui::info(&format!("{} refused at the terminal", self.subject.noun()));
-                    ("asked-no", ExitStatus::Refused)
-                }
-            }
+                // An agent asks its person; until they let it, vouch refused it.
+                None => (Decision::Refused, ExitStatus::Refused),
+            },
             Action::Refuse { why, review } => {
                 let review_path = if *review {
                     self.write_review(why, state)
                 } else {
                     None
                 };
-                self.print_refusal(why, review_path.as_deref(), *review);
-                ("refused", ExitStatus::Refused)
+                if self.is_git() {
+                    self.print_refusal(why, review_path.as_deref(), *review);
+                }
+                (Decision::Refused, ExitStatus::Refused)
             }
         };
-        if status == ExitStatus::Allowed {
+        if status == ExitStatus::Allowed && plan.would.is_none() {
             match self.subject.on_allow() {
                 Ok(done) => {
-                    for line in &done {
-                        ui::info(line);
+                    if self.is_git() {
+                        for line in &done {
+                            ui::info(line);
+                        }
                     }
                     self.rescued = done;
                 }
                 Err(e) => {
                     let why = format!("{e:#}");
-                    ui::info(&format!(
-                        "refused: {why}\nThe {} was allowed, but vouch could not save what it would remove, so it is refused.",
-                        self.subject.noun()
-                    ));
+                    if self.is_git() {
+                        ui::info(&format!(
+                            "refused: {why}\nThe {noun} was allowed, but vouch could not save what it would remove, so it is refused."
+                        ));
+                    }
                     self.warnings.push(why);
-                    return self.log(plan, "refused", ExitStatus::Refused);
+                    return (Decision::Refused, ExitStatus::Refused);
                 }
             }
         }
-        self.log(plan, decision, status)
+        (decision, status)
     }
 
     fn print_refusal(&self, why: &str, review_path: Option<&Path>, approvable: bool) {
@@ -359,41 +488,48 @@ impl<'a> Run<'a> {
         }
     }
 
-    fn log(&self, plan: &Plan, decision: &str, status: ExitStatus) -> ExitStatus {
+    /// The one place an audit record is built.
+    fn record(&self, plan: &Plan, decision: Decision) -> Record {
         let combined = self.combined.as_ref();
-        let refs = self.subject.record_refs();
-        let record = Record {
-            risk_tier: self.subject.assessment().tier.to_string(),
-            primary_provider: self.ai.as_ref().and_then(|a| a.primary.clone()),
-            verifier_provider: self
-                .ai
-                .as_ref()
-                .and_then(|a| a.provider.clone())
-                .or_else(|| (!self.results.is_empty()).then(|| "programs".to_owned())),
-            verifier_model: self.ai.as_ref().and_then(|a| a.model.clone()),
-            tokens_in: self.ai.as_ref().and_then(|a| a.tokens_in),
-            tokens_out: self.ai.as_ref().and_then(|a| a.tokens_out),
-            cost_usd: self.ai.as_ref().and_then(|a| a.cost_usd),
-            retries: self.ai.as_ref().map_or(0, |a| a.retries),
-            escalated: self.ai.as_ref().is_some_and(|a| a.escalated),
-            cached: self.ai.as_ref().is_some_and(|a| a.cached),
-            result: plan.result.into(),
-            decision: decision.into(),
+        let ai = self.ai.as_ref();
+        let assessment = self.subject.assessment();
+        Record {
+            risk_tier: self.subject.is_judged().then_some(assessment.tier),
+            primary_provider: ai.and_then(|a| a.primary.clone()),
+            verifier_provider: ai.and_then(|a| a.provider.clone()),
+            verifier_model: ai.and_then(|a| a.model.clone()),
+            ai: ai.map(|a| AiUsage {
+                tokens_in: a.tokens_in,
+                tokens_out: a.tokens_out,
+                cost_usd: a.cost_usd,
+                retries: a.retries,
+                escalated: a.escalated,
+                cached: a.cached,
+                latency_ms: a.latency_ms,
+            }),
             confidence: combined.and_then(|c| c.confidence),
             scores: combined.and_then(|c| c.scores),
-            concerns: combined.map(|c| c.concerns.clone()).unwrap_or_default(),
+            concerns: combined
+                .map_or_else(|| self.subject.noted_concerns(), |c| c.concerns.clone()),
             was_overridden: plan.override_reason.is_some(),
             override_reason: plan.override_reason.clone(),
             latency_ms: u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX),
-            session_id: self.ctx.env.var(vars::VOUCH_SESSION),
+            session_id: self.session.clone(),
             branch: self.subject.branch(),
             remote: self.subject.remote(),
-            refs,
-            reasons: capped_reasons(self.subject.assessment()),
+            refs: self.subject.record_refs(),
+            reasons: self.subject.reasons(),
             warnings: self.warnings.clone(),
-            mode: (self.config.mode == Mode::Observe).then(|| "observe".to_owned()),
-            would_decide: self.would_decide.clone(),
-            builtin: Some(self.subject.builtin()),
+            mode: (self.config.mode == Mode::Observe).then_some(Mode::Observe),
+            would_decide: plan.would.as_deref().map(|a| match a {
+                Action::Ask => Would::Asked,
+                _ => Would::Refused,
+            }),
+            asked_through: match (self.interaction, &plan.action) {
+                (Interaction::Agent { name, .. }, Action::Ask) => Some(name.to_owned()),
+                _ => None,
+            },
+            builtin: self.subject.is_judged().then(|| self.subject.builtin()),
             verifiers: self.results.clone(),
             rescued: self.rescued.clone(),
             ..Record::new(
@@ -401,18 +537,29 @@ impl<'a> Run<'a> {
                 self.subject.noun(),
                 self.subject.hook(),
                 &self.root.display().to_string(),
+                plan.result,
+                decision,
             )
-        };
+        }
+    }
+
+    fn log(
+        &self,
+        situation: &Situation,
+        plan: &Plan,
+        decision: Decision,
+        status: ExitStatus,
+    ) -> ExitStatus {
+        if !policy::is_logged(situation, plan, self.config.log_all) {
+            return status;
+        }
+        let record = self.record(plan, decision);
         let written = self
             .ctx
             .log_path(self.config)
             .and_then(|path| audit::append(&path, self.config.log_max_bytes, &record));
         if let Err(e) = written {
-            // A verified or overridden decision must leave its line; a routine
-            // one (unverified, or observe mode) must not break git.
-            let must_log = self.config.mode != Mode::Observe
-                && (plan.result != "skipped" || plan.override_reason.is_some());
-            if must_log {
+            if policy::must_log(situation, plan) && status == ExitStatus::Allowed {
                 ui::error(&e.context(
                     "every decision on a guarded operation must be logged, so this one is refused; fix the log path (config `[log] path` or `VOUCH_LOG`)",
                 ));
@@ -421,5 +568,127 @@ impl<'a> Run<'a> {
             ui::warn(&format!("{e:#}; this decision was not logged"));
         }
         status
+    }
+}
+
+/// An operation decided before it could be judged: a hook message that
+/// cannot be read, a chained hook's refusal, a person's approval. It goes
+/// through the same audit line as every other decision.
+pub(crate) struct Unjudged {
+    /// `push`, `commit`, `approve`.
+    pub noun: &'static str,
+    /// The hook or command.
+    pub hook: &'static str,
+    /// Its id, when it has one already (an approval's).
+    pub id: Option<String>,
+    /// Its tier, when known.
+    pub tier: Option<Tier>,
+    /// The remote, redacted.
+    pub remote: Option<String>,
+    /// Why the tier is what it is, as recorded earlier.
+    pub reasons: Vec<String>,
+    /// Concerns recorded earlier.
+    pub concerns: Vec<String>,
+    /// The refs, as recorded earlier.
+    pub refs: Vec<ReviewRef>,
+    /// An empty assessment of `tier`.
+    pub assessment: Assessment,
+}
+
+impl Unjudged {
+    /// An operation of `noun` at `hook`, with nothing known about it.
+    pub(crate) fn new(noun: &'static str, hook: &'static str, tier: Option<Tier>) -> Self {
+        Self {
+            noun,
+            hook,
+            id: None,
+            tier,
+            remote: None,
+            reasons: Vec::new(),
+            concerns: Vec::new(),
+            refs: Vec::new(),
+            assessment: Assessment {
+                tier: tier.unwrap_or_default(),
+                ..Assessment::default()
+            },
+        }
+    }
+}
+
+impl Subject for Unjudged {
+    fn noun(&self) -> &'static str {
+        self.noun
+    }
+
+    fn hook(&self) -> &'static str {
+        self.hook
+    }
+
+    fn assessment(&self) -> &Assessment {
+        &self.assessment
+    }
+
+    fn describe(&self) -> String {
+        format!("{} (not judged)\n", self.noun)
+    }
+
+    fn review_refs(&self) -> Vec<ReviewRef> {
+        self.refs.clone()
+    }
+
+    fn record_refs(&self) -> Vec<crate::audit::RefRecord> {
+        Vec::new()
+    }
+
+    fn remote(&self) -> Option<String> {
+        self.remote.clone()
+    }
+
+    fn branch(&self) -> Option<String> {
+        None
+    }
+
+    fn builtin(&self) -> VerifierResult {
+        VerifierResult::simple(
+            "builtin",
+            crate::verdict::Status::Skip,
+            "not judged".into(),
+            false,
+        )
+    }
+
+    fn prompt(&self, _repo_name: &str) -> String {
+        String::new()
+    }
+
+    fn facts_value(&self) -> serde_json::Value {
+        serde_json::Value::Null
+    }
+
+    fn again(&self) -> String {
+        String::new()
+    }
+
+    fn reasons(&self) -> Vec<String> {
+        self.reasons.clone()
+    }
+
+    fn noted_concerns(&self) -> Vec<String> {
+        self.concerns.clone()
+    }
+
+    fn is_judged(&self) -> bool {
+        self.tier.is_some()
+    }
+
+    fn operation_id(&self, root: &Path) -> String {
+        self.id.clone().unwrap_or_else(|| {
+            crate::review::operation_id(
+                self.noun,
+                &root.display().to_string(),
+                &self.remote.clone().unwrap_or_default(),
+                &self.refs,
+            )
+        })
     }
 }

@@ -12,16 +12,17 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 
 use super::Subject;
-use super::decide::Run;
-use crate::audit::{self, Record, RefRecord};
+use super::decide::{Run, Unjudged};
+use crate::audit::RefRecord;
 use crate::classify::{Assessment, Tier, classify_push};
 use crate::cli::PrePushArgs;
 use crate::config::{Config, Mode};
 use crate::context::Ctx;
-use crate::env::vars;
+
 use crate::facts::{Change, PushFacts, RefFacts, RemoteTip, redact_url};
 use crate::git::Repo;
 use crate::hooks::{ForceHint, PushUpdate, parse_pre_push, parse_push_argv};
+use crate::policy::{Action, AuditResult, Decision, Plan};
 use crate::review::{self, ReviewRef};
 use crate::verdict::VerifierResult;
 use crate::{ExitStatus, parent, report, ui, verifiers};
@@ -127,37 +128,42 @@ pub fn pre_push(ctx: &Ctx, args: &PrePushArgs) -> Result<ExitStatus> {
     run.decide_and_act()
 }
 
-/// Logs a push refused before it could be judged (bad input, bad config, a
-/// chained hook's refusal): every decision has its audit line.
-/// The config may be the broken thing, so only the environment's log path
-/// (`VOUCH_LOG`) or the default is used.
-pub(crate) fn log_refusal(ctx: &Ctx, (noun, hook): (&str, &str), url: &str, why: &str) {
-    let Ok(config) = Config::resolve(&crate::config::ConfigInputs::default(), ctx.env.as_ref())
-    else {
+/// Logs a push or commit refused before it could be judged (bad input,
+/// bad config, a chained hook's refusal): every decision has its audit line.
+/// The user's config says where the log is; when it is the broken thing,
+/// the environment's log path (`VOUCH_LOG`) or the default is used.
+pub(crate) fn log_refusal(
+    ctx: &Ctx,
+    (noun, hook): (&'static str, &'static str),
+    url: &str,
+    why: &str,
+) {
+    let config = ctx.load_config(None).or_else(|_| {
+        Config::resolve(&crate::config::ConfigInputs::default(), ctx.env.as_ref())
+            .map_err(anyhow::Error::from)
+    });
+    let Ok(config) = config else {
         return;
     };
-    let repo = ctx.cwd.display().to_string();
-    let url = redact_url(url);
-    let record = Record {
-        risk_tier: "unknown".into(),
-        result: "unavailable".into(),
-        decision: "refused".into(),
-        remote: Some(url.clone()),
-        session_id: ctx.env.var(vars::VOUCH_SESSION),
-        warnings: vec![crate::facts::redact_text(why)],
-        ..Record::new(
-            &review::operation_id(noun, &repo, &url, &[]),
-            noun,
-            hook,
-            &repo,
-        )
+    let subject = Unjudged {
+        remote: (!url.is_empty()).then(|| redact_url(url)),
+        ..Unjudged::new(noun, hook, None)
     };
-    let written = ctx
-        .log_path(&config)
-        .and_then(|path| audit::append(&path, config.log_max_bytes, &record));
-    if let Err(e) = written {
-        ui::warn(&format!("this refusal could not be logged: {e:#}"));
-    }
+    let plan = Plan {
+        action: Action::Refuse {
+            why: why.to_owned(),
+            review: false,
+        },
+        result: AuditResult::Unavailable,
+        override_reason: None,
+        would: None,
+    };
+    let root = ctx.cwd.clone();
+    Run::new(ctx, &config, &root, &subject, Instant::now()).log_decided(
+        &plan,
+        Decision::Refused,
+        Some(crate::facts::redact_text(why)),
+    );
 }
 
 /// Facts for a repository git2 cannot open: only what the lines say.
@@ -266,7 +272,7 @@ impl Subject for PushSubject<'_> {
                 old_oid: f.old_oid.clone(),
                 new_oid: f.new_oid.clone(),
                 change: f.change.as_str().to_owned(),
-                tier: risk.tier.to_string(),
+                tier: risk.tier,
                 rule: risk.rule.as_str().to_owned(),
                 remote_tip: f.remote_tip.as_str().to_owned(),
                 lost_commits: f.lost.as_ref().map(|l| l.count),
@@ -290,8 +296,16 @@ impl Subject for PushSubject<'_> {
         crate::ai::prompt::push_prompt(self.facts, self.assessment, repo_name)
     }
 
-    fn context(&self, operation_id: &str, root: &Path) -> String {
-        verifiers::context(operation_id, self.facts, self.assessment, root)
+    fn facts_value(&self) -> serde_json::Value {
+        serde_json::to_value(self.facts).unwrap_or_default()
+    }
+
+    fn changes_value(&self) -> serde_json::Value {
+        serde_json::to_value(&self.facts.refs).unwrap_or_default()
+    }
+
+    fn remote_name(&self) -> Option<String> {
+        Some(self.facts.remote.clone())
     }
 
     fn again(&self) -> String {

@@ -5,8 +5,8 @@ use std::path::PathBuf;
 use anyhow::{Context, Result, bail};
 use jiff::tz::TimeZone;
 use jiff::{Span, Timestamp};
-use serde_json::Value;
 
+use crate::audit::Record;
 use crate::cli::LogArgs;
 use crate::context::Ctx;
 use crate::{ExitStatus, audit, ui};
@@ -29,10 +29,6 @@ pub fn parse_since(text: &str, now: Timestamp) -> Result<Timestamp> {
     )
 }
 
-fn field<'a>(v: &'a Value, key: &str) -> &'a str {
-    v.get(key).and_then(Value::as_str).unwrap_or("")
-}
-
 /// `vouch log`.
 pub fn log(ctx: &Ctx, args: &LogArgs) -> Result<ExitStatus> {
     let config = ctx.load_config(None)?;
@@ -50,23 +46,17 @@ pub fn log(ctx: &Ctx, args: &LogArgs) -> Result<ExitStatus> {
         let p = ctx.cwd.join(r);
         p.canonicalize().unwrap_or(p)
     });
-    let shown: Vec<&Value> = records
+    let shown: Vec<&Record> = records
         .iter()
-        .filter(|r| {
-            since.is_none_or(|s| {
-                field(r, "timestamp")
-                    .parse::<Timestamp>()
-                    .is_ok_and(|t| t >= s)
-            })
-        })
+        .filter(|r| since.is_none_or(|s| r.timestamp.parse::<Timestamp>().is_ok_and(|t| t >= s)))
         .filter(|r| {
             args.result
                 .as_deref()
-                .is_none_or(|want| field(r, "result") == want || field(r, "decision") == want)
+                .is_none_or(|want| r.result.as_str() == want || r.decision.as_str() == want)
         })
         .filter(|r| {
             repo.as_ref().is_none_or(|want| {
-                let have = PathBuf::from(field(r, "repo"));
+                let have = PathBuf::from(&r.repo);
                 have.canonicalize().unwrap_or(have) == *want
             })
         })
@@ -89,35 +79,27 @@ pub fn log(ctx: &Ctx, args: &LogArgs) -> Result<ExitStatus> {
         "TIME (UTC)", "TIER", "RESULT", "DECISION", "ID", "REPO", "REFS"
     ));
     for r in shown {
-        let time = field(r, "timestamp").parse::<Timestamp>().map_or_else(
-            |_| field(r, "timestamp").to_owned(),
+        let time = r.timestamp.parse::<Timestamp>().map_or_else(
+            |_| r.timestamp.clone(),
             |t| t.strftime("%Y-%m-%d %H:%M:%S").to_string(),
         );
-        let repo = field(r, "repo").rsplit('/').next().unwrap_or("").to_owned();
+        let repo = r.repo.rsplit('/').next().unwrap_or("").to_owned();
         let refs: Vec<String> = r
-            .get("refs")
-            .and_then(Value::as_array)
-            .map(|refs| {
-                refs.iter()
-                    .map(|x| {
-                        let name = field(x, "remote_ref");
-                        let name = name.strip_prefix("refs/heads/").unwrap_or(name);
-                        format!("{name} ({})", field(x, "change"))
-                    })
-                    .collect()
+            .refs
+            .iter()
+            .map(|x| {
+                let name = x.remote_ref.as_str();
+                let name = name.strip_prefix("refs/heads/").unwrap_or(name);
+                format!("{name} ({})", x.change)
             })
-            .unwrap_or_default();
-        let overridden = if r.get("was_overridden").and_then(Value::as_bool) == Some(true) {
-            " [override]"
-        } else {
-            ""
-        };
+            .collect();
+        let overridden = if r.was_overridden { " [override]" } else { "" };
         ui::out(&format!(
             "{time:<20} {:<9} {:<12} {:<10} {:<12} {repo:<20} {}{overridden}",
-            field(r, "risk_tier"),
-            field(r, "result"),
-            field(r, "decision"),
-            field(r, "operation_id"),
+            r.risk_tier.map_or("unknown", crate::classify::Tier::as_str),
+            r.result.as_str(),
+            r.decision.as_str(),
+            r.operation_id,
             refs.join(", ")
         ));
     }

@@ -9,12 +9,13 @@ use jiff::Timestamp;
 use crate::ai::AiRun;
 use crate::audit::RefRecord;
 use crate::classify::Assessment;
+use crate::classify::Tier;
 use crate::config::Config;
 use crate::context::Ctx;
 use crate::env::vars;
 use crate::review::ReviewRef;
 use crate::verdict::VerifierResult;
-use crate::verifiers::{self, Program};
+use crate::verifiers::{self, Context, OperationInfo, Program, Remote};
 use crate::{audit, ui};
 
 pub mod agent;
@@ -53,8 +54,33 @@ pub trait Subject: Sync {
     fn builtin(&self) -> VerifierResult;
     /// The AI verifier's user prompt.
     fn prompt(&self, repo_name: &str) -> String;
-    /// The verifier programs' context JSON.
-    fn context(&self, operation_id: &str, root: &Path) -> String;
+    /// The measured facts, for verifier programs (`facts` of the context).
+    fn facts_value(&self) -> serde_json::Value;
+    /// What changes, for verifier programs (`changes` of the context).
+    fn changes_value(&self) -> serde_json::Value {
+        serde_json::Value::Null
+    }
+    /// The remote's name, for a push.
+    fn remote_name(&self) -> Option<String> {
+        None
+    }
+    /// The shell command, for a command.
+    fn command(&self) -> Option<String> {
+        None
+    }
+    /// Why the tier is what it is, at most 100 lines.
+    fn reasons(&self) -> Vec<String> {
+        decide::capped_reasons(self.assessment())
+    }
+    /// Concerns known before the verifiers run (an approval's).
+    fn noted_concerns(&self) -> Vec<String> {
+        Vec::new()
+    }
+    /// False for a decision made before the operation could be judged
+    /// (its tier is then unknown).
+    fn is_judged(&self) -> bool {
+        true
+    }
     /// The command to run again with a skip (`git push ...`).
     fn again(&self) -> String;
 
@@ -117,7 +143,8 @@ pub fn ask_verifiers(
         let results = if programs.is_empty() {
             Vec::new()
         } else {
-            let context = subject.context(operation_id, root);
+            let context = serde_json::to_string(&verifier_context(subject, operation_id, root))
+                .unwrap_or_default();
             verifiers::run_all(programs, &context, root)
         };
         let ai = ai.and_then(|h| {
@@ -140,4 +167,34 @@ pub fn ask_verifiers(
         results.extend(run.result.clone());
     }
     Ok((results, ai_run))
+}
+
+/// The context verifier programs read on stdin: built here and only here.
+pub fn verifier_context(subject: &dyn Subject, operation_id: &str, root: &Path) -> Context {
+    let assessment = subject.assessment();
+    Context {
+        schema_version: verifiers::CONTEXT_SCHEMA_VERSION,
+        vouch_version: env!("CARGO_PKG_VERSION"),
+        operation: OperationInfo {
+            id: operation_id.to_owned(),
+            kind: subject.noun().to_owned(),
+            description: subject.describe(),
+        },
+        tier: assessment.tier,
+        reasons: assessment
+            .reasons(Tier::Standard)
+            .iter()
+            .map(|r| r.reason.clone())
+            .collect(),
+        repo: root.to_path_buf(),
+        branch: subject.branch(),
+        remote: subject.remote_name().map(|name| Remote {
+            name,
+            url: subject.remote().unwrap_or_default(),
+        }),
+        command: subject.command(),
+        facts: subject.facts_value(),
+        changes: subject.changes_value(),
+        builtin: subject.builtin(),
+    }
 }

@@ -381,18 +381,12 @@ impl Subject for LocalSubject<'_> {
         crate::ai::prompt::local_prompt(self.facts, self.assessment, repo_name)
     }
 
-    fn context(&self, operation_id: &str, root: &Path) -> String {
-        serde_json::json!({
-            "vouch_version": env!("CARGO_PKG_VERSION"),
-            "operation": {"id": operation_id, "type": "ref-update", "description": self.describe()},
-            "tier": self.assessment.tier,
-            "reasons": self.assessment.reasons(Tier::Standard).iter().map(|r| &r.reason).collect::<Vec<_>>(),
-            "repo": root,
-            "branch": self.facts.branch,
-            "facts": self.facts,
-            "builtin": self.builtin(),
-        })
-        .to_string()
+    fn facts_value(&self) -> serde_json::Value {
+        serde_json::to_value(self.facts).unwrap_or_default()
+    }
+
+    fn changes_value(&self) -> serde_json::Value {
+        serde_json::to_value(&self.facts.refs).unwrap_or_default()
     }
 
     fn again(&self) -> String {

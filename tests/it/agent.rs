@@ -226,6 +226,11 @@ fn warnings_ask_where_the_agent_can_ask_and_deny_where_it_cannot() {
         &input("claude", "git reset --hard", &env.work),
     );
     claude.code(0).stdout_has(r#""permissionDecision":"ask""#);
+    // SPEC 7 has no `asked` decision: vouch refused it until the person lets it.
+    let record = env.last_audit();
+    assert_eq!(record["decision"], "refused");
+    assert_eq!(record["asked_through"], "claude");
+    assert_eq!(record["result"], "warn");
     let codex = hook(
         &env,
         "codex",
@@ -487,4 +492,58 @@ fn observe_mode_answers_nothing_and_logs_what_it_would_have_done() {
     assert_eq!(record["mode"], "observe");
     assert_eq!(record["decision"], "allowed");
     assert_eq!(record["would_decide"], "refused");
+}
+
+/// One decision table for every door: an empty `VOUCH_SKIP` is refused at
+/// the agent door as at the git hooks (the agent door used to accept it),
+/// and what the agent reads names no override.
+#[test]
+fn an_empty_skip_is_refused_at_the_agent_door_too() {
+    let env = TestEnv::new();
+    fs::write(env.work.join("file1.txt"), "unsaved\n").unwrap();
+    let mut child = env
+        .cmd("setsid", &env.work)
+        .args(["-w", env!("CARGO_BIN_EXE_vouch"), "agent-hook", "claude"])
+        .env("VOUCH_SKIP", " ")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(
+        &mut child.stdin.take().unwrap(),
+        claude_input("git reset --hard", &env.work)
+            .to_string()
+            .as_bytes(),
+    )
+    .unwrap();
+    let out = Out::from_output(child.wait_with_output().unwrap());
+    out.code(0).stdout_has(r#""permissionDecision":"deny""#);
+    for override_word in ["VOUCH_SKIP", "vouch approve", "--no-verify"] {
+        assert!(
+            !out.stdout.contains(override_word),
+            "the agent is told an override: {}",
+            out.stdout
+        );
+    }
+    let record = env.last_audit();
+    assert_eq!(record["decision"], "refused");
+    assert_eq!(record["result"], "skipped");
+}
+
+/// `vouch check --json` is a contract: words, never Rust `Debug` text.
+#[test]
+fn check_json_carries_the_result_word() {
+    let env = TestEnv::new();
+    fs::write(env.work.join("file1.txt"), "unsaved\n").unwrap();
+    env.write_config(&env.verifier("judge", &verdict_body("fail"), "blocking = true"));
+    let out = env.vouch(&[
+        "check", "--verify", "--json", "--", "git", "reset", "--hard",
+    ]);
+    out.code(1);
+    let report: Value = serde_json::from_str(out.stdout.trim()).unwrap();
+    assert_eq!(report["verdict"]["result"], "block");
+    assert_eq!(report["decision"], "refused");
+    assert_eq!(report["tier"], "critical");
+    assert!(!out.stdout.contains("Proceed {") && !out.stdout.contains("Block"));
 }

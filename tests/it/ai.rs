@@ -466,10 +466,11 @@ fn the_request_carries_the_facts_and_the_audit_line_the_cost() {
     assert_eq!(record["verifier_provider"], "anthropic");
     assert_eq!(record["verifier_model"], "claude-haiku-4-5");
     assert_eq!(record["primary_provider"], "openai");
-    assert_eq!(record["tokens_in"], 100);
-    assert_eq!(record["tokens_out"], 50);
+    assert_eq!(record["ai"]["tokens_in"], 100);
+    assert_eq!(record["ai"]["tokens_out"], 50);
     assert!(
-        (record["cost_usd"].as_f64().unwrap() - (100.0 * 1.0 + 50.0 * 5.0) / 1e6).abs() < 1e-12
+        (record["ai"]["cost_usd"].as_f64().unwrap() - (100.0 * 1.0 + 50.0 * 5.0) / 1e6).abs()
+            < 1e-12
     );
 }
 
@@ -528,7 +529,7 @@ fn three_blocks_in_a_session_call_a_tiebreaker() {
     env.rewind(1);
     env.push(&["--force", "origin", "main"]).code(0);
     let record = env.last_audit();
-    assert_eq!(record["escalated"], true);
+    assert_eq!(record["ai"]["escalated"], true);
     assert_eq!(record["verifier_provider"], "google");
     assert_eq!(
         record["verifier_model"], "gemini-2.5-pro",
@@ -555,7 +556,7 @@ fn a_repeated_operation_reuses_the_verdict() {
         1,
         "the second push was answered from the cache"
     );
-    assert_eq!(env.last_audit()["cached"], true);
+    assert_eq!(env.last_audit()["ai"]["cached"], true);
 }
 
 #[test]

@@ -32,6 +32,22 @@ fn malformed_pre_push_lines_are_refused_with_the_line_named() {
     out.code(2).stderr_has("line 2");
 }
 
+/// A refusal logged before the operation is judged goes where the user's
+/// `[log] path` says, so `vouch log` shows it (it went to the default).
+#[test]
+fn a_refusal_before_judging_goes_to_the_users_log() {
+    let env = TestEnv::new();
+    let custom = env.base().join("custom-audit.jsonl");
+    env.write_config(&format!("[log]\npath = \"{}\"\n", custom.display()));
+    hook(&env, b"refs/heads/main deadbeef\n").code(2);
+    let text = std::fs::read_to_string(&custom).expect("the user's log was written");
+    let record: serde_json::Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+    assert_eq!(record["decision"], "refused");
+    assert_eq!(record["risk_tier"], serde_json::Value::Null);
+    assert!(env.audit().is_empty(), "nothing went to the default log");
+    env.vouch(&["log"]).code(0).stdout_has("refused");
+}
+
 #[test]
 fn non_utf8_ref_name_is_judged_not_crashed() {
     let env = TestEnv::new();
