@@ -159,6 +159,9 @@ pub struct Record {
     /// `refused`: the command runs only if the person lets it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub asked_through: Option<String>,
+    /// The AI agent whose command ran this git hook, when one said so.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub driven_by: Option<String>,
     /// The built-in deterministic checks, in the verifier result shape.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub builtin: Option<VerifierResult>,
@@ -216,6 +219,7 @@ impl Record {
             mode: None,
             would_decide: None,
             asked_through: None,
+            driven_by: None,
             builtin: None,
             verifiers: Vec::new(),
             rescued: Vec::new(),

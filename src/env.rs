@@ -99,6 +99,26 @@ pub mod vars {
     pub const NO_COLOR: &str = "NO_COLOR";
 }
 
+/// The variables AI coding agents set in the shell commands they run, and
+/// the agent each names: git hooks run from such a command are driven by an
+/// agent, which is never the person (SPEC 6).
+pub const AGENT_MARKERS: &[(&str, &str)] = &[
+    ("CLAUDECODE", "Claude Code"),
+    ("GEMINI_CLI", "Gemini CLI"),
+    ("CODEX_SANDBOX", "Codex"),
+    ("CODEX_SANDBOX_NETWORK_DISABLED", "Codex"),
+    ("CURSOR_AGENT", "Cursor"),
+    ("OPENCODE", "OpenCode"),
+];
+
+/// The agent whose command runs this process, when one says so.
+pub fn agent_driving(env: &dyn Env) -> Option<&'static str> {
+    AGENT_MARKERS
+        .iter()
+        .find(|(var, _)| env.var(var).is_some_and(|v| !v.is_empty()))
+        .map(|(_, agent)| *agent)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

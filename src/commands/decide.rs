@@ -89,6 +89,8 @@ pub(crate) struct Run<'a> {
     ai: Option<crate::ai::AiRun>,
     /// What the subject did once allowed (rescue refs written).
     rescued: Vec<String>,
+    /// The agent whose command runs this git hook, if any.
+    driven_by: Option<&'static str>,
 }
 
 impl<'a> Run<'a> {
@@ -117,6 +119,7 @@ impl<'a> Run<'a> {
             combined: None,
             ai: None,
             rescued: Vec::new(),
+            driven_by: None,
         }
     }
 
@@ -166,12 +169,18 @@ impl<'a> Run<'a> {
         let approved = policy::is_verified(tier, self.config.verify_standard)
             && skip == Skip::No
             && review::take_approval(&state, &self.operation_id, &self.refs, Timestamp::now());
+        // A git hook run from an agent's command: the agent is not the person.
+        let driven = (self.interaction == Interaction::Git)
+            .then(|| crate::env::agent_driving(env))
+            .flatten();
         // Observe mode never asks: nobody is kept waiting.
         let tty = match self.interaction {
-            Interaction::Git if !observe => prompt::interactive(env),
+            Interaction::Git if !observe && driven.is_none() => prompt::interactive(env),
             _ => None,
         };
+        self.driven_by = driven;
         let asker = match self.interaction {
+            Interaction::Git if driven.is_some() => Asker::Agent { can_ask: false },
             Interaction::Git if tty.is_some() => Asker::Terminal,
             Interaction::Agent { can_ask, .. } => Asker::Agent { can_ask },
             Interaction::Git | Interaction::Report => Asker::Nobody,
@@ -401,8 +410,13 @@ impl<'a> Run<'a> {
 
     fn print_refusal(&self, why: &str, review_path: Option<&Path>, approvable: bool) {
         let mut text = format!("refused: {why}\n{}", self.summary());
-        if approvable {
-            let noun = self.subject.noun();
+        let noun = self.subject.noun();
+        if let Some(agent) = self.driven_by {
+            // Nothing an agent reads names a way past vouch it could type itself.
+            text.push_str(&format!(
+                "This {noun} was started by {agent}, and an agent cannot decide it: only the person it works for can, at their own terminal.\n"
+            ));
+        } else if approvable {
             text.push_str(&format!(
                 "To let this exact {noun} through, a person at a terminal runs:\n    vouch approve {}\nand runs it again within 15 minutes.\n",
                 self.operation_id
@@ -529,6 +543,7 @@ impl<'a> Run<'a> {
                 (Interaction::Agent { name, .. }, Action::Ask) => Some(name.to_owned()),
                 _ => None,
             },
+            driven_by: self.driven_by.map(str::to_owned),
             builtin: self.subject.is_judged().then(|| self.subject.builtin()),
             verifiers: self.results.clone(),
             rescued: self.rescued.clone(),

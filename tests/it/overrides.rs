@@ -2,7 +2,7 @@
 
 use std::fs;
 
-use crate::support::{TestEnv, tmux, verdict_body};
+use crate::support::{Out, TestEnv, tmux, verdict_body};
 
 fn warn_config(env: &TestEnv) -> String {
     env.verifier("careful", &verdict_body("warn"), "")
@@ -163,4 +163,46 @@ fn approve_at_a_terminal_lets_that_exact_push_through_once() {
     );
     assert_eq!(env.remote_ref("main").unwrap(), env.rev(&env.work, "HEAD"));
     assert!(!env.state().join(format!("approvals/{id}.json")).exists());
+}
+
+/// A git hook run from an agent's shell command (Claude Code sets
+/// `CLAUDECODE=1` in the commands it runs): the agent is never the person,
+/// so the refusal names no override an agent could type, and a critical
+/// push without a verdict is refused, not allowed with a warning.
+#[test]
+fn an_agent_driven_push_is_told_that_a_person_decides() {
+    let env = TestEnv::new();
+    env.write_config(&warn_config(&env));
+    env.install();
+    let before = env.remote_ref("main").unwrap();
+    env.rewind(1);
+    let out = Out::from_output(
+        env.cmd("setsid", &env.work)
+            .args(["-w", "git", "push", "--force", "origin", "main"])
+            .env("CLAUDECODE", "1")
+            .output()
+            .unwrap(),
+    );
+    out.code(1)
+        .stderr_has("started by Claude Code")
+        .stderr_has("only the person it works for can");
+    for word in ["vouch approve", "VOUCH_SKIP", "--no-verify"] {
+        assert!(!out.stderr.contains(word), "names `{word}`: {}", out.stderr);
+    }
+    assert_eq!(env.remote_ref("main").unwrap(), before);
+    let record = env.last_audit();
+    assert_eq!(record["driven_by"], "Claude Code");
+    assert_eq!(record["decision"], "refused");
+    // No verifier at all: a person at git would be let through with a
+    // warning (high) or asked (critical); an agent is refused.
+    env.write_config("");
+    let out = Out::from_output(
+        env.cmd("setsid", &env.work)
+            .args(["-w", "git", "push", "--force", "origin", "main"])
+            .env("CLAUDECODE", "1")
+            .output()
+            .unwrap(),
+    );
+    out.code(1).stderr_has("an agent cannot decide");
+    assert_eq!(env.remote_ref("main").unwrap(), before);
 }
