@@ -98,18 +98,14 @@ pub fn pre_push(ctx: &Ctx, args: &PrePushArgs) -> Result<ExitStatus> {
     if facts.refs.is_empty() && facts.mirror_unknown.is_none() {
         return Ok(ExitStatus::Allowed);
     }
-    let config = match ctx.load_config(Some(&root)) {
-        Ok(c) => c,
-        Err(e) => {
-            log_refusal(ctx, ("push", "pre-push"), &args.url, &format!("{e:#}"));
-            return Err(e.context(
-                "the push is refused until the config is fixed (or push with `git push --no-verify`)",
-            ));
-        }
-    };
+    // A config file that cannot be used is left out, as at every door (SPEC 3.2).
+    let config = ctx.config(Some(&root));
     let assessment = classify_push(&facts, &config.policy);
     // Observe mode logs everything: it is how people see what vouch would do.
     if assessment.tier == Tier::None && !config.log_all && config.mode != Mode::Observe {
+        for w in &config.warnings {
+            ui::warn(w);
+        }
         return Ok(ExitStatus::Allowed);
     }
 
@@ -132,10 +128,7 @@ pub fn pre_push(ctx: &Ctx, args: &PrePushArgs) -> Result<ExitStatus> {
 /// The config may be the broken thing, so only the environment's log path
 /// (`VOUCH_LOG`) or the default is used.
 pub(crate) fn log_refusal(ctx: &Ctx, (noun, hook): (&str, &str), url: &str, why: &str) {
-    let Ok(config) = Config::resolve(&crate::config::ConfigInputs::default(), ctx.env.as_ref())
-    else {
-        return;
-    };
+    let config = Config::resolve(&crate::config::ConfigInputs::default(), ctx.env.as_ref());
     let repo = ctx.cwd.display().to_string();
     let url = redact_url(url);
     let record = Record {
