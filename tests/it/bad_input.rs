@@ -225,6 +225,18 @@ fn a_broken_user_config_is_judged_by_the_defaults_and_said_on_every_run() {
 }
 
 #[test]
+fn a_broken_repository_file_does_not_keep_vouch_from_being_installed() {
+    let env = TestEnv::new();
+    env.write_config("[on_unavailable]\ncritical = \"block\"\n");
+    std::fs::write(env.work.join(".vouch.toml"), "mode = observe\n").unwrap();
+    let out = env.vouch(&["install"]);
+    out.code(0);
+    said_ignored(&out, ".vouch.toml", "line 1");
+    env.rewind(1);
+    env.push(&["--force", "origin", "main"]).code(1);
+}
+
+#[test]
 fn an_unreadable_user_config_is_ignored_the_same_way() {
     let env = TestEnv::new();
     env.install();
