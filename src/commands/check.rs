@@ -423,7 +423,10 @@ pub fn check(ctx: &Ctx, args: &CheckArgs) -> Result<ExitStatus> {
     };
     let cwd = ctx.dir(args.cwd.as_ref());
     let repo = LazyRepo::new(&cwd);
-    let mut config = ctx.load_config(repo.root().as_deref())?;
+    let mut config = ctx.config(repo.root().as_deref());
+    for w in &config.warnings {
+        ui::warn(w);
+    }
     if let Some(p) = &args.primary {
         config.ai.primary = Some(p.clone());
     }

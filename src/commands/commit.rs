@@ -42,15 +42,8 @@ pub fn pre_commit(ctx: &Ctx, args: &PreCommitArgs) -> Result<ExitStatus> {
         }
     };
     let root = repo.root();
-    let config = match ctx.load_config(Some(&root)) {
-        Ok(c) => c,
-        Err(e) => {
-            log_refusal(ctx, ("commit", "pre-commit"), "", &format!("{e:#}"));
-            return Err(e.context(
-                "the commit is refused until the config is fixed (or commit with `git commit --no-verify`)",
-            ));
-        }
-    };
+    // A config file that cannot be used is left out, as at every door (SPEC 3.2).
+    let config = ctx.config(Some(&root));
     let staged = match repo.staged(&|path| inspected(path, &config.commit)) {
         Ok(s) => s,
         Err(e) => {
@@ -61,6 +54,9 @@ pub fn pre_commit(ctx: &Ctx, args: &PreCommitArgs) -> Result<ExitStatus> {
     };
     let assessment = classify_commit(&staged, &config.commit);
     if assessment.tier == Tier::None && !config.log_all && config.mode != Mode::Observe {
+        for w in &config.warnings {
+            ui::warn(w);
+        }
         return Ok(ExitStatus::Allowed);
     }
     let subject = CommitSubject {

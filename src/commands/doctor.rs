@@ -1,6 +1,7 @@
-//! `vouch doctor`: every AI provider, where its key comes from (never the
-//! key), its base URL and model, which one would judge, and with `--ping` a
-//! minimal real request and its latency.
+//! `vouch doctor`: the config files in force (a file that cannot be used
+//! makes it exit non-zero, naming the error), every AI provider, where its
+//! key comes from (never the key), its base URL and model, which one would
+//! judge, and with `--ping` a minimal real request and its latency.
 
 use anyhow::Result;
 
@@ -12,7 +13,13 @@ use crate::{ExitStatus, ui};
 /// `vouch doctor`.
 pub fn doctor(ctx: &Ctx, args: &DoctorArgs) -> Result<ExitStatus> {
     let root = crate::git::Repo::discover(&ctx.cwd).ok().map(|r| r.root());
-    let mut config = ctx.load_config(root.as_deref())?;
+    let mut config = ctx.config(root.as_deref());
+    for w in &config.warnings {
+        ui::warn(w);
+    }
+    for e in &config.broken {
+        ui::out(&format!("config: cannot be used: {e}"));
+    }
     config.ai.primary.clone_from(&args.primary);
     let all = ai::providers(&config, ctx.env.as_ref());
     let primary = ai::primary(config.ai.primary.as_deref(), ctx.env.as_ref());
@@ -67,6 +74,13 @@ pub fn doctor(ctx: &Ctx, args: &DoctorArgs) -> Result<ExitStatus> {
         for p in all.iter().filter(|p| p.has_key()) {
             ui::out(&ping_line(p, &config));
         }
+    }
+    if let Some(first) = config.broken.first() {
+        ui::warn(&format!(
+            "fix `{}`: until then vouch judges without it",
+            first.path().display()
+        ));
+        return Ok(ExitStatus::Error);
     }
     Ok(ExitStatus::Allowed)
 }

@@ -16,7 +16,7 @@ use super::decide::{Run, Unjudged};
 use crate::audit::RefRecord;
 use crate::classify::{Assessment, Tier, classify_push};
 use crate::cli::PrePushArgs;
-use crate::config::{Config, Mode};
+use crate::config::Mode;
 use crate::context::Ctx;
 
 use crate::facts::{Change, PushFacts, RefFacts, RemoteTip, redact_url};
@@ -50,7 +50,7 @@ pub fn pre_push(ctx: &Ctx, args: &PrePushArgs) -> Result<ExitStatus> {
         Ok(u) => u,
         Err(e) => {
             ui::error(&anyhow::anyhow!(
-                "{e}\nThis push is refused because vouch cannot tell what it changes. If git itself sent this, please report it; to push anyway, use `git push --no-verify`"
+                "{e}\nThis push is refused because vouch cannot tell what it changes. If git itself sent this, please report it"
             ));
             log_refusal(ctx, ("push", "pre-push"), &args.url, &e.to_string());
             return Ok(ExitStatus::Error);
@@ -99,18 +99,14 @@ pub fn pre_push(ctx: &Ctx, args: &PrePushArgs) -> Result<ExitStatus> {
     if facts.refs.is_empty() && facts.mirror_unknown.is_none() {
         return Ok(ExitStatus::Allowed);
     }
-    let config = match ctx.load_config(Some(&root)) {
-        Ok(c) => c,
-        Err(e) => {
-            log_refusal(ctx, ("push", "pre-push"), &args.url, &format!("{e:#}"));
-            return Err(e.context(
-                "the push is refused until the config is fixed (or push with `git push --no-verify`)",
-            ));
-        }
-    };
+    // A config file that cannot be used is left out, as at every door (SPEC 3.2).
+    let config = ctx.config(Some(&root));
     let assessment = classify_push(&facts, &config.policy);
     // Observe mode logs everything: it is how people see what vouch would do.
     if assessment.tier == Tier::None && !config.log_all && config.mode != Mode::Observe {
+        for w in &config.warnings {
+            ui::warn(w);
+        }
         return Ok(ExitStatus::Allowed);
     }
 
@@ -130,21 +126,15 @@ pub fn pre_push(ctx: &Ctx, args: &PrePushArgs) -> Result<ExitStatus> {
 
 /// Logs a push or commit refused before it could be judged (bad input,
 /// bad config, a chained hook's refusal): every decision has its audit line.
-/// The user's config says where the log is; when it is the broken thing,
-/// the environment's log path (`VOUCH_LOG`) or the default is used.
+/// The user's config says where the log is.
 pub(crate) fn log_refusal(
     ctx: &Ctx,
     (noun, hook): (&'static str, &'static str),
     url: &str,
     why: &str,
 ) {
-    let config = ctx.load_config(None).or_else(|_| {
-        Config::resolve(&crate::config::ConfigInputs::default(), ctx.env.as_ref())
-            .map_err(anyhow::Error::from)
-    });
-    let Ok(config) = config else {
-        return;
-    };
+    // A broken config file is left out: the user's log path still counts.
+    let config = ctx.config(None);
     let subject = Unjudged {
         remote: (!url.is_empty()).then(|| redact_url(url)),
         ..Unjudged::new(noun, hook, None)

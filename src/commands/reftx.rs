@@ -23,7 +23,7 @@ use super::hook::run_chained;
 use crate::audit::RefRecord;
 use crate::classify::{Assessment, Tier, builtin_local, classify_local};
 use crate::cli::RefTxArgs;
-use crate::config::{Config, Mode};
+use crate::config::Mode;
 use crate::context::Ctx;
 use crate::env::vars;
 use crate::facts::{LocalChange, LocalFacts, LocalRefFacts};
@@ -178,16 +178,13 @@ pub fn reference_transaction(ctx: &Ctx, args: &RefTxArgs) -> Result<ExitStatus> 
     }
     facts.command = argv.map(|argv| redacted_command(&argv));
     let root = repo.root();
-    let (config, config_error) = match ctx.load_config(Some(&root)) {
-        Ok(c) => (c, None),
-        // There is no `--no-verify` for a ref update: judge it by the defaults.
-        Err(e) => (
-            Config::default(),
-            Some(format!("{e:#}; judged with the default config")),
-        ),
-    };
+    // A config file that cannot be used is left out, as at every door (SPEC 3.2).
+    let config = ctx.config(Some(&root));
     let assessment = classify_local(&facts, &config.policy);
     if assessment.tier == Tier::None && !config.log_all && config.mode != Mode::Observe {
+        for w in &config.warnings {
+            ui::warn(w);
+        }
         return Ok(ExitStatus::Allowed);
     }
     let subject = LocalSubject {
@@ -196,7 +193,7 @@ pub fn reference_transaction(ctx: &Ctx, args: &RefTxArgs) -> Result<ExitStatus> 
         assessment: &assessment,
     };
     let mut run = Run::new(ctx, &config, &root, &subject, started);
-    for w in config.warnings.iter().chain(&config_error) {
+    for w in &config.warnings {
         run.warn(w.clone());
     }
     let status = run.decide_and_act()?;

@@ -79,7 +79,12 @@ pub fn install(ctx: &Ctx, args: &InstallArgs) -> Result<ExitStatus> {
         install::known(hook)?;
     }
     let root = loc.root();
-    let config = ctx.load_config(Some(&root))?;
+    // A broken config file must not keep the guard from being installed
+    // (a stranger's repository could ship one): it is left out, and said.
+    let config = ctx.config(Some(&root));
+    for w in &config.warnings {
+        ui::warn(w);
+    }
     if args.direct && config.strict {
         bail!(
             "`strict = true` needs the script hook: a hook linked with --direct is skipped silently by git when the binary goes missing. Install without --direct"

@@ -21,7 +21,10 @@ pub fn verify(ctx: &Ctx, args: &VerifyArgs) -> Result<ExitStatus> {
     };
     let repo = Repo::discover(&start)?;
     let root = repo.root();
-    let mut config = ctx.load_config(Some(&root))?;
+    let mut config = ctx.config(Some(&root));
+    for w in &config.warnings {
+        crate::ui::warn(w);
+    }
     config.ai.primary.clone_from(&args.primary);
     let places = ctx.verifier_places(&root)?;
     let programs = verifiers::discover(&config, &places);

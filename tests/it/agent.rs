@@ -401,11 +401,17 @@ fn user_rules_raise_a_command_and_a_bad_rule_names_the_file() {
     env.vouch(&["check", "--operation", "./scripts/wipe-db.sh --all"])
         .code(1)
         .stdout_has("wipes the database");
+    // A bad rule leaves the whole file out, said on every run (SPEC 3.2);
+    // the repository's rule still applies.
     env.write_config("[[rules]]\npattern = \"-f git\"\ntier = \"high\"\nreason = \"x\"\n");
     env.vouch(&["check", "--", "ls"])
-        .code(2)
+        .code(0)
         .stderr_has("config.toml")
         .stderr_has("the first word must be the program");
+    env.vouch(&["check", "--operation", "./scripts/wipe-db.sh --all"])
+        .code(1)
+        .stderr_has("the first word must be the program")
+        .stdout_has("wipes the database");
 }
 
 #[test]
