@@ -369,7 +369,18 @@ impl<'a> Run<'a> {
                 .ai
                 .as_ref()
                 .and_then(|a| a.provider.clone())
-                .or_else(|| (!self.results.is_empty()).then(|| "programs".to_owned())),
+                // Programs are named only when one of them judged: an AI
+                // verifier that failed is no verifier.
+                .or_else(|| {
+                    self.results
+                        .iter()
+                        .any(|r| {
+                            r.verifier != "ai"
+                                && !r.verifier.starts_with("ai:")
+                                && r.status != verdict::Status::Error
+                        })
+                        .then(|| "programs".to_owned())
+                }),
             verifier_model: self.ai.as_ref().and_then(|a| a.model.clone()),
             tokens_in: self.ai.as_ref().and_then(|a| a.tokens_in),
             tokens_out: self.ai.as_ref().and_then(|a| a.tokens_out),

@@ -224,7 +224,7 @@ fn cases(wire: Wire) -> Vec<Case> {
             vec![text(wire, &verdict("proceed", 0.1).to_string())],
             1,
             "block",
-            3,
+            1,
         ),
         c("truncated", vec![truncated(wire)], 1, "unavailable", 3),
         c("refused", vec![refused(wire)], 1, "unavailable", 1),
