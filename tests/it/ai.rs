@@ -982,3 +982,43 @@ fn a_null_error_field_beside_a_verdict_is_no_error() {
         requests: 1,
     });
 }
+
+#[test]
+fn credentials_in_a_command_reach_neither_the_prompt_nor_the_log_nor_the_review() {
+    let server = LlmServer::start(vec![text(Wire::Anthropic, &issue_block())]);
+    let env = setup(Wire::Anthropic, &server, CONFIG);
+    let secrets = [
+        "hunter2-pg",
+        "hunter2-my",
+        "hunter2-flag",
+        "hunter2-next",
+        "bearer-s3cr3t",
+        "apikey-s3cr3t",
+        "hunter2-basic",
+        "tok-s3cr3t",
+    ];
+    let command = "PGPASSWORD=hunter2-pg psql -c 'drop table t' && mysql -uroot -phunter2-my db \
+        && tool --password=hunter2-flag --password hunter2-next \
+        && curl -H 'Authorization: Bearer bearer-s3cr3t' -H \"X-Api-Key: apikey-s3cr3t\" -u me:hunter2-basic https://x \
+        && DEPLOY_TOKEN=tok-s3cr3t git push --force origin main";
+    let out = env.vouch(&["check", "--verify", "--operation", command]);
+    out.code(1);
+    let mut everything = out.stdout + &out.stderr;
+    everything.push_str(&fs::read_to_string(env.state().join("audit.jsonl")).unwrap());
+    if let Ok(dir) = fs::read_dir(env.state().join("reviews")) {
+        for entry in dir {
+            everything.push_str(&fs::read_to_string(entry.unwrap().path()).unwrap());
+        }
+    }
+    let prompts: String = server.received().iter().map(|r| r.body.clone()).collect();
+    assert!(!prompts.is_empty(), "the verifier was asked");
+    for secret in secrets {
+        assert!(
+            !everything.contains(secret),
+            "{secret} leaked to the log or output"
+        );
+        assert!(!prompts.contains(secret), "{secret} leaked to the prompt");
+    }
+    assert!(prompts.contains("PGPASSWORD=***") && prompts.contains("Bearer ***"));
+    assert_eq!(env.last_audit()["result"], "block");
+}
