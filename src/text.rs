@@ -34,9 +34,185 @@ pub fn hex(bytes: &[u8]) -> String {
         })
 }
 
+/// True for a name that holds a credential: an environment variable
+/// (`PGPASSWORD`, `GITHUB_TOKEN`, `AWS_SECRET_ACCESS_KEY`), a flag
+/// (`--password`, `--api-key`) or a header (`X-Api-Key`).
+fn names_a_credential(name: &str) -> bool {
+    let n = name.to_ascii_uppercase().replace('-', "_");
+    [
+        "TOKEN",
+        "KEY",
+        "SECRET",
+        "PASSWORD",
+        "PASSWD",
+        "PASS",
+        "PWD",
+        "CREDENTIAL",
+        "AUTH",
+        "COOKIE",
+    ]
+    .iter()
+    .any(|w| n.contains(w))
+}
+
+/// Masks the value of every credential-bearing header in `text`
+/// (`Authorization: Bearer abc`, `-H 'X-Api-Key: abc'`, `Cookie: a=b`),
+/// up to the end of the quoted argument or the line. The scheme of an
+/// `Authorization` header stays readable.
+fn mask_headers(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(colon) = rest.find(':') {
+        let before = &rest[..colon];
+        let name_start = before
+            .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
+            .map_or(0, |i| i + 1);
+        let name = &before[name_start..];
+        let after = &rest[colon + 1..];
+        // A header: a name of its own, then a space (`https://`, `host:port` are no headers).
+        let is_header = name.len() >= 3
+            && after.starts_with(' ')
+            && (names_a_credential(name) || name.eq_ignore_ascii_case("authorization"));
+        if !is_header {
+            out.push_str(&rest[..=colon]);
+            rest = after;
+            continue;
+        }
+        out.push_str(&rest[..=colon]);
+        let value = after.trim_start_matches(' ');
+        out.push_str(&after[..after.len() - value.len()]);
+        let end = value.find(['\'', '"', '\n', '\r']).unwrap_or(value.len());
+        let (head, tail) = value.split_at(end);
+        // `Bearer`, `Basic`, `token`: the scheme, when a credential follows it.
+        if let Some((scheme, secret)) = head.split_once(' ')
+            && !secret.trim().is_empty()
+            && scheme.chars().all(|c| c.is_ascii_alphabetic())
+        {
+            out.push_str(scheme);
+            out.push(' ');
+        }
+        if !head.trim().is_empty() {
+            out.push_str("***");
+        }
+        rest = tail;
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Masks credentials in command lines word by word: env assignments
+/// (`PGPASSWORD=x`, `export API_TOKEN="a b"`), credential flags
+/// (`--password=x`, `--password x`, `--token x`), `mysql -px`, and the
+/// password of `-u user:pass` / `--user user:pass`.
+fn mask_words(text: &str) -> String {
+    let mysql = ["mysql", "mysqldump", "mysqladmin", "mariadb"]
+        .iter()
+        .any(|m| {
+            text.split(|c: char| c.is_whitespace() || c == '/')
+                .any(|w| w == *m)
+        });
+    let mut out = String::with_capacity(text.len());
+    // Masking the next word (after `--password`), or words up to a closing quote.
+    let mut mask_next = false;
+    let mut user_next = false;
+    let mut open_quote: Option<char> = None;
+    let mut i = 0;
+    while i < text.len() {
+        let rest = &text[i..];
+        let ws = rest.len() - rest.trim_start().len();
+        if ws > 0 {
+            if open_quote.is_none() {
+                out.push_str(&rest[..ws]);
+            }
+            i += ws;
+            continue;
+        }
+        let len = rest.find(char::is_whitespace).unwrap_or(rest.len());
+        let word = &rest[..len];
+        i += len;
+        if let Some(q) = open_quote {
+            if word.ends_with(q) {
+                open_quote = None;
+                out.push(q);
+            }
+            continue;
+        }
+        if mask_next {
+            mask_next = false;
+            out.push_str(&masked_value(word, &mut open_quote));
+            continue;
+        }
+        if user_next {
+            user_next = false;
+            if let Some((user, _)) = word.split_once(':') {
+                out.push_str(user);
+                out.push_str(":***");
+                continue;
+            }
+        }
+        let bare = word.trim_start_matches(['\'', '"']);
+        let lead = &word[..word.len() - bare.len()];
+        if let Some((name, value)) = bare.split_once('=') {
+            let flag = name.trim_start_matches('-');
+            let is_name = !flag.is_empty()
+                && flag
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+            if is_name && names_a_credential(flag) && !value.is_empty() {
+                out.push_str(lead);
+                out.push_str(name);
+                out.push('=');
+                out.push_str(&masked_value(value, &mut open_quote));
+                continue;
+            }
+            if is_name && flag == "user" && value.contains(':') {
+                let (user, _) = value.split_once(':').expect("it contains `:`");
+                out.push_str(&format!("{lead}{name}={user}:***"));
+                continue;
+            }
+        }
+        if bare.starts_with("--") && names_a_credential(&bare[2..]) && !bare.contains('=') {
+            mask_next = true;
+        } else if bare == "-u" || bare == "--user" {
+            user_next = true;
+        } else if mysql && bare.len() > 2 && bare.starts_with("-p") && !bare.starts_with("--") {
+            out.push_str(lead);
+            out.push_str("-p***");
+            continue;
+        }
+        out.push_str(word);
+    }
+    out
+}
+
+/// `***` for a value, keeping its quotes; a value whose quote does not close
+/// in this word masks the following words up to the closing quote.
+fn masked_value(value: &str, open_quote: &mut Option<char>) -> String {
+    let Some(q) = value.chars().next().filter(|c| *c == '\'' || *c == '"') else {
+        return "***".into();
+    };
+    if value.len() > 1 && value.ends_with(q) {
+        format!("{q}***{q}")
+    } else {
+        *open_quote = Some(q);
+        format!("{q}***")
+    }
+}
+
+/// Masks credentials wherever text may carry them, before any prompt, log
+/// line or review request is written: in URLs (`https://user:token@host`),
+/// headers (`Authorization: Bearer ...`, `X-Api-Key: ...`), env assignments
+/// (`PGPASSWORD=...`, `*_TOKEN=...`), credential flags (`--password ...`,
+/// `mysql -p...`, `curl -u user:pass`), and token-shaped strings (API
+/// keys, access tokens), which become `[REDACTED]`.
+pub fn redact_secrets(text: &str) -> String {
+    let text = mask_words(&mask_headers(text));
+    redact_tokens(&text)
+}
+
 /// Replaces token-shaped strings (API keys, access tokens) with
 /// `[REDACTED]`, and credentials in URLs.
-pub fn redact_secrets(text: &str) -> String {
+fn redact_tokens(text: &str) -> String {
     const PREFIXES: &[&str] = &[
         "sk-",
         "sk_",
@@ -89,6 +265,62 @@ pub fn redact_secrets(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn credentials_in_commands_headers_and_env_assignments_are_masked() {
+        for (input, want) in [
+            ("PGPASSWORD=hunter2 psql -h db", "PGPASSWORD=*** psql -h db"),
+            ("mysql -uroot -phunter2 shop", "mysql -uroot -p*** shop"),
+            ("mkdir -pv dir", "mkdir -pv dir"),
+            (
+                "mysqldump --password=hunter2 shop",
+                "mysqldump --password=*** shop",
+            ),
+            (
+                "pg_dump --password hunter2 shop",
+                "pg_dump --password *** shop",
+            ),
+            (
+                "curl -H 'Authorization: Bearer abc.def' https://x",
+                "curl -H 'Authorization: Bearer ***' https://x",
+            ),
+            (
+                "curl -H \"X-Api-Key: s3cr3t\" https://x",
+                "curl -H \"X-Api-Key: ***\" https://x",
+            ),
+            (
+                "curl -u alice:hunter2 https://x",
+                "curl -u alice:*** https://x",
+            ),
+            (
+                "curl --user=alice:hunter2 https://x",
+                "curl --user=alice:*** https://x",
+            ),
+            ("GITHUB_TOKEN=abc git push", "GITHUB_TOKEN=*** git push"),
+            (
+                "export AWS_SECRET_ACCESS_KEY=abc",
+                "export AWS_SECRET_ACCESS_KEY=***",
+            ),
+            ("env MY_KEY='a b c' run", "env MY_KEY='***' run"),
+            ("DB_PASSWORD=\"x\" tool", "DB_PASSWORD=\"***\" tool"),
+            (
+                "tool --api-key abc --token=def",
+                "tool --api-key *** --token=***",
+            ),
+            (
+                "git push https://u:tok3n@h.com/r.git main",
+                "git push https://***@h.com/r.git main",
+            ),
+            ("echo ghp_0123456789abcdefghij0123", "echo [REDACTED]"),
+            (
+                "git push --force origin main",
+                "git push --force origin main",
+            ),
+            ("git reset --hard HEAD~2", "git reset --hard HEAD~2"),
+        ] {
+            assert_eq!(redact_secrets(input), want, "{input}");
+        }
+    }
 
     #[test]
     fn one_line_strips_control_characters_and_cuts() {

@@ -19,10 +19,10 @@ use crate::config::{Config, ProviderConfig};
 use crate::env::Env;
 use crate::provider::http::Client;
 use crate::provider::{
-    Answer, Ask, Kind, Role, Secret, Unusable, build_request, classify_failure, extract_json,
+    Answer, Ask, Kind, Part, Role, Secret, StopKind, Unusable, build_request, classify_failure,
     parse_response,
 };
-use crate::verdict::{Recommendation, Status, Verdict, VerifierResult, parse_verdict};
+use crate::verdict::{Check, Recommendation, Status, Unread, Verdict, VerifierResult, read_answer};
 
 /// A provider that failed is skipped for this long (circuit breaker).
 pub const BREAKER: Duration = Duration::from_mins(5);
@@ -406,6 +406,24 @@ pub struct AiRun {
     pub cached: bool,
     /// Things to tell the person.
     pub warnings: Vec<String>,
+    /// Every provider asked, in order, and why each one passed over was
+    /// (also the checks of `result`, so that the audit line carries it).
+    pub tried: Vec<Tried>,
+}
+
+/// One provider asked during a run, and what came of it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Tried {
+    /// The provider.
+    pub provider: String,
+    /// The model asked.
+    pub model: String,
+    /// `verdict` (its verdict stands), `unreachable` (no answer: transport
+    /// or HTTP failure) or `unusable` (it answered, but no answer could be
+    /// read as a verdict, the feedback retries included).
+    pub outcome: &'static str,
+    /// Why it was passed over, or the verdict it gave.
+    pub why: String,
 }
 
 /// What one provider said.
@@ -424,7 +442,22 @@ fn feedback(problem: &str) -> String {
     )
 }
 
-/// Asks one provider's `model`, retrying unusable answers with feedback.
+/// What the model said, for the assistant turn of a feedback retry.
+fn said(answer: &Answer) -> String {
+    answer
+        .parts
+        .iter()
+        .map(|p| match p {
+            Part::Text(t) | Part::Tool(t) => t.as_str(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Asks one provider's `model`, retrying answers that hold no usable
+/// verdict with feedback. The first usable verdict stands: a warn or block
+/// is never asked again (SPEC 5.3), and neither is a contradiction (the
+/// cautious reading wins, `Verdict::effective`).
 fn ask(client: &Client, p: &Provider, model: &str, user: &str, config: &Config) -> Attempt {
     let mut turns = vec![(Role::User, user.to_owned())];
     let mut attempt = Attempt {
@@ -464,47 +497,44 @@ fn ask(client: &Client, p: &Provider, model: &str, user: &str, config: &Config) 
         let (answer, usage) = parse_response(p.kind, &reply.body);
         attempt.tokens_in += usage.input.unwrap_or(0);
         attempt.tokens_out += usage.output.unwrap_or(0);
-        let (value, said) = match answer {
-            Err(e @ (Unusable::Refused(_) | Unusable::Blocked(_))) => {
-                attempt.verdict = Err(format!("{}: {e}", p.name));
+        let (unread, said) = match answer {
+            Err(e @ Unusable::Blocked(_)) => {
+                attempt.verdict = Err(e.to_string());
                 return attempt;
             }
-            Err(e @ Unusable::Truncated(_)) => {
-                // Cut at the budget: the same budget would cut it again.
-                budget = budget.saturating_mul(2).min(8192);
-                (Err(e.to_string()), String::new())
-            }
-            Err(e) => (Err(e.to_string()), String::new()),
-            Ok(Answer::Json(v)) => (Ok(v.clone()), v.to_string()),
-            Ok(Answer::Text(t)) => (
-                extract_json(&t).ok_or_else(|| "it is not JSON".to_owned()),
-                t,
+            Err(e) => (
+                Unread {
+                    problem: e.to_string(),
+                    stop: None,
+                },
+                String::new(),
             ),
+            Ok(answer) => match read_answer(&answer) {
+                Ok(v) => {
+                    attempt.verdict = Ok(v);
+                    return attempt;
+                }
+                Err(u) => (u, said(&answer)),
+            },
         };
-        let problem = match value.and_then(|v| parse_verdict(&v).map_err(|p| p.join("; "))) {
-            Ok(v) if v.contradicts_scores() && round < FEEDBACK_RETRIES => format!(
-                "your recommendation `{:?}` contradicts your scores (overall {:.2}: >= 0.7 proceed, < 0.5 block, else warn)",
-                v.recommendation,
-                v.scores.overall()
-            )
-            .to_lowercase(),
-            // After the retries a contradiction stands: the cautious reading wins (verdict.rs).
-            Ok(v) => {
-                attempt.verdict = Ok(v);
-                return attempt;
-            }
-            Err(problem) => problem,
-        };
-        attempt.verdict = Err(format!("{}: {problem}", p.name));
+        attempt.verdict = Err(unread.problem.clone());
+        if !unread.retry() {
+            // A refusal or a safety stop would come again: the next provider.
+            return attempt;
+        }
+        if unread.stop == Some(StopKind::Truncated) {
+            // Cut at the budget: the same budget would cut it again.
+            budget = budget.saturating_mul(2).min(8192);
+        }
         turns.push((
             Role::Assistant,
-            if said.is_empty() {
+            if said.trim().is_empty() {
                 "(no answer)".into()
             } else {
                 said
             },
         ));
-        turns.push((Role::User, feedback(&problem)));
+        turns.push((Role::User, feedback(&unread.problem)));
     }
     attempt
 }
@@ -680,19 +710,21 @@ pub fn verify(
     let Some((p, verdict)) = answered else {
         run.provider = None;
         run.model = None;
-        let mut r = VerifierResult::simple(
-            "ai",
-            Status::Error,
-            format!("no usable verdict: {}", errors.join("; ")),
-            true,
-        );
+        let mut r = VerifierResult::simple("ai", Status::Error, no_verdict(&run.tried), true);
         r.duration_ms = run.latency_ms;
+        r.checks = tried_checks(&run.tried);
         run.result = Some(r);
         return Some(run);
     };
     run.provider = Some(p.name.clone());
     let mut result = result_of(&p.name, &verdict);
     result.duration_ms = run.latency_ms;
+    result.checks = tried_checks(&run.tried);
+    for c in &mut result.checks {
+        if c.message.starts_with("verdict") {
+            c.status = result.status;
+        }
+    }
     if config.ai.cache_secs > 0 {
         cache.insert(
             operation_id.to_owned(),
@@ -707,6 +739,38 @@ pub fn verify(
     }
     run.result = Some(result);
     Some(run)
+}
+
+/// Why no verdict came: "no verifier could be reached" or "verifiers
+/// answered, but no answer was usable", with each provider's reason.
+fn no_verdict(tried: &[Tried]) -> String {
+    let each = tried
+        .iter()
+        .map(|t| format!("{} ({}): {}", t.provider, t.outcome, t.why))
+        .collect::<Vec<_>>()
+        .join("; ");
+    if tried.iter().any(|t| t.outcome == "unusable") {
+        format!("AI verifiers answered, but no answer was a usable verdict: {each}")
+    } else {
+        format!("no AI verifier could be reached: {each}")
+    }
+}
+
+/// The providers tried, as checks of the AI verifier's result.
+fn tried_checks(tried: &[Tried]) -> Vec<Check> {
+    tried
+        .iter()
+        .map(|t| Check {
+            name: format!("{} ({})", t.provider, t.model),
+            status: if t.outcome == "verdict" {
+                Status::Pass
+            } else {
+                Status::Error
+            },
+            message: format!("{}: {}", t.outcome, t.why),
+            details: serde_json::Value::Null,
+        })
+        .collect()
 }
 
 fn same_family_warning(primary: Option<&str>) -> String {
@@ -771,6 +835,12 @@ impl Asker<'_> {
         for p in chain {
             if Instant::now() >= self.deadline {
                 errors.push("the verification time budget ran out".into());
+                self.run.tried.push(Tried {
+                    provider: p.name.clone(),
+                    model: model_of(p),
+                    outcome: "unreachable",
+                    why: "not asked: the verification time budget ran out".into(),
+                });
                 return None;
             }
             let model = model_of(p);
@@ -786,10 +856,32 @@ impl Asker<'_> {
             }
             match attempt.verdict {
                 Ok(v) => {
+                    self.run.tried.push(Tried {
+                        provider: p.name.clone(),
+                        model: model.clone(),
+                        outcome: "verdict",
+                        why: format!(
+                            "{} (the first usable verdict stands)",
+                            v.effective().as_str()
+                        ),
+                    });
                     self.run.model = Some(model);
                     return Some((p, v));
                 }
-                Err(e) => errors.push(e),
+                Err(e) => {
+                    let outcome = if attempt.provider_failed {
+                        "unreachable"
+                    } else {
+                        "unusable"
+                    };
+                    errors.push(format!("{}: {e}", p.name));
+                    self.run.tried.push(Tried {
+                        provider: p.name.clone(),
+                        model,
+                        outcome,
+                        why: e,
+                    });
+                }
             }
         }
         None

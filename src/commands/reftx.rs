@@ -216,7 +216,7 @@ fn nested(ctx: &Ctx) -> bool {
 /// The git command line for people and logs: one line, URLs' credentials
 /// and tokens redacted.
 fn redacted_command(argv: &[String]) -> String {
-    crate::facts::redact_text(&one_line(&shell_words::join(argv), 300))
+    crate::text::redact_secrets(&one_line(&shell_words::join(argv), 300))
 }
 
 /// Remembers an allowed transaction for the git process that runs it:

@@ -13,6 +13,8 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
+pub use crate::verdict::{Answer, Part, StopKind};
+
 /// The wire format a provider speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -329,16 +331,6 @@ impl fmt::Display for Unusable {
     }
 }
 
-/// What a model answered: text to read a verdict from, or a tool call's
-/// input that is the verdict already.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Answer {
-    /// Text (JSON, fenced JSON, or JSON in prose).
-    Text(String),
-    /// A tool call's input object.
-    Json(Value),
-}
-
 fn usage_of(kind: Kind, v: &Value) -> Usage {
     let n = |p: &str| v.pointer(p).and_then(Value::as_u64);
     match kind {
@@ -363,10 +355,14 @@ fn usage_of(kind: Kind, v: &Value) -> Usage {
     }
 }
 
-/// Reads a 200 response body.
+/// Reads a 200 response body into the model's answer: every content
+/// block, candidate, choice and tool call as a part, and the first stop
+/// that makes it unfinished (SPEC 5.3; `verdict::read_answer` reads it).
+/// An error here means the body is not an answer at all.
 pub fn parse_response(kind: Kind, body: &str) -> (Result<Answer, Unusable>, Usage) {
     // OpenRouter pads with keep-alive whitespace.
-    let v: Value = match serde_json::from_str(body.trim_start()) {
+    let body = body.trim_start();
+    let v: Value = match serde_json::from_str(body) {
         Ok(v) => v,
         Err(e) => {
             return (
@@ -376,8 +372,8 @@ pub fn parse_response(kind: Kind, body: &str) -> (Result<Answer, Unusable>, Usag
         }
     };
     let usage = usage_of(kind, &v);
-    // OpenRouter can report an error inside a 200.
-    if let Some(err) = v.get("error") {
+    // OpenRouter can report an error inside a 200; `"error": null` is none.
+    if let Some(err) = v.get("error").filter(|e| !e.is_null()) {
         let msg = err
             .get("message")
             .and_then(Value::as_str)
@@ -389,141 +385,254 @@ pub fn parse_response(kind: Kind, body: &str) -> (Result<Answer, Unusable>, Usag
         );
     }
     let answer = match kind {
-        Kind::Anthropic => anthropic_answer(&v),
+        Kind::Anthropic => anthropic_answer(&v, body),
         Kind::Openai | Kind::OpenaiCompatible => openai_answer(&v),
-        Kind::Google => google_answer(&v),
+        Kind::Google => google_answer(&v, body),
     };
     (answer, usage)
 }
 
-fn non_empty(text: String) -> Result<Answer, Unusable> {
-    if text.trim().is_empty() {
-        Err(Unusable::Empty)
+/// The raw JSON text of every outermost object under `"key":` in `body`,
+/// in order: a tool call's input as the model wrote it, duplicate keys
+/// and all (a parsed `Value` keeps only the last of two).
+fn raw_objects_under(body: &str, key: &str) -> Vec<String> {
+    let needle = format!("\"{key}\"");
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(at) = body[from..].find(&needle) {
+        let start = from + at;
+        from = start + needle.len();
+        if body[..start].ends_with('\\') {
+            continue;
+        }
+        let rest = body[from..].trim_start();
+        let Some(rest) = rest.strip_prefix(':') else {
+            continue;
+        };
+        let rest = rest.trim_start();
+        if !rest.starts_with('{') {
+            continue;
+        }
+        let offset = body.len() - rest.len();
+        let mut stream = serde_json::Deserializer::from_str(rest).into_iter::<Value>();
+        if let Some(Ok(Value::Object(_))) = stream.next() {
+            let end = offset + stream.byte_offset();
+            out.push(body[offset..end].to_owned());
+            from = end;
+        }
+    }
+    out
+}
+
+/// Tool inputs as raw text: from the body when every one was found there,
+/// else as parsed.
+fn tool_parts(parsed: Vec<&Value>, raw: Vec<String>) -> Vec<Part> {
+    if raw.len() == parsed.len() {
+        raw.into_iter().map(Part::Tool).collect()
     } else {
-        Ok(Answer::Text(text))
+        parsed
+            .into_iter()
+            .map(|v| match v {
+                Value::String(s) => Part::Tool(s.clone()),
+                other => Part::Tool(other.to_string()),
+            })
+            .collect()
     }
 }
 
-fn anthropic_answer(v: &Value) -> Result<Answer, Unusable> {
+/// Keeps the most serious stop: a refusal or safety stop over a truncation.
+fn note_stop(stop: &mut Option<(StopKind, String)>, kind: StopKind, why: String) {
+    let serious = |k: StopKind| !matches!(k, StopKind::Truncated);
+    match stop {
+        Some((k, _)) if serious(*k) || !serious(kind) => {}
+        _ => *stop = Some((kind, why)),
+    }
+}
+
+fn anthropic_answer(v: &Value, body: &str) -> Result<Answer, Unusable> {
+    let mut answer = Answer::default();
     let stop = v.get("stop_reason").and_then(Value::as_str).unwrap_or("");
-    if stop == "refusal" {
-        let why = v
-            .pointer("/stop_details/explanation")
-            .and_then(Value::as_str)
-            .unwrap_or("stop_reason refusal");
-        return Err(Unusable::Refused(why.to_owned()));
+    match stop {
+        "refusal" => {
+            let why = v
+                .pointer("/stop_details/explanation")
+                .and_then(Value::as_str)
+                .unwrap_or("stop_reason refusal");
+            note_stop(&mut answer.stop, StopKind::Refused, why.to_owned());
+        }
+        "max_tokens" | "model_context_window_exceeded" | "pause_turn" => {
+            note_stop(
+                &mut answer.stop,
+                StopKind::Truncated,
+                format!("stop_reason {stop}"),
+            );
+        }
+        _ => {}
     }
     let Some(blocks) = v.get("content").and_then(Value::as_array) else {
+        if answer.stop.is_some() {
+            return Ok(answer);
+        }
         return Err(Unusable::Malformed("no `content` list".into()));
     };
-    if let Some(input) = blocks
+    let inputs: Vec<&Value> = blocks
         .iter()
-        .find(|b| b.get("type").and_then(Value::as_str) == Some("tool_use"))
-        .and_then(|b| b.get("input"))
-    {
-        return Ok(Answer::Json(input.clone()));
-    }
-    if matches!(stop, "max_tokens" | "model_context_window_exceeded") {
-        return Err(Unusable::Truncated(format!("stop_reason {stop}")));
-    }
-    let text: String = blocks
-        .iter()
-        .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
-        .filter_map(|b| b.get("text").and_then(Value::as_str))
+        .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_use"))
+        .filter_map(|b| b.get("input"))
         .collect();
-    non_empty(text)
+    let mut tools = tool_parts(inputs, raw_objects_under(body, "input")).into_iter();
+    for b in blocks {
+        match b.get("type").and_then(Value::as_str) {
+            Some("text") => {
+                if let Some(t) = b.get("text").and_then(Value::as_str) {
+                    answer.parts.push(Part::Text(t.to_owned()));
+                }
+            }
+            Some("tool_use") if b.get("input").is_some() => {
+                answer.parts.extend(tools.next());
+            }
+            _ => {}
+        }
+    }
+    Ok(answer)
 }
 
 fn openai_answer(v: &Value) -> Result<Answer, Unusable> {
-    let Some(choice) = v.pointer("/choices/0") else {
+    let Some(choices) = v.get("choices").and_then(Value::as_array) else {
         return Err(Unusable::Malformed("no `choices`".into()));
     };
-    if let Some(refusal) = choice.pointer("/message/refusal").and_then(Value::as_str) {
-        return Err(Unusable::Refused(refusal.to_owned()));
-    }
-    match choice.get("finish_reason").and_then(Value::as_str) {
-        Some("length") => return Err(Unusable::Truncated("finish_reason length".into())),
-        Some("content_filter") => {
-            return Err(Unusable::Blocked("finish_reason content_filter".into()));
+    let mut answer = Answer::default();
+    for choice in choices {
+        if let Some(refusal) = choice.pointer("/message/refusal").and_then(Value::as_str) {
+            note_stop(&mut answer.stop, StopKind::Refused, refusal.to_owned());
         }
-        _ => {}
+        match choice.get("finish_reason").and_then(Value::as_str) {
+            Some("length") => note_stop(
+                &mut answer.stop,
+                StopKind::Truncated,
+                "finish_reason length".into(),
+            ),
+            Some("content_filter") => note_stop(
+                &mut answer.stop,
+                StopKind::Safety,
+                "finish_reason content_filter".into(),
+            ),
+            _ => {}
+        }
+        match choice.pointer("/message/content") {
+            Some(Value::String(t)) => answer.parts.push(Part::Text(t.clone())),
+            // Some compatible servers send content parts.
+            Some(Value::Array(items)) => {
+                for item in items {
+                    if item.get("type").and_then(Value::as_str) == Some("refusal") {
+                        let why = item.get("refusal").and_then(Value::as_str).unwrap_or("");
+                        note_stop(&mut answer.stop, StopKind::Refused, why.to_owned());
+                    } else if let Some(t) = item.get("text").and_then(Value::as_str) {
+                        answer.parts.push(Part::Text(t.to_owned()));
+                    }
+                }
+            }
+            _ => {}
+        }
+        for call in choice
+            .pointer("/message/tool_calls")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            match call.pointer("/function/arguments") {
+                Some(Value::String(args)) => answer.parts.push(Part::Tool(args.clone())),
+                Some(other) => answer.parts.push(Part::Tool(other.to_string())),
+                None => {}
+            }
+        }
     }
-    if let Some(args) = choice
-        .pointer("/message/tool_calls/0/function/arguments")
+    Ok(answer)
+}
+
+/// Gemini finish reasons of a safety system (the answer was stopped).
+const GEMINI_SAFETY: &[&str] = &[
+    "SAFETY",
+    "RECITATION",
+    "PROHIBITED_CONTENT",
+    "BLOCKLIST",
+    "SPII",
+    "IMAGE_SAFETY",
+    "IMAGE_PROHIBITED_CONTENT",
+    "IMAGE_RECITATION",
+    "MODEL_ARMOR",
+];
+
+fn google_answer(v: &Value, body: &str) -> Result<Answer, Unusable> {
+    let mut answer = Answer::default();
+    if let Some(why) = v
+        .pointer("/promptFeedback/blockReason")
         .and_then(Value::as_str)
     {
-        return non_empty(args.to_owned());
+        note_stop(
+            &mut answer.stop,
+            StopKind::Safety,
+            format!("promptFeedback.blockReason {why}"),
+        );
     }
-    non_empty(
-        choice
-            .pointer("/message/content")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_owned(),
-    )
-}
-
-fn google_answer(v: &Value) -> Result<Answer, Unusable> {
-    let Some(candidate) = v.pointer("/candidates/0") else {
-        let why = v
-            .pointer("/promptFeedback/blockReason")
-            .and_then(Value::as_str)
-            .unwrap_or("no candidates");
-        return Err(Unusable::Blocked(why.to_owned()));
-    };
-    match candidate.get("finishReason").and_then(Value::as_str) {
-        Some(
-            r @ ("SAFETY" | "PROHIBITED_CONTENT" | "BLOCKLIST" | "SPII" | "RECITATION"
-            | "MODEL_ARMOR"),
-        ) => {
-            return Err(Unusable::Blocked(format!("finishReason {r}")));
-        }
-        Some("MAX_TOKENS") => return Err(Unusable::Truncated("finishReason MAX_TOKENS".into())),
-        _ => {}
-    }
-    let text: String = candidate
-        .pointer("/content/parts")
+    let candidates = v
+        .get("candidates")
         .and_then(Value::as_array)
-        .map(|parts| {
-            parts
-                .iter()
-                .filter(|p| p.get("thought").and_then(Value::as_bool) != Some(true))
-                .filter_map(|p| p.get("text").and_then(Value::as_str))
-                .collect()
-        })
+        .map(Vec::as_slice)
         .unwrap_or_default();
-    non_empty(text)
-}
-
-/// Finds the verdict object in an answer's text: the whole text, a fenced
-/// block, or the outermost braces inside prose.
-pub fn extract_json(text: &str) -> Option<Value> {
-    let trimmed = text.trim();
-    if let Ok(v @ Value::Object(_)) = serde_json::from_str(trimmed) {
-        return Some(v);
+    if candidates.is_empty() {
+        return Err(Unusable::Blocked(
+            answer
+                .stop
+                .map_or_else(|| "no candidates".to_owned(), |(_, why)| why),
+        ));
     }
-    let mut rest = trimmed;
-    while let Some(start) = rest.find("```") {
-        let after = &rest[start + 3..];
-        let body_start = after.find('\n').map_or(0, |i| i + 1);
-        let Some(end) = after[body_start..].find("```") else {
-            break;
-        };
-        if let Ok(v @ Value::Object(_)) =
-            serde_json::from_str(after[body_start..body_start + end].trim())
+    let mut calls = Vec::new();
+    for candidate in candidates {
+        for part in candidate
+            .pointer("/content/parts")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
         {
-            return Some(v);
+            if let Some(args) = part.pointer("/functionCall/args") {
+                calls.push(args);
+            }
         }
-        rest = &after[body_start + end + 3..];
     }
-    let (start, end) = (trimmed.find('{')?, trimmed.rfind('}')?);
-    if end <= start {
-        return None;
+    let mut tools = tool_parts(calls, raw_objects_under(body, "args")).into_iter();
+    for candidate in candidates {
+        match candidate.get("finishReason").and_then(Value::as_str) {
+            None | Some("STOP" | "FINISH_REASON_UNSPECIFIED") => {}
+            Some(r) if GEMINI_SAFETY.contains(&r) => note_stop(
+                &mut answer.stop,
+                StopKind::Safety,
+                format!("finishReason {r}"),
+            ),
+            // MAX_TOKENS, MALFORMED_FUNCTION_CALL, OTHER, ...: not a finished answer.
+            Some(r) => note_stop(
+                &mut answer.stop,
+                StopKind::Truncated,
+                format!("finishReason {r}"),
+            ),
+        }
+        for part in candidate
+            .pointer("/content/parts")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            if part.get("thought").and_then(Value::as_bool) == Some(true) {
+                continue;
+            }
+            if part.pointer("/functionCall/args").is_some() {
+                answer.parts.extend(tools.next());
+            } else if let Some(t) = part.get("text").and_then(Value::as_str) {
+                answer.parts.push(Part::Text(t.to_owned()));
+            }
+        }
     }
-    match serde_json::from_str(&trimmed[start..=end]) {
-        Ok(v @ Value::Object(_)) => Some(v),
-        _ => None,
-    }
+    Ok(answer)
 }
 
 /// A failed HTTP exchange, classified.

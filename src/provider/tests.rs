@@ -93,12 +93,20 @@ fn text(kind: Kind, body: &serde_json::Value) -> Result<Answer, Unusable> {
     parse_response(kind, &body.to_string()).0
 }
 
+fn parts(answer: Result<Answer, Unusable>) -> Vec<Part> {
+    answer.unwrap().parts
+}
+
+fn stop(answer: Result<Answer, Unusable>) -> Option<StopKind> {
+    answer.unwrap().stop.map(|(k, _)| k)
+}
+
 #[test]
 fn anthropic_answers() {
     let ok = json!({"content": [{"type": "text", "text": VERDICT}], "stop_reason": "end_turn",
                     "usage": {"input_tokens": 10, "output_tokens": 20}});
     let (answer, usage) = parse_response(Kind::Anthropic, &ok.to_string());
-    assert_eq!(answer.unwrap(), Answer::Text(VERDICT.into()));
+    assert_eq!(parts(answer), [Part::Text(VERDICT.into())]);
     assert_eq!(
         usage,
         Usage {
@@ -106,53 +114,59 @@ fn anthropic_answers() {
             output: Some(20)
         }
     );
-    let tool = json!({"content": [{"type": "tool_use", "name": "v", "input": {"a": 1}}], "stop_reason": "tool_use"});
+    let tool = json!({"content": [{"type": "text", "text": "t"}, {"type": "tool_use", "name": "v", "input": {"a": 1}}], "stop_reason": "tool_use"});
     assert_eq!(
-        text(Kind::Anthropic, &tool).unwrap(),
-        Answer::Json(json!({"a": 1}))
+        parts(text(Kind::Anthropic, &tool)),
+        [Part::Text("t".into()), Part::Tool(r#"{"a":1}"#.into())],
+        "every block is a part, in order"
     );
     let refused = json!({"content": [], "stop_reason": "refusal"});
-    assert!(matches!(
-        text(Kind::Anthropic, &refused),
-        Err(Unusable::Refused(_))
-    ));
-    let cut = json!({"content": [{"type": "text", "text": "{\"verified\": tr"}], "stop_reason": "max_tokens"});
-    assert!(matches!(
-        text(Kind::Anthropic, &cut),
-        Err(Unusable::Truncated(_))
-    ));
+    assert_eq!(
+        stop(text(Kind::Anthropic, &refused)),
+        Some(StopKind::Refused)
+    );
+    let cut =
+        json!({"content": [{"type": "tool_use", "input": {"a": 1}}], "stop_reason": "max_tokens"});
+    assert_eq!(
+        stop(text(Kind::Anthropic, &cut)),
+        Some(StopKind::Truncated),
+        "a tool input read at max_tokens is cut too"
+    );
     let empty = json!({"content": [], "stop_reason": "end_turn"});
-    assert_eq!(text(Kind::Anthropic, &empty), Err(Unusable::Empty));
+    assert_eq!(parts(text(Kind::Anthropic, &empty)), []);
+    // A duplicate key in a tool input is kept as the model wrote it.
+    let raw = r#"{"content":[{"type":"tool_use","id":"t","name":"v","input":{"recommendation":"block","recommendation":"proceed"}}],"stop_reason":"tool_use"}"#;
+    assert_eq!(
+        parse_response(Kind::Anthropic, raw).0.unwrap().parts,
+        [Part::Tool(
+            r#"{"recommendation":"block","recommendation":"proceed"}"#.into()
+        )]
+    );
 }
 
 #[test]
 fn openai_answers() {
     let ok = json!({"choices": [{"message": {"content": VERDICT, "refusal": null}, "finish_reason": "stop"}],
                     "usage": {"prompt_tokens": 5, "completion_tokens": 6}});
-    assert_eq!(
-        text(Kind::Openai, &ok).unwrap(),
-        Answer::Text(VERDICT.into())
-    );
+    assert_eq!(parts(text(Kind::Openai, &ok)), [Part::Text(VERDICT.into())]);
     let refused = json!({"choices": [{"message": {"content": null, "refusal": "I can't help"}, "finish_reason": "stop"}]});
-    assert!(matches!(
-        text(Kind::Openai, &refused),
-        Err(Unusable::Refused(_))
-    ));
+    assert_eq!(stop(text(Kind::Openai, &refused)), Some(StopKind::Refused));
     let cut = json!({"choices": [{"message": {"content": ""}, "finish_reason": "length"}]});
-    assert!(matches!(
-        text(Kind::Openai, &cut),
-        Err(Unusable::Truncated(_))
-    ));
+    assert_eq!(stop(text(Kind::Openai, &cut)), Some(StopKind::Truncated));
     let filtered =
         json!({"choices": [{"message": {"content": ""}, "finish_reason": "content_filter"}]});
-    assert!(matches!(
-        text(Kind::Openai, &filtered),
-        Err(Unusable::Blocked(_))
-    ));
-    let tool = json!({"choices": [{"message": {"tool_calls": [{"function": {"arguments": VERDICT}}]}, "finish_reason": "tool_calls"}]});
+    assert_eq!(stop(text(Kind::Openai, &filtered)), Some(StopKind::Safety));
+    let tool = json!({"choices": [
+        {"message": {"tool_calls": [{"function": {"arguments": VERDICT}}, {"function": {"arguments": "{}"}}]}, "finish_reason": "tool_calls"},
+        {"message": {"content": "second choice"}, "finish_reason": "stop"}]});
     assert_eq!(
-        text(Kind::Openai, &tool).unwrap(),
-        Answer::Text(VERDICT.into())
+        parts(text(Kind::Openai, &tool)),
+        [
+            Part::Tool(VERDICT.into()),
+            Part::Tool("{}".into()),
+            Part::Text("second choice".into())
+        ],
+        "every tool call of every choice"
     );
     let padded = format!("\n\n  {ok}");
     assert!(
@@ -164,6 +178,12 @@ fn openai_answers() {
         text(Kind::OpenaiCompatible, &error_in_200),
         Err(Unusable::Malformed(_))
     ));
+    let null_error = json!({"choices": [{"message": {"content": VERDICT}, "finish_reason": "stop"}], "error": null});
+    assert_eq!(
+        parts(text(Kind::Openai, &null_error)),
+        [Part::Text(VERDICT.into())],
+        "`\"error\": null` is no error"
+    );
 }
 
 #[test]
@@ -174,8 +194,8 @@ fn google_answers() {
         "usageMetadata": {"promptTokenCount": 3, "candidatesTokenCount": 4, "thoughtsTokenCount": 5}});
     let (answer, usage) = parse_response(Kind::Google, &ok.to_string());
     assert_eq!(
-        answer.unwrap(),
-        Answer::Text(VERDICT.into()),
+        parts(answer),
+        [Part::Text(VERDICT.into())],
         "thought parts are skipped"
     );
     assert_eq!(usage.output, Some(9));
@@ -184,29 +204,33 @@ fn google_answers() {
         text(Kind::Google, &blocked),
         Err(Unusable::Blocked(_))
     ));
-    let unsafe_answer = json!({"candidates": [{"content": {}, "finishReason": "SAFETY"}]});
-    assert!(matches!(
-        text(Kind::Google, &unsafe_answer),
-        Err(Unusable::Blocked(_))
-    ));
+    for reason in [
+        "SAFETY",
+        "IMAGE_SAFETY",
+        "PROHIBITED_CONTENT",
+        "BLOCKLIST",
+        "SPII",
+        "RECITATION",
+    ] {
+        let stopped = json!({"candidates": [{"content": {"parts": [{"text": VERDICT}]}, "finishReason": reason}]});
+        assert_eq!(
+            stop(text(Kind::Google, &stopped)),
+            Some(StopKind::Safety),
+            "{reason}"
+        );
+    }
+    let feedback = json!({"candidates": [{"content": {"parts": [{"text": VERDICT}]}, "finishReason": "STOP"}],
+                          "promptFeedback": {"blockReason": "OTHER"}});
+    assert_eq!(stop(text(Kind::Google, &feedback)), Some(StopKind::Safety));
     let cut = json!({"candidates": [{"content": {}, "finishReason": "MAX_TOKENS"}]});
-    assert!(matches!(
-        text(Kind::Google, &cut),
-        Err(Unusable::Truncated(_))
-    ));
-    let empty = json!({"candidates": [{"content": {}, "finishReason": "STOP"}]});
-    assert_eq!(text(Kind::Google, &empty), Err(Unusable::Empty));
-}
-
-#[test]
-fn verdict_json_is_found_in_fences_and_prose() {
-    assert!(extract_json(VERDICT).is_some());
-    assert!(extract_json(&format!("```json\n{VERDICT}\n```")).is_some());
-    assert!(extract_json(&format!("Here is my assessment:\n{VERDICT}\nThanks.")).is_some());
-    assert!(extract_json("no json at all").is_none());
-    assert!(
-        extract_json("{\"verified\": true, \"conf").is_none(),
-        "a body cut mid-JSON"
+    assert_eq!(stop(text(Kind::Google, &cut)), Some(StopKind::Truncated));
+    let two = json!({"candidates": [
+        {"content": {"parts": [{"text": "a"}]}, "finishReason": "STOP"},
+        {"content": {"parts": [{"functionCall": {"name": "v", "args": {"b": 2}}}]}, "finishReason": "STOP"}]});
+    assert_eq!(
+        parts(text(Kind::Google, &two)),
+        [Part::Text("a".into()), Part::Tool(r#"{"b":2}"#.into())],
+        "every candidate"
     );
 }
 

@@ -7,7 +7,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use crate::support::TestEnv;
-use crate::support::llm::{LlmServer, Reply, ok, status};
+use crate::support::llm::{LlmServer, Piece, Reply, Wire, envelope, ok, status};
 
 /// Unusable verdicts refuse (instead of the default "allow with a warning"
 /// when headless), so a test can tell "proceed" from "unavailable".
@@ -16,13 +16,6 @@ const CONFIG: &str = "[on_unavailable]\ncritical = \"block\"\nhigh = \"block\"\n
 const ANTHROPIC_KEY: &str = "sk-ant-TESTKEY-ANTHROPIC-0123456789";
 const GEMINI_KEY: &str = "AIzaTESTKEY-GEMINI-0123456789";
 const OPENAI_KEY: &str = "sk-TESTKEY-OPENAI-0123456789";
-
-#[derive(Clone, Copy, Debug)]
-enum Wire {
-    Anthropic,
-    Openai,
-    Google,
-}
 
 fn verdict(rec: &str, score: f64) -> Value {
     json!({"verified": true, "confidence": 0.9, "concerns": ["c-1"], "recommendation": rec,
@@ -224,7 +217,7 @@ fn cases(wire: Wire) -> Vec<Case> {
             vec![text(wire, &verdict("proceed", 0.1).to_string())],
             1,
             "block",
-            3,
+            1,
         ),
         c("truncated", vec![truncated(wire)], 1, "unavailable", 3),
         c("refused", vec![refused(wire)], 1, "unavailable", 1),
@@ -674,4 +667,359 @@ fn keys_in_a_user_config_others_can_read_draw_a_warning() {
     fs::set_permissions(env.config_path(), fs::Permissions::from_mode(0o600)).unwrap();
     let out = env.vouch(&["status"]);
     assert!(!out.stdout.contains("chmod 600"), "{}", out.stdout);
+}
+
+/// One case of `fixtures/verdicts/cases.toml`.
+#[derive(Debug, serde::Deserialize)]
+struct Shape {
+    name: String,
+    text: Option<String>,
+    tool: Option<String>,
+    #[serde(default)]
+    parts: Vec<ShapePart>,
+    stop: Option<String>,
+    expect: String,
+    why: String,
+}
+
+#[derive(Debug, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum ShapePart {
+    Text(String),
+    Tool(String),
+}
+
+impl Shape {
+    fn pieces(&self) -> Vec<Piece> {
+        let mut out: Vec<Piece> = self
+            .text
+            .iter()
+            .map(|t| Piece::Text(t.clone()))
+            .chain(self.tool.iter().map(|t| Piece::Tool(t.clone())))
+            .collect();
+        out.extend(self.parts.iter().map(|p| match p {
+            ShapePart::Text(t) => Piece::Text(t.clone()),
+            ShapePart::Tool(t) => Piece::Tool(t.clone()),
+        }));
+        out
+    }
+
+    /// Exit code, audit `result` and requests at the server it must lead to
+    /// (headless, with unavailable refused by `CONFIG`).
+    fn expected(&self) -> (i32, &'static str, usize) {
+        match self.expect.as_str() {
+            "proceed" => (0, "proceed", 1),
+            "warn" => (1, "warn", 1),
+            "block" => (1, "block", 1),
+            // A refusal or a safety stop is not asked again; anything else
+            // gets its two feedback retries.
+            "unusable" => match self.stop.as_deref() {
+                Some("refused" | "safety") => (1, "unavailable", 1),
+                _ => (1, "unavailable", 3),
+            },
+            other => panic!("{}: unknown expectation {other}", self.name),
+        }
+    }
+}
+
+fn shapes() -> Vec<Shape> {
+    #[derive(serde::Deserialize)]
+    struct Cases {
+        case: Vec<Shape>,
+    }
+    let text = include_str!("../../fixtures/verdicts/cases.toml");
+    toml::from_str::<Cases>(text).unwrap().case
+}
+
+/// The variable holding `wire`'s base URL, and its value for `server`.
+fn base_var(wire: Wire, server: &LlmServer) -> (&'static str, String) {
+    match wire {
+        Wire::Anthropic => ("ANTHROPIC_BASE_URL", server.url.clone()),
+        Wire::Openai => ("OPENAI_BASE_URL", format!("{}/v1", server.url)),
+        Wire::Google => ("GOOGLE_GEMINI_BASE_URL", server.url.clone()),
+    }
+}
+
+fn point_at(env: &mut TestEnv, wire: Wire, server: &LlmServer) {
+    let (var, url) = base_var(wire, server);
+    env.extra_env.retain(|(k, _)| k != var);
+    env.extra_env.push((var.to_owned(), url));
+}
+
+/// Every verdict shape of `fixtures/verdicts/` through `wire`'s real
+/// envelope: the decision, the audit `result` and the requests made. Most
+/// go through `vouch check --verify` on the same force push (one process,
+/// the real HTTP client and parsing, the audit line); every refused shape
+/// in six also through `git push` and the pre-push hook end to end.
+fn replay(wire: Wire) {
+    let config = format!("{CONFIG}cache_secs = 0\n");
+    let first = LlmServer::start(vec![text(wire, &proceed())]);
+    let mut env = setup(wire, &first, &config);
+    let mut failures = Vec::new();
+    for (i, shape) in shapes().iter().enumerate() {
+        let server = LlmServer::start(vec![envelope(wire, &shape.pieces(), shape.stop.as_deref())]);
+        point_at(&mut env, wire, &server);
+        let (code, result, requests) = shape.expected();
+        let end_to_end = code == 1 && i % 6 == 0;
+        let out = if end_to_end {
+            env.push(&["--force", "origin", "main"])
+        } else {
+            env.vouch(&[
+                "check", "--verify", "--", "git", "push", "--force", "origin", "main",
+            ])
+        };
+        let record = env.last_audit();
+        let got = (
+            out.code,
+            record["result"].as_str().unwrap_or("?").to_owned(),
+            server.count(),
+        );
+        if got != (code, result.to_owned(), requests) {
+            failures.push(format!(
+                "{wire:?} {} [{}]: got exit {}, result {}, {} request(s); want {code}, {result}, {requests} ({})\n{}",
+                shape.name,
+                if end_to_end { "pre-push" } else { "check" },
+                got.0,
+                got.1,
+                got.2,
+                shape.why,
+                out.stderr.lines().take(12).collect::<Vec<_>>().join("\n")
+            ));
+        }
+        if !end_to_end {
+            assert_eq!(
+                record["hook"], "check",
+                "{}: the check's own line",
+                shape.name
+            );
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+#[test]
+fn every_verdict_shape_through_the_anthropic_envelope() {
+    replay(Wire::Anthropic);
+}
+
+#[test]
+fn every_verdict_shape_through_the_openai_envelope() {
+    replay(Wire::Openai);
+}
+
+#[test]
+fn every_verdict_shape_through_the_gemini_envelope() {
+    replay(Wire::Google);
+}
+
+/// The answer of the issue: a real model blocking a force push says it is
+/// not verified.
+fn issue_block() -> String {
+    json!({"verified": false, "confidence": 0.9, "concerns": ["commits would be destroyed on a shared branch"],
+           "recommendation": "block", "reasoning": "Rewriting main destroys shared history.",
+           "scores": {"recoverability": 0.2, "blast_radius": 0.2, "intent_fit": 0.2, "safeguards": 0.2}})
+    .to_string()
+}
+
+/// Three providers with keys, each at its own server; the default config
+/// (unavailable allowed with a warning, as for a new user).
+fn three_providers(anthropic: &LlmServer, openai: &LlmServer, google: &LlmServer) -> TestEnv {
+    let mut env = TestEnv::new();
+    env.extra_env.extend([
+        ("ANTHROPIC_BASE_URL".to_owned(), anthropic.url.clone()),
+        ("ANTHROPIC_API_KEY".to_owned(), ANTHROPIC_KEY.to_owned()),
+        ("OPENAI_BASE_URL".to_owned(), format!("{}/v1", openai.url)),
+        ("OPENAI_API_KEY".to_owned(), OPENAI_KEY.to_owned()),
+        ("GOOGLE_GEMINI_BASE_URL".to_owned(), google.url.clone()),
+        ("GEMINI_API_KEY".to_owned(), GEMINI_KEY.to_owned()),
+    ]);
+    env.write_config("[ai]\ntimeout_secs = 2\nconnect_timeout_secs = 2\n");
+    env.install();
+    env.rewind(1);
+    env
+}
+
+#[test]
+fn a_force_push_every_provider_blocks_with_verified_false_is_refused_after_one_request() {
+    let anthropic = LlmServer::start(vec![text(Wire::Anthropic, &issue_block())]);
+    let openai = LlmServer::start(vec![text(Wire::Openai, &issue_block())]);
+    let google = LlmServer::start(vec![text(Wire::Google, &issue_block())]);
+    let env = three_providers(&anthropic, &openai, &google);
+    let out = env.push(&["--force", "origin", "main"]);
+    out.code(1).stderr_has("refused");
+    assert!(!out.stderr.contains("not verified"), "{}", out.stderr);
+    let record = env.last_audit();
+    assert_eq!(record["result"], "block");
+    assert_eq!(record["decision"], "refused");
+    assert_eq!(record["retries"], 0, "a block is never asked again");
+    let counts = [anthropic.count(), openai.count(), google.count()];
+    assert!(counts.iter().all(|c| *c <= 1), "{counts:?}");
+    assert_eq!(
+        counts.iter().sum::<usize>(),
+        1,
+        "the first usable verdict stands: {counts:?}"
+    );
+    assert_eq!(env.remote_ref("main"), Some(env.rev(&env.work, "HEAD@{1}")));
+}
+
+#[test]
+fn a_first_provider_blocking_is_never_outvoted_by_a_second_ready_to_proceed() {
+    let anthropic = LlmServer::start(vec![text(Wire::Anthropic, &issue_block())]);
+    let openai = LlmServer::start(vec![text(Wire::Openai, &proceed())]);
+    let google = LlmServer::start(vec![text(Wire::Google, &proceed())]);
+    let mut env = three_providers(&anthropic, &openai, &google);
+    // The proposer is Gemini: Anthropic judges first, OpenAI is next in line.
+    env.extra_env
+        .push(("VOUCH_PRIMARY".into(), "gemini-2.5-pro".into()));
+    env.push(&["--force", "origin", "main"]).code(1);
+    let record = env.last_audit();
+    assert_eq!(record["result"], "block");
+    assert_eq!(record["verifier_provider"], "anthropic");
+    assert_eq!(anthropic.count(), 1);
+    assert_eq!(openai.count(), 0, "the second provider is not asked");
+    assert_eq!(google.count(), 0);
+}
+
+#[test]
+fn providers_passed_over_are_named_with_their_reasons_and_unusable_is_not_unreachable() {
+    // Anthropic cannot be reached; OpenAI answers, but never a verdict.
+    let anthropic = LlmServer::start(vec![status(
+        401,
+        error_body(Wire::Anthropic, 401, "invalid x-api-key"),
+    )]);
+    let openai = LlmServer::start(vec![text(Wire::Openai, "Looks fine to me!")]);
+    let google = LlmServer::start(vec![text(Wire::Google, &proceed())]);
+    let mut env = three_providers(&anthropic, &openai, &google);
+    env.extra_env
+        .push(("VOUCH_PRIMARY".into(), "gemini-2.5-pro".into()));
+    // Only the proposer's family is left, and it is not asked before the others gave up.
+    let out = env.push(&["--force", "origin", "main"]);
+    let record = env.last_audit();
+    let ai = record["verifiers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|v| v["verifier"].as_str().unwrap().starts_with("ai"))
+        .unwrap_or_else(|| panic!("{record}\n{}", out.stderr))
+        .clone();
+    let checks = ai["checks"].to_string();
+    assert!(checks.contains("anthropic (claude-haiku-4-5)"), "{checks}");
+    assert!(
+        checks.contains("unreachable: anthropic rejected the API key"),
+        "{checks}"
+    );
+    assert!(checks.contains("openai (gpt-4.1-mini)"), "{checks}");
+    assert!(
+        checks.contains("unusable: it holds no JSON verdict object"),
+        "{checks}"
+    );
+    assert_eq!(
+        openai.count(),
+        3,
+        "an unusable answer gets its feedback retries"
+    );
+    // The proposer's own family answered last, as a last resort.
+    assert_eq!(record["verifier_provider"], "google");
+    assert_eq!(record["result"], "proceed");
+    out.code(0);
+}
+
+#[test]
+fn answered_but_unusable_is_told_apart_from_unreachable_and_names_no_verifier() {
+    // Answered, never usable: the default config allows with a warning that says so.
+    let server = LlmServer::start(vec![text(Wire::Anthropic, "I think it's fine.")]);
+    let env = setup(
+        Wire::Anthropic,
+        &server,
+        "[ai]\ntimeout_secs = 2\nconnect_timeout_secs = 2\n",
+    );
+    let out = env.push(&["--force", "origin", "main"]);
+    let record = env.last_audit();
+    assert_eq!(record["result"], "unavailable");
+    assert_eq!(
+        record["verifier_provider"],
+        Value::Null,
+        "no verifier answered usably"
+    );
+    let warnings = record["warnings"].to_string();
+    assert!(
+        warnings.contains("answered, but no answer was a usable verdict")
+            && warnings.contains("anthropic (unusable)"),
+        "{warnings}\n{}",
+        out.stderr
+    );
+    // Not reached at all.
+    let down = LlmServer::start(vec![status(
+        401,
+        error_body(Wire::Anthropic, 401, "invalid x-api-key"),
+    )]);
+    let env = setup(
+        Wire::Anthropic,
+        &down,
+        "[ai]\ntimeout_secs = 2\nconnect_timeout_secs = 2\n",
+    );
+    env.push(&["--force", "origin", "main"]);
+    let record = env.last_audit();
+    assert_eq!(record["result"], "unavailable");
+    assert_eq!(record["verifier_provider"], Value::Null);
+    let warnings = record["warnings"].to_string();
+    assert!(
+        warnings.contains("no AI verifier could be reached")
+            && warnings.contains("anthropic (unreachable)"),
+        "{warnings}"
+    );
+}
+
+#[test]
+fn a_null_error_field_beside_a_verdict_is_no_error() {
+    let body = json!({"id": "gen-1", "choices": [{"message": {"role": "assistant", "content": issue_block()},
+                      "finish_reason": "stop"}], "error": null});
+    run(Case {
+        name: "error: null",
+        wire: Wire::Openai,
+        script: vec![ok(body)],
+        code: 1,
+        result: "block",
+        requests: 1,
+    });
+}
+
+#[test]
+fn credentials_in_a_command_reach_neither_the_prompt_nor_the_log_nor_the_review() {
+    let server = LlmServer::start(vec![text(Wire::Anthropic, &issue_block())]);
+    let env = setup(Wire::Anthropic, &server, CONFIG);
+    let secrets = [
+        "hunter2-pg",
+        "hunter2-my",
+        "hunter2-flag",
+        "hunter2-next",
+        "bearer-s3cr3t",
+        "apikey-s3cr3t",
+        "hunter2-basic",
+        "tok-s3cr3t",
+    ];
+    let command = "PGPASSWORD=hunter2-pg psql -c 'drop table t' && mysql -uroot -phunter2-my db \
+        && tool --password=hunter2-flag --password hunter2-next \
+        && curl -H 'Authorization: Bearer bearer-s3cr3t' -H \"X-Api-Key: apikey-s3cr3t\" -u me:hunter2-basic https://x \
+        && DEPLOY_TOKEN=tok-s3cr3t git push --force origin main";
+    let out = env.vouch(&["check", "--verify", "--operation", command]);
+    out.code(1);
+    let mut everything = out.stdout + &out.stderr;
+    everything.push_str(&fs::read_to_string(env.state().join("audit.jsonl")).unwrap());
+    if let Ok(dir) = fs::read_dir(env.state().join("reviews")) {
+        for entry in dir {
+            everything.push_str(&fs::read_to_string(entry.unwrap().path()).unwrap());
+        }
+    }
+    let prompts: String = server.received().iter().map(|r| r.body.clone()).collect();
+    assert!(!prompts.is_empty(), "the verifier was asked");
+    for secret in secrets {
+        assert!(
+            !everything.contains(secret),
+            "{secret} leaked to the log or output"
+        );
+        assert!(!prompts.contains(secret), "{secret} leaked to the prompt");
+    }
+    assert!(prompts.contains("PGPASSWORD=***") && prompts.contains("Bearer ***"));
+    assert_eq!(env.last_audit()["result"], "block");
 }
