@@ -41,6 +41,9 @@ pub const DEFAULT_VERIFIER_TIMEOUT_SECS: u64 = 30;
 /// Default size past which the audit log is rotated.
 pub const DEFAULT_LOG_MAX_BYTES: u64 = 10 * 1024 * 1024;
 
+/// Default number of rotated audit log generations kept.
+pub const DEFAULT_LOG_KEEP: u32 = 10;
+
 /// Whether decisions take effect.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -476,6 +479,9 @@ pub struct Config {
     pub log_path: Option<PathBuf>,
     /// Rotate the audit log past this size.
     pub log_max_bytes: u64,
+    /// Rotated generations of the audit log kept (`audit.jsonl.1` ..).
+    /// An untrusted repository file may raise it, never lower it.
+    pub log_keep: u32,
     /// Settings that were ignored, and why (untrusted repository keys).
     pub warnings: Vec<String>,
     /// The AI verifier.
@@ -592,6 +598,7 @@ impl Default for Config {
             verifiers: BTreeMap::new(),
             log_path: None,
             log_max_bytes: DEFAULT_LOG_MAX_BYTES,
+            log_keep: DEFAULT_LOG_KEEP,
             warnings: Vec::new(),
             ai: AiConfig::default(),
             providers: BTreeMap::new(),
@@ -749,6 +756,7 @@ struct RawVerifier {
 struct RawLog {
     path: Option<PathBuf>,
     max_bytes: Option<u64>,
+    keep: Option<u32>,
 }
 
 /// A config file that could not be used.
@@ -1157,6 +1165,23 @@ impl Config {
                 }
                 self.log_max_bytes = max;
             }
+            if let Some(keep) = log.keep {
+                if keep == 0 {
+                    return Err(invalid(
+                        "log",
+                        "keep",
+                        "must be at least 1 (rotated generations kept)".into(),
+                    ));
+                }
+                if may_run || keep >= self.log_keep {
+                    self.log_keep = keep;
+                } else {
+                    self.warnings.push(format!(
+                        "ignored `log.keep = {keep}` in `{}`: an untrusted repository config may keep more audit log generations, never fewer (`vouch trust` after reading the file)",
+                        file.path.display()
+                    ));
+                }
+            }
         }
         Ok(())
     }
@@ -1393,6 +1418,22 @@ mod tests {
         assert_eq!(c.policy.tiers.force_push, Tier::Critical);
         assert!(c.policy.protected.is_match("prod"));
         assert!(!c.policy.protected.is_match("main"));
+    }
+
+    #[test]
+    fn log_keep_defaults_to_ten_and_an_untrusted_file_may_only_raise_it() {
+        let c = Config::resolve(&ConfigInputs::default(), &MapEnv::default()).unwrap();
+        assert_eq!(c.log_keep, DEFAULT_LOG_KEEP);
+        let c = Config::resolve(&user("[log]\nkeep = 3\n"), &MapEnv::default()).unwrap();
+        assert_eq!(c.log_keep, 3);
+        let c = Config::resolve(&repo("[log]\nkeep = 2\n", false), &MapEnv::default()).unwrap();
+        assert_eq!(c.log_keep, DEFAULT_LOG_KEEP);
+        assert!(c.warnings[0].contains("log.keep"), "{:?}", c.warnings);
+        let c = Config::resolve(&repo("[log]\nkeep = 50\n", false), &MapEnv::default()).unwrap();
+        assert_eq!(c.log_keep, 50);
+        let c = Config::resolve(&repo("[log]\nkeep = 2\n", true), &MapEnv::default()).unwrap();
+        assert_eq!(c.log_keep, 2);
+        assert!(err(&user("[log]\nkeep = 0\n")).contains("log.keep"));
     }
 
     #[test]

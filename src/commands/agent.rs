@@ -193,7 +193,7 @@ fn decide(ctx: &Ctx, agent: Agent, request: &Request, started: Instant) -> Answe
         Answer::Ask(_) if protocol::can_ask(agent) => "asked",
         _ => "refused",
     };
-    check::log_decision(
+    let unlogged = check::log_decision(
         ctx,
         &config,
         &subject,
@@ -206,7 +206,15 @@ fn decide(ctx: &Ctx, agent: Agent, request: &Request, started: Instant) -> Answe
     if config.mode == Mode::Observe {
         return Answer::NoOpinion;
     }
-    answer
+    // A verified command is not let through silently when its decision
+    // cannot be logged: the person decides, told why (a deny where the
+    // agent cannot ask).
+    match (answer, unlogged) {
+        (Answer::NoOpinion, Some(why)) => Answer::Ask(format!(
+            "{headline}. vouch allowed it, but {why}, so the decision is not on record: a person must decide."
+        )),
+        (answer, _) => answer,
+    }
 }
 
 /// The answer for a verified command, and the audit `result`.

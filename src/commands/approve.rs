@@ -62,7 +62,12 @@ pub fn approve(ctx: &Ctx, args: &ApproveArgs) -> Result<ExitStatus> {
         session_id: ctx.env.var(vars::VOUCH_SESSION),
         ..Record::new(&request.operation_id, "approve", "approve", &request.repo)
     };
-    audit::append(&ctx.log_path(&config)?, config.log_max_bytes, &record)?;
+    audit::append(
+        &ctx.log_path(&config)?,
+        config.log_max_bytes,
+        config.log_keep,
+        &record,
+    )?;
     if !yes {
         ui::info("not approved");
         return Ok(ExitStatus::Refused);

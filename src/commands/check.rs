@@ -432,7 +432,8 @@ pub fn judge(
     })
 }
 
-/// Appends the audit line of a command decision.
+/// Appends the audit line of a command decision; says why when it could
+/// not be written (the warning is printed too).
 #[expect(
     clippy::too_many_arguments,
     reason = "each is a distinct field of the record"
@@ -446,7 +447,7 @@ pub fn log_decision(
     decision: &str,
     started: Instant,
     warnings: Vec<String>,
-) {
+) -> Option<String> {
     let root = subject
         .assessed
         .root
@@ -494,10 +495,10 @@ pub fn log_decision(
     };
     let written = ctx
         .log_path(config)
-        .and_then(|path| audit::append(&path, config.log_max_bytes, &record));
-    if let Err(e) = written {
-        ui::warn(&format!("{e:#}; this decision was not logged"));
-    }
+        .and_then(|path| audit::append(&path, config.log_max_bytes, config.log_keep, &record));
+    let e = written.err()?;
+    ui::warn(&format!("{e:#}; this decision was not logged"));
+    Some(format!("{e:#}"))
 }
 
 /// `vouch check`.

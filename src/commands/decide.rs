@@ -403,10 +403,14 @@ impl<'a> Run<'a> {
                 &self.root.display().to_string(),
             )
         };
-        let written = self
-            .ctx
-            .log_path(self.config)
-            .and_then(|path| audit::append(&path, self.config.log_max_bytes, &record));
+        let written = self.ctx.log_path(self.config).and_then(|path| {
+            audit::append(
+                &path,
+                self.config.log_max_bytes,
+                self.config.log_keep,
+                &record,
+            )
+        });
         if let Err(e) = written {
             // A verified or overridden decision must leave its line; a routine
             // one (unverified, or observe mode) must not break git.

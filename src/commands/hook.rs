@@ -154,7 +154,7 @@ pub(crate) fn log_refusal(ctx: &Ctx, (noun, hook): (&str, &str), url: &str, why:
     };
     let written = ctx
         .log_path(&config)
-        .and_then(|path| audit::append(&path, config.log_max_bytes, &record));
+        .and_then(|path| audit::append(&path, config.log_max_bytes, config.log_keep, &record));
     if let Err(e) = written {
         ui::warn(&format!("this refusal could not be logged: {e:#}"));
     }
