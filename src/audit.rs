@@ -227,12 +227,15 @@ impl Record {
     }
 }
 
-/// Appends one record. The lock is held on a side file so that rotation
-/// (a rename) happens under it too.
-pub fn append(path: &Path, max_bytes: u64, record: &Record) -> Result<()> {
+/// Appends one record: one `write` of the whole line, or nothing (a short
+/// write is rolled back). Past `max_bytes` the file is rotated first, under
+/// the lock: `audit.jsonl` becomes `audit.jsonl.1`, `.1` becomes `.2`, and
+/// so on; only the generation past `keep` is dropped, nothing is truncated.
+/// The lock is held on a side file so that rotation happens under it too.
+pub fn append(path: &Path, max_bytes: u64, keep: u32, record: &Record) -> Result<()> {
     let mut line = serde_json::to_string(record).context("cannot encode the audit record")?;
     line.push('\n');
-    append_line(path, max_bytes, &line)
+    append_line(path, max_bytes, keep, &line)
 }
 
 fn lock_path(path: &Path) -> PathBuf {
@@ -241,38 +244,174 @@ fn lock_path(path: &Path) -> PathBuf {
     path.with_file_name(name)
 }
 
-/// The rotated file beside `path`.
+/// The rotated file beside `path`: generation 1 is the newest.
 pub fn rotated_path(path: &Path) -> PathBuf {
+    generation(path, 1)
+}
+
+/// Generation `n` of the log at `path` (`audit.jsonl.<n>`).
+pub fn generation(path: &Path, n: u32) -> PathBuf {
     let mut name = path.file_name().unwrap_or_default().to_os_string();
-    name.push(".1");
+    name.push(format!(".{n}"));
     path.with_file_name(name)
 }
 
-fn append_line(path: &Path, max_bytes: u64, line: &str) -> Result<()> {
-    let context = || format!("cannot write the audit log `{}`", path.display());
+/// The rotated generations that exist, oldest first.
+fn generations(path: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    for n in 1..=MAX_GENERATIONS {
+        let g = generation(path, n);
+        if fs::symlink_metadata(&g).is_err() {
+            break;
+        }
+        found.push(g);
+    }
+    found.reverse();
+    found
+}
+
+/// Generations read (and renamed) at most, whatever `keep` says.
+const MAX_GENERATIONS: u32 = 10_000;
+
+/// What went wrong writing the log, in words a person can act on.
+fn why_not(e: &std::io::Error) -> Option<&'static str> {
+    use std::io::ErrorKind;
+    Some(match e.kind() {
+        ErrorKind::StorageFull => "the disk is full",
+        ErrorKind::FileTooLarge => "the file size limit is reached (`ulimit -f`)",
+        ErrorKind::ReadOnlyFilesystem => "the file system is read-only",
+        ErrorKind::PermissionDenied => "its directory or file is not writable",
+        ErrorKind::IsADirectory => "the log path is a directory",
+        ErrorKind::NotADirectory => "a parent of the log path is not a directory",
+        ErrorKind::QuotaExceeded => "the disk quota is exceeded",
+        _ => return None,
+    })
+}
+
+fn append_line(path: &Path, max_bytes: u64, keep: u32, line: &str) -> Result<()> {
+    let fail = |e: std::io::Error| {
+        let why = why_not(&e).map(|w| format!(": {w}")).unwrap_or_default();
+        anyhow::Error::new(e).context(format!(
+            "cannot write the audit log `{}`{why}",
+            path.display()
+        ))
+    };
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        fs::create_dir_all(dir).with_context(context)?;
+        fs::create_dir_all(dir).map_err(fail)?;
+    }
+    if path.is_dir() {
+        return Err(fail(std::io::Error::from(std::io::ErrorKind::IsADirectory)));
     }
     let lock = OpenOptions::new()
         .create(true)
         .append(true)
         .open(lock_path(path))
-        .with_context(context)?;
-    lock.lock().with_context(context)?;
+        .map_err(fail)?;
+    lock.lock().map_err(fail)?;
+    let written = write_locked(path, max_bytes, keep, line.as_bytes());
+    File::unlock(&lock).ok();
+    written.map_err(fail)
+}
+
+/// Rotates if needed and writes `line`; the caller holds the lock.
+fn write_locked(path: &Path, max_bytes: u64, keep: u32, line: &[u8]) -> std::io::Result<()> {
     let len = fs::metadata(path).map_or(0, |m| m.len());
     if len > 0 && len + line.len() as u64 > max_bytes {
-        fs::rename(path, rotated_path(path)).with_context(context)?;
+        rotate(path, keep)?;
     }
     let mut file = OpenOptions::new()
         .create(true)
+        .read(true)
+        .append(true)
+        .open(path)?;
+    let len = file.metadata()?.len();
+    // A line left without its newline (a writer killed mid-write) is ended
+    // first, so that this record is not glued to it.
+    let mut bytes = Vec::with_capacity(line.len() + 1);
+    if len > 0 && !ends_with_newline(&mut file, len)? {
+        bytes.push(b'\n');
+    }
+    bytes.extend_from_slice(line);
+    // One write of the whole line: with O_APPEND and the lock, lines never
+    // interleave; a short write is taken back, so no half line stays.
+    match file.write(&bytes) {
+        Ok(n) if n == bytes.len() => {
+            file.sync_data().ok();
+            Ok(())
+        }
+        Ok(_) => {
+            file.set_len(len).ok();
+            Err(std::io::Error::new(
+                std::io::ErrorKind::StorageFull,
+                "a short write (no room for the whole record)",
+            ))
+        }
+        Err(e) => {
+            file.set_len(len).ok();
+            Err(e)
+        }
+    }
+}
+
+fn ends_with_newline(file: &mut File, len: u64) -> std::io::Result<bool> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut last = [0u8; 1];
+    file.seek(SeekFrom::Start(len - 1))?;
+    file.read_exact(&mut last)?;
+    Ok(last[0] == b'\n')
+}
+
+/// Shifts every generation up by one (the one past `keep` is dropped) and
+/// makes the current file generation 1: renames only, nothing truncated.
+fn rotate(path: &Path, keep: u32) -> std::io::Result<()> {
+    let keep = keep.clamp(1, MAX_GENERATIONS);
+    match fs::remove_file(generation(path, keep)) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+        _ => {}
+    }
+    for n in (1..keep).rev() {
+        match fs::rename(generation(path, n), generation(path, n + 1)) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+            _ => {}
+        }
+    }
+    fs::rename(path, generation(path, 1))
+}
+
+/// Makes a file-size limit (`ulimit -f`, SIGXFSZ) fail the write with EFBIG,
+/// which is reported, instead of killing vouch and the git command with it.
+/// Called once, first thing, by the binary.
+pub fn survive_file_size_limit() {
+    static HIT: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    signal_hook::flag::register(signal_hook::consts::SIGXFSZ, &HIT).ok();
+}
+
+/// Whether the audit log at `path` can take a record now: `vouch doctor`.
+/// Nothing is written: the directory and the file are opened for appending.
+pub fn check_writable(path: &Path) -> Result<()> {
+    let fail = |e: std::io::Error| {
+        let why = why_not(&e).map(|w| format!(": {w}")).unwrap_or_default();
+        anyhow::Error::new(e).context(format!(
+            "the audit log `{}` cannot be written{why}",
+            path.display()
+        ))
+    };
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        fs::create_dir_all(dir).map_err(fail)?;
+    }
+    if path.is_dir() {
+        return Err(fail(std::io::Error::from(std::io::ErrorKind::IsADirectory)));
+    }
+    OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(lock_path(path))
+        .map_err(fail)?;
+    OpenOptions::new()
+        .create(true)
         .append(true)
         .open(path)
-        .with_context(context)?;
-    // One write of the whole line: with O_APPEND and the lock, lines never interleave.
-    file.write_all(line.as_bytes()).with_context(context)?;
-    file.sync_data().ok();
-    drop(file);
-    File::unlock(&lock).ok();
+        .map_err(fail)?;
     Ok(())
 }
 
@@ -305,14 +444,24 @@ pub fn recent_blocks(
         .len()
 }
 
-/// Every record, oldest first, from the rotated file and the current one.
-/// Lines that cannot be read as a record are reported, not dropped silently.
+/// Every record, oldest first, from every rotated generation and the
+/// current file. Lines that cannot be read as a record are reported, not
+/// dropped silently.
 pub fn read_all(path: &Path) -> Result<(Vec<Record>, Vec<String>)> {
     let mut records = Vec::new();
     let mut problems = Vec::new();
-    for file in [rotated_path(path), path.to_path_buf()] {
-        let text = match fs::read_to_string(&file) {
-            Ok(t) => t,
+    // A shared lock, where it can be taken, keeps a rotation from moving
+    // the files while they are read.
+    let lock = File::open(lock_path(path)).ok();
+    if let Some(l) = &lock {
+        l.lock_shared().ok();
+    }
+    let mut files = generations(path);
+    files.push(path.to_path_buf());
+    for file in files {
+        let text = match fs::read(&file) {
+            // A torn line may end inside a character: it is reported, the rest is read.
+            Ok(t) => String::from_utf8_lossy(&t).into_owned(),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
             Err(e) => return Err(e).with_context(|| format!("cannot read `{}`", file.display())),
         };

@@ -49,6 +49,7 @@
 //! | `verifiers.*` | no | runs programs; turning one off or non-blocking lowers |
 //! | `log.path` | no | writes where the file says; can hide the record |
 //! | `log.max_bytes` | higher only | a smaller log keeps fewer records |
+//! | `log.keep` | higher only | fewer generations keep fewer records |
 //! | `ai.enabled` | `true` only | off means no verdict |
 //! | `ai.order` | no | chooses who receives the operation's data |
 //! | `ai.timeout_secs`, `ai.connect_timeout_secs` | no | shorter turns verdicts into "unavailable"; longer only delays |
@@ -109,6 +110,9 @@ pub const DEFAULT_VERIFIER_TIMEOUT_SECS: u64 = 30;
 
 /// Default size past which the audit log is rotated.
 pub const DEFAULT_LOG_MAX_BYTES: u64 = 10 * 1024 * 1024;
+
+/// Default number of rotated audit log generations kept.
+pub const DEFAULT_LOG_KEEP: u32 = 10;
 
 /// Whether decisions take effect.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, serde::Serialize)]
@@ -545,6 +549,9 @@ pub struct Config {
     pub log_path: Option<PathBuf>,
     /// Rotate the audit log past this size.
     pub log_max_bytes: u64,
+    /// Rotated generations of the audit log kept (`audit.jsonl.1` ..).
+    /// An untrusted repository file may raise it, never lower it.
+    pub log_keep: u32,
     /// What every run says about the config, one line each: the keys an
     /// untrusted repository file could not set, a file that was ignored.
     pub warnings: Vec<String>,
@@ -670,6 +677,7 @@ impl Default for Config {
             verifiers: BTreeMap::new(),
             log_path: None,
             log_max_bytes: DEFAULT_LOG_MAX_BYTES,
+            log_keep: DEFAULT_LOG_KEEP,
             warnings: Vec::new(),
             broken: Vec::new(),
             ai: AiConfig::default(),
@@ -828,6 +836,7 @@ struct RawVerifier {
 struct RawLog {
     path: Option<PathBuf>,
     max_bytes: Option<u64>,
+    keep: Option<u32>,
 }
 
 /// A config file that could not be used.
@@ -1376,6 +1385,18 @@ impl Config {
                 }
                 self.log_max_bytes = max;
             }
+            if let Some(keep) = log.keep
+                && gate.allows("log.keep", keep, keep >= self.log_keep)
+            {
+                if keep == 0 {
+                    return Err(invalid(
+                        "log",
+                        "keep",
+                        "must be at least 1 (rotated generations kept)".into(),
+                    ));
+                }
+                self.log_keep = keep;
+            }
         }
         Ok(gate.ignored)
     }
@@ -1738,6 +1759,22 @@ mod tests {
             "{:?}",
             c.warnings
         );
+    }
+
+    #[test]
+    fn log_keep_defaults_to_ten_and_an_untrusted_file_may_only_raise_it() {
+        let c = Config::resolve(&ConfigInputs::default(), &MapEnv::default());
+        assert_eq!(c.log_keep, DEFAULT_LOG_KEEP);
+        let c = Config::resolve(&user("[log]\nkeep = 3\n"), &MapEnv::default());
+        assert_eq!(c.log_keep, 3);
+        let c = Config::resolve(&repo("[log]\nkeep = 2\n", false), &MapEnv::default());
+        assert_eq!(c.log_keep, DEFAULT_LOG_KEEP);
+        assert!(c.warnings[0].contains("log.keep"), "{:?}", c.warnings);
+        let c = Config::resolve(&repo("[log]\nkeep = 50\n", false), &MapEnv::default());
+        assert_eq!(c.log_keep, 50);
+        let c = Config::resolve(&repo("[log]\nkeep = 2\n", true), &MapEnv::default());
+        assert_eq!(c.log_keep, 2);
+        assert!(err(&user("[log]\nkeep = 0\n")).contains("log.keep"));
     }
 
     #[test]

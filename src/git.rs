@@ -738,6 +738,10 @@ pub fn cli_push_facts(
 
 /// The remote-tracking ref that mirrors `remote_ref` of `remote`.
 fn tracking_ref(remote: &git2::Remote<'_>, remote_ref: &str) -> Option<String> {
+    // No ref name holds a NUL byte (and git2 cannot take one): nothing tracks it.
+    if remote_ref.contains('\0') {
+        return None;
+    }
     remote
         .refspecs()
         .filter(|s| s.direction() == git2::Direction::Fetch && s.src_matches(remote_ref))

@@ -4,7 +4,8 @@
 use std::process::ExitCode;
 
 use clap::Parser;
-use vouch::cli::Cli;
+use vouch::agent::protocol;
+use vouch::cli::{Cli, Command};
 use vouch::commands::reftx::Quick;
 use vouch::context::Ctx;
 use vouch::env::ProcessEnv;
@@ -26,6 +27,23 @@ fn main() -> ExitCode {
         cwd: std::env::current_dir().unwrap_or_else(|_| ".".into()),
         stdin,
     };
+    // A file-size limit (`ulimit -f`) makes a write fail with EFBIG, which
+    // is reported, instead of killing vouch and the git command with it.
+    vouch::audit::survive_file_size_limit();
+    // The agent door fails closed in the agent's own words: a panic or an
+    // error inside it is the agent's blocking answer, never a bare exit code.
+    if let Command::AgentHook(hook) = &cli.command {
+        return match protocol::fail_closed(hook.agent, || vouch::run(&cli, &ctx)) {
+            Ok(status) => ExitCode::from(status as u8),
+            Err(reply) => {
+                if !reply.stdout.is_empty() {
+                    ui::out(reply.stdout.trim_end());
+                }
+                ui::err_text(&reply.stderr);
+                ExitCode::from(reply.code)
+            }
+        };
+    }
     match vouch::run(&cli, &ctx) {
         Ok(status) => ExitCode::from(status as u8),
         Err(err) => {

@@ -293,6 +293,36 @@ pub fn reply(agent: Agent, answer: &Answer) -> Reply {
     }
 }
 
+/// The agent's blocking answer when vouch itself failed while judging: the
+/// command is refused in that agent's own words, never a bare exit code the
+/// agent would read as "go ahead".
+pub fn blocking(agent: Agent, why: &str) -> Reply {
+    reply(
+        agent,
+        &Answer::Deny(format!(
+            "vouch failed while judging this command ({}), so it is refused. A person must decide at their terminal.",
+            crate::text::one_line(why, 300)
+        )),
+    )
+}
+
+/// Runs the agent door's `work`; a panic or an error inside it becomes the
+/// agent's [`blocking`] answer (the `Err`), so the door fails closed.
+pub fn fail_closed<T>(agent: Agent, work: impl FnOnce() -> anyhow::Result<T>) -> Result<T, Reply> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)) {
+        Ok(Ok(done)) => Ok(done),
+        Ok(Err(e)) => Err(blocking(agent, &format!("{e:#}"))),
+        Err(panic) => {
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_owned())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "a panic".to_owned());
+            Err(blocking(agent, &format!("internal error: {what}")))
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -365,5 +395,42 @@ mod tests {
         let copilot = reply(Agent::Copilot, &ask);
         assert!(copilot.stdout.contains(r#""permissionDecision":"deny""#));
         assert_eq!(reply(Agent::Claude, &Answer::NoOpinion).stdout, "");
+    }
+    #[test]
+    fn a_panic_or_an_error_in_the_door_is_each_agents_blocking_answer() {
+        for agent in [
+            Agent::Claude,
+            Agent::Codex,
+            Agent::Gemini,
+            Agent::Cursor,
+            Agent::Copilot,
+            Agent::Opencode,
+        ] {
+            let panicked =
+                fail_closed(agent, || -> anyhow::Result<()> { panic!("boom") }).unwrap_err();
+            let failed = fail_closed(agent, || -> anyhow::Result<()> { anyhow::bail!("broken") })
+                .unwrap_err();
+            for (reply, cause) in [(&panicked, "boom"), (&failed, "broken")] {
+                let text = format!("{}{}", reply.stdout, reply.stderr);
+                assert!(text.contains(cause), "{agent:?}: {text}");
+                assert!(text.contains("refused"), "{agent:?}: {text}");
+                if agent == Agent::Codex {
+                    assert_eq!(reply.code, 2, "Codex blocks with exit 2");
+                } else {
+                    assert_eq!(
+                        reply.code, 0,
+                        "{agent:?}: the JSON answer is read on exit 0"
+                    );
+                    let v: Value = serde_json::from_str(&reply.stdout).unwrap();
+                    let decision = v
+                        .pointer("/hookSpecificOutput/permissionDecision")
+                        .or_else(|| v.get("decision"))
+                        .or_else(|| v.get("permission"))
+                        .or_else(|| v.get("permissionDecision"));
+                    assert_eq!(decision, Some(&json!("deny")), "{agent:?}: {v}");
+                }
+            }
+            assert_eq!(fail_closed(agent, || Ok(7)), Ok(7));
+        }
     }
 }

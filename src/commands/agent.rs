@@ -190,9 +190,12 @@ fn decide(ctx: &Ctx, agent: Agent, request: &Request, started: Instant) -> Answe
         run.warn(w);
     }
     match run.run() {
-        Ok(decided) if decided.status == ExitStatus::Error && tier >= Tier::High => Answer::Deny(
-            format!("{headline}. vouch could not record a decision about it, so it is refused."),
-        ),
+        // A verified command is not let through silently when its decision
+        // cannot be logged: the person decides, told why (a deny where the
+        // agent cannot ask).
+        Ok(decided) if decided.status == ExitStatus::Error => Answer::Ask(format!(
+            "{headline}. vouch allowed it, but the decision could not be logged, so it is not on record: a person must decide."
+        )),
         Ok(decided) => {
             let unavailable = match decided.combined.as_ref().map(|c| &c.outcome) {
                 Some(Outcome::Unavailable { reason }) => Some(reason.as_str()),

@@ -569,10 +569,14 @@ impl<'a> Run<'a> {
             return status;
         }
         let record = self.record(plan, decision);
-        let written = self
-            .ctx
-            .log_path(self.config)
-            .and_then(|path| audit::append(&path, self.config.log_max_bytes, &record));
+        let written = self.ctx.log_path(self.config).and_then(|path| {
+            audit::append(
+                &path,
+                self.config.log_max_bytes,
+                self.config.log_keep,
+                &record,
+            )
+        });
         if let Err(e) = written {
             if policy::must_log(situation, plan) && status == ExitStatus::Allowed {
                 ui::error(&e.context(

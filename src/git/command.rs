@@ -52,9 +52,12 @@ impl Repo {
             .include_ignored(matches!(discards, Discards::Untracked { ignored: true }))
             .recurse_ignored_dirs(matches!(discards, Discards::Untracked { ignored: true }))
             .exclude_submodules(true);
+        // An argument ends at a NUL byte when the shell hands it to git (and
+        // git2 cannot take one): judge what git would be given.
         for p in paths
             .iter()
-            .filter(|p| !matches!(p.as_str(), "." | "./" | ":/"))
+            .map(|p| p.split('\0').next().unwrap_or_default())
+            .filter(|p| !matches!(*p, "." | "./" | ":/"))
         {
             opts.pathspec(p);
         }

@@ -642,7 +642,8 @@ impl Parser<'_> {
             }
         }
         let mut normalized = vec![command.argv[0].clone()];
-        normalized.extend_from_slice(&words[i..]);
+        // An option missing its value (`git -c`) runs nothing: git refuses it.
+        normalized.extend_from_slice(words.get(i..).unwrap_or_default());
         command.argv = normalized;
         if let Some(sub) = command.argv.get(1).cloned()
             && !GIT_BUILTINS.contains(&sub.as_str())

@@ -1,4 +1,11 @@
-//! A real terminal (tmux) answering vouch's prompt during `git push --force`.
+//! A real terminal (tmux) answering vouch's prompt during `git push --force`:
+//! a whole line answers (`y`/`yes` then Enter), keys typed before the
+//! question are discarded, and Ctrl-C or SIGTERM at the prompt is a No that
+//! is logged, with the terminal left as it was.
+
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
 
 use crate::support::{TestEnv, tmux, verdict_body};
 
@@ -12,6 +19,7 @@ fn prompt_and_answer(answer: &str, config: Option<&str>) -> (TestEnv, String) {
     let term = tmux::Tmux::start(&env, &env.work, "git push --force origin main");
     let screen = term.wait_for("Allow this push?");
     term.send(answer);
+    term.send("Enter");
     term.wait_for("[exit=");
     (env, screen)
 }
@@ -74,6 +82,7 @@ fn a_local_deletion_asks_at_the_terminal_and_yes_leaves_a_rescue_ref() {
         let screen = term.wait_for("Allow this branch deletion?");
         assert!(screen.contains("only on solo"), "{screen}");
         term.send(answer);
+        term.send("Enter");
         term.wait_for("[exit=");
         let exists = env
             .git_out(&env.work, &["rev-parse", "--verify", "-q", "solo"])
@@ -96,5 +105,127 @@ fn a_local_deletion_asks_at_the_terminal_and_yes_leaves_a_rescue_ref() {
             assert_eq!(record["decision"], "asked-yes");
             assert_eq!(rescues.trim(), tip, "the deleted tip is rescued");
         }
+    }
+}
+
+/// Waits for an audit record of `hook` (vouch may still be writing it after
+/// git is gone); panics with the log after a deadline.
+fn wait_for_record(env: &TestEnv, hook: &str) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        if let Some(r) = env.audit().into_iter().rev().find(|r| r["hook"] == hook) {
+            return r;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no audit record of {hook}: {:?}",
+            env.audit()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn yes_and_enter_answer_and_nothing_of_the_line_reaches_the_shell() {
+    if !tmux::available() {
+        eprintln!("skipped: tmux is not installed");
+        return;
+    }
+    let env = TestEnv::new();
+    env.install();
+    env.rewind(1);
+    // Whatever the prompt leaves unread, the next `read` gets.
+    let term = tmux::Tmux::start(
+        &env,
+        &env.work,
+        "git push --force origin main; echo \"[push=$?]\"; read rest; echo \"[rest=$rest]\"",
+    );
+    term.wait_for("Allow this push?");
+    term.send("yes");
+    let typed = term.wait_for("[y/N] yes");
+    assert!(
+        !typed.contains("[push="),
+        "one key does not answer:\n{typed}"
+    );
+    term.send("Enter");
+    term.wait_for("[push=0]");
+    term.send("after");
+    term.send("Enter");
+    let screen = term.wait_for("[rest=");
+    assert!(screen.contains("[rest=after]"), "{screen}");
+    assert_eq!(env.remote_ref("main").unwrap(), env.rev(&env.work, "HEAD"));
+    assert_eq!(env.last_audit()["decision"], "asked-yes");
+}
+
+#[test]
+fn keys_typed_before_the_question_are_not_its_answer() {
+    if !tmux::available() {
+        eprintln!("skipped: tmux is not installed");
+        return;
+    }
+    let env = TestEnv::new();
+    let go = env.base().join("go");
+    // A verifier that waits for the test: keys typed meanwhile come before the question.
+    let config = env.verifier(
+        "slow",
+        &format!(
+            "cat >/dev/null\nwhile [ ! -e '{}' ]; do sleep 0.05; done\necho '{{\"status\":\"warn\",\"summary\":\"said warn\"}}'",
+            go.display()
+        ),
+        "",
+    );
+    env.write_config(&config);
+    env.install();
+    env.rewind(1);
+    let term = tmux::Tmux::start(&env, &env.work, "git push --force origin main");
+    term.wait_for("asking the verifiers");
+    term.send("y");
+    term.send("Enter");
+    std::fs::write(&go, "").unwrap();
+    term.wait_for("Allow this push?");
+    term.send("n");
+    term.send("Enter");
+    let screen = term.wait_for("[exit=");
+    assert!(screen.contains("[exit=1]"), "{screen}");
+    assert_ne!(env.remote_ref("main").unwrap(), env.rev(&env.work, "HEAD"));
+    assert_eq!(env.last_audit()["decision"], "asked-no");
+}
+
+#[test]
+fn ctrl_c_at_the_prompt_is_a_logged_no_and_the_terminal_is_restored() {
+    if !tmux::available() {
+        eprintln!("skipped: tmux is not installed");
+        return;
+    }
+    let env = TestEnv::new();
+    env.install();
+    env.rewind(1);
+    let term = tmux::Tmux::start(
+        &env,
+        &env.work,
+        "trap 'echo [interrupted]' INT; git push --force origin main; echo \"[push=$?]\"; read x; stty -a | tr ' ;' '\\n\\n' | grep -x -e '-*icanon' -e '-*echo' -e '-*isig' | tr '\\n' ' '; echo \"[done $x]\"",
+    );
+    term.wait_for("Allow this push?");
+    // tmux sends SIGINT to the whole foreground process group: git, the
+    // hook and vouch (the test's shell outlives it by its trap).
+    term.send("C-c");
+    term.wait_for("[push=");
+    let record = wait_for_record(&env, "pre-push");
+    assert_eq!(record["decision"], "asked-no");
+    assert_ne!(env.remote_ref("main").unwrap(), env.rev(&env.work, "HEAD"));
+    assert_eq!(term.display("#{cursor_flag}"), "1", "the cursor is shown");
+    // A line typed now is read by the shell: the terminal is not left raw.
+    term.send("back");
+    term.send("Enter");
+    let screen = term.wait_for("[done");
+    let modes = screen
+        .lines()
+        .find(|l| l.contains("[done back]"))
+        .unwrap_or_else(|| panic!("{screen}"));
+    for mode in ["icanon", "echo", "isig"] {
+        assert!(
+            modes.split(' ').any(|m| m == mode),
+            "{mode} is on again: {modes}"
+        );
     }
 }

@@ -97,6 +97,17 @@ impl Tmux {
         }
     }
 
+    /// A tmux format expanded for the pane (`#{cursor_flag}`).
+    pub fn display(&self, format: &str) -> String {
+        let out = Command::new("tmux")
+            .arg("-S")
+            .arg(&self.socket)
+            .args(["display-message", "-p", "-t", "0", format])
+            .output()
+            .expect("tmux display-message runs");
+        String::from_utf8_lossy(&out.stdout).trim().to_owned()
+    }
+
     /// Types `keys` (tmux key names or literal text).
     pub fn send(&self, keys: &str) {
         Command::new("tmux")
