@@ -2001,6 +2001,13 @@ mod tests {
                 Some("[log]\nmax_bytes = 1000000000"),
                 |c| c.log_max_bytes.to_string(),
             ),
+            row(
+                "log.keep",
+                "",
+                Some("[log]\nkeep = 1"),
+                Some("[log]\nkeep = 50"),
+                |c| c.log_keep.to_string(),
+            ),
             row("ai.enabled", "", Some("[ai]\nenabled = false"), None, |c| {
                 c.ai.enabled.to_string()
             }),
