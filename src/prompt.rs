@@ -67,3 +67,14 @@ impl Prompter for Tty {
         yes
     }
 }
+
+impl Tty {
+    /// Shows `question` and reads the whole line typed up to Enter; `None`
+    /// when the terminal goes away or the person presses Ctrl-C.
+    pub fn read_line(&self, question: &str) -> Option<String> {
+        self.term.write_str(question).ok()?;
+        let line = self.term.read_line().ok();
+        self.term.show_cursor().ok();
+        line
+    }
+}

@@ -297,7 +297,17 @@ pub fn agent(ctx: &Ctx, args: &AgentArgs) -> Result<ExitStatus> {
             );
             settings::install(a.agent, &path, &command)?
         }
-        AgentAction::Uninstall(_) => settings::uninstall(a.agent, &path)?,
+        AgentAction::Uninstall(_) => {
+            let what = format!(
+                "This removes vouch's hook from `{}`: {}'s shell commands will no longer be checked.",
+                path.display(),
+                a.agent.title()
+            );
+            if !super::person::confirms(ctx, "vouch agent uninstall", &what) {
+                return Ok(ExitStatus::Refused);
+            }
+            settings::uninstall(a.agent, &path)?
+        }
     };
     ui::info(&said);
     Ok(ExitStatus::Allowed)

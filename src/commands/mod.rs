@@ -25,6 +25,7 @@ pub mod decide;
 pub mod doctor;
 pub mod hook;
 pub mod log;
+pub mod person;
 pub mod reftx;
 pub mod rescue;
 pub mod setup;

@@ -361,13 +361,13 @@ fn agent_install_keeps_other_hooks_and_uninstall_removes_only_vouch() {
     env.vouch(&["agent", "install", "claude"]).code(0);
     let again = fs::read_to_string(&settings).unwrap();
     assert_eq!(again.matches("agent-hook claude").count(), 1, "{again}");
-    env.vouch(&["agent", "uninstall", "claude"]).code(0);
+    crate::support::tmux::vouch_yes(&env, &["agent", "uninstall", "claude"]);
     let v: Value = serde_json::from_str(&fs::read_to_string(&settings).unwrap()).unwrap();
     assert_eq!(v, theirs);
     // Every agent installs and uninstalls in a project.
     for agent in AGENTS {
         env.vouch(&["agent", "install", agent]).code(0);
-        env.vouch(&["agent", "uninstall", agent]).code(0);
+        crate::support::tmux::vouch_yes(&env, &["agent", "uninstall", agent]);
     }
     // A user-level install goes to HOME.
     env.vouch(&["agent", "install", "gemini", "--user"]).code(0);

@@ -2,7 +2,7 @@
 
 use std::fs;
 
-use crate::support::{TestEnv, tmux, verdict_body};
+use crate::support::{Out, TestEnv, tmux, verdict_body};
 
 fn warn_config(env: &TestEnv) -> String {
     env.verifier("careful", &verdict_body("warn"), "")
@@ -144,8 +144,9 @@ fn approve_at_a_terminal_lets_that_exact_push_through_once() {
     let (env, id) = refused_force_push();
     let bin = crate::support::vouch_bin();
     let term = tmux::Tmux::start(&env, &env.work, &format!("{} approve {id}", bin.display()));
-    term.wait_for("Approve this exact operation");
-    term.send("y");
+    term.wait_for("Type `yes`");
+    term.send("yes");
+    term.send("Enter");
     term.wait_for("[exit=0]");
     let approval = env.last_audit();
     assert_eq!(approval["operation_type"], "approve");
@@ -163,4 +164,111 @@ fn approve_at_a_terminal_lets_that_exact_push_through_once() {
     );
     assert_eq!(env.remote_ref("main").unwrap(), env.rev(&env.work, "HEAD"));
     assert!(!env.state().join(format!("approvals/{id}.json")).exists());
+}
+
+#[test]
+fn every_command_that_lowers_the_guard_refuses_without_a_terminal() {
+    let env = TestEnv::new();
+    env.install();
+    env.vouch(&["agent", "install", "claude"]).code(0);
+    // A rescue ref to prune: a branch deleted with a skip.
+    env.git(&env.work, &["switch", "-q", "-c", "old"]);
+    env.commit(&env.work, "old.txt", "only on old");
+    env.git(&env.work, &["switch", "-q", "main"]);
+    Out::from_output(
+        env.cmd("setsid", &env.work)
+            .args(["-w", "git", "branch", "-D", "old"])
+            .env("VOUCH_SKIP", "making a rescue ref")
+            .output()
+            .unwrap(),
+    )
+    .code(0);
+    let rescues = || env.git(&env.work, &["for-each-ref", "refs/vouch"]);
+    assert!(!rescues().is_empty());
+    fs::write(env.work.join(".vouch.toml"), "mode = \"observe\"\n").unwrap();
+    let settings = env.work.join(".claude/settings.json");
+    for args in [
+        &["uninstall"][..],
+        &["trust"],
+        &["agent", "uninstall", "claude"],
+        &["rescue", "prune", "--older-than", "2030-01-01"],
+    ] {
+        env.vouch(args)
+            .code(1)
+            .stderr_has("needs a person at a terminal")
+            .stderr_has("the person must run it themselves");
+    }
+    assert!(env.work.join(".git/hooks/pre-push").is_file());
+    assert!(
+        fs::read_to_string(&settings)
+            .unwrap()
+            .contains("agent-hook claude")
+    );
+    assert!(!rescues().is_empty(), "nothing pruned");
+    // A terminal with VOUCH_HEADLESS set is not a person either.
+    if tmux::available() {
+        let mut headless = TestEnv::new();
+        headless.install();
+        headless
+            .extra_env
+            .push(("VOUCH_HEADLESS".into(), "1".into()));
+        let bin = crate::support::vouch_bin();
+        let term = tmux::Tmux::start(
+            &headless,
+            &headless.work,
+            &format!("{} uninstall", bin.display()),
+        );
+        let screen = term.wait_for("[exit=");
+        assert!(screen.contains("[exit=1]"), "{screen}");
+        assert!(headless.work.join(".git/hooks/pre-push").is_file());
+    }
+}
+
+#[test]
+fn a_person_types_yes_in_full_to_turn_the_guard_down() {
+    if !tmux::available() {
+        eprintln!("skipped: tmux is not installed");
+        return;
+    }
+    let env = TestEnv::new();
+    env.install();
+    let hook = env.work.join(".git/hooks/pre-push");
+    // `y` alone, or anything but `yes`, cancels.
+    for answer in ["y", "no", ""] {
+        let typed = tmux::vouch_typed(&env, &env.work, &["uninstall"], answer);
+        assert_eq!(typed.code, 1, "{answer:?}:\n{}", typed.screen);
+        assert!(
+            typed.screen.contains("nothing was changed"),
+            "{}",
+            typed.screen
+        );
+        assert!(hook.is_file(), "{answer:?} keeps the hooks");
+    }
+    let screen = tmux::vouch_yes(&env, &["uninstall"]);
+    assert!(screen.contains("no longer be checked"), "{screen}");
+    assert!(!hook.exists());
+}
+
+#[test]
+fn trust_shows_the_file_it_trusts() {
+    if !tmux::available() {
+        eprintln!("skipped: tmux is not installed");
+        return;
+    }
+    let env = TestEnv::new();
+    fs::write(
+        env.work.join(".vouch.toml"),
+        "mode = \"observe\" # written by an agent\n",
+    )
+    .unwrap();
+    let typed = tmux::vouch_typed(&env, &env.work, &["trust"], "no");
+    assert_eq!(typed.code, 1, "{}", typed.screen);
+    assert!(
+        typed.screen.contains("written by an agent"),
+        "{}",
+        typed.screen
+    );
+    assert!(!env.base().join("data/vouch/trust.json").exists());
+    tmux::vouch_yes(&env, &["trust"]);
+    env.vouch(&["status"]).code(0).stdout_has("(trusted)");
 }
