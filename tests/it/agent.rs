@@ -488,3 +488,55 @@ fn observe_mode_answers_nothing_and_logs_what_it_would_have_done() {
     assert_eq!(record["decision"], "allowed");
     assert_eq!(record["would_decide"], "refused");
 }
+
+#[test]
+fn turning_vouch_itself_down_is_critical_at_the_agent_door() {
+    let env = TestEnv::new();
+    env.install();
+    let tier = |command: &str| {
+        let out = env.vouch(&["check", "--json", "--operation", command]);
+        let v: Value = serde_json::from_str(out.stdout.trim()).unwrap();
+        v["tier"].as_str().unwrap().to_owned()
+    };
+    // Each of these switched the guard off at tier none (issue 12).
+    for command in [
+        "vouch uninstall",
+        "vouch agent uninstall claude --user",
+        "echo '{}' > ~/.claude/settings.json",
+        "sed -i 's/enforce/observe/' \"$VOUCH_CONFIG\"",
+        "rm .git/hooks/pre-push",
+        "ln -sf /bin/true .git/hooks/reference-transaction",
+        "git config --global core.hooksPath ~/nohooks",
+        "vouch rescue prune --older-than 0d",
+        "git update-ref -d refs/vouch/rescue/main/20261122T101500Z",
+        "vouch trust",
+        "rm -f \"$(command -v vouch)\"",
+        "VOUCH_NESTED=$$ git branch -D x",
+        "GIT_CONFIG_GLOBAL=/dev/null git commit -m x",
+    ] {
+        assert_eq!(tier(command), "critical", "{command}");
+    }
+    for command in [
+        "cat ~/.claude/settings.json",
+        "vouch status",
+        "vouch log",
+        "cat .git/hooks/pre-push",
+    ] {
+        assert_eq!(tier(command), "none", "{command}");
+    }
+    // Through an agent's protocol: not let through silently.
+    for agent in AGENTS {
+        let out = hook(
+            &env,
+            agent,
+            &input(agent, "rm .git/hooks/pre-push", &env.work),
+        );
+        let said = format!("{}{}", out.stdout, out.stderr);
+        assert!(
+            said.contains("deny") || said.contains("ask") || out.code == 2,
+            "{agent}: {said}"
+        );
+    }
+    assert!(env.work.join(".git/hooks/pre-push").is_file());
+    assert_eq!(env.last_audit()["risk_tier"], "critical");
+}
