@@ -290,11 +290,7 @@ pub fn agent(ctx: &Ctx, args: &AgentArgs) -> Result<ExitStatus> {
         AgentAction::Install(_) => {
             let exe = std::env::current_exe()?;
             let bin = exe.canonicalize().unwrap_or(exe);
-            let command = format!(
-                "{} agent-hook {}",
-                shell_words::quote(&bin.display().to_string()),
-                a.agent.name()
-            );
+            let command = settings::hook_command(a.agent, &bin);
             settings::install(a.agent, &path, &command)?
         }
         AgentAction::Uninstall(_) => {
