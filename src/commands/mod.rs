@@ -110,6 +110,8 @@ pub fn ask_verifiers(
         })
     };
     let env = ctx.env.as_ref();
+    // The git commands verifier programs run are vouch's own: their hooks do not judge again.
+    let _nested = (!programs.is_empty()).then(|| crate::parent::Nested::arm(&state));
     let spinner = interactive.then(|| ui::Spinner::start("asking the verifiers"));
     let (mut results, ai_run) = std::thread::scope(|s| {
         let ai = with_ai.then(|| {

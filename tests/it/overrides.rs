@@ -272,3 +272,51 @@ fn trust_shows_the_file_it_trusts() {
     tmux::vouch_yes(&env, &["trust"]);
     env.vouch(&["status"]).code(0).stdout_has("(trusted)");
 }
+
+#[test]
+fn a_script_that_exports_vouch_nested_itself_is_still_judged() {
+    let env = TestEnv::new();
+    let calls = env.base().join("calls");
+    env.write_config(&env.verifier(
+        "careful",
+        &format!(
+            "echo called >> '{}'\n{}",
+            calls.display(),
+            verdict_body("fail")
+        ),
+        "",
+    ));
+    env.install();
+    env.git(&env.work, &["switch", "-q", "-c", "solo"]);
+    let tip = env.commit(&env.work, "solo.txt", "only on solo");
+    env.git(&env.work, &["switch", "-q", "main"]);
+    let token = "0123456789abcdef0123456789abcdef";
+    let state = env.state();
+    for script in [
+        // The shell's own pid: an ancestor of the hook, but not vouch.
+        "VOUCH_NESTED=$$ git branch -D solo".to_owned(),
+        "export VOUCH_NESTED=$PPID; git branch -D solo".to_owned(),
+        // A token file forged for that pid proves nothing either.
+        format!(
+            "mkdir -p '{dir}' && printf %s {token} > '{dir}'/$$ && VOUCH_NESTED=$$:{token} git branch -D solo",
+            dir = state.join("nested").display()
+        ),
+    ] {
+        fs::remove_file(&calls).ok();
+        let out = Out::from_output(
+            env.cmd("setsid", &env.work)
+                .args(["-w", "sh", "-c", &script])
+                .output()
+                .unwrap(),
+        );
+        assert_ne!(out.code, 0, "{script}: {out:?}");
+        assert!(calls.exists(), "{script}: the verifier was asked");
+        assert_eq!(env.rev(&env.work, "solo"), tip, "{script}");
+    }
+    // vouch's own markers are gone once its verifiers have run: only the
+    // forged file is left.
+    for entry in fs::read_dir(state.join("nested")).unwrap() {
+        let path = entry.unwrap().path();
+        assert_eq!(fs::read_to_string(&path).unwrap(), token, "{path:?}");
+    }
+}
