@@ -165,3 +165,54 @@ fn parent_of(pid: u32) -> Option<u32> {
     let after = &stat[stat.rfind(')')? + 1..];
     after.split_whitespace().nth(1)?.parse().ok()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_armed_marker_lives_as_long_as_its_guard() {
+        let state = tempfile::tempdir().unwrap();
+        let pid = std::process::id();
+        assert_eq!(nested_marker(), pid.to_string(), "nothing armed");
+        let file = state.path().join("nested").join(pid.to_string());
+        {
+            let _outer = Nested::arm(state.path());
+            let marker = nested_marker();
+            let (p, token) = marker.split_once(':').unwrap();
+            assert_eq!(p, pid.to_string());
+            assert_eq!(token.len(), 32);
+            assert_eq!(std::fs::read_to_string(&file).unwrap(), token);
+            {
+                let _inner = Nested::arm(state.path());
+                assert_eq!(nested_marker(), marker, "arming again shares the token");
+            }
+            assert!(file.exists(), "the outer guard still holds it");
+            // This process is not its own ancestor: the marker proves nothing here.
+            assert!(!is_nested(&marker, state.path()));
+        }
+        assert!(!file.exists());
+        assert_eq!(nested_marker(), pid.to_string());
+    }
+
+    #[test]
+    fn markers_set_by_hand_prove_nothing() {
+        let state = tempfile::tempdir().unwrap();
+        let parent = std::os::unix::process::parent_id();
+        let token = "0123456789abcdef0123456789abcdef";
+        // A token file forged for an ancestor that is not vouch (the test runner's parent).
+        let dir = state.path().join("nested");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join(parent.to_string()), token).unwrap();
+        for marker in [
+            "1".to_owned(),
+            parent.to_string(),
+            format!("{parent}:short"),
+            format!("{parent}:{token}"),
+            format!("x:{token}"),
+            String::new(),
+        ] {
+            assert!(!is_nested(&marker, state.path()), "{marker:?}");
+        }
+    }
+}
