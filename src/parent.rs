@@ -1,6 +1,120 @@
 //! Reads the command line of the `git push` that runs the hook: the only
 //! place a force flag is visible (`research/git-semantics.md` section 1.4).
 //! Linux reads `/proc`; elsewhere the hint is unknown and vouch assumes force.
+//!
+//! Also proves nesting: a program vouch starts (a verifier, the notify
+//! command) may run git, and the hooks that git runs must not judge again
+//! (they would ask the same verifier, without end). The marker vouch gives
+//! those programs, `VOUCH_NESTED=<pid>:<token>`, only counts when `<pid>` is
+//! an ancestor, is a vouch binary, and wrote `<token>` (random, fresh per
+//! run) into `<state dir>/nested/<pid>` for as long as those programs run
+//! ([`Nested`]). A variable a script exports by hand, even with the pid of
+//! an ancestor, turns nothing off.
+
+use std::io::Read as _;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+/// The marker of the programs this process starts, while armed.
+static ARMED: Mutex<Option<(String, usize)>> = Mutex::new(None);
+
+/// While alive, the programs this vouch starts carry a marker the hooks
+/// they cause can prove ([`is_nested`]); dropping it withdraws the proof.
+pub struct Nested {
+    path: Option<PathBuf>,
+}
+
+impl Nested {
+    /// Arms the marker: a fresh random token written to
+    /// `<state>/nested/<pid>`. Arming again while armed shares that token.
+    pub fn arm(state: &Path) -> Self {
+        let mut armed = ARMED
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some((_, count)) = armed.as_mut() {
+            *count += 1;
+            return Self { path: None };
+        }
+        let pid = std::process::id();
+        let path = state.join("nested").join(pid.to_string());
+        let Some(token) = random_token() else {
+            return Self { path: None };
+        };
+        let written = std::fs::create_dir_all(path.parent().unwrap_or(state))
+            .and_then(|()| std::fs::write(&path, &token));
+        if written.is_err() {
+            // Without the file nothing is proven: nested hooks judge again.
+            return Self { path: None };
+        }
+        *armed = Some((format!("{pid}:{token}"), 1));
+        Self { path: Some(path) }
+    }
+}
+
+impl Drop for Nested {
+    fn drop(&mut self) {
+        let mut armed = ARMED
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        match armed.as_mut() {
+            Some((_, count)) if *count > 1 => *count -= 1,
+            _ => {
+                *armed = None;
+                if let Some(path) = &self.path {
+                    std::fs::remove_file(path).ok();
+                }
+            }
+        }
+    }
+}
+
+/// The `VOUCH_NESTED` value for a program this vouch starts: the armed
+/// marker, or this pid alone (which proves nothing) when none is armed.
+pub fn nested_marker() -> String {
+    ARMED
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .as_ref()
+        .map_or_else(|| std::process::id().to_string(), |(v, _)| v.clone())
+}
+
+/// True when `marker` (a `VOUCH_NESTED` value) proves this process runs
+/// under a vouch that armed it: the pid is an ancestor, its executable is
+/// vouch, and `<state>/nested/<pid>` holds the same token.
+pub fn is_nested(marker: &str, state: &Path) -> bool {
+    let Some((pid, token)) = marker.split_once(':') else {
+        return false;
+    };
+    let Ok(pid) = pid.parse::<u32>() else {
+        return false;
+    };
+    if token.len() < 32 || !has_ancestor(pid) || !is_vouch(pid) {
+        return false;
+    }
+    std::fs::read_to_string(state.join("nested").join(pid.to_string()))
+        .is_ok_and(|written| written == token)
+}
+
+/// True when the executable of `pid` is a vouch binary (its file name
+/// starts with `vouch`, or it is the very file this process runs).
+fn is_vouch(pid: u32) -> bool {
+    let Ok(exe) = std::fs::read_link(format!("/proc/{pid}/exe")) else {
+        return false;
+    };
+    let same = std::fs::read_link("/proc/self/exe").is_ok_and(|me| me == exe);
+    same || exe
+        .file_name()
+        .is_some_and(|n| n.to_string_lossy().starts_with("vouch"))
+}
+
+/// 128 random bits, hex, from the kernel.
+fn random_token() -> Option<String> {
+    let mut bytes = [0u8; 16];
+    std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| f.read_exact(&mut bytes))
+        .ok()?;
+    Some(crate::text::hex(&bytes))
+}
 
 /// The argv of the nearest ancestor (up to three levels) that is a `git`
 /// process, if it can be read.
@@ -50,4 +164,55 @@ fn parent_of(pid: u32) -> Option<u32> {
     // `pid (comm) state ppid ...`: comm may hold spaces and parentheses.
     let after = &stat[stat.rfind(')')? + 1..];
     after.split_whitespace().nth(1)?.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_armed_marker_lives_as_long_as_its_guard() {
+        let state = tempfile::tempdir().unwrap();
+        let pid = std::process::id();
+        assert_eq!(nested_marker(), pid.to_string(), "nothing armed");
+        let file = state.path().join("nested").join(pid.to_string());
+        {
+            let _outer = Nested::arm(state.path());
+            let marker = nested_marker();
+            let (p, token) = marker.split_once(':').unwrap();
+            assert_eq!(p, pid.to_string());
+            assert_eq!(token.len(), 32);
+            assert_eq!(std::fs::read_to_string(&file).unwrap(), token);
+            {
+                let _inner = Nested::arm(state.path());
+                assert_eq!(nested_marker(), marker, "arming again shares the token");
+            }
+            assert!(file.exists(), "the outer guard still holds it");
+            // This process is not its own ancestor: the marker proves nothing here.
+            assert!(!is_nested(&marker, state.path()));
+        }
+        assert!(!file.exists());
+        assert_eq!(nested_marker(), pid.to_string());
+    }
+
+    #[test]
+    fn markers_set_by_hand_prove_nothing() {
+        let state = tempfile::tempdir().unwrap();
+        let parent = std::os::unix::process::parent_id();
+        let token = "0123456789abcdef0123456789abcdef";
+        // A token file forged for an ancestor that is not vouch (the test runner's parent).
+        let dir = state.path().join("nested");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join(parent.to_string()), token).unwrap();
+        for marker in [
+            "1".to_owned(),
+            parent.to_string(),
+            format!("{parent}:short"),
+            format!("{parent}:{token}"),
+            format!("x:{token}"),
+            String::new(),
+        ] {
+            assert!(!is_nested(&marker, state.path()), "{marker:?}");
+        }
+    }
 }

@@ -59,7 +59,8 @@ impl Prompter for Tty {
     }
 
     fn confirm(&self, question: &str) -> bool {
-        self.read_answer(question).is_ok_and(|line| is_yes(&line))
+        self.read_answer(&format!("{question} [y/N] "))
+            .is_ok_and(|line| is_yes(&line))
     }
 }
 
@@ -71,6 +72,12 @@ pub fn is_yes(line: &str) -> bool {
 }
 
 impl Tty {
+    /// Shows `question` and reads the whole line typed up to Enter; `None`
+    /// when the terminal goes away or the person presses Ctrl-C.
+    pub fn read_line(&self, question: &str) -> Option<String> {
+        self.read_answer(question).ok()
+    }
+
     /// Asks `question` and reads one whole line. Ctrl-C and SIGTERM end the
     /// wait with an error (the caller's No); the terminal is left as found.
     fn read_answer(&self, question: &str) -> io::Result<String> {
@@ -83,14 +90,14 @@ impl Tty {
             })
             .collect();
         drop(wake);
-        let answer = self.read_line(question, &woken);
+        let answer = self.read_cooked(question, &woken);
         for id in ids {
             signal_hook::low_level::unregister(id);
         }
         answer
     }
 
-    fn read_line(&self, question: &str, woken: &UnixStream) -> io::Result<String> {
+    fn read_cooked(&self, question: &str, woken: &UnixStream) -> io::Result<String> {
         // Keys typed before the question are not its answer.
         termios::tcflush(&self.file, QueueSelector::IFlush).ok();
         // A line, echoed, with Ctrl-C as a signal: the terminal's usual mode,
@@ -114,7 +121,7 @@ impl Tty {
 
     fn wait_for_line(&self, question: &str, woken: &UnixStream) -> io::Result<String> {
         let mut out = &self.file;
-        write!(out, "{question} [y/N] ")?;
+        write!(out, "{question}")?;
         out.flush()?;
         let mut line = Vec::new();
         loop {

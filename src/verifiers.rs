@@ -268,7 +268,7 @@ fn run_one(p: &Program, context: &str, cwd: &Path) -> VerifierResult {
         .current_dir(cwd)
         .env(
             crate::env::vars::VOUCH_NESTED,
-            std::process::id().to_string(),
+            crate::parent::nested_marker(),
         )
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

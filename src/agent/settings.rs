@@ -11,8 +11,10 @@
 //!
 //! # The files, agent by agent
 //!
-//! `command` below is the full command line vouch passes in, for example
-//! `'/home/u/.cargo/bin/vouch' agent-hook claude`. Every agent gets a
+//! `command` below is the full command line vouch passes in
+//! ([`hook_command`]): it runs `'/home/u/.cargo/bin/vouch' agent-hook claude`
+//! when that binary is there and answers the agent's own refusal when it is
+//! not (a missing binary is never "go ahead"). Every agent gets a
 //! [`HOOK_TIMEOUT_SECS`] timeout and a matcher so that only its shell tool
 //! reaches vouch.
 //!
@@ -101,7 +103,8 @@
 //! ```
 //!
 //! A deny throws an `Error` with the reason, which opencode reports to the
-//! model instead of running the command. When vouch cannot be run, times out
+//! model instead of running the command (a missing binary answers that deny
+//! itself, see [`hook_command`]). When vouch cannot be run, times out
 //! or gives no readable answer, the command runs (as the other agents do
 //! when a hook fails) unless `VOUCH_STRICT` is set, in which case it is
 //! refused.
@@ -382,6 +385,52 @@ pub fn uninstall(agent: Agent, path: &Path) -> Result<String, SettingsError> {
             Ok(format!("removed `{shown}`, which held only vouch's {what}"))
         }
     }
+}
+
+/// The command vouch's entry in `agent`'s settings runs: the binary at
+/// `bin` with `agent-hook <agent>` when it is there; when it is gone, the
+/// agent's own blocking answer with a message saying vouch is missing, so a
+/// deleted or moved binary never reads as "go ahead" (the shell's exit 127
+/// would, for every agent). Claude Code, Codex and Gemini CLI block on exit
+/// 2 with the reason on stderr; Cursor gets its deny object and exit 2;
+/// Copilot CLI and the opencode plugin read a deny object on stdout.
+pub fn hook_command(agent: Agent, bin: &Path) -> String {
+    let shown = bin.display().to_string();
+    let quoted = shell_words::quote(&shown).into_owned();
+    let name = agent.name();
+    let message = format!(
+        "vouch: the vouch binary is missing (not at {shown}), so this command cannot be checked and is refused. A person must reinstall vouch (./install.sh) and run `vouch agent install {name}` again"
+    );
+    let say = |text: &str| format!("printf '%s\\n' {}", shell_words::quote(text));
+    let refuse = match agent {
+        Agent::Claude | Agent::Codex | Agent::Gemini => format!("{} >&2; exit 2", say(&message)),
+        Agent::Cursor => {
+            let answer =
+                json!({"permission": "deny", "user_message": message, "agent_message": message});
+            format!(
+                "{}; {} >&2; exit 2",
+                say(&answer.to_string()),
+                say(&message)
+            )
+        }
+        Agent::Copilot => {
+            let answer = json!({"permissionDecision": "deny", "permissionDecisionReason": message});
+            format!(
+                "{}; {} >&2; exit 0",
+                say(&answer.to_string()),
+                say(&message)
+            )
+        }
+        Agent::Opencode => {
+            let answer = json!({"decision": "deny", "reason": message});
+            format!(
+                "{}; {} >&2; exit 0",
+                say(&answer.to_string()),
+                say(&message)
+            )
+        }
+    };
+    format!("[ -x {quoted} ] && exec {quoted} agent-hook {name}; {refuse}")
 }
 
 /// True when `command` runs `vouch agent-hook …`: some word names a program

@@ -247,14 +247,20 @@ pub fn agent(ctx: &Ctx, args: &AgentArgs) -> Result<ExitStatus> {
         AgentAction::Install(_) => {
             let exe = std::env::current_exe()?;
             let bin = exe.canonicalize().unwrap_or(exe);
-            let command = format!(
-                "{} agent-hook {}",
-                shell_words::quote(&bin.display().to_string()),
-                a.agent.name()
-            );
+            let command = settings::hook_command(a.agent, &bin);
             settings::install(a.agent, &path, &command)?
         }
-        AgentAction::Uninstall(_) => settings::uninstall(a.agent, &path)?,
+        AgentAction::Uninstall(_) => {
+            let what = format!(
+                "This removes vouch's hook from `{}`: {}'s shell commands will no longer be checked.",
+                path.display(),
+                a.agent.title()
+            );
+            if !super::person::confirms(ctx, "vouch agent uninstall", &what) {
+                return Ok(ExitStatus::Refused);
+            }
+            settings::uninstall(a.agent, &path)?
+        }
     };
     ui::info(&said);
     Ok(ExitStatus::Allowed)

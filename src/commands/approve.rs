@@ -1,14 +1,15 @@
 //! `vouch approve <id>`: a person at a terminal lets one refused operation
-//! through. Without a terminal it refuses, so an agent cannot approve itself.
+//! through after typing `yes`. Without a terminal it refuses, so an agent
+//! cannot approve itself.
 
 use anyhow::Result;
 use jiff::Timestamp;
 
 use super::decide::{Run, Unjudged};
 use crate::cli::ApproveArgs;
+use crate::commands::person;
 use crate::context::Ctx;
 use crate::policy::{Action, AuditResult, Decision, Plan};
-use crate::prompt::{self, Prompter};
 use crate::review;
 use crate::text::short_oid;
 use crate::{ExitStatus, ui};
@@ -17,10 +18,8 @@ use crate::{ExitStatus, ui};
 pub fn approve(ctx: &Ctx, args: &ApproveArgs) -> Result<ExitStatus> {
     let state = ctx.dirs()?.state;
     let request = review::load_request(&state, args.id.trim())?;
-    let Some(tty) = prompt::interactive(ctx.env.as_ref()) else {
-        ui::info(
-            "refused: `vouch approve` needs a person at a terminal, and there is none (no /dev/tty, or CI / VOUCH_HEADLESS is set): an agent or a script cannot approve its own operation. Run it yourself in a terminal",
-        );
+    // Without a terminal it refuses, so an agent cannot approve itself.
+    let Some(tty) = person::terminal(ctx, "vouch approve") else {
         return Ok(ExitStatus::Refused);
     };
     let mut text = format!(
@@ -46,8 +45,8 @@ pub fn approve(ctx: &Ctx, args: &ApproveArgs) -> Result<ExitStatus> {
     for concern in &request.concerns {
         text.push_str(&format!("  concern: {concern}\n"));
     }
-    tty.show(&text);
-    let yes = tty.confirm("Approve this exact operation (valid 15 minutes, once)?");
+    text.push_str("Approve this exact operation (valid 15 minutes, once)?");
+    let yes = person::typed_yes(&tty, &text);
     // The approval itself is a decision: it is logged before it takes effect.
     let config = ctx.load_config(None)?;
     let subject = Unjudged {

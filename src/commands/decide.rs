@@ -466,10 +466,16 @@ impl<'a> Run<'a> {
         let Some(command) = self.config.notify_command.clone() else {
             return;
         };
+        // The git commands it runs are vouch's own: their hooks do not judge again.
+        let _nested = self
+            .ctx
+            .dirs()
+            .ok()
+            .map(|d| crate::parent::Nested::arm(&d.state));
         let result = Command::new(&command[0])
             .args(&command[1..])
             .current_dir(self.root)
-            .env(vars::VOUCH_NESTED, std::process::id().to_string())
+            .env(vars::VOUCH_NESTED, crate::parent::nested_marker())
             .env("VOUCH_REVIEW_FILE", path)
             .env("VOUCH_OPERATION_ID", &self.operation_id)
             .stdin(Stdio::null())

@@ -26,6 +26,7 @@ pub mod decide;
 pub mod doctor;
 pub mod hook;
 pub mod log;
+pub mod person;
 pub mod reftx;
 pub mod rescue;
 pub mod setup;
@@ -135,6 +136,8 @@ pub fn ask_verifiers(
         })
     };
     let env = ctx.env.as_ref();
+    // The git commands verifier programs run are vouch's own: their hooks do not judge again.
+    let _nested = (!programs.is_empty()).then(|| crate::parent::Nested::arm(&state));
     let spinner = interactive.then(|| ui::Spinner::start("asking the verifiers"));
     let (mut results, ai_run) = std::thread::scope(|s| {
         let ai = with_ai.then(|| {

@@ -204,13 +204,13 @@ pub fn reference_transaction(ctx: &Ctx, args: &RefTxArgs) -> Result<ExitStatus> 
 }
 
 /// True when a program vouch started (a verifier, the notify command) runs
-/// the git command: `VOUCH_NESTED` holds the pid of that vouch, which must
-/// be an ancestor (a variable set by hand turns nothing off).
+/// the git command: `VOUCH_NESTED` must prove it ([`parent::is_nested`]; a
+/// variable set by hand turns nothing off).
 fn nested(ctx: &Ctx) -> bool {
-    ctx.env
-        .var(vars::VOUCH_NESTED)
-        .and_then(|v| v.parse::<u32>().ok())
-        .is_some_and(parent::has_ancestor)
+    ctx.env.var(vars::VOUCH_NESTED).is_some_and(|marker| {
+        ctx.dirs()
+            .is_ok_and(|dirs| parent::is_nested(&marker, &dirs.state))
+    })
 }
 
 /// The git command line for people and logs: one line, URLs' credentials

@@ -1,5 +1,6 @@
 //! `vouch rescue`: the rescue refs written before an allowed local rewind or
-//! deletion, listed, restored and pruned.
+//! deletion, listed, restored and pruned (pruning, which loses commits for
+//! good, only by a person at a terminal).
 
 use std::path::Path;
 
@@ -7,6 +8,7 @@ use anyhow::{Context, Result, bail};
 use jiff::Timestamp;
 
 use crate::cli::{RescueAction, RescueArgs};
+use crate::commands::person;
 use crate::context::Ctx;
 use crate::git::{self, RESCUE_PREFIX, Repo, Rescue};
 use crate::text::{one_line, short_oid};
@@ -25,7 +27,7 @@ pub fn rescue(ctx: &Ctx, args: &RescueArgs) -> Result<ExitStatus> {
         Some(RescueAction::Prune {
             older_than,
             dry_run,
-        }) => prune(&repo, older_than, *dry_run),
+        }) => prune(ctx, &repo, older_than, *dry_run),
     }
 }
 
@@ -131,31 +133,48 @@ fn restore(repo: &Repo, root: &Path, name: &str, as_name: Option<&str>) -> Resul
     Ok(ExitStatus::Allowed)
 }
 
-fn prune(repo: &Repo, older_than: &str, dry_run: bool) -> Result<ExitStatus> {
+fn prune(ctx: &Ctx, repo: &Repo, older_than: &str, dry_run: bool) -> Result<ExitStatus> {
     let cutoff = super::log::parse_since(older_than, Timestamp::now())
         .with_context(|| format!("`--older-than {older_than}`: give an age such as `30d`"))?;
-    let mut pruned = 0;
-    for r in repo.rescues()? {
-        let Ok(saved) = r.saved_at.parse::<Timestamp>() else {
-            continue;
-        };
-        if saved >= cutoff {
-            continue;
-        }
-        if !dry_run {
-            repo.delete_rescue(&r.name)?;
-        }
-        pruned += 1;
-        ui::info(&format!(
-            "{} `{}` ({}, {} commit(s) only there)",
-            if dry_run { "would delete" } else { "deleted" },
+    let old: Vec<Rescue> = repo
+        .rescues()?
+        .into_iter()
+        .filter(|r| {
+            r.saved_at
+                .parse::<Timestamp>()
+                .is_ok_and(|saved| saved < cutoff)
+        })
+        .collect();
+    if old.is_empty() {
+        ui::info(&format!("no rescue ref is older than {older_than}"));
+        return Ok(ExitStatus::Allowed);
+    }
+    let line = |r: &Rescue, verb: &str| {
+        format!(
+            "{verb} `{}` ({}, {} commit(s) only there)",
             r.name,
             short_oid(&r.oid),
             r.only_here
-        ));
+        )
+    };
+    if dry_run {
+        for r in &old {
+            ui::info(&line(r, "would delete"));
+        }
+        return Ok(ExitStatus::Allowed);
     }
-    if pruned == 0 {
-        ui::info(&format!("no rescue ref is older than {older_than}"));
+    // The commits a rescue ref alone holds are gone for good once it is deleted.
+    let mut what = String::from("This deletes these rescue refs for good:\n");
+    for r in &old {
+        what.push_str(&format!("  {}\n", line(r, "delete")));
+    }
+    what.push_str("The commits only they hold can no longer be restored.");
+    if !person::confirms(ctx, "vouch rescue prune", &what) {
+        return Ok(ExitStatus::Refused);
+    }
+    for r in &old {
+        repo.delete_rescue(&r.name)?;
+        ui::info(&line(r, "deleted"));
     }
     Ok(ExitStatus::Allowed)
 }

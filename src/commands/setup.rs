@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 
 use crate::cli::{InstallArgs, RepoArgs, TrustArgs};
+use crate::commands::person;
 use crate::context::{Ctx, REPO_CONFIG};
 use crate::git::{self, HooksLocation};
 use crate::install::{self, HOOKS, HookState};
@@ -128,6 +129,17 @@ pub fn install(ctx: &Ctx, args: &InstallArgs) -> Result<ExitStatus> {
 pub fn uninstall(ctx: &Ctx, args: &RepoArgs) -> Result<ExitStatus> {
     let path = ctx.dir(args.repo.as_ref());
     let loc = git::hooks_location(&path)?;
+    if !person::confirms(
+        ctx,
+        "vouch uninstall",
+        &format!(
+            "This removes vouch's hooks from `{}` (hooks dir `{}`): its pushes, commits and branch deletions will no longer be checked.",
+            loc.root().display(),
+            loc.dir.display()
+        ),
+    ) {
+        return Ok(ExitStatus::Refused);
+    }
     for (hook, _) in HOOKS {
         ui::info(&install::uninstall_hook(&loc.dir, hook)?);
     }
@@ -280,10 +292,48 @@ pub fn trust(ctx: &Ctx, args: &TrustArgs) -> Result<ExitStatus> {
     }
     // Refuse to trust a file that does not even parse: the person should see the error first.
     ctx.load_config(Some(&root))?;
+    if !person::confirms(
+        ctx,
+        "vouch trust",
+        &trust_summary(&root, &file, &verifiers_dir),
+    ) {
+        return Ok(ExitStatus::Refused);
+    }
     trust::set(&data, &root, true)?;
     ui::info(&format!(
         "trusted `{}` as it is now: its `{REPO_CONFIG}` may set verifier programs, the notify command and the log path, and `.vouch/verifiers/` may run. Any change to those files needs `vouch trust` again",
         root.display()
     ));
     Ok(ExitStatus::Allowed)
+}
+
+/// What the person is asked to trust: the file as it is now (it may run
+/// programs and loosen the guard) and the verifier programs there.
+fn trust_summary(root: &Path, file: &Path, verifiers_dir: &Path) -> String {
+    let mut text = format!(
+        "Trusting `{}` lets its `{REPO_CONFIG}` loosen the guard and run programs, and runs the programs in `.vouch/verifiers/`.\n",
+        root.display()
+    );
+    if let Ok(content) = std::fs::read_to_string(file) {
+        text.push_str(&format!("`{}` now reads:\n", file.display()));
+        let lines: Vec<&str> = content.lines().collect();
+        for line in lines.iter().take(40) {
+            text.push_str(&format!("  | {line}\n"));
+        }
+        if lines.len() > 40 {
+            text.push_str(&format!("  | ... ({} more lines)\n", lines.len() - 40));
+        }
+    }
+    if let Ok(entries) = std::fs::read_dir(verifiers_dir) {
+        let mut names: Vec<String> = entries
+            .filter_map(Result::ok)
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        if !names.is_empty() {
+            text.push_str(&format!("verifier programs: {}\n", names.join(", ")));
+        }
+    }
+    text.push_str("Did you write or review these yourself?");
+    text
 }

@@ -88,11 +88,14 @@
 //!
 //! Besides the rules, [`classify`] applies two fixed checks (SPEC 2.4, agent
 //! door issue item 7): a command that skips vouch's hooks (`--no-verify`,
-//! `git commit -n`, `-c core.hooksPath=...` or `GIT_CONFIG_*` carrying it) or
-//! a command line that sets a `VOUCH_*` variable other than `VOUCH_VERIFY`
-//! is a bypass attempt: critical when the command is otherwise at least
+//! `git commit -n`, `-c core.hooksPath=...` or `GIT_CONFIG_*` carrying it) is
+//! a bypass attempt: critical when the command is otherwise at least
 //! standard, high for a plain `git push`, standard otherwise. A command line
-//! vouch cannot read completely ([`ParseProblem`]) is at least high.
+//! that sets a `VOUCH_*` variable other than `VOUCH_VERIFY`, or a git command
+//! given `HOME`, `XDG_CONFIG_HOME`, `XDG_DATA_HOME`, `XDG_STATE_HOME` or a
+//! `GIT_CONFIG*` variable (inline or exported earlier in the line), turns
+//! the guard down: critical (issue 12). A command line vouch cannot read
+//! completely ([`ParseProblem`]) is at least high.
 
 mod lex;
 pub mod parse;
@@ -143,6 +146,11 @@ pub fn classify(
 ) -> Classification {
     let parsed = parse(cmd, aliases);
     let vouch_env = parsed.commands.iter().find_map(vouch_variable);
+    let exported: Vec<String> = parsed
+        .commands
+        .iter()
+        .flat_map(exported_config_variables)
+        .collect();
     let mut out = Classification::default();
     for command in &parsed.commands {
         let mut best = Tier::None;
@@ -156,10 +164,29 @@ pub fn classify(
                 dir: command.working_dir(),
             });
         }
-        let mut markers = hook_skips(command);
-        if let Some(name) = &vouch_env {
-            markers.push(format!("`{name}`"));
+        let mut turned_down: Vec<String> = vouch_env.iter().cloned().collect();
+        if command.program() == "git" {
+            let inline = command.env.iter().map(|(n, _)| n);
+            for name in inline.chain(&exported) {
+                if is_config_variable(name) && !turned_down.contains(name) {
+                    turned_down.push(name.clone());
+                }
+            }
         }
+        if !turned_down.is_empty() {
+            let names: Vec<String> = turned_down.iter().map(|n| format!("`{n}`")).collect();
+            out.matches.push(Match {
+                command: command.clone(),
+                tier: Tier::Critical,
+                reason: format!(
+                    "sets {}: changes the config, hooks or state vouch and git read, which turns the guard down",
+                    names.join(", ")
+                ),
+                facts: None,
+                dir: command.working_dir(),
+            });
+        }
+        let markers = hook_skips(command);
         if markers.is_empty() {
             continue;
         }
@@ -229,6 +256,35 @@ fn hook_skips(command: &SimpleCommand) -> Vec<String> {
         markers.push(format!("`core.hooksPath={path}`"));
     }
     markers
+}
+
+/// True for a variable that changes which config, hooks or state git and
+/// vouch read when set on a git command: `HOME` (`~/.gitconfig`, vouch's
+/// directories), `XDG_CONFIG_HOME`, `XDG_DATA_HOME`, `XDG_STATE_HOME` and
+/// git's `GIT_CONFIG*` (`GIT_CONFIG_GLOBAL`, `GIT_CONFIG_PARAMETERS`,
+/// `GIT_CONFIG_COUNT`/`KEY_n`/`VALUE_n`, ...).
+fn is_config_variable(name: &str) -> bool {
+    matches!(
+        name,
+        "HOME" | "XDG_CONFIG_HOME" | "XDG_DATA_HOME" | "XDG_STATE_HOME"
+    ) || name.starts_with("GIT_CONFIG")
+}
+
+/// The config variables (see [`is_config_variable`]) a command exports to
+/// the commands after it (`export GIT_CONFIG_GLOBAL=/dev/null`).
+fn exported_config_variables(command: &SimpleCommand) -> Vec<String> {
+    if !matches!(
+        command.program(),
+        "export" | "declare" | "typeset" | "readonly" | "set"
+    ) {
+        return Vec::new();
+    }
+    command.argv[1..]
+        .iter()
+        .filter_map(|arg| arg.split_once('=').map(|(n, _)| n))
+        .filter(|n| is_config_variable(n))
+        .map(str::to_owned)
+        .collect()
 }
 
 /// The `VOUCH_*` variable a command sets, if any (`VOUCH_VERIFY` only asks

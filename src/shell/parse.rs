@@ -393,7 +393,8 @@ impl Parser<'_> {
                 RedirectKind::Dup => {}
             }
         }
-        if command.argv.is_empty() && command.env.is_empty() {
+        // A bare `> file` runs nothing but still truncates the file.
+        if command.argv.is_empty() && command.env.is_empty() && command.outputs.is_empty() {
             return None;
         }
         let program = command.program().to_owned();

@@ -2,6 +2,7 @@
 //! facts, every agent's hook protocol end to end, and `vouch agent install`.
 
 use std::fs;
+use std::io::Write as _;
 
 use serde_json::{Value, json};
 
@@ -366,13 +367,13 @@ fn agent_install_keeps_other_hooks_and_uninstall_removes_only_vouch() {
     env.vouch(&["agent", "install", "claude"]).code(0);
     let again = fs::read_to_string(&settings).unwrap();
     assert_eq!(again.matches("agent-hook claude").count(), 1, "{again}");
-    env.vouch(&["agent", "uninstall", "claude"]).code(0);
+    crate::support::tmux::vouch_yes(&env, &["agent", "uninstall", "claude"]);
     let v: Value = serde_json::from_str(&fs::read_to_string(&settings).unwrap()).unwrap();
     assert_eq!(v, theirs);
     // Every agent installs and uninstalls in a project.
     for agent in AGENTS {
         env.vouch(&["agent", "install", agent]).code(0);
-        env.vouch(&["agent", "uninstall", agent]).code(0);
+        crate::support::tmux::vouch_yes(&env, &["agent", "uninstall", agent]);
     }
     // A user-level install goes to HOME.
     env.vouch(&["agent", "install", "gemini", "--user"]).code(0);
@@ -552,4 +553,153 @@ fn check_json_carries_the_result_word() {
     assert_eq!(report["decision"], "refused");
     assert_eq!(report["tier"], "critical");
     assert!(!out.stdout.contains("Proceed {") && !out.stdout.contains("Block"));
+}
+
+#[test]
+fn turning_vouch_itself_down_is_critical_at_the_agent_door() {
+    let env = TestEnv::new();
+    env.install();
+    let tier = |command: &str| {
+        let out = env.vouch(&["check", "--json", "--operation", command]);
+        let v: Value = serde_json::from_str(out.stdout.trim()).unwrap();
+        v["tier"].as_str().unwrap().to_owned()
+    };
+    // Each of these switched the guard off at tier none (issue 12).
+    for command in [
+        "vouch uninstall",
+        "vouch agent uninstall claude --user",
+        "echo '{}' > ~/.claude/settings.json",
+        "sed -i 's/enforce/observe/' \"$VOUCH_CONFIG\"",
+        "rm .git/hooks/pre-push",
+        "ln -sf /bin/true .git/hooks/reference-transaction",
+        "git config --global core.hooksPath ~/nohooks",
+        "vouch rescue prune --older-than 0d",
+        "git update-ref -d refs/vouch/rescue/main/20261122T101500Z",
+        "vouch trust",
+        "rm -f \"$(command -v vouch)\"",
+        "VOUCH_NESTED=$$ git branch -D x",
+        "GIT_CONFIG_GLOBAL=/dev/null git commit -m x",
+    ] {
+        assert_eq!(tier(command), "critical", "{command}");
+    }
+    for command in [
+        "cat ~/.claude/settings.json",
+        "vouch status",
+        "vouch log",
+        "cat .git/hooks/pre-push",
+    ] {
+        assert_eq!(tier(command), "none", "{command}");
+    }
+    // Through an agent's protocol: not let through silently.
+    for agent in AGENTS {
+        let out = hook(
+            &env,
+            agent,
+            &input(agent, "rm .git/hooks/pre-push", &env.work),
+        );
+        let said = format!("{}{}", out.stdout, out.stderr);
+        assert!(
+            said.contains("deny") || said.contains("ask") || out.code == 2,
+            "{agent}: {said}"
+        );
+    }
+    assert!(env.work.join(".git/hooks/pre-push").is_file());
+    assert_eq!(env.last_audit()["risk_tier"], "critical");
+}
+
+/// A string value that runs `agent-hook`, anywhere in `v`.
+fn agent_hook_string(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) if s.contains("agent-hook") => Some(s.clone()),
+        Value::Array(a) => a.iter().find_map(agent_hook_string),
+        Value::Object(o) => o.values().find_map(agent_hook_string),
+        _ => None,
+    }
+}
+
+/// The command string vouch's entry holds in a settings file or plugin.
+fn hook_command_in(text: &str) -> String {
+    if let Some(line) = text.lines().find(|l| l.starts_with("const COMMAND = ")) {
+        let literal = line
+            .trim_start_matches("const COMMAND = ")
+            .trim_end_matches(';');
+        return serde_json::from_str(literal).unwrap();
+    }
+    agent_hook_string(&serde_json::from_str(text).unwrap()).expect("vouch's command")
+}
+
+#[test]
+fn a_missing_binary_behind_the_agent_hook_blocks_in_each_agents_words() {
+    let env = TestEnv::new();
+    // Installed from a copy of the binary (made with `cp`, see
+    // `install_from_vanishing_binary`), which is then removed.
+    let copy = env.base().join("bin/vouch");
+    fs::create_dir_all(copy.parent().unwrap()).unwrap();
+    let status = std::process::Command::new("cp")
+        .arg(crate::support::vouch_bin())
+        .arg(&copy)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    for agent in AGENTS {
+        let out = env
+            .cmd(&copy, &env.work)
+            .args(["agent", "install", agent])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{agent}: {out:?}");
+    }
+    let files = [
+        ("claude", ".claude/settings.json"),
+        ("codex", ".codex/hooks.json"),
+        ("gemini", ".gemini/settings.json"),
+        ("cursor", ".cursor/hooks.json"),
+        ("copilot", ".github/hooks/vouch.json"),
+        ("opencode", ".opencode/plugins/vouch.js"),
+    ];
+    let run = |agent: &str, command: &str| {
+        let mut child = env
+            .cmd("sh", &env.work)
+            .arg("-c")
+            .arg(command)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let request = input(agent, "rm .git/hooks/pre-push", &env.work).to_string();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(request.as_bytes())
+            .ok();
+        Out::from_output(child.wait_with_output().unwrap())
+    };
+    // While the binary is there, the command runs it.
+    let claude = hook_command_in(&fs::read_to_string(env.work.join(files[0].1)).unwrap());
+    run("claude", &claude)
+        .code(0)
+        .stdout_has("permissionDecision");
+    fs::remove_file(&copy).unwrap();
+    for (agent, file) in files {
+        let command = hook_command_in(&fs::read_to_string(env.work.join(file)).unwrap());
+        let out = run(agent, &command);
+        out.stderr_has("the vouch binary is missing")
+            .stderr_has(&format!("vouch agent install {agent}"));
+        match agent {
+            "claude" | "codex" | "gemini" => {
+                out.code(2);
+            }
+            "cursor" => {
+                out.code(2).stdout_has(r#""permission":"deny""#);
+            }
+            "copilot" => {
+                out.code(0).stdout_has(r#""permissionDecision":"deny""#);
+            }
+            _ => {
+                out.code(0).stdout_has(r#""decision":"deny""#);
+            }
+        }
+    }
 }

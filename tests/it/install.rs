@@ -47,7 +47,7 @@ fn foreign_hook_is_chained_with_stdin_intact_and_restored_on_uninstall() {
         .code(1)
         .stderr_has("refused this push (exit 3)");
     fs::write(env.work.join(".git/hooks/pre-push.local"), &foreign).unwrap();
-    env.vouch(&["uninstall"]).code(0);
+    crate::support::tmux::vouch_yes(&env, &["uninstall"]);
     assert_eq!(fs::read_to_string(&hook).unwrap(), foreign);
     assert!(!env.work.join(".git/hooks/pre-push.local").exists());
 }
@@ -66,7 +66,7 @@ fn installing_twice_changes_nothing() {
         !env.work.join(".git/hooks/pre-push.local").exists(),
         "vouch never chains itself"
     );
-    env.vouch(&["uninstall"]).code(0);
+    crate::support::tmux::vouch_yes(&env, &["uninstall"]);
     assert!(!hook.exists());
     assert!(!env.work.join(".git/hooks/reference-transaction").exists());
 }
@@ -106,7 +106,7 @@ fn config_defined_hooks_need_git_2_54() {
     env.write_config("[on_unavailable]\ncritical = \"block\"\n");
     env.rewind(1);
     env.push(&["--force", "origin", "main"]).code(1);
-    env.vouch(&["uninstall"]).code(0);
+    crate::support::tmux::vouch_yes(&env, &["uninstall"]);
     assert!(
         env.git_out(&env.work, &["config", "hook.vouch-pre-push.command"])
             .code
@@ -298,7 +298,7 @@ fn direct_install_links_the_binary_and_guards_pushes() {
             .contains("refs/heads/main"),
         "the chained hook got the input"
     );
-    env.vouch(&["uninstall"]).code(0);
+    crate::support::tmux::vouch_yes(&env, &["uninstall"]);
     assert!(
         !fs::symlink_metadata(&hook)
             .unwrap()

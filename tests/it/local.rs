@@ -519,8 +519,7 @@ fn rescue_restore_refuses_to_move_a_branch_sideways_and_prune_removes_old_ones()
     env.vouch(&["rescue", "prune", "--older-than", "2030-01-01", "--dry-run"])
         .code(0)
         .stderr_has("would delete");
-    env.vouch(&["rescue", "prune", "--older-than", "2030-01-01"])
-        .code(0);
+    crate::support::tmux::vouch_yes(&env, &["rescue", "prune", "--older-than", "2030-01-01"]);
     assert!(
         env.git(&env.work, &["for-each-ref", "refs/vouch"])
             .is_empty()
@@ -590,7 +589,7 @@ fn unknown_states_pass_at_once_and_a_chained_hook_keeps_its_say() {
         log.contains("prepared") && log.contains("committed") && log.contains("refs/heads/fine"),
         "{log}"
     );
-    env.vouch(&["uninstall"]).code(0);
+    crate::support::tmux::vouch_yes(&env, &["uninstall"]);
     assert!(!hooks.join("reference-transaction.local").exists());
     assert!(
         fs::read_to_string(hooks.join("reference-transaction"))

@@ -144,8 +144,9 @@ fn approve_at_a_terminal_lets_that_exact_push_through_once() {
     let (env, id) = refused_force_push();
     let bin = crate::support::vouch_bin();
     let term = tmux::Tmux::start(&env, &env.work, &format!("{} approve {id}", bin.display()));
-    term.wait_for("Approve this exact operation");
-    term.send("y");
+    term.wait_for("Type `yes`");
+    term.send("yes");
+    term.send("Enter");
     term.wait_for("[exit=0]");
     let approval = env.last_audit();
     assert_eq!(approval["operation_type"], "approve");
@@ -205,4 +206,159 @@ fn an_agent_driven_push_is_told_that_a_person_decides() {
     );
     out.code(1).stderr_has("an agent cannot decide");
     assert_eq!(env.remote_ref("main").unwrap(), before);
+}
+
+#[test]
+fn every_command_that_lowers_the_guard_refuses_without_a_terminal() {
+    let env = TestEnv::new();
+    env.install();
+    env.vouch(&["agent", "install", "claude"]).code(0);
+    // A rescue ref to prune: a branch deleted with a skip.
+    env.git(&env.work, &["switch", "-q", "-c", "old"]);
+    env.commit(&env.work, "old.txt", "only on old");
+    env.git(&env.work, &["switch", "-q", "main"]);
+    Out::from_output(
+        env.cmd("setsid", &env.work)
+            .args(["-w", "git", "branch", "-D", "old"])
+            .env("VOUCH_SKIP", "making a rescue ref")
+            .output()
+            .unwrap(),
+    )
+    .code(0);
+    let rescues = || env.git(&env.work, &["for-each-ref", "refs/vouch"]);
+    assert!(!rescues().is_empty());
+    fs::write(env.work.join(".vouch.toml"), "mode = \"observe\"\n").unwrap();
+    let settings = env.work.join(".claude/settings.json");
+    for args in [
+        &["uninstall"][..],
+        &["trust"],
+        &["agent", "uninstall", "claude"],
+        &["rescue", "prune", "--older-than", "2030-01-01"],
+    ] {
+        env.vouch(args)
+            .code(1)
+            .stderr_has("needs a person at a terminal")
+            .stderr_has("the person must run it themselves");
+    }
+    assert!(env.work.join(".git/hooks/pre-push").is_file());
+    assert!(
+        fs::read_to_string(&settings)
+            .unwrap()
+            .contains("agent-hook claude")
+    );
+    assert!(!rescues().is_empty(), "nothing pruned");
+    // A terminal with VOUCH_HEADLESS set is not a person either.
+    if tmux::available() {
+        let mut headless = TestEnv::new();
+        headless.install();
+        headless
+            .extra_env
+            .push(("VOUCH_HEADLESS".into(), "1".into()));
+        let bin = crate::support::vouch_bin();
+        let term = tmux::Tmux::start(
+            &headless,
+            &headless.work,
+            &format!("{} uninstall", bin.display()),
+        );
+        let screen = term.wait_for("[exit=");
+        assert!(screen.contains("[exit=1]"), "{screen}");
+        assert!(headless.work.join(".git/hooks/pre-push").is_file());
+    }
+}
+
+#[test]
+fn a_person_types_yes_in_full_to_turn_the_guard_down() {
+    if !tmux::available() {
+        eprintln!("skipped: tmux is not installed");
+        return;
+    }
+    let env = TestEnv::new();
+    env.install();
+    let hook = env.work.join(".git/hooks/pre-push");
+    // `y` alone, or anything but `yes`, cancels.
+    for answer in ["y", "no", ""] {
+        let typed = tmux::vouch_typed(&env, &env.work, &["uninstall"], answer);
+        assert_eq!(typed.code, 1, "{answer:?}:\n{}", typed.screen);
+        assert!(
+            typed.screen.contains("nothing was changed"),
+            "{}",
+            typed.screen
+        );
+        assert!(hook.is_file(), "{answer:?} keeps the hooks");
+    }
+    let screen = tmux::vouch_yes(&env, &["uninstall"]);
+    assert!(screen.contains("no longer be checked"), "{screen}");
+    assert!(!hook.exists());
+}
+
+#[test]
+fn trust_shows_the_file_it_trusts() {
+    if !tmux::available() {
+        eprintln!("skipped: tmux is not installed");
+        return;
+    }
+    let env = TestEnv::new();
+    fs::write(
+        env.work.join(".vouch.toml"),
+        "mode = \"observe\" # written by an agent\n",
+    )
+    .unwrap();
+    let typed = tmux::vouch_typed(&env, &env.work, &["trust"], "no");
+    assert_eq!(typed.code, 1, "{}", typed.screen);
+    assert!(
+        typed.screen.contains("written by an agent"),
+        "{}",
+        typed.screen
+    );
+    assert!(!env.base().join("data/vouch/trust.json").exists());
+    tmux::vouch_yes(&env, &["trust"]);
+    env.vouch(&["status"]).code(0).stdout_has("(trusted)");
+}
+
+#[test]
+fn a_script_that_exports_vouch_nested_itself_is_still_judged() {
+    let env = TestEnv::new();
+    let calls = env.base().join("calls");
+    env.write_config(&env.verifier(
+        "careful",
+        &format!(
+            "echo called >> '{}'\n{}",
+            calls.display(),
+            verdict_body("fail")
+        ),
+        "",
+    ));
+    env.install();
+    env.git(&env.work, &["switch", "-q", "-c", "solo"]);
+    let tip = env.commit(&env.work, "solo.txt", "only on solo");
+    env.git(&env.work, &["switch", "-q", "main"]);
+    let token = "0123456789abcdef0123456789abcdef";
+    let state = env.state();
+    for script in [
+        // The shell's own pid: an ancestor of the hook, but not vouch.
+        "VOUCH_NESTED=$$ git branch -D solo".to_owned(),
+        "export VOUCH_NESTED=$PPID; git branch -D solo".to_owned(),
+        // A token file forged for that pid proves nothing either.
+        format!(
+            "mkdir -p '{dir}' && printf %s {token} > '{dir}'/$$ && VOUCH_NESTED=$$:{token} git branch -D solo",
+            dir = state.join("nested").display()
+        ),
+    ] {
+        fs::remove_file(&calls).ok();
+        let out = Out::from_output(
+            env.cmd("setsid", &env.work)
+                .args(["-w", "sh", "-c", &script])
+                .output()
+                .unwrap(),
+        );
+        assert_ne!(out.code, 0, "{script}: {out:?}");
+        assert!(calls.exists(), "{script}: the verifier was asked");
+        assert_eq!(env.rev(&env.work, "solo"), tip, "{script}");
+    }
+    // vouch's own markers are gone once its verifiers have run: only the
+    // forged file is left.
+    for entry in fs::read_dir(state.join("nested")).unwrap() {
+        let path = entry.unwrap().path();
+        assert_eq!(fs::read_to_string(&path).unwrap(), token, "{path:?}");
+    }
 }

@@ -243,7 +243,7 @@ fn a_chained_pre_commit_hook_runs_first_and_either_refusing_refuses() {
         "{}",
         out.stderr
     );
-    env.vouch(&["uninstall"]).code(0);
+    crate::support::tmux::vouch_yes(&env, &["uninstall"]);
     assert_eq!(
         fs::read_to_string(&hook).unwrap(),
         "#!/bin/sh\nexit 3\n",

@@ -217,7 +217,7 @@ fn repository_verifiers_need_trust_and_edits_revoke_it() {
         env.last_audit()["verifiers"].as_array().unwrap().is_empty(),
         "untrusted: not run"
     );
-    env.vouch(&["trust"]).code(0);
+    crate::support::tmux::vouch_yes(&env, &["trust"]);
     let out = env.push(&["--force", "origin", "main~1:main"]);
     out.code(1).stderr_has("team: FAIL");
     // An edit to the file needs trust again.

@@ -672,10 +672,7 @@ fn the_opencode_plugin_runs_vouch_and_obeys_its_answer() {
     )
     .unwrap();
     fs::set_permissions(&fake, fs::Permissions::from_mode(0o755)).unwrap();
-    let cmd = format!(
-        "{} agent-hook opencode",
-        shell_words::quote(&fake.display().to_string())
-    );
+    let cmd = hook_command(Agent::Opencode, &fake);
     let plugin = tmp.path().join("vouch.mjs");
     fs::write(&plugin, merged(Agent::Opencode, None, &cmd).unwrap()).unwrap();
     let driver = tmp.path().join("drive.mjs");
@@ -727,4 +724,34 @@ try {
     );
     assert_eq!(run("garbage", false), "allowed");
     assert!(run("garbage", true).starts_with("denied: vouch gave no verdict"));
+    // The binary gone: the command answers deny itself, strict or not.
+    fs::remove_file(&fake).unwrap();
+    let said = run("", false);
+    assert!(
+        said.starts_with("denied: vouch: the vouch binary is missing"),
+        "{said}"
+    );
+    assert!(said.contains("vouch agent install opencode"), "{said}");
+}
+
+#[test]
+fn the_hook_command_is_recognised_as_vouch_and_names_the_binary() {
+    for agent in Agent::ALL {
+        let command = hook_command(agent, Path::new("/opt/my tools/vouch"));
+        assert!(is_vouch_command(&command), "{agent}: {command}");
+        assert!(
+            command.starts_with(
+                "[ -x '/opt/my tools/vouch' ] && exec '/opt/my tools/vouch' agent-hook "
+            ),
+            "{command}"
+        );
+        // Installing over an entry of the old form updates it in place.
+        let old = merged(agent, None, &format!("{OLD} {}", agent.name())).unwrap();
+        let new = merged(agent, Some(&old), &command).unwrap();
+        assert_eq!(
+            new.matches("agent-hook").count(),
+            1 + usize::from(agent == Agent::Opencode),
+            "{agent}: {new}"
+        );
+    }
 }

@@ -25,7 +25,12 @@ pub fn available() -> bool {
 impl Tmux {
     /// Starts `command` (a shell line) in `dir` with the test's environment.
     pub fn start(env: &TestEnv, dir: &Path, command: &str) -> Self {
-        let socket = env.base().join(format!("tmux-{}.sock", std::process::id()));
+        // One socket per session: a server still shutting down keeps its own.
+        static SESSIONS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = SESSIONS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let socket = env
+            .base()
+            .join(format!("tmux-{}-{n}.sock", std::process::id()));
         let mut line = String::from("env -i");
         for (k, v) in env.vars() {
             line.push(' ');
@@ -128,4 +133,50 @@ impl Drop for Tmux {
             .output()
             .ok();
     }
+}
+
+/// What a command run at a terminal left on the screen, and its exit code.
+pub struct Typed {
+    /// The screen.
+    pub screen: String,
+    /// The exit code.
+    pub code: i32,
+}
+
+/// Runs `vouch <args>` in `dir` at a terminal (tmux, which CI installs),
+/// waits for the typed confirmation, types `answer` and Enter, and returns
+/// once vouch has exited. Commands that turn the guard down run only so.
+#[track_caller]
+pub fn vouch_typed(env: &TestEnv, dir: &Path, args: &[&str], answer: &str) -> Typed {
+    assert!(
+        available(),
+        "tmux is needed to run `vouch {args:?}` at a terminal"
+    );
+    let mut line = shell_words::quote(&super::vouch_bin().display().to_string()).into_owned();
+    for a in args {
+        line.push(' ');
+        line.push_str(&shell_words::quote(a));
+    }
+    let term = Tmux::start(env, dir, &line);
+    term.wait_for("Type `yes`");
+    if !answer.is_empty() {
+        term.send(answer);
+    }
+    term.send("Enter");
+    let screen = term.wait_for("[exit=");
+    let code = screen
+        .rsplit("[exit=")
+        .next()
+        .and_then(|rest| rest.split(']').next())
+        .and_then(|n| n.parse().ok())
+        .expect("an exit code on the screen");
+    Typed { screen, code }
+}
+
+/// `vouch <args>` in `work/`, confirmed with `yes` at a terminal; asserts exit 0.
+#[track_caller]
+pub fn vouch_yes(env: &TestEnv, args: &[&str]) -> String {
+    let typed = vouch_typed(env, &env.work, args, "yes");
+    assert_eq!(typed.code, 0, "vouch {args:?}:\n{}", typed.screen);
+    typed.screen
 }
