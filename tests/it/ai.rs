@@ -851,7 +851,7 @@ fn a_force_push_every_provider_blocks_with_verified_false_is_refused_after_one_r
     let record = env.last_audit();
     assert_eq!(record["result"], "block");
     assert_eq!(record["decision"], "refused");
-    assert_eq!(record["retries"], 0, "a block is never asked again");
+    assert_eq!(record["ai"]["retries"], 0, "a block is never asked again");
     let counts = [anthropic.count(), openai.count(), google.count()];
     assert!(counts.iter().all(|c| *c <= 1), "{counts:?}");
     assert_eq!(
