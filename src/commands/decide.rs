@@ -414,7 +414,9 @@ impl<'a> Run<'a> {
         if let Err(e) = written {
             // A verified or overridden decision must leave its line; a routine
             // one (unverified, or observe mode) must not break git.
+            // A refusal stands as it is, with the warning.
             let must_log = self.config.mode != Mode::Observe
+                && status == ExitStatus::Allowed
                 && (plan.result != "skipped" || plan.override_reason.is_some());
             if must_log {
                 ui::error(&e.context(
