@@ -271,9 +271,16 @@ fn a_file_size_limit_is_a_warning_not_a_killed_process() {
     out.code(1)
         .stderr_has("file size limit")
         .stderr_has("this decision was not logged");
+    assert_eq!(std::fs::read_to_string(&log).unwrap().len(), 8001);
+    // Room for part of the record only: the part written is taken back.
+    std::fs::write(&log, "{}\n").unwrap();
+    refused_deletion(&env, &["sh", "-c", "ulimit -f 1; exec \"$@\"", "sh"])
+        .code(1)
+        .stderr_has("taken back")
+        .stderr_has("this decision was not logged");
     assert_eq!(
-        std::fs::read_to_string(&log).unwrap().len(),
-        8001,
+        std::fs::read_to_string(&log).unwrap(),
+        "{}\n",
         "nothing half-written"
     );
 }
