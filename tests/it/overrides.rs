@@ -146,6 +146,7 @@ fn approve_at_a_terminal_lets_that_exact_push_through_once() {
     let term = tmux::Tmux::start(&env, &env.work, &format!("{} approve {id}", bin.display()));
     term.wait_for("Approve this exact operation");
     term.send("y");
+    term.send("Enter");
     term.wait_for("[exit=0]");
     let approval = env.last_audit();
     assert_eq!(approval["operation_type"], "approve");
