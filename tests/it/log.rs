@@ -364,3 +364,27 @@ fn the_agent_door_does_not_let_a_verified_command_through_unlogged() {
         .stderr_has("is a directory");
     env.vouch(&["doctor"]).code(2).stdout_has("is a directory");
 }
+
+#[test]
+fn a_commit_under_a_file_size_limit_goes_on_with_a_warning() {
+    let env = TestEnv::new();
+    env.write_config("log_all = true\n");
+    env.install();
+    std::fs::create_dir_all(env.state()).unwrap();
+    let log = env.state().join("audit.jsonl");
+    // Past the limit below; git's own small files are not.
+    std::fs::write(&log, format!("{}\n", "x".repeat(20_000))).unwrap();
+    std::fs::write(env.work.join("small.txt"), "small\n").unwrap();
+    env.git(&env.work, &["add", "small.txt"]);
+    let before = env.rev(&env.work, "HEAD");
+    let out = crate::support::Out::from_output(
+        env.cmd("sh", &env.work)
+            .args(["-c", "ulimit -f 16; git commit -q -m small"])
+            .output()
+            .unwrap(),
+    );
+    out.code(0)
+        .stderr_has("file size limit")
+        .stderr_has("not logged");
+    assert_ne!(env.rev(&env.work, "HEAD"), before, "the commit was made");
+}
