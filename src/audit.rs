@@ -269,16 +269,20 @@ fn write_locked(path: &Path, max_bytes: u64, keep: u32, line: &[u8]) -> std::io:
     if len > 0 && len + line.len() as u64 > max_bytes {
         rotate(path, keep)?;
     }
-    let mut file = OpenOptions::new()
-        .create(true)
-        .read(true)
-        .append(true)
-        .open(path)?;
+    let mut open = OpenOptions::new();
+    open.create(true).append(true);
+    // Read too, to see how the file ends; a log that may only be appended to
+    // is written all the same.
+    let (mut file, readable) = match open.clone().read(true).open(path) {
+        Ok(f) => (f, true),
+        Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => (open.open(path)?, false),
+        Err(e) => return Err(e),
+    };
     let len = file.metadata()?.len();
     // A line left without its newline (a writer killed mid-write) is ended
     // first, so that this record is not glued to it.
     let mut bytes = Vec::with_capacity(line.len() + 1);
-    if len > 0 && !ends_with_newline(&mut file, len)? {
+    if readable && len > 0 && !ends_with_newline(&mut file, len)? {
         bytes.push(b'\n');
     }
     bytes.extend_from_slice(line);
