@@ -194,12 +194,7 @@ fn lock_path(path: &Path) -> PathBuf {
     path.with_file_name(name)
 }
 
-/// The rotated file beside `path`: generation 1 is the newest.
-pub fn rotated_path(path: &Path) -> PathBuf {
-    generation(path, 1)
-}
-
-/// Generation `n` of the log at `path` (`audit.jsonl.<n>`).
+/// Generation `n` of the log at `path` (`audit.jsonl.<n>`; 1 is the newest).
 pub fn generation(path: &Path, n: u32) -> PathBuf {
     let mut name = path.file_name().unwrap_or_default().to_os_string();
     name.push(format!(".{n}"));
@@ -333,7 +328,7 @@ fn rotate(path: &Path, keep: u32) -> std::io::Result<()> {
 
 /// Makes a file-size limit (`ulimit -f`, SIGXFSZ) fail the write with EFBIG,
 /// which is reported, instead of killing vouch and the git command with it.
-/// Called once, first thing, by the binary.
+/// Called once by the binary, before any command runs.
 pub fn survive_file_size_limit() {
     static HIT: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
     signal_hook::flag::register(signal_hook::consts::SIGXFSZ, &HIT).ok();
