@@ -244,12 +244,7 @@ fn lock_path(path: &Path) -> PathBuf {
     path.with_file_name(name)
 }
 
-/// The rotated file beside `path`: generation 1 is the newest.
-pub fn rotated_path(path: &Path) -> PathBuf {
-    generation(path, 1)
-}
-
-/// Generation `n` of the log at `path` (`audit.jsonl.<n>`).
+/// Generation `n` of the log at `path` (`audit.jsonl.<n>`; 1 is the newest).
 pub fn generation(path: &Path, n: u32) -> PathBuf {
     let mut name = path.file_name().unwrap_or_default().to_os_string();
     name.push(format!(".{n}"));
@@ -319,16 +314,20 @@ fn write_locked(path: &Path, max_bytes: u64, keep: u32, line: &[u8]) -> std::io:
     if len > 0 && len + line.len() as u64 > max_bytes {
         rotate(path, keep)?;
     }
-    let mut file = OpenOptions::new()
-        .create(true)
-        .read(true)
-        .append(true)
-        .open(path)?;
+    let mut open = OpenOptions::new();
+    open.create(true).append(true);
+    // Read too, to see how the file ends; a log that may only be appended to
+    // is written all the same.
+    let (mut file, readable) = match open.clone().read(true).open(path) {
+        Ok(f) => (f, true),
+        Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => (open.open(path)?, false),
+        Err(e) => return Err(e),
+    };
     let len = file.metadata()?.len();
     // A line left without its newline (a writer killed mid-write) is ended
     // first, so that this record is not glued to it.
     let mut bytes = Vec::with_capacity(line.len() + 1);
-    if len > 0 && !ends_with_newline(&mut file, len)? {
+    if readable && len > 0 && !ends_with_newline(&mut file, len)? {
         bytes.push(b'\n');
     }
     bytes.extend_from_slice(line);
@@ -341,9 +340,8 @@ fn write_locked(path: &Path, max_bytes: u64, keep: u32, line: &[u8]) -> std::io:
         }
         Ok(_) => {
             file.set_len(len).ok();
-            Err(std::io::Error::new(
-                std::io::ErrorKind::StorageFull,
-                "a short write (no room for the whole record)",
+            Err(std::io::Error::other(
+                "only part of the record could be written (a full disk or a file size limit), and that part was taken back",
             ))
         }
         Err(e) => {
@@ -380,7 +378,7 @@ fn rotate(path: &Path, keep: u32) -> std::io::Result<()> {
 
 /// Makes a file-size limit (`ulimit -f`, SIGXFSZ) fail the write with EFBIG,
 /// which is reported, instead of killing vouch and the git command with it.
-/// Called once, first thing, by the binary.
+/// Called once by the binary, before any command runs.
 pub fn survive_file_size_limit() {
     static HIT: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
     signal_hook::flag::register(signal_hook::consts::SIGXFSZ, &HIT).ok();
@@ -423,17 +421,28 @@ pub fn recent_blocks(
     session: Option<&str>,
     repo: &str,
 ) -> usize {
-    let Ok((records, _)) = read_all(path) else {
-        return 0;
-    };
+    let stamp = |r: &Record| r.timestamp.parse::<jiff::Timestamp>().ok();
+    // Newest first, and no further back than the first file that starts
+    // before `since`: older generations cannot hold a recent block.
+    let mut records = Vec::new();
+    let mut files = vec![path.to_path_buf()];
+    files.extend(generations(path).into_iter().rev());
+    for file in files {
+        let start = records.len();
+        if read_file(&file, &mut records, &mut Vec::new()).is_err() {
+            break;
+        }
+        let starts_before = records[start..]
+            .first()
+            .is_some_and(|r| stamp(r).is_none_or(|t| t < since));
+        if starts_before {
+            break;
+        }
+    }
     records
         .iter()
         .filter(|r| r.result == AuditResult::Block)
-        .filter(|r| {
-            r.timestamp
-                .parse::<jiff::Timestamp>()
-                .is_ok_and(|t| t >= since)
-        })
+        .filter(|r| stamp(r).is_some_and(|t| t >= since))
         .filter(|r| match session {
             Some(s) => r.session_id.as_deref() == Some(s),
             None => r.repo == repo,
@@ -459,21 +468,89 @@ pub fn read_all(path: &Path) -> Result<(Vec<Record>, Vec<String>)> {
     let mut files = generations(path);
     files.push(path.to_path_buf());
     for file in files {
-        let text = match fs::read(&file) {
-            // A torn line may end inside a character: it is reported, the rest is read.
-            Ok(t) => String::from_utf8_lossy(&t).into_owned(),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
-            Err(e) => return Err(e).with_context(|| format!("cannot read `{}`", file.display())),
-        };
-        for (i, line) in text.lines().enumerate() {
-            if line.trim().is_empty() {
-                continue;
-            }
-            match serde_json::from_str::<Record>(line) {
-                Ok(v) => records.push(v),
-                Err(e) => problems.push(format!("`{}` line {}: {e}", file.display(), i + 1)),
-            }
-        }
+        read_file(&file, &mut records, &mut problems)?;
     }
     Ok((records, problems))
+}
+
+/// Appends the records of one file (none when it does not exist).
+fn read_file(file: &Path, records: &mut Vec<Record>, problems: &mut Vec<String>) -> Result<()> {
+    let text = match fs::read(file) {
+        // A torn line may end inside a character: it is reported, the rest is read.
+        Ok(t) => String::from_utf8_lossy(&t).into_owned(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(e).with_context(|| format!("cannot read `{}`", file.display())),
+    };
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        match serde_json::from_str::<Record>(line) {
+            Ok(v) => records.push(v),
+            Err(e) => problems.push(format!("`{}` line {}: {e}", file.display(), i + 1)),
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn block(id: &str, at: &str) -> Record {
+        Record {
+            timestamp: at.to_owned(),
+            ..Record::new(
+                id,
+                "push",
+                "pre-push",
+                "/r",
+                AuditResult::Block,
+                Decision::Refused,
+            )
+        }
+    }
+
+    #[test]
+    fn recent_blocks_are_counted_across_generations_back_to_since() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("audit.jsonl");
+        let since: jiff::Timestamp = "2026-11-23T10:00:00Z".parse().unwrap();
+        for (i, at) in [
+            "2026-11-23T08:00:00Z",
+            "2026-11-23T09:00:00Z",
+            "2026-11-23T10:30:00Z",
+            "2026-11-23T10:40:00Z",
+            "2026-11-23T10:50:00Z",
+        ]
+        .iter()
+        .enumerate()
+        {
+            append(&path, 4096, 10, &block(&format!("op{i}"), at)).unwrap();
+            // One record per file: each append rotates the one before.
+            if i < 4 {
+                rotate(&path, 10).unwrap();
+            }
+        }
+        assert!(generation(&path, 4).exists());
+        assert_eq!(recent_blocks(&path, since, None, "/r"), 3);
+        let (all, problems) = read_all(&path).unwrap();
+        assert_eq!((all.len(), problems.len()), (5, 0));
+        assert_eq!(all[0].operation_id, "op0", "oldest first");
+    }
+
+    #[test]
+    fn a_failed_write_says_why_and_touches_no_other_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("audit.jsonl");
+        append(&path, 1 << 20, 10, &block("a", "2026-11-23T10:00:00Z")).unwrap();
+        let before = fs::read(&path).unwrap();
+        let full = dir.path().join("full.jsonl");
+        std::os::unix::fs::symlink("/dev/full", &full).unwrap();
+        let e = append(&full, 1 << 20, 10, &block("b", "2026-11-23T10:00:00Z")).unwrap_err();
+        assert!(format!("{e:#}").contains("the disk is full"), "{e:#}");
+        assert_eq!(fs::read(&path).unwrap(), before);
+        let e = append(dir.path(), 1 << 20, 10, &block("c", "2026-11-23T10:00:00Z")).unwrap_err();
+        assert!(format!("{e:#}").contains("is a directory"), "{e:#}");
+    }
 }

@@ -11,6 +11,8 @@
 use std::fs::{File, OpenOptions};
 use std::io::{self, Read, Write};
 use std::os::unix::net::UnixStream;
+use std::sync::Once;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use console::Term;
 use rustix::event::{PollFd, PollFlags, poll};
@@ -81,8 +83,19 @@ impl Tty {
     /// Asks `question` and reads one whole line. Ctrl-C and SIGTERM end the
     /// wait with an error (the caller's No); the terminal is left as found.
     fn read_answer(&self, question: &str) -> io::Result<String> {
+        // Outside a prompt the signals keep their default action (the
+        // handler below emulates it); at the prompt they only wake the wait.
+        static OUTSIDE: AtomicBool = AtomicBool::new(true);
+        static DEFAULT: Once = Once::new();
+        const SIGNALS: [i32; 2] = [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM];
+        DEFAULT.call_once(|| {
+            for sig in SIGNALS {
+                signal_hook::flag::register_conditional_default(sig, &OUTSIDE).ok();
+            }
+        });
         let (wake, woken) = UnixStream::pair()?;
-        let ids: Vec<_> = [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM]
+        OUTSIDE.store(false, Ordering::SeqCst);
+        let ids: Vec<_> = SIGNALS
             .into_iter()
             .filter_map(|sig| {
                 let end = wake.try_clone().ok()?;
@@ -94,6 +107,7 @@ impl Tty {
         for id in ids {
             signal_hook::low_level::unregister(id);
         }
+        OUTSIDE.store(true, Ordering::SeqCst);
         answer
     }
 

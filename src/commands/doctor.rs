@@ -75,6 +75,7 @@ pub fn doctor(ctx: &Ctx, args: &DoctorArgs) -> Result<ExitStatus> {
             ui::out(&ping_line(p, &config));
         }
     }
+    let log_ok = log_writable(ctx, &config);
     if let Some(first) = config.broken.first() {
         ui::warn(&format!(
             "fix `{}`: until then vouch judges without it",
@@ -82,7 +83,30 @@ pub fn doctor(ctx: &Ctx, args: &DoctorArgs) -> Result<ExitStatus> {
         ));
         return Ok(ExitStatus::Error);
     }
+    if !log_ok {
+        return Ok(ExitStatus::Error);
+    }
     Ok(ExitStatus::Allowed)
+}
+
+/// Says where the audit log is and whether a record can be written to it;
+/// false when it cannot (decisions would go unrecorded).
+fn log_writable(ctx: &Ctx, config: &crate::config::Config) -> bool {
+    let checked = ctx
+        .log_path(config)
+        .and_then(|path| crate::audit::check_writable(&path).map(|()| path));
+    match checked {
+        Ok(path) => {
+            ui::out(&format!("audit log: {} (writable)", path.display()));
+            true
+        }
+        Err(e) => {
+            ui::out(&format!(
+                "audit log: {e:#}; decisions would not be recorded (fix it, or set `[log] path` or VOUCH_LOG)"
+            ));
+            false
+        }
+    }
 }
 
 fn ping_line(p: &Provider, config: &crate::config::Config) -> String {

@@ -229,3 +229,44 @@ fn ctrl_c_at_the_prompt_is_a_logged_no_and_the_terminal_is_restored() {
         );
     }
 }
+
+/// The processes started under `pid`, it included, depth first.
+fn descendants(pid: u32) -> Vec<u32> {
+    let mut out = vec![pid];
+    let children =
+        std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")).unwrap_or_default();
+    for child in children.split_whitespace().filter_map(|c| c.parse().ok()) {
+        out.extend(descendants(child));
+    }
+    out
+}
+
+#[test]
+fn sigterm_at_the_prompt_is_a_logged_no() {
+    if !tmux::available() {
+        eprintln!("skipped: tmux is not installed");
+        return;
+    }
+    let env = TestEnv::new();
+    env.install();
+    env.rewind(1);
+    let term = tmux::Tmux::start(&env, &env.work, "git push --force origin main");
+    term.wait_for("Allow this push?");
+    // The vouch process this test started, found from the pane's shell.
+    let shell: u32 = term.display("#{pane_pid}").parse().unwrap();
+    let vouch = descendants(shell)
+        .into_iter()
+        .find(|p| {
+            std::fs::read_to_string(format!("/proc/{p}/comm")).is_ok_and(|c| c.trim() == "vouch")
+        })
+        .expect("vouch is running");
+    let killed = std::process::Command::new("kill")
+        .args(["-TERM", &vouch.to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let screen = term.wait_for("[exit=");
+    assert!(screen.contains("[exit=1]"), "{screen}");
+    assert_eq!(wait_for_record(&env, "pre-push")["decision"], "asked-no");
+    assert_ne!(env.remote_ref("main").unwrap(), env.rev(&env.work, "HEAD"));
+}
