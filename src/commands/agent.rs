@@ -194,7 +194,11 @@ fn decide(ctx: &Ctx, agent: Agent, request: &Request, started: Instant) -> Answe
         // cannot be logged: the person decides, told why (a deny where the
         // agent cannot ask).
         Ok(decided) if decided.status == ExitStatus::Error => Answer::Ask(format!(
-            "{headline}. vouch allowed it, but the decision could not be logged, so it is not on record: a person must decide."
+            "{headline}. vouch allowed it, but {}, so the decision is not on record: a person must decide.",
+            decided
+                .unlogged
+                .as_deref()
+                .unwrap_or("its audit line could not be written")
         )),
         Ok(decided) => {
             let unavailable = match decided.combined.as_ref().map(|c| &c.outcome) {

@@ -61,6 +61,8 @@ pub(crate) struct Decided {
     pub status: ExitStatus,
     /// The door's time budget ran out before the verdict.
     pub late: bool,
+    /// Why the audit line could not be written, when it could not.
+    pub unlogged: Option<String>,
     /// What the verifiers concluded, when they ran.
     pub combined: Option<Combined>,
     /// Every verifier's result, when they ran.
@@ -91,6 +93,8 @@ pub(crate) struct Run<'a> {
     rescued: Vec<String>,
     /// The agent whose command runs this git hook, if any.
     driven_by: Option<&'static str>,
+    /// Why the audit line could not be written, when it could not.
+    unlogged: Option<String>,
 }
 
 impl<'a> Run<'a> {
@@ -120,6 +124,7 @@ impl<'a> Run<'a> {
             ai: None,
             rescued: Vec::new(),
             driven_by: None,
+            unlogged: None,
         }
     }
 
@@ -225,6 +230,7 @@ impl<'a> Run<'a> {
             plan,
             status,
             late: situation.late,
+            unlogged: self.unlogged.take(),
             combined: self.combined,
             results: ran.then_some(self.results),
         })
@@ -565,7 +571,7 @@ impl<'a> Run<'a> {
     }
 
     fn log(
-        &self,
+        &mut self,
         situation: &Situation,
         plan: &Plan,
         decision: Decision,
@@ -584,13 +590,19 @@ impl<'a> Run<'a> {
             )
         });
         if let Err(e) = written {
+            let why = format!("{e:#}");
+            self.unlogged = Some(why.clone());
             if policy::must_log(situation, plan) && status == ExitStatus::Allowed {
-                ui::error(&e.context(
-                    "every decision on a guarded operation must be logged, so this one is refused; fix the log path (config `[log] path` or `VOUCH_LOG`)",
-                ));
+                if self.is_git() {
+                    ui::error(&e.context(
+                        "every decision on a guarded operation must be logged, so this one is refused; fix the log path (config `[log] path` or `VOUCH_LOG`)",
+                    ));
+                }
                 return ExitStatus::Error;
             }
-            ui::warn(&format!("{e:#}; this decision was not logged"));
+            if self.is_git() {
+                ui::warn(&format!("{why}; this decision was not logged"));
+            }
         }
         status
     }
