@@ -12,6 +12,7 @@ use serde_json::Value;
 
 use crate::classify::Tier;
 use crate::config::Mode;
+use crate::operation::Operation;
 use crate::policy::{AuditResult, Decision};
 use crate::verdict::{Scores, VerifierResult};
 
@@ -55,6 +56,53 @@ impl RefRecord {
             remote_tip: "none".into(),
             lost_commits: None,
         }
+    }
+}
+
+/// The audit line's `refs` for `op`: one per ref, or one per finding for
+/// a commit or a command (the reason, which names what it is about, is in
+/// the record's `reasons`).
+pub fn refs(op: &Operation) -> Vec<RefRecord> {
+    match op {
+        Operation::Push { facts, assessment } => facts
+            .refs
+            .iter()
+            .zip(&assessment.refs)
+            .map(|(f, risk)| RefRecord {
+                remote_ref: f.remote_ref.clone(),
+                old_oid: f.old_oid.clone(),
+                new_oid: f.new_oid.clone(),
+                change: f.change.as_str().to_owned(),
+                tier: risk.tier,
+                rule: risk.rule.as_str().to_owned(),
+                remote_tip: f.remote_tip.as_str().to_owned(),
+                lost_commits: f.lost.as_ref().map(|l| l.count),
+            })
+            .collect(),
+        Operation::Commit { assessment, .. } => assessment
+            .refs
+            .iter()
+            .map(|r| RefRecord::finding("staged", r))
+            .collect(),
+        Operation::LocalRefs { facts, assessment } => facts
+            .refs
+            .iter()
+            .zip(&assessment.refs)
+            .map(|(f, risk)| RefRecord {
+                remote_ref: f.name.clone(),
+                old_oid: f.old_oid.clone(),
+                new_oid: f.new_oid.clone(),
+                lost_commits: f.lost.as_ref().map(|l| l.count),
+                ..RefRecord::finding(&f.change.noun().replace(' ', "-"), risk)
+            })
+            .collect(),
+        Operation::Command { assessed, .. } => assessed
+            .assessment
+            .refs
+            .iter()
+            .map(|r| RefRecord::finding("command", r))
+            .collect(),
+        Operation::Unjudged(_) => Vec::new(),
     }
 }
 

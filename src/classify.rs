@@ -59,7 +59,7 @@ impl fmt::Display for Tier {
 }
 
 /// The rule that set a tier. The names are the keys of config `[tiers]`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Rule {
     /// Non-fast-forward update of a protected branch.
@@ -163,7 +163,7 @@ impl Rule {
 }
 
 /// The tier of one ref, and why.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RefRisk {
     /// The tier.
     pub tier: Tier,
@@ -174,7 +174,7 @@ pub struct RefRisk {
 }
 
 /// The tier of a whole push.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Assessment {
     /// The highest tier of any ref or push-wide rule.
     pub tier: Tier,

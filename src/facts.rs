@@ -3,12 +3,12 @@
 //! `git.rs` fills these in with git2; `classify.rs` turns them into a tier;
 //! verifiers, prompts and the audit log read them. Nothing here touches git.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::hooks::{ForceHint, PushUpdate};
 
 /// What kind of ref a push line names.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum RefKind {
     /// `refs/heads/*`
@@ -33,7 +33,7 @@ impl RefKind {
 }
 
 /// How the remote ref changes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Change {
     /// The ref is new on the remote.
@@ -77,7 +77,7 @@ impl Change {
 }
 
 /// Whether the remote's current tip is known in this repository.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", tag = "state", content = "why")]
 pub enum RemoteTip {
     /// The remote's object is here: what it holds can be measured.
@@ -115,7 +115,7 @@ impl RemoteTip {
 }
 
 /// What `--force-with-lease` would conclude, inferred from the remote-tracking ref.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case", tag = "state")]
 pub enum Lease {
     /// The remote's tip equals the remote-tracking ref: what would be
@@ -134,7 +134,7 @@ pub enum Lease {
 }
 
 /// One commit that would leave a ref.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CommitSummary {
     /// Abbreviated id.
     pub short_id: String,
@@ -145,7 +145,7 @@ pub struct CommitSummary {
 }
 
 /// The commits a ref change would destroy on the remote.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Lost {
     /// How many commits leave the ref.
     pub count: usize,
@@ -230,7 +230,7 @@ pub fn mirror_deletions(
 }
 
 /// Everything measured about one pushed ref.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RefFacts {
     /// The line git passed (or vouch computed, for mirror deletions).
     #[serde(skip)]
@@ -285,7 +285,7 @@ impl RefFacts {
 }
 
 /// Everything measured about a push.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct PushFacts {
     /// The remote's name, or its URL when pushed to a URL.
     pub remote: String,
@@ -310,7 +310,7 @@ pub struct PushFacts {
 }
 
 /// How a local ref changes in a reference transaction (SPEC 2.2).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum LocalChange {
     /// A branch moves backwards: the new tip is an ancestor of the old.
@@ -343,7 +343,7 @@ impl LocalChange {
 }
 
 /// Everything measured about one guarded ref of a reference transaction.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LocalRefFacts {
     /// The full ref name.
     pub name: String,
@@ -386,7 +386,7 @@ impl LocalRefFacts {
 }
 
 /// Everything measured about a reference transaction.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct LocalFacts {
     /// The guarded refs that change, one entry each.
     pub refs: Vec<LocalRefFacts>,
@@ -399,7 +399,7 @@ pub struct LocalFacts {
 }
 
 /// How a staged file changes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum FileStatus {
     /// New file.
@@ -425,7 +425,7 @@ impl FileStatus {
 }
 
 /// One file of a staged change (the index against `HEAD`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StagedFile {
     /// Path in the repository (the new path of a rename).
     pub path: String,
@@ -449,7 +449,7 @@ pub struct StagedFile {
 }
 
 /// A staged change: what `git commit` is about to record.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct StagedFacts {
     /// The files.
     pub files: Vec<StagedFile>,

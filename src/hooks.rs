@@ -9,7 +9,7 @@
 use std::fmt;
 
 /// One line of pre-push stdin.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PushUpdate {
     /// The local ref or expression (`refs/heads/main`, `HEAD~1`, `(delete)`).
     pub local_ref: String,
@@ -130,7 +130,7 @@ pub fn parse_pre_push(input: &[u8]) -> Result<Vec<PushUpdate>, ParseError> {
 
 /// What the `git push` command line says about forcing, read from the parent
 /// process. It is a hint: aliases and wrappers hide the real flags.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum ForceHint {
     /// A force flag, a `+refspec` or `--mirror` is on the command line.

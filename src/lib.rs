@@ -25,6 +25,7 @@ pub mod facts;
 pub mod git;
 pub mod hooks;
 pub mod install;
+pub mod operation;
 pub mod parent;
 pub mod policy;
 pub mod prompt;

@@ -5,8 +5,10 @@
 use std::fmt::Write as _;
 
 use crate::classify::{Assessment, Tier};
-use crate::facts::{Change, PushFacts};
+use crate::facts::{Change, LocalChange, LocalFacts, PushFacts};
+use crate::operation::Operation;
 use crate::text::one_line;
+use crate::text::short_oid;
 use crate::verdict::{Combined, Status, VerifierResult};
 
 /// A one-line description of a push.
@@ -118,4 +120,92 @@ pub fn verifier_details(results: &[VerifierResult], combined: Option<&Combined>)
         }
     }
     out
+}
+
+/// What people read about an operation: what it is, its tier, and what it
+/// would change.
+pub fn describe(op: &Operation) -> String {
+    match op {
+        Operation::Push { facts, assessment } => format!(
+            "{} [{} risk]\n{}",
+            describe_push(facts),
+            assessment.tier,
+            push_details(facts, assessment)
+        ),
+        Operation::Commit { staged, assessment } => {
+            let (added, deleted) = staged.line_totals();
+            let mut text = format!(
+                "commit of {} files (+{added} -{deleted} lines){} [{} risk]\n",
+                staged.files.len(),
+                staged
+                    .branch
+                    .as_ref()
+                    .map(|b| format!(" on `{}`", one_line(b, 100)))
+                    .unwrap_or_default(),
+                assessment.tier
+            );
+            for r in assessment.reasons(Tier::Standard) {
+                let _ = writeln!(text, "  [{}] {}", r.tier, one_line(&r.reason, 300));
+            }
+            text
+        }
+        Operation::LocalRefs { facts, assessment } => describe_local(op.noun(), facts, assessment),
+        Operation::Command { assessed, .. } => {
+            let mut text = format!(
+                "command `{}` [{} risk]\n",
+                one_line(&assessed.command, 300),
+                assessed.assessment.tier
+            );
+            for r in assessed.assessment.reasons(Tier::Standard) {
+                let _ = writeln!(text, "  [{}] {}", r.tier, one_line(&r.reason, 400));
+            }
+            text
+        }
+        Operation::Unjudged(u) => format!("{} (not judged)\n", u.noun),
+    }
+}
+
+fn describe_local(noun: &str, facts: &LocalFacts, assessment: &Assessment) -> String {
+    let mut text = format!(
+        "{noun}{} [{} risk]\n",
+        facts
+            .command
+            .as_ref()
+            .map(|c| format!(" by `{c}`"))
+            .unwrap_or_default(),
+        assessment.tier
+    );
+    for (f, risk) in facts.refs.iter().zip(&assessment.refs) {
+        if risk.tier == Tier::None {
+            continue;
+        }
+        let _ = writeln!(text, "  [{}] {}", risk.tier, one_line(&risk.reason, 300));
+        if let Some(lost) = &f.lost {
+            for c in &lost.commits {
+                let _ = writeln!(text, "      {} {}", c.short_id, one_line(&c.subject, 100));
+            }
+        }
+        if f.checked_out && matches!(f.change, LocalChange::Rewind | LocalChange::Rewrite) {
+            let _ = writeln!(
+                text,
+                "  note: git has already rewritten the index and work tree. If this is refused, `{}` still points at {}, and `git reset --hard` (with no commit) brings its files back; uncommitted edits the command overwrote cannot be saved by any git hook.",
+                f.short_name(),
+                short_oid(&f.old_oid)
+            );
+        }
+    }
+    text
+}
+
+/// The command a person runs again with a skip (`git push ...`).
+pub fn again(op: &Operation) -> String {
+    match op {
+        Operation::Push { .. } => "git push ...".into(),
+        Operation::Commit { .. } => "git commit ...".into(),
+        Operation::LocalRefs { facts, .. } => {
+            facts.command.clone().unwrap_or_else(|| "git ...".into())
+        }
+        Operation::Command { assessed, .. } => assessed.command.clone(),
+        Operation::Unjudged(_) => String::new(),
+    }
 }

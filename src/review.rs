@@ -13,6 +13,8 @@ use jiff::{SignedDuration, Timestamp};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use crate::operation::Operation;
+
 /// How long an approval stays valid.
 pub const APPROVAL_TTL: SignedDuration = SignedDuration::from_mins(15);
 
@@ -186,6 +188,51 @@ pub fn take_approval(state: &Path, id: &str, refs: &[ReviewRef], now: Timestamp)
     }
     // Only the process that manages to remove it may use it.
     fs::remove_file(&path).is_ok()
+}
+
+/// What an approval of `op` is bound to: refs and object ids, a commit's
+/// files with their content, a command with its directory.
+pub fn refs(op: &Operation) -> Vec<ReviewRef> {
+    let r = |name: &str, old: &str, new: &str| ReviewRef {
+        remote_ref: name.to_owned(),
+        old_oid: old.to_owned(),
+        new_oid: new.to_owned(),
+    };
+    match op {
+        Operation::Push { facts, .. } => refs_of(facts),
+        Operation::Commit { staged, .. } => staged
+            .files
+            .iter()
+            .map(|f| r(&f.path, &f.old_oid, &f.new_oid))
+            .collect(),
+        Operation::LocalRefs { facts, .. } => facts
+            .refs
+            .iter()
+            .map(|f| r(&f.name, &f.old_oid, &f.new_oid))
+            .collect(),
+        Operation::Command { assessed, .. } => vec![r(
+            &assessed.command,
+            &assessed.cwd.display().to_string(),
+            "",
+        )],
+        Operation::Unjudged(u) => u.refs.clone(),
+    }
+}
+
+/// The id of `op` in the repository at `root`: what an approval and the
+/// verdict cache are bound to.
+pub fn id_of(op: &Operation, root: &Path) -> String {
+    if let Operation::Unjudged(u) = op
+        && let Some(id) = &u.id
+    {
+        return id.clone();
+    }
+    operation_id(
+        op.noun(),
+        &root.display().to_string(),
+        &op.remote().unwrap_or_default(),
+        &refs(op),
+    )
 }
 
 #[cfg(test)]

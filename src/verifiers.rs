@@ -21,6 +21,8 @@ use crate::config::{Config, DEFAULT_VERIFIER_TIMEOUT_SECS, VerifierConfig};
 use crate::verdict::{Status, VerifierResult, from_program};
 use serde::Serialize;
 
+use crate::operation::Operation;
+
 /// Prefix of verifier programs found on `PATH`.
 pub const PATH_PREFIX: &str = "vouch-verify-";
 
@@ -212,6 +214,55 @@ pub struct Remote {
     pub name: String,
     /// Its URL, credentials redacted.
     pub url: String,
+}
+
+/// The context verifier programs read on stdin: built here and only here.
+pub fn context(op: &Operation, operation_id: &str, root: &Path) -> Context {
+    Context {
+        schema_version: CONTEXT_SCHEMA_VERSION,
+        vouch_version: env!("CARGO_PKG_VERSION"),
+        operation: OperationInfo {
+            id: operation_id.to_owned(),
+            kind: op.noun().to_owned(),
+            description: crate::report::describe(op),
+        },
+        tier: op.assessment().tier,
+        reasons: op
+            .assessment()
+            .reasons(Tier::Standard)
+            .iter()
+            .map(|r| r.reason.clone())
+            .collect(),
+        repo: root.to_path_buf(),
+        branch: op.branch(),
+        remote: op.remote_name().map(|name| Remote {
+            name,
+            url: op.remote().unwrap_or_default(),
+        }),
+        command: op.command().map(str::to_owned),
+        facts: op.facts_value(),
+        changes: op.changes_value(),
+        builtin: builtin(op),
+    }
+}
+
+/// vouch's own deterministic checks on `op`, in the verifier result shape.
+pub fn builtin(op: &Operation) -> VerifierResult {
+    use crate::classify::{builtin_from, builtin_local, builtin_result};
+    match op {
+        Operation::Push { facts, assessment } => builtin_result(facts, assessment),
+        Operation::LocalRefs { facts, assessment } => builtin_local(facts, assessment),
+        // The reasons name the files, lines and commands already.
+        Operation::Commit { assessment, .. } => {
+            builtin_from(assessment, |_| serde_json::Value::Null)
+        }
+        Operation::Command { assessed, .. } => {
+            builtin_from(&assessed.assessment, |_| serde_json::Value::Null)
+        }
+        Operation::Unjudged(_) => {
+            VerifierResult::simple("builtin", Status::Skip, "not judged".into(), false)
+        }
+    }
 }
 
 /// Runs `programs` in parallel, each with `context` on stdin, in `cwd`.

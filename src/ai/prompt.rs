@@ -8,6 +8,7 @@ use std::fmt::Write as _;
 
 use crate::classify::{Assessment, Tier};
 use crate::facts::{Change, Lease, LocalFacts, PushFacts, RemoteTip, StagedFacts};
+use crate::operation::Operation;
 use crate::text::{one_line, redact_secrets};
 
 /// The input cap for the whole request, in characters (about 4 a token):
@@ -60,6 +61,25 @@ pub fn data(text: &str, max: usize) -> String {
 struct Limits {
     refs: usize,
     commits: usize,
+}
+
+/// The user message for `op` (the system prompt is [`SYSTEM`]).
+pub fn for_operation(op: &Operation, repo_name: &str) -> String {
+    match op {
+        Operation::Push { facts, assessment } => push_prompt(facts, assessment, repo_name),
+        Operation::Commit { staged, assessment } => commit_prompt(staged, assessment, repo_name),
+        Operation::LocalRefs { facts, assessment } => local_prompt(facts, assessment, repo_name),
+        Operation::Command {
+            assessed, session, ..
+        } => command_prompt(
+            &assessed.command,
+            &assessed.assessment,
+            repo_name,
+            assessed.branch.as_deref(),
+            session.as_deref(),
+        ),
+        Operation::Unjudged(_) => String::new(),
+    }
 }
 
 /// The user message for a push: operation, context, facts.

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Result;
 
-use super::check::{CommandSubject, assess};
+use super::check::assess;
 use super::decide::{Interaction, Run};
 use crate::agent::protocol::{self, Answer, Request};
 use crate::agent::settings::{self, Agent, Scope};
@@ -24,6 +24,7 @@ use crate::cli::{AgentAction, AgentArgs, AgentHookArgs};
 use crate::config::Mode;
 use crate::context::Ctx;
 use crate::env::vars;
+use crate::operation::Operation;
 use crate::policy::{self, Action, AuditResult, Decision, Plan};
 use crate::text::one_line;
 use crate::verdict::Outcome;
@@ -81,9 +82,11 @@ fn salvaged(ctx: &Ctx, agent: Agent, command: &str, why: &str, started: Instant)
     if assessed.assessment.tier < Tier::High {
         return Answer::NoOpinion;
     }
-    let subject = CommandSubject {
-        assessed: &assessed,
-        door: agent.name(),
+    let tier = assessed.assessment.tier;
+    let root = assessed.root.clone().unwrap_or_else(|| ctx.cwd.clone());
+    let op = Operation::Command {
+        assessed,
+        door: agent.name().into(),
         session: None,
     };
     let plan = Plan {
@@ -95,8 +98,7 @@ fn salvaged(ctx: &Ctx, agent: Agent, command: &str, why: &str, started: Instant)
         override_reason: None,
         would: None,
     };
-    let root = assessed.root.clone().unwrap_or_else(|| ctx.cwd.clone());
-    Run::new(ctx, &config, &root, &subject, started)
+    Run::new(ctx, &config, &root, &op, started)
         .through(interaction(agent))
         .log_decided(
             &plan,
@@ -104,8 +106,7 @@ fn salvaged(ctx: &Ctx, agent: Agent, command: &str, why: &str, started: Instant)
             Some(format!("the hook message could not be read: {why}")),
         );
     Answer::Deny(format!(
-        "vouch could not read this hook message, and the command in it looks {}: refused",
-        assessed.assessment.tier
+        "vouch could not read this hook message, and the command in it looks {tier}: refused"
     ))
 }
 
@@ -161,11 +162,6 @@ fn decide(ctx: &Ctx, agent: Agent, request: &Request, started: Instant) -> Answe
     if !noted {
         return Answer::NoOpinion;
     }
-    let subject = CommandSubject {
-        assessed: &assessed,
-        door: agent.name(),
-        session: request.session.clone(),
-    };
     let headline = format!(
         "vouch: `{}` is {tier} risk: {}",
         one_line(command, 200),
@@ -182,7 +178,12 @@ fn decide(ctx: &Ctx, agent: Agent, request: &Request, started: Instant) -> Answe
         .root
         .clone()
         .unwrap_or_else(|| assessed.cwd.clone());
-    let mut run = Run::new(ctx, &config, &run_root, &subject, started)
+    let op = Operation::Command {
+        assessed,
+        door: agent.name().into(),
+        session: request.session.clone(),
+    };
+    let mut run = Run::new(ctx, &config, &run_root, &op, started)
         .through(interaction(agent))
         .within(Duration::from_secs(budget))
         .in_session(request.session.clone());

@@ -5,10 +5,11 @@
 use anyhow::Result;
 use jiff::Timestamp;
 
-use super::decide::{Run, Unjudged};
+use super::decide::Run;
 use crate::cli::ApproveArgs;
 use crate::commands::person;
 use crate::context::Ctx;
+use crate::operation::{Operation, Unjudged};
 use crate::policy::{Action, AuditResult, Decision, Plan};
 use crate::review;
 use crate::text::short_oid;
@@ -49,7 +50,7 @@ pub fn approve(ctx: &Ctx, args: &ApproveArgs) -> Result<ExitStatus> {
     let yes = person::typed_yes(&tty, &text);
     // The approval itself is a decision: it is logged before it takes effect.
     let config = ctx.load_config(None)?;
-    let subject = Unjudged {
+    let op = Operation::Unjudged(Unjudged {
         id: Some(request.operation_id.clone()),
         remote: Some(request.remote.clone()),
         reasons: request.reasons.clone(),
@@ -60,7 +61,7 @@ pub fn approve(ctx: &Ctx, args: &ApproveArgs) -> Result<ExitStatus> {
             "approve",
             crate::classify::Tier::from_name(&request.tier),
         )
-    };
+    });
     let plan = Plan {
         action: Action::Allow { warning: None },
         result: AuditResult::Skipped,
@@ -73,7 +74,7 @@ pub fn approve(ctx: &Ctx, args: &ApproveArgs) -> Result<ExitStatus> {
     } else {
         Decision::AskedNo
     };
-    let logged = Run::new(ctx, &config, &root, &subject, std::time::Instant::now())
+    let logged = Run::new(ctx, &config, &root, &op, std::time::Instant::now())
         .log_decided(&plan, decision, None);
     if logged == ExitStatus::Error {
         return Ok(ExitStatus::Error);

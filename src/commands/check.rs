@@ -8,43 +8,25 @@
 //! the tier: a clean work tree makes `git reset --hard` harmless, a push
 //! whose remote tip was fetched is not one that destroys unseen commits.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
 use serde::Serialize;
 
-use super::Subject;
 use super::decide::{Interaction, Run};
-use crate::audit::RefRecord;
 use crate::classify::{Assessment, RefRisk, Rule, Tier, classify_local, classify_push};
 use crate::cli::CheckArgs;
 use crate::config::Config;
 use crate::context::Ctx;
 use crate::git::{self, Discards, LazyRepo, Moment, Repo};
 use crate::hooks::{GitCommand, parse_push_argv};
+use crate::operation::{Assessed, Operation};
 use crate::policy::AuditResult;
-use crate::review::ReviewRef;
 use crate::shell::{self, Facts, Match, Rules};
 use crate::text::one_line;
 use crate::verdict::VerifierResult;
 use crate::{ExitStatus, ui};
-
-/// A command, assessed.
-pub struct Assessed {
-    /// The command line, credentials masked.
-    pub command: String,
-    /// Where it runs.
-    pub cwd: PathBuf,
-    /// One finding per rule that matched (after facts) and per problem.
-    pub assessment: Assessment,
-    /// What the repository's facts say, one sentence each.
-    pub facts: Vec<String>,
-    /// The repository's root, when the command runs in one.
-    pub root: Option<PathBuf>,
-    /// The branch checked out there.
-    pub branch: Option<String>,
-}
 
 /// Classifies `command` as it would run in `cwd` (in `repo`, the
 /// repository there, opened only if an alias or a fact needs it), and
@@ -280,93 +262,6 @@ fn measure(config: &Config, m: &Match, cwd: &Path, repo: &LazyRepo) -> (Tier, Op
     }
 }
 
-/// A command, as the decision protocol sees it.
-pub struct CommandSubject<'a> {
-    /// The assessment.
-    pub assessed: &'a Assessed,
-    /// `check`, or the agent's name.
-    pub door: &'static str,
-    /// The agent's session id.
-    pub session: Option<String>,
-}
-
-impl Subject for CommandSubject<'_> {
-    fn noun(&self) -> &'static str {
-        "command"
-    }
-
-    fn hook(&self) -> &'static str {
-        self.door
-    }
-
-    fn assessment(&self) -> &Assessment {
-        &self.assessed.assessment
-    }
-
-    fn describe(&self) -> String {
-        let mut text = format!(
-            "command `{}` [{} risk]\n",
-            one_line(&self.assessed.command, 300),
-            self.assessed.assessment.tier
-        );
-        for r in self.assessed.assessment.reasons(Tier::Standard) {
-            text.push_str(&format!("  [{}] {}\n", r.tier, one_line(&r.reason, 400)));
-        }
-        text
-    }
-
-    fn review_refs(&self) -> Vec<ReviewRef> {
-        vec![ReviewRef {
-            remote_ref: self.assessed.command.clone(),
-            old_oid: self.assessed.cwd.display().to_string(),
-            new_oid: String::new(),
-        }]
-    }
-
-    fn record_refs(&self) -> Vec<RefRecord> {
-        self.assessed
-            .assessment
-            .refs
-            .iter()
-            .map(|r| RefRecord::finding("command", r))
-            .collect()
-    }
-
-    fn remote(&self) -> Option<String> {
-        None
-    }
-
-    fn branch(&self) -> Option<String> {
-        self.assessed.branch.clone()
-    }
-
-    fn builtin(&self) -> VerifierResult {
-        crate::classify::builtin_from(&self.assessed.assessment, |_| serde_json::Value::Null)
-    }
-
-    fn prompt(&self, repo_name: &str) -> String {
-        crate::ai::prompt::command_prompt(
-            &self.assessed.command,
-            &self.assessed.assessment,
-            repo_name,
-            self.assessed.branch.as_deref(),
-            self.session.as_deref(),
-        )
-    }
-
-    fn facts_value(&self) -> serde_json::Value {
-        serde_json::to_value(&self.assessed.facts).unwrap_or_default()
-    }
-
-    fn command(&self) -> Option<String> {
-        Some(self.assessed.command.clone())
-    }
-
-    fn again(&self) -> String {
-        self.assessed.command.clone()
-    }
-}
-
 /// What `vouch check --json` prints: the contract scripts read.
 #[derive(Debug, Serialize)]
 pub struct CheckReport<'a> {
@@ -433,19 +328,19 @@ pub fn check(ctx: &Ctx, args: &CheckArgs) -> Result<ExitStatus> {
     // `--verify` asks for a verdict on standard commands too.
     config.verify_standard |= args.verify;
     let assessed = assess(&config, &command, &cwd, &repo)?;
-    let subject = CommandSubject {
-        assessed: &assessed,
-        door: "check",
+    let tier = assessed.assessment.tier;
+    let op = Operation::Command {
+        assessed: assessed.clone(),
+        door: "check".into(),
         session: None,
     };
-    let tier = assessed.assessment.tier;
     let decided = if args.verify && tier > Tier::None {
         let root = assessed
             .root
             .clone()
             .unwrap_or_else(|| assessed.cwd.clone());
         Some(
-            Run::new(ctx, &config, &root, &subject, started)
+            Run::new(ctx, &config, &root, &op, started)
                 .through(Interaction::Report)
                 .run()?,
         )

@@ -1,7 +1,7 @@
 //! The decision protocol carried out for one operation, whatever door it
 //! came through: overrides, verifiers, the decision, the prompt or the
 //! refusal, the review request and the audit line. The operation is a
-//! [`Subject`]; this module knows no push or commit.
+//! [`Operation`]; this module knows no push or commit.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -11,28 +11,17 @@ use anyhow::Result;
 use jiff::Timestamp;
 use wait_timeout::ChildExt;
 
-use super::Subject;
 use crate::audit::{self, AiUsage, Record, Would};
-use crate::classify::{Assessment, Tier};
+use crate::classify::Tier;
 use crate::config::{Config, Mode};
 use crate::context::Ctx;
 use crate::env::vars;
+use crate::operation::Operation;
 use crate::policy::{self, Action, Asker, AuditResult, Decision, Plan, Situation, Skip};
 use crate::prompt::{self, Prompter};
 use crate::review::{self, ReviewRef, ReviewRequest};
 use crate::verdict::{self, Combined, VerifierResult};
 use crate::{ExitStatus, report, ui, verifiers};
-
-/// The reasons worth reading, at most 100 (every ref is in `refs` anyway).
-pub fn capped_reasons(assessment: &Assessment) -> Vec<String> {
-    const MAX: usize = 100;
-    let all = assessment.reasons(Tier::Standard);
-    let mut out: Vec<String> = all.iter().take(MAX).map(|r| r.reason.clone()).collect();
-    if all.len() > MAX {
-        out.push(format!("... and {} more", all.len() - MAX));
-    }
-    out
-}
 
 /// How the outcome reaches whoever started the operation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -70,14 +59,17 @@ pub(crate) struct Decided {
 }
 
 /// One decision being made: the one runner of every door. Facts and tier
-/// come from the door (its `Subject`); the runner carries the operation
+/// come from the door (its `Operation`); the runner carries the operation
 /// through overrides, verifiers, the decision table, the interaction and the
 /// audit line.
 pub(crate) struct Run<'a> {
     ctx: &'a Ctx,
     config: &'a Config,
     root: &'a Path,
-    subject: &'a dyn Subject,
+    op: &'a Operation,
+    /// What the door does once the operation is allowed, before git goes
+    /// on (rescue refs); an error refuses it after all.
+    on_allow: Option<&'a dyn Fn() -> Result<Vec<String>>>,
     interaction: Interaction,
     /// The door's time budget (an agent's deadline).
     budget: Option<Duration>,
@@ -102,16 +94,17 @@ impl<'a> Run<'a> {
         ctx: &'a Ctx,
         config: &'a Config,
         root: &'a Path,
-        subject: &'a dyn Subject,
+        op: &'a Operation,
         started: Instant,
     ) -> Self {
-        let refs = subject.review_refs();
-        let operation_id = subject.operation_id(root);
+        let refs = review::refs(op);
+        let operation_id = review::id_of(op, root);
         Self {
             ctx,
             config,
             root,
-            subject,
+            op,
+            on_allow: None,
             interaction: Interaction::Git,
             budget: None,
             session: ctx.env.var(vars::VOUCH_SESSION),
@@ -126,6 +119,12 @@ impl<'a> Run<'a> {
             driven_by: None,
             unlogged: None,
         }
+    }
+
+    /// Runs `then` once the operation is allowed (not in observe mode).
+    pub(crate) fn on_allow(mut self, then: &'a dyn Fn() -> Result<Vec<String>>) -> Self {
+        self.on_allow = Some(then);
+        self
     }
 
     /// Reaches the outcome through `interaction` instead of a git hook's.
@@ -166,7 +165,7 @@ impl<'a> Run<'a> {
 
     /// Overrides, verifiers, the decision table, the interaction, the audit line.
     pub(crate) fn run(mut self) -> Result<Decided> {
-        let tier = self.subject.assessment().tier;
+        let tier = self.op.assessment().tier;
         let env = self.ctx.env.as_ref();
         let state = self.ctx.dirs()?.state;
         let skip = Skip::from_value(env.var(vars::VOUCH_SKIP).as_deref());
@@ -220,7 +219,7 @@ impl<'a> Run<'a> {
             };
             self.warn(format!(
                 "observe mode: enforcing would have {word} this {} ({why}); it goes on",
-                self.subject.noun()
+                self.op.noun()
             ));
         }
         let (decision, status) = self.act(&plan, tty.as_ref(), &state);
@@ -247,7 +246,7 @@ impl<'a> Run<'a> {
     ) -> ExitStatus {
         self.warnings.extend(warning);
         let situation = Situation {
-            tier: self.subject.assessment().tier,
+            tier: self.op.assessment().tier,
             verify_standard: self.config.verify_standard,
             skip: Skip::No,
             approved: false,
@@ -267,7 +266,7 @@ impl<'a> Run<'a> {
     /// Verifier programs and the AI verifier, in parallel.
     fn run_verifiers(&mut self, interactive: bool) -> Result<()> {
         let places = self.ctx.verifier_places(self.root)?;
-        let tier = self.subject.assessment().tier;
+        let tier = self.op.assessment().tier;
         let mut programs: Vec<_> = verifiers::discover(self.config, &places)
             .into_iter()
             .filter(|p| p.runs_for(tier))
@@ -284,7 +283,7 @@ impl<'a> Run<'a> {
         let (results, ai_run) = super::ask_verifiers(
             self.ctx,
             self.config,
-            self.subject,
+            self.op,
             self.root,
             &self.operation_id,
             &programs,
@@ -325,7 +324,7 @@ impl<'a> Run<'a> {
     }
 
     fn summary(&self) -> String {
-        let mut text = self.subject.describe();
+        let mut text = report::describe(self.op);
         text.push_str(&report::verifier_details(
             &self.results,
             self.combined.as_ref(),
@@ -347,11 +346,11 @@ impl<'a> Run<'a> {
         tty: Option<&prompt::Tty>,
         state: &Path,
     ) -> (Decision, ExitStatus) {
-        let noun = self.subject.noun();
+        let noun = self.op.noun();
         let (decision, status) = match &plan.action {
             Action::Allow { warning } => {
                 if let Some(w) = warning {
-                    let tier = self.subject.assessment().tier;
+                    let tier = self.op.assessment().tier;
                     self.warn(format!("{w}; allowing this {tier} {noun}"));
                 }
                 if let Some(reason) = &plan.override_reason
@@ -390,7 +389,8 @@ impl<'a> Run<'a> {
             }
         };
         if status == ExitStatus::Allowed && plan.would.is_none() {
-            match self.subject.on_allow() {
+            let done = self.on_allow.map_or_else(|| Ok(Vec::new()), |then| then());
+            match done {
                 Ok(done) => {
                     if self.is_git() {
                         for line in &done {
@@ -416,7 +416,7 @@ impl<'a> Run<'a> {
 
     fn print_refusal(&self, why: &str, review_path: Option<&Path>, approvable: bool) {
         let mut text = format!("refused: {why}\n{}", self.summary());
-        let noun = self.subject.noun();
+        let noun = self.op.noun();
         if let Some(agent) = self.driven_by {
             // Nothing an agent reads names a way past vouch it could type itself.
             text.push_str(&format!(
@@ -429,7 +429,7 @@ impl<'a> Run<'a> {
             ));
             text.push_str(&format!(
                 "Or skip verification for one {noun}, with a reason that is logged:\n    VOUCH_SKIP=\"<why this is safe>\" {}\n",
-                self.subject.again()
+                report::again(self.op)
             ));
         }
         if let Some(p) = review_path {
@@ -443,10 +443,10 @@ impl<'a> Run<'a> {
             operation_id: self.operation_id.clone(),
             created_at: Timestamp::now().to_string(),
             repo: self.root.display().to_string(),
-            remote: self.subject.remote().unwrap_or_default(),
-            tier: self.subject.assessment().tier.to_string(),
+            remote: self.op.remote().unwrap_or_default(),
+            tier: self.op.assessment().tier.to_string(),
             refs: self.refs.clone(),
-            reasons: capped_reasons(self.subject.assessment()),
+            reasons: self.op.reasons(),
             concerns: self
                 .combined
                 .as_ref()
@@ -518,9 +518,9 @@ impl<'a> Run<'a> {
     fn record(&self, plan: &Plan, decision: Decision) -> Record {
         let combined = self.combined.as_ref();
         let ai = self.ai.as_ref();
-        let assessment = self.subject.assessment();
+        let _assessment = self.op.assessment();
         Record {
-            risk_tier: self.subject.is_judged().then_some(assessment.tier),
+            risk_tier: self.op.tier(),
             primary_provider: ai.and_then(|a| a.primary.clone()),
             verifier_provider: ai.and_then(|a| a.provider.clone()),
             verifier_model: ai.and_then(|a| a.model.clone()),
@@ -535,16 +535,15 @@ impl<'a> Run<'a> {
             }),
             confidence: combined.and_then(|c| c.confidence),
             scores: combined.and_then(|c| c.scores),
-            concerns: combined
-                .map_or_else(|| self.subject.noted_concerns(), |c| c.concerns.clone()),
+            concerns: combined.map_or_else(|| self.op.noted_concerns(), |c| c.concerns.clone()),
             was_overridden: plan.override_reason.is_some(),
             override_reason: plan.override_reason.clone(),
             latency_ms: u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX),
             session_id: self.session.clone(),
-            branch: self.subject.branch(),
-            remote: self.subject.remote(),
-            refs: self.subject.record_refs(),
-            reasons: self.subject.reasons(),
+            branch: self.op.branch(),
+            remote: self.op.remote(),
+            refs: audit::refs(self.op),
+            reasons: self.op.reasons(),
             warnings: self.warnings.clone(),
             mode: (self.config.mode == Mode::Observe).then_some(Mode::Observe),
             would_decide: plan.would.as_deref().map(|a| match a {
@@ -556,13 +555,13 @@ impl<'a> Run<'a> {
                 _ => None,
             },
             driven_by: self.driven_by.map(str::to_owned),
-            builtin: self.subject.is_judged().then(|| self.subject.builtin()),
+            builtin: self.op.tier().map(|_| verifiers::builtin(self.op)),
             verifiers: self.results.clone(),
             rescued: self.rescued.clone(),
             ..Record::new(
                 &self.operation_id,
-                self.subject.noun(),
-                self.subject.hook(),
+                self.op.noun(),
+                self.op.hook(),
                 &self.root.display().to_string(),
                 plan.result,
                 decision,
@@ -605,127 +604,5 @@ impl<'a> Run<'a> {
             }
         }
         status
-    }
-}
-
-/// An operation decided before it could be judged: a hook message that
-/// cannot be read, a chained hook's refusal, a person's approval. It goes
-/// through the same audit line as every other decision.
-pub(crate) struct Unjudged {
-    /// `push`, `commit`, `approve`.
-    pub noun: &'static str,
-    /// The hook or command.
-    pub hook: &'static str,
-    /// Its id, when it has one already (an approval's).
-    pub id: Option<String>,
-    /// Its tier, when known.
-    pub tier: Option<Tier>,
-    /// The remote, redacted.
-    pub remote: Option<String>,
-    /// Why the tier is what it is, as recorded earlier.
-    pub reasons: Vec<String>,
-    /// Concerns recorded earlier.
-    pub concerns: Vec<String>,
-    /// The refs, as recorded earlier.
-    pub refs: Vec<ReviewRef>,
-    /// An empty assessment of `tier`.
-    pub assessment: Assessment,
-}
-
-impl Unjudged {
-    /// An operation of `noun` at `hook`, with nothing known about it.
-    pub(crate) fn new(noun: &'static str, hook: &'static str, tier: Option<Tier>) -> Self {
-        Self {
-            noun,
-            hook,
-            id: None,
-            tier,
-            remote: None,
-            reasons: Vec::new(),
-            concerns: Vec::new(),
-            refs: Vec::new(),
-            assessment: Assessment {
-                tier: tier.unwrap_or_default(),
-                ..Assessment::default()
-            },
-        }
-    }
-}
-
-impl Subject for Unjudged {
-    fn noun(&self) -> &'static str {
-        self.noun
-    }
-
-    fn hook(&self) -> &'static str {
-        self.hook
-    }
-
-    fn assessment(&self) -> &Assessment {
-        &self.assessment
-    }
-
-    fn describe(&self) -> String {
-        format!("{} (not judged)\n", self.noun)
-    }
-
-    fn review_refs(&self) -> Vec<ReviewRef> {
-        self.refs.clone()
-    }
-
-    fn record_refs(&self) -> Vec<crate::audit::RefRecord> {
-        Vec::new()
-    }
-
-    fn remote(&self) -> Option<String> {
-        self.remote.clone()
-    }
-
-    fn branch(&self) -> Option<String> {
-        None
-    }
-
-    fn builtin(&self) -> VerifierResult {
-        VerifierResult::simple(
-            "builtin",
-            crate::verdict::Status::Skip,
-            "not judged".into(),
-            false,
-        )
-    }
-
-    fn prompt(&self, _repo_name: &str) -> String {
-        String::new()
-    }
-
-    fn facts_value(&self) -> serde_json::Value {
-        serde_json::Value::Null
-    }
-
-    fn again(&self) -> String {
-        String::new()
-    }
-
-    fn reasons(&self) -> Vec<String> {
-        self.reasons.clone()
-    }
-
-    fn noted_concerns(&self) -> Vec<String> {
-        self.concerns.clone()
-    }
-
-    fn is_judged(&self) -> bool {
-        self.tier.is_some()
-    }
-
-    fn operation_id(&self, root: &Path) -> String {
-        self.id.clone().unwrap_or_else(|| {
-            crate::review::operation_id(
-                self.noun,
-                &root.display().to_string(),
-                &self.remote.clone().unwrap_or_default(),
-                &self.refs,
-            )
-        })
     }
 }

@@ -11,21 +11,18 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 
-use super::Subject;
-use super::decide::{Run, Unjudged};
-use crate::audit::RefRecord;
-use crate::classify::{Assessment, Tier, classify_push};
+use super::decide::Run;
+use crate::classify::{Tier, classify_push};
 use crate::cli::PrePushArgs;
 use crate::config::Mode;
 use crate::context::Ctx;
+use crate::operation::{Operation, Unjudged};
 
 use crate::facts::{Change, PushFacts, RefFacts, RemoteTip, redact_url};
 use crate::git::Repo;
 use crate::hooks::{ForceHint, PushUpdate, parse_pre_push, parse_push_argv};
 use crate::policy::{Action, AuditResult, Decision, Plan};
-use crate::review::{self, ReviewRef};
-use crate::verdict::VerifierResult;
-use crate::{ExitStatus, parent, report, ui, verifiers};
+use crate::{ExitStatus, parent, ui, verifiers};
 
 /// Runs the pre-push hook.
 pub fn pre_push(ctx: &Ctx, args: &PrePushArgs) -> Result<ExitStatus> {
@@ -110,11 +107,8 @@ pub fn pre_push(ctx: &Ctx, args: &PrePushArgs) -> Result<ExitStatus> {
         return Ok(ExitStatus::Allowed);
     }
 
-    let subject = PushSubject {
-        facts: &facts,
-        assessment: &assessment,
-    };
-    let mut run = Run::new(ctx, &config, &root, &subject, started);
+    let op = Operation::Push { facts, assessment };
+    let mut run = Run::new(ctx, &config, &root, &op, started);
     if let Some(w) = repo_warning {
         run.warn(w);
     }
@@ -135,10 +129,10 @@ pub(crate) fn log_refusal(
 ) {
     // A broken config file is left out: the user's log path still counts.
     let config = ctx.config(None);
-    let subject = Unjudged {
+    let op = Operation::Unjudged(Unjudged {
         remote: (!url.is_empty()).then(|| redact_url(url)),
         ..Unjudged::new(noun, hook, None)
-    };
+    });
     let plan = Plan {
         action: Action::Refuse {
             why: why.to_owned(),
@@ -149,7 +143,7 @@ pub(crate) fn log_refusal(
         would: None,
     };
     let root = ctx.cwd.clone();
-    Run::new(ctx, &config, &root, &subject, Instant::now()).log_decided(
+    Run::new(ctx, &config, &root, &op, Instant::now()).log_decided(
         &plan,
         Decision::Refused,
         Some(crate::facts::redact_text(why)),
@@ -216,89 +210,4 @@ pub(crate) fn run_chained(
         .wait()
         .with_context(|| format!("cannot wait for `{}`", path.display()))?;
     Ok(Some(status.code().unwrap_or(1)))
-}
-
-/// A push, as the decision protocol sees it.
-pub struct PushSubject<'a> {
-    /// What was measured.
-    pub facts: &'a PushFacts,
-    /// Its tier.
-    pub assessment: &'a Assessment,
-}
-
-impl Subject for PushSubject<'_> {
-    fn noun(&self) -> &'static str {
-        "push"
-    }
-
-    fn hook(&self) -> &'static str {
-        "pre-push"
-    }
-
-    fn assessment(&self) -> &Assessment {
-        self.assessment
-    }
-
-    fn describe(&self) -> String {
-        format!(
-            "{} [{} risk]\n{}",
-            report::describe_push(self.facts),
-            self.assessment.tier,
-            report::push_details(self.facts, self.assessment)
-        )
-    }
-
-    fn review_refs(&self) -> Vec<ReviewRef> {
-        review::refs_of(self.facts)
-    }
-
-    fn record_refs(&self) -> Vec<RefRecord> {
-        self.facts
-            .refs
-            .iter()
-            .zip(&self.assessment.refs)
-            .map(|(f, risk)| RefRecord {
-                remote_ref: f.remote_ref.clone(),
-                old_oid: f.old_oid.clone(),
-                new_oid: f.new_oid.clone(),
-                change: f.change.as_str().to_owned(),
-                tier: risk.tier,
-                rule: risk.rule.as_str().to_owned(),
-                remote_tip: f.remote_tip.as_str().to_owned(),
-                lost_commits: f.lost.as_ref().map(|l| l.count),
-            })
-            .collect()
-    }
-
-    fn remote(&self) -> Option<String> {
-        Some(self.facts.url.clone())
-    }
-
-    fn branch(&self) -> Option<String> {
-        self.facts.branch.clone()
-    }
-
-    fn builtin(&self) -> VerifierResult {
-        crate::classify::builtin_result(self.facts, self.assessment)
-    }
-
-    fn prompt(&self, repo_name: &str) -> String {
-        crate::ai::prompt::push_prompt(self.facts, self.assessment, repo_name)
-    }
-
-    fn facts_value(&self) -> serde_json::Value {
-        serde_json::to_value(self.facts).unwrap_or_default()
-    }
-
-    fn changes_value(&self) -> serde_json::Value {
-        serde_json::to_value(&self.facts.refs).unwrap_or_default()
-    }
-
-    fn remote_name(&self) -> Option<String> {
-        Some(self.facts.remote.clone())
-    }
-
-    fn again(&self) -> String {
-        "git push ...".into()
-    }
 }

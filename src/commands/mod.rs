@@ -7,15 +7,12 @@ use anyhow::Result;
 use jiff::Timestamp;
 
 use crate::ai::AiRun;
-use crate::audit::RefRecord;
-use crate::classify::Assessment;
-use crate::classify::Tier;
 use crate::config::Config;
 use crate::context::Ctx;
 use crate::env::vars;
-use crate::review::ReviewRef;
+use crate::operation::Operation;
 use crate::verdict::VerifierResult;
-use crate::verifiers::{self, Context, OperationInfo, Program, Remote};
+use crate::verifiers::{self, Program};
 use crate::{audit, ui};
 
 pub mod agent;
@@ -32,77 +29,6 @@ pub mod rescue;
 pub mod setup;
 pub mod verify;
 
-/// What the decision protocol needs to know about an operation, whatever
-/// door it came through (a push, a commit).
-pub trait Subject: Sync {
-    /// `push`, `commit`.
-    fn noun(&self) -> &'static str;
-    /// The hook that decides (`pre-push`).
-    fn hook(&self) -> &'static str;
-    /// Its tier and the reasons.
-    fn assessment(&self) -> &Assessment;
-    /// What people read: what it is, its tier, and what it would change.
-    fn describe(&self) -> String;
-    /// What an approval is bound to (refs and object ids).
-    fn review_refs(&self) -> Vec<ReviewRef>;
-    /// The audit line's `refs`.
-    fn record_refs(&self) -> Vec<RefRecord>;
-    /// Where it goes (a push's remote, redacted).
-    fn remote(&self) -> Option<String>;
-    /// The branch checked out.
-    fn branch(&self) -> Option<String>;
-    /// The built-in deterministic checks' result.
-    fn builtin(&self) -> VerifierResult;
-    /// The AI verifier's user prompt.
-    fn prompt(&self, repo_name: &str) -> String;
-    /// The measured facts, for verifier programs (`facts` of the context).
-    fn facts_value(&self) -> serde_json::Value;
-    /// What changes, for verifier programs (`changes` of the context).
-    fn changes_value(&self) -> serde_json::Value {
-        serde_json::Value::Null
-    }
-    /// The remote's name, for a push.
-    fn remote_name(&self) -> Option<String> {
-        None
-    }
-    /// The shell command, for a command.
-    fn command(&self) -> Option<String> {
-        None
-    }
-    /// Why the tier is what it is, at most 100 lines.
-    fn reasons(&self) -> Vec<String> {
-        decide::capped_reasons(self.assessment())
-    }
-    /// Concerns known before the verifiers run (an approval's).
-    fn noted_concerns(&self) -> Vec<String> {
-        Vec::new()
-    }
-    /// False for a decision made before the operation could be judged
-    /// (its tier is then unknown).
-    fn is_judged(&self) -> bool {
-        true
-    }
-    /// The command to run again with a skip (`git push ...`).
-    fn again(&self) -> String;
-
-    /// Called once the operation is allowed (not in observe mode), before
-    /// git goes on: what it returns is shown and logged. An error refuses
-    /// the operation after all (a rescue ref that cannot be written).
-    fn on_allow(&self) -> Result<Vec<String>> {
-        Ok(Vec::new())
-    }
-
-    /// Its id: what an approval and the verdict cache are bound to.
-    fn operation_id(&self, root: &Path) -> String {
-        crate::review::operation_id(
-            self.noun(),
-            &root.display().to_string(),
-            &self.remote().unwrap_or_default(),
-            &self.review_refs(),
-        )
-    }
-}
-
 /// Runs `programs` and (when `with_ai`) the AI verifier, in parallel; the
 /// AI result comes last in the list. A spinner turns at a terminal.
 #[expect(
@@ -112,7 +38,7 @@ pub trait Subject: Sync {
 pub fn ask_verifiers(
     ctx: &Ctx,
     config: &Config,
-    subject: &dyn Subject,
+    op: &Operation,
     root: &Path,
     operation_id: &str,
     programs: &[Program],
@@ -126,7 +52,7 @@ pub fn ask_verifiers(
     let repo_name = root
         .file_name()
         .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-    let prompt = subject.prompt(&repo_name);
+    let prompt = crate::ai::prompt::for_operation(op, &repo_name);
     // Reading the log is paid once, and only when a block asks for the count.
     let blocks = std::sync::OnceLock::new();
     let prior_blocks = || {
@@ -146,7 +72,7 @@ pub fn ask_verifiers(
         let results = if programs.is_empty() {
             Vec::new()
         } else {
-            let context = serde_json::to_string(&verifier_context(subject, operation_id, root))
+            let context = serde_json::to_string(&verifiers::context(op, operation_id, root))
                 .unwrap_or_default();
             verifiers::run_all(programs, &context, root)
         };
@@ -170,34 +96,4 @@ pub fn ask_verifiers(
         results.extend(run.result.clone());
     }
     Ok((results, ai_run))
-}
-
-/// The context verifier programs read on stdin: built here and only here.
-pub fn verifier_context(subject: &dyn Subject, operation_id: &str, root: &Path) -> Context {
-    let assessment = subject.assessment();
-    Context {
-        schema_version: verifiers::CONTEXT_SCHEMA_VERSION,
-        vouch_version: env!("CARGO_PKG_VERSION"),
-        operation: OperationInfo {
-            id: operation_id.to_owned(),
-            kind: subject.noun().to_owned(),
-            description: subject.describe(),
-        },
-        tier: assessment.tier,
-        reasons: assessment
-            .reasons(Tier::Standard)
-            .iter()
-            .map(|r| r.reason.clone())
-            .collect(),
-        repo: root.to_path_buf(),
-        branch: subject.branch(),
-        remote: subject.remote_name().map(|name| Remote {
-            name,
-            url: subject.remote().unwrap_or_default(),
-        }),
-        command: subject.command(),
-        facts: subject.facts_value(),
-        changes: subject.changes_value(),
-        builtin: subject.builtin(),
-    }
 }

@@ -17,11 +17,9 @@ use std::time::Instant;
 use anyhow::Result;
 use sha2::Digest;
 
-use super::Subject;
 use super::decide::Run;
 use super::hook::run_chained;
-use crate::audit::RefRecord;
-use crate::classify::{Assessment, Tier, builtin_local, classify_local};
+use crate::classify::{Assessment, Tier, classify_local};
 use crate::cli::RefTxArgs;
 use crate::config::Mode;
 use crate::context::Ctx;
@@ -31,9 +29,8 @@ use crate::git::{Moment, Repo};
 use crate::hooks::{
     GitCommand, RefUpdate, TxState, guarded_updates, rename_target, routine_because,
 };
-use crate::review::ReviewRef;
+use crate::operation::Operation;
 use crate::text::{hex, one_line, short_oid};
-use crate::verdict::VerifierResult;
 use crate::{ExitStatus, parent, ui};
 
 /// The hook's name.
@@ -187,12 +184,10 @@ pub fn reference_transaction(ctx: &Ctx, args: &RefTxArgs) -> Result<ExitStatus> 
         }
         return Ok(ExitStatus::Allowed);
     }
-    let subject = LocalSubject {
-        git_dir: repo.git_dir(),
-        facts: &facts,
-        assessment: &assessment,
-    };
-    let mut run = Run::new(ctx, &config, &root, &subject, started);
+    let git_dir = repo.git_dir();
+    let op = Operation::LocalRefs { facts, assessment };
+    let rescue = || rescue(&git_dir, &op);
+    let mut run = Run::new(ctx, &config, &root, &op, started).on_allow(&rescue);
     for w in &config.warnings {
         run.warn(w.clone());
     }
@@ -247,184 +242,63 @@ impl Memo {
     }
 }
 
-/// A reference transaction, as the decision protocol sees it.
-pub struct LocalSubject<'a> {
-    /// The repository's git directory, to write rescue refs in.
-    pub git_dir: PathBuf,
-    /// What was measured.
-    pub facts: &'a LocalFacts,
-    /// Its tier.
-    pub assessment: &'a Assessment,
+/// The refs whose old value must be saved before the change goes on.
+fn to_rescue<'f>(
+    facts: &'f LocalFacts,
+    assessment: &'f Assessment,
+) -> impl Iterator<Item = &'f LocalRefFacts> {
+    facts
+        .refs
+        .iter()
+        .zip(&assessment.refs)
+        .filter(|(f, risk)| {
+            risk.tier > Tier::None
+                && (f.lost_count() > 0
+                    || f.unknown.is_some()
+                    || matches!(
+                        f.change,
+                        LocalChange::MoveTag | LocalChange::DeleteTag | LocalChange::DropStash
+                    ))
+        })
+        .map(|(f, _)| f)
 }
 
-impl LocalSubject<'_> {
-    /// The refs whose old value must be saved before the change goes on.
-    fn to_rescue(&self) -> impl Iterator<Item = &LocalRefFacts> {
-        self.facts
-            .refs
-            .iter()
-            .zip(&self.assessment.refs)
-            .filter(|(f, risk)| {
-                risk.tier > Tier::None
-                    && (f.lost_count() > 0
-                        || f.unknown.is_some()
-                        || matches!(
-                            f.change,
-                            LocalChange::MoveTag | LocalChange::DeleteTag | LocalChange::DropStash
-                        ))
-            })
-            .map(|(f, _)| f)
-    }
-}
-
-impl Subject for LocalSubject<'_> {
-    fn noun(&self) -> &'static str {
-        self.facts
-            .refs
-            .iter()
-            .zip(&self.assessment.refs)
-            .max_by_key(|(_, risk)| risk.tier)
-            .map_or("ref update", |(f, _)| f.change.noun())
-    }
-
-    fn hook(&self) -> &'static str {
-        HOOK
-    }
-
-    fn assessment(&self) -> &Assessment {
-        self.assessment
-    }
-
-    fn describe(&self) -> String {
-        let mut text = format!(
-            "{}{} [{} risk]\n",
-            self.noun(),
-            self.facts
-                .command
-                .as_ref()
-                .map(|c| format!(" by `{c}`"))
-                .unwrap_or_default(),
-            self.assessment.tier
-        );
-        for (f, risk) in self.facts.refs.iter().zip(&self.assessment.refs) {
-            if risk.tier == Tier::None {
-                continue;
+/// Saves what an allowed local change would orphan as rescue refs, before
+/// git goes on; what it says is shown and logged.
+fn rescue(git_dir: &Path, op: &Operation) -> Result<Vec<String>> {
+    let Operation::LocalRefs { facts, assessment } = op else {
+        return Ok(Vec::new());
+    };
+    let stamp = jiff::Timestamp::now()
+        .strftime("%Y%m%dT%H%M%SZ")
+        .to_string();
+    let mut done = Vec::new();
+    let mut repo = None;
+    for f in to_rescue(facts, assessment) {
+        let repo = match &repo {
+            Some(r) => r,
+            None => repo.insert(Repo::discover(git_dir)?),
+        };
+        // `stash clear` drops every entry, not only the newest.
+        let mut oids = vec![f.old_oid.clone()];
+        if f.change == LocalChange::DropStash {
+            for oid in repo.stash_oids() {
+                if !oids.contains(&oid) {
+                    oids.push(oid);
+                }
             }
-            text.push_str(&format!(
-                "  [{}] {}\n",
-                risk.tier,
-                one_line(&risk.reason, 300)
+        }
+        for oid in &oids {
+            let name = repo.write_rescue(&f.name, oid, &stamp)?;
+            let short = name
+                .strip_prefix(crate::git::RESCUE_PREFIX)
+                .unwrap_or(&name);
+            done.push(format!(
+                "saved `{}` ({}) as `{name}`; `vouch rescue restore {short}` brings it back",
+                f.short_name(),
+                short_oid(oid)
             ));
-            if let Some(lost) = &f.lost {
-                for c in &lost.commits {
-                    text.push_str(&format!(
-                        "      {} {}\n",
-                        c.short_id,
-                        one_line(&c.subject, 100)
-                    ));
-                }
-            }
-            if f.checked_out && matches!(f.change, LocalChange::Rewind | LocalChange::Rewrite) {
-                text.push_str(&format!(
-                    "  note: git has already rewritten the index and work tree. If this is refused, `{}` still points at {}, and `git reset --hard` (with no commit) brings its files back; uncommitted edits the command overwrote cannot be saved by any git hook.\n",
-                    f.short_name(),
-                    short_oid(&f.old_oid)
-                ));
-            }
         }
-        text
     }
-
-    fn review_refs(&self) -> Vec<ReviewRef> {
-        self.facts
-            .refs
-            .iter()
-            .map(|f| ReviewRef {
-                remote_ref: f.name.clone(),
-                old_oid: f.old_oid.clone(),
-                new_oid: f.new_oid.clone(),
-            })
-            .collect()
-    }
-
-    fn record_refs(&self) -> Vec<RefRecord> {
-        self.facts
-            .refs
-            .iter()
-            .zip(&self.assessment.refs)
-            .map(|(f, risk)| RefRecord {
-                remote_ref: f.name.clone(),
-                old_oid: f.old_oid.clone(),
-                new_oid: f.new_oid.clone(),
-                lost_commits: f.lost.as_ref().map(|l| l.count),
-                ..RefRecord::finding(&f.change.noun().replace(' ', "-"), risk)
-            })
-            .collect()
-    }
-
-    fn remote(&self) -> Option<String> {
-        None
-    }
-
-    fn branch(&self) -> Option<String> {
-        self.facts.branch.clone()
-    }
-
-    fn builtin(&self) -> VerifierResult {
-        builtin_local(self.facts, self.assessment)
-    }
-
-    fn prompt(&self, repo_name: &str) -> String {
-        crate::ai::prompt::local_prompt(self.facts, self.assessment, repo_name)
-    }
-
-    fn facts_value(&self) -> serde_json::Value {
-        serde_json::to_value(self.facts).unwrap_or_default()
-    }
-
-    fn changes_value(&self) -> serde_json::Value {
-        serde_json::to_value(&self.facts.refs).unwrap_or_default()
-    }
-
-    fn again(&self) -> String {
-        self.facts
-            .command
-            .clone()
-            .unwrap_or_else(|| "git ...".into())
-    }
-
-    fn on_allow(&self) -> Result<Vec<String>> {
-        let stamp = jiff::Timestamp::now()
-            .strftime("%Y%m%dT%H%M%SZ")
-            .to_string();
-        let mut done = Vec::new();
-        let mut repo = None;
-        for f in self.to_rescue() {
-            let repo = match &repo {
-                Some(r) => r,
-                None => repo.insert(Repo::discover(&self.git_dir)?),
-            };
-            // `stash clear` drops every entry, not only the newest.
-            let mut oids = vec![f.old_oid.clone()];
-            if f.change == LocalChange::DropStash {
-                for oid in repo.stash_oids() {
-                    if !oids.contains(&oid) {
-                        oids.push(oid);
-                    }
-                }
-            }
-            for oid in &oids {
-                let name = repo.write_rescue(&f.name, oid, &stamp)?;
-                let short = name
-                    .strip_prefix(crate::git::RESCUE_PREFIX)
-                    .unwrap_or(&name);
-                done.push(format!(
-                    "saved `{}` ({}) as `{name}`; `vouch rescue restore {short}` brings it back",
-                    f.short_name(),
-                    short_oid(oid)
-                ));
-            }
-        }
-        Ok(done)
-    }
+    Ok(done)
 }

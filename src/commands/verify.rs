@@ -3,12 +3,12 @@
 
 use anyhow::{Result, bail};
 
-use super::Subject;
 use crate::classify::classify_push;
 use crate::cli::VerifyArgs;
 use crate::context::Ctx;
 use crate::git::Repo;
 use crate::hooks::{ForceHint, PushArgs};
+use crate::operation::Operation;
 use crate::verdict::{self, Outcome};
 use crate::verifiers;
 use crate::{ExitStatus, report, ui};
@@ -89,15 +89,14 @@ pub fn verify(ctx: &Ctx, args: &VerifyArgs) -> Result<ExitStatus> {
     };
     let facts = repo.push_facts(&remote, &url, vec![update], &hint);
     let assessment = classify_push(&facts, &config.policy);
-    let subject = super::hook::PushSubject {
-        facts: &facts,
-        assessment: &assessment,
-    };
-    ui::out(&format!("pending: {}", subject.describe().trim_end()));
-    let id = subject.operation_id(&root);
-    let (results, ai_run) = super::ask_verifiers(
-        ctx, &config, &subject, &root, &id, &selected, with_ai, false,
-    )?;
+    let op = Operation::Push { facts, assessment };
+    ui::out(&format!(
+        "pending: {}",
+        crate::report::describe(&op).trim_end()
+    ));
+    let id = crate::review::id_of(&op, &root);
+    let (results, ai_run) =
+        super::ask_verifiers(ctx, &config, &op, &root, &id, &selected, with_ai, false)?;
     if results.is_empty() {
         ui::out(
             "no verifiers ran: none configured, and no AI provider has a key (`vouch verify --list`, `vouch doctor`)",
