@@ -88,8 +88,8 @@ use std::sync::OnceLock;
 use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
 use serde::Deserialize;
 
-use crate::classify::Tier;
 use crate::env::{Env, vars};
+use crate::vocab::Tier;
 
 /// Default protected branches (SPEC section 2).
 pub const DEFAULT_PROTECTED: &[&str] = &[

@@ -9,8 +9,7 @@ use crate::config::{Config, ConfigError, ConfigFile, ConfigInputs, Source};
 use crate::env::{Env, vars};
 use crate::trust;
 
-/// The name of the repository's team policy file.
-pub const REPO_CONFIG: &str = ".vouch.toml";
+pub use crate::trust::REPO_CONFIG;
 
 /// The outside world, as commands see it.
 pub struct Ctx {

@@ -12,9 +12,10 @@ use git2::{Oid, Repository};
 
 use crate::facts::{
     Change, FileStatus, Lease, Lost, LostBuilder, PushFacts, RefFacts, RefKind, RemoteTip,
-    StagedFacts, StagedFile, mirror_deletions, redact_text, redact_url,
+    StagedFacts, StagedFile, mirror_deletions,
 };
 use crate::hooks::{PushArgs, PushUpdate, effective_force};
+use crate::text::{redact_text, redact_url};
 
 mod command;
 mod local;

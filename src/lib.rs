@@ -39,6 +39,7 @@ pub mod trust;
 pub mod ui;
 pub mod verdict;
 pub mod verifiers;
+pub mod vocab;
 
 use anyhow::Result;
 

@@ -15,7 +15,6 @@ use serde::{Deserialize, Serialize};
 
 use crate::classify::{Assessment, Tier};
 use crate::facts::{LocalFacts, PushFacts, StagedFacts};
-use crate::review::ReviewRef;
 
 /// What is about to happen, with its measured facts and its tier.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -54,6 +53,17 @@ pub enum Operation {
     /// Decided before it could be judged: a hook message vouch cannot read,
     /// a chained hook's refusal, a person's approval.
     Unjudged(Unjudged),
+}
+
+/// One ref of a reviewed operation.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReviewRef {
+    /// The remote ref.
+    pub remote_ref: String,
+    /// Old value.
+    pub old_oid: String,
+    /// New value.
+    pub new_oid: String,
 }
 
 /// A shell command, assessed (SPEC 2.4).

@@ -18,16 +18,7 @@ use crate::operation::Operation;
 /// How long an approval stays valid.
 pub const APPROVAL_TTL: SignedDuration = SignedDuration::from_mins(15);
 
-/// One ref of a reviewed operation.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ReviewRef {
-    /// The remote ref.
-    pub remote_ref: String,
-    /// Old value.
-    pub old_oid: String,
-    /// New value.
-    pub new_oid: String,
-}
+pub use crate::operation::ReviewRef;
 
 /// What a person reads before approving.
 #[derive(Debug, Clone, Serialize, Deserialize)]

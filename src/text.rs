@@ -233,7 +233,7 @@ fn redact_tokens(text: &str) -> String {
         "hf_",
         "npm_",
     ];
-    let text = crate::facts::redact_text(text);
+    let text = redact_text(text);
     let mut out = String::with_capacity(text.len());
     let mut word = String::new();
     let flush = |word: &mut String, out: &mut String| {
@@ -259,6 +259,32 @@ fn redact_tokens(text: &str) -> String {
         }
     }
     flush(&mut word, &mut out);
+    out
+}
+
+/// Replaces credentials in a URL (`https://user:token@host` becomes
+/// `https://***@host`).
+pub fn redact_url(url: &str) -> String {
+    redact_text(url)
+}
+
+/// Redacts credentials of every URL inside free text (an error message, a
+/// command line): `scheme://user:secret@host` becomes `scheme://***@host`.
+pub fn redact_text(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find("://") {
+        out.push_str(&rest[..i + 3]);
+        rest = &rest[i + 3..];
+        let end = rest
+            .find(|c: char| c == '/' || c.is_whitespace() || c == '\'' || c == '"' || c == '`')
+            .unwrap_or(rest.len());
+        if let Some(at) = rest[..end].rfind('@') {
+            out.push_str("***@");
+            rest = &rest[at + 1..];
+        }
+    }
+    out.push_str(rest);
     out
 }
 
@@ -328,5 +354,34 @@ mod tests {
         assert_eq!(one_line("abcdef", 3), "abc...");
         assert_eq!(short_oid("0123456789abcdef"), "0123456789");
         assert_eq!(short_oid("abc"), "abc");
+    }
+
+    #[test]
+    fn credentials_in_urls_are_redacted() {
+        assert_eq!(
+            redact_url("https://user:tok3n@example.com/r.git"),
+            "https://***@example.com/r.git"
+        );
+        assert_eq!(
+            redact_url("https://example.com/r.git"),
+            "https://example.com/r.git"
+        );
+        assert_eq!(
+            redact_url("git@github.com:o/r.git"),
+            "git@github.com:o/r.git"
+        );
+        assert_eq!(redact_url("../remote.git"), "../remote.git");
+    }
+
+    #[test]
+    fn credentials_in_text_are_redacted() {
+        assert_eq!(
+            redact_text(
+                "`git ls-remote -- https://u:s3cret@h.com/r.git` failed: fatal: https://u:s3cret@h.com/r.git/ not found"
+            ),
+            "`git ls-remote -- https://***@h.com/r.git` failed: fatal: https://***@h.com/r.git/ not found"
+        );
+        assert_eq!(redact_text("no url here"), "no url here");
+        assert_eq!(redact_text("ssh://git@host:22/x"), "ssh://***@host:22/x");
     }
 }

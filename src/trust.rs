@@ -11,6 +11,9 @@ use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+/// The name of the repository's team policy file.
+pub const REPO_CONFIG: &str = ".vouch.toml";
+
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct Store {
     /// Canonical repository path to the trusted content hash.
@@ -36,7 +39,7 @@ pub fn verifiers_dir(repo_root: &Path) -> PathBuf {
 /// A SHA-256, in hex, over `.vouch.toml` and every file in `.vouch/verifiers/`.
 pub fn fingerprint(repo_root: &Path) -> String {
     let mut h = Sha256::new();
-    let config = fs::read(repo_root.join(crate::context::REPO_CONFIG)).unwrap_or_default();
+    let config = fs::read(repo_root.join(REPO_CONFIG)).unwrap_or_default();
     h.update(b".vouch.toml\0");
     h.update(&config);
     h.update(b"\0");

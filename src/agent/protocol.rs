@@ -18,7 +18,7 @@
 
 use serde_json::{Value, json};
 
-use crate::agent::settings::Agent;
+use crate::agent::Agent;
 use crate::policy::{Action, AuditResult};
 
 /// What an agent asks about.

@@ -80,7 +80,7 @@ pub fn assess(config: &Config, command: &str, cwd: &Path, repo: &LazyRepo) -> Re
 /// A command as it may be shown and logged: credentials in URLs and tokens
 /// that look like keys are masked (`psql postgres://admin:pw@db ...`).
 fn redact(text: &str) -> String {
-    crate::text::redact_secrets(&crate::facts::redact_text(text))
+    crate::text::redact_secrets(&crate::text::redact_text(text))
 }
 
 /// The tier of one match once its facts are measured, and what they say.

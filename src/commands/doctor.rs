@@ -51,7 +51,7 @@ pub fn doctor(ctx: &Ctx, args: &DoctorArgs) -> Result<ExitStatus> {
             p.kind.as_str(),
             p.family,
             p.model,
-            crate::facts::redact_url(&p.base_url)
+            crate::text::redact_url(&p.base_url)
         ));
     }
     let never = |_: &str| false;

@@ -18,10 +18,11 @@ use crate::config::Mode;
 use crate::context::Ctx;
 use crate::operation::{Operation, Unjudged};
 
-use crate::facts::{Change, PushFacts, RefFacts, RemoteTip, redact_url};
+use crate::facts::{Change, PushFacts, RefFacts, RemoteTip};
 use crate::git::Repo;
 use crate::hooks::{ForceHint, PushUpdate, parse_pre_push, parse_push_argv};
 use crate::policy::{Action, AuditResult, Decision, Plan};
+use crate::text::redact_url;
 use crate::{ExitStatus, parent, ui, verifiers};
 
 /// Runs the pre-push hook.
@@ -146,7 +147,7 @@ pub(crate) fn log_refusal(
     Run::new(ctx, &config, &root, &op, Instant::now()).log_decided(
         &plan,
         Decision::Refused,
-        Some(crate::facts::redact_text(why)),
+        Some(crate::text::redact_text(why)),
     );
 }
 

@@ -158,7 +158,7 @@ fn transport_failure(e: &ureq::Error, started: Instant) -> Failure {
     Failure {
         status: None,
         retry: Retry::After(None),
-        message: crate::facts::redact_text(&message),
+        message: crate::text::redact_text(&message),
     }
 }
 

@@ -106,7 +106,7 @@ use std::path::PathBuf;
 pub use parse::{GitCall, MAX_DEPTH, ParseProblem, Parsed, SimpleCommand, parse};
 pub use rules::{Facts, FactsKind, RuleError, RuleSpec, Rules};
 
-use crate::classify::Tier;
+use crate::vocab::Tier;
 
 /// The verdict on a whole command line.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

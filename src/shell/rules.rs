@@ -15,7 +15,7 @@ use globset::{GlobBuilder, GlobMatcher};
 use serde::Deserialize;
 
 use super::parse::{SimpleCommand, basename};
-use crate::classify::Tier;
+use crate::vocab::Tier;
 
 /// One rule as written in TOML (`[[rules]]`).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]

@@ -15,6 +15,7 @@ mod config;
 mod fuzz;
 mod install;
 mod interactive;
+mod layout;
 mod local;
 mod log;
 mod overrides;

@@ -1,0 +1,139 @@
+//! The shape of the code (issue 10): modules depend on one another one way
+//! only, so the pipeline of SPEC 1 reads top-down.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::path::Path;
+
+/// The module a source file belongs to: its top-level module, and for
+/// `agent/` the submodule (`agent::protocol` is pure, `agent::settings`
+/// writes files).
+fn module_of(rel: &Path) -> Option<String> {
+    let parts: Vec<String> = rel
+        .with_extension("")
+        .iter()
+        .map(|p| p.to_string_lossy().into_owned())
+        .collect();
+    let parts: Vec<&str> = parts
+        .iter()
+        .map(String::as_str)
+        .filter(|p| *p != "mod" && *p != "tests")
+        .collect();
+    match parts.as_slice() {
+        ["lib" | "main"] | [] => None,
+        ["agent", sub, ..] => Some(format!("agent::{sub}")),
+        [top, ..] => Some((*top).to_owned()),
+    }
+}
+
+fn dependencies(text: &str) -> BTreeSet<String> {
+    let code: String = text
+        .split("#[cfg(test)]")
+        .next()
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("//"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let mut deps = BTreeSet::new();
+    for (i, _) in code.match_indices("crate::") {
+        let rest = &code[i + "crate::".len()..];
+        let word: String = rest
+            .chars()
+            .take_while(|c| c.is_ascii_lowercase() || *c == '_')
+            .collect();
+        if word == "agent" {
+            let sub: String = rest["agent::".len().min(rest.len())..]
+                .chars()
+                .take_while(|c| c.is_ascii_lowercase() || *c == '_')
+                .collect();
+            if !sub.is_empty() {
+                deps.insert(format!("agent::{sub}"));
+                continue;
+            }
+        }
+        if !word.is_empty() {
+            deps.insert(word);
+        }
+    }
+    deps
+}
+
+fn graph() -> BTreeMap<String, BTreeSet<String>> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let mut stack = vec![src.clone()];
+    while let Some(dir) = stack.pop() {
+        for entry in fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                let rel = path.strip_prefix(&src).unwrap();
+                let Some(module) = module_of(rel) else {
+                    continue;
+                };
+                let deps = dependencies(&fs::read_to_string(&path).unwrap());
+                let entry = graph.entry(module.clone()).or_default();
+                entry.extend(deps.into_iter().filter(|d| *d != module));
+            }
+        }
+    }
+    graph
+}
+
+/// A path from `from` back to itself, if there is one.
+fn cycle_through(graph: &BTreeMap<String, BTreeSet<String>>, from: &str) -> Option<Vec<String>> {
+    let mut stack = vec![(from.to_owned(), vec![from.to_owned()])];
+    let mut seen = BTreeSet::new();
+    while let Some((node, path)) = stack.pop() {
+        for next in graph.get(&node).into_iter().flatten() {
+            if next == from {
+                let mut cycle = path.clone();
+                cycle.push(next.clone());
+                return Some(cycle);
+            }
+            if graph.contains_key(next) && seen.insert(next.clone()) {
+                let mut p = path.clone();
+                p.push(next.clone());
+                stack.push((next.clone(), p));
+            }
+        }
+    }
+    None
+}
+
+#[test]
+fn no_module_imports_itself_through_others() {
+    let graph = graph();
+    assert!(graph.contains_key("policy") && graph.contains_key("agent::protocol"));
+    let cycles: Vec<String> = graph
+        .keys()
+        .filter_map(|m| cycle_through(&graph, m))
+        .map(|c| c.join(" -> "))
+        .collect();
+    assert!(cycles.is_empty(), "import cycles:\n{}", cycles.join("\n"));
+}
+
+/// The pure modules never reach the adapters (git2, ureq, the terminal,
+/// processes, files): SPEC 1's "everything before Verifiers is pure".
+#[test]
+fn the_pure_modules_touch_no_adapter() {
+    let graph = graph();
+    let adapters = [
+        "git", "provider", "prompt", "ui", "install", "context", "commands",
+    ];
+    for pure in [
+        "policy",
+        "verdict",
+        "vocab",
+        "operation",
+        "hooks",
+        "agent::protocol",
+    ] {
+        let deps = &graph[pure];
+        for adapter in adapters {
+            assert!(!deps.contains(adapter), "`{pure}` uses `{adapter}`");
+        }
+    }
+}
