@@ -355,7 +355,9 @@ pub fn hook_command(agent: Agent, bin: &Path) -> String {
             )
         }
     };
-    format!("[ -x {quoted} ] && exec {quoted} agent-hook {name}; {refuse}")
+    // The refusal reads the request first: an agent whose write fails
+    // (the hook exited before reading) might take that as a hook error.
+    format!("[ -x {quoted} ] && exec {quoted} agent-hook {name}; cat >/dev/null 2>&1; {refuse}")
 }
 
 /// True when `command` runs `vouch agent-hook …`: some word names a program
@@ -674,16 +676,19 @@ export const VouchGuard = async ({{ directory }}) => ({{
       encoding: "utf8",
       timeout: TIMEOUT_MS,
     }});
-    if (run.error) return noVerdict(run.error.message);
+    // A deny on stdout stands even when writing the request failed (a
+    // refusal that exits without reading it: EPIPE); nothing else does.
     let answer;
     try {{
       answer = JSON.parse(run.stdout);
     }} catch {{
+      if (run.error) return noVerdict(run.error.message);
       return noVerdict(`unreadable answer, exit status ${{run.status}}`);
     }}
     if (answer && answer.decision === "deny") {{
       throw new Error(answer.reason || "vouch refused this command");
     }}
+    if (run.error) return noVerdict(run.error.message);
     if (!answer || answer.decision !== "allow") return noVerdict("no decision in the answer");
   }},
 }});
