@@ -1,17 +1,11 @@
-//! PURE: facts to a risk tier (SPEC section 2.1).
-//!
-//! Every rule has a name (used in config `[tiers]` and in the audit log) and
-//! a default tier. Nothing here touches git, the network or the terminal.
+//! A push (SPEC 2.1): what it would change on the remote.
 
+use super::{Assessment, RefRisk, Rule, Tier, builtin_from};
 use crate::config::Policy;
-use crate::facts::{
-    Change, Lease, LocalChange, LocalFacts, LocalRefFacts, Lost, PushFacts, RefFacts, RefKind,
-    RemoteTip,
-};
+use crate::facts::{Change, Lease, Lost, PushFacts, RefFacts, RefKind, RemoteTip};
 use crate::hooks::ForceHint;
 use crate::text::short_oid;
-use crate::verdict::{Check, Status, VerifierResult};
-pub use crate::vocab::{Assessment, RefRisk, Rule, Tier};
+use crate::verdict::VerifierResult;
 
 /// Classifies a push.
 pub fn classify_push(facts: &PushFacts, policy: &Policy) -> Assessment {
@@ -55,72 +49,6 @@ pub fn classify_push(facts: &PushFacts, policy: &Policy) -> Assessment {
     Assessment { tier, refs, push }
 }
 
-/// How many findings the built-in result lists.
-const BUILTIN_CHECKS_SHOWN: usize = 100;
-
-/// The built-in deterministic checks in the result shape every verifier
-/// uses (SPEC section 4): one check per finding above tier none (with
-/// `details(i)` for the `i`-th entry of `assessment.refs`) and per
-/// operation-wide rule. Non-blocking: the facts already set the tier; this
-/// result records them beside the other verifiers'.
-pub fn builtin_from(
-    assessment: &Assessment,
-    details: impl Fn(usize) -> serde_json::Value,
-) -> VerifierResult {
-    let status_of = |tier: Tier| {
-        if tier >= Tier::High {
-            Status::Warn
-        } else {
-            Status::Pass
-        }
-    };
-    let findings = assessment
-        .refs
-        .iter()
-        .enumerate()
-        .filter(|(_, risk)| risk.tier > Tier::None);
-    let total = findings.clone().count();
-    // Every ref is in the audit's `refs`; the findings are listed up to a cap.
-    let mut checks: Vec<Check> = findings
-        .take(BUILTIN_CHECKS_SHOWN)
-        .map(|(i, risk)| Check {
-            name: risk.rule.as_str().to_owned(),
-            status: status_of(risk.tier),
-            message: risk.reason.clone(),
-            details: details(i),
-        })
-        .collect();
-    if total > BUILTIN_CHECKS_SHOWN {
-        let more = total - BUILTIN_CHECKS_SHOWN;
-        checks.push(Check {
-            name: "more".into(),
-            status: Status::Warn,
-            message: format!("... and {more} more with the same kinds of findings"),
-            details: serde_json::Value::Null,
-        });
-    }
-    checks.extend(assessment.push.iter().map(|risk| Check {
-        name: risk.rule.as_str().to_owned(),
-        status: status_of(risk.tier),
-        message: risk.reason.clone(),
-        details: serde_json::Value::Null,
-    }));
-    VerifierResult {
-        verifier: "vouch-facts".into(),
-        version: env!("CARGO_PKG_VERSION").into(),
-        status: status_of(assessment.tier),
-        summary: format!(
-            "{} risk: {} finding(s) from the repository's facts",
-            assessment.tier,
-            total + assessment.push.len()
-        ),
-        checks,
-        blocking: false,
-        verdict: None,
-        duration_ms: 0,
-    }
-}
-
 /// The built-in result of a push, each finding with the ref's measured facts.
 pub fn builtin_result(facts: &PushFacts, assessment: &Assessment) -> VerifierResult {
     builtin_from(assessment, |i| {
@@ -160,7 +88,7 @@ fn lost_phrase(r: &RefFacts) -> String {
 }
 
 /// `3 commits by 2 authors`.
-fn commits_by(lost: &Lost) -> String {
+pub(super) fn commits_by(lost: &Lost) -> String {
     let more = if lost.truncated { " or more" } else { "" };
     let plural = if lost.count == 1 { "" } else { "s" };
     let authors = if lost.authors == 1 {
@@ -316,154 +244,13 @@ fn unseen_reason(r: &RefFacts) -> Option<String> {
     }
 }
 
-/// Classifies a reference transaction (SPEC 2.2): what matters is whether
-/// changes would vanish, not whether a ref moved backwards.
-pub fn classify_local(facts: &LocalFacts, policy: &Policy) -> Assessment {
-    let refs: Vec<RefRisk> = facts
-        .refs
-        .iter()
-        .map(|r| classify_local_ref(r, &policy.tiers))
-        .collect();
-    let tier = refs.iter().map(|r| r.tier).max().unwrap_or(Tier::None);
-    Assessment {
-        tier,
-        refs,
-        push: Vec::new(),
-    }
-}
-
-fn classify_local_ref(r: &LocalRefFacts, tiers: &crate::config::TierTable) -> RefRisk {
-    let name = r.short_name();
-    let risk = |tier, rule, reason| RefRisk { tier, rule, reason };
-    let vanishing = r.lost.as_ref().filter(|l| l.count > 0);
-    if let Some(why) = &r.unknown {
-        // What would vanish could not be measured: judge it as if something would.
-        let (tier, rule) = match r.change {
-            LocalChange::Rewrite => (tiers.local_rewrite, Rule::LocalRewrite),
-            LocalChange::MoveTag | LocalChange::DeleteTag => (tiers.local_tag, Rule::LocalTag),
-            LocalChange::DropStash => (tiers.stash_drop, Rule::StashDrop),
-            LocalChange::Rewind => (tiers.local_rewind, Rule::LocalRewind),
-            LocalChange::DeleteBranch => (tiers.local_delete, Rule::LocalDelete),
-        };
-        return risk(
-            tier,
-            rule,
-            format!(
-                "{} of `{name}`: what it would lose is unknown ({why})",
-                r.change.noun()
-            ),
-        );
-    }
-    match r.change {
-        LocalChange::Rewind if r.kept_in_tree => risk(
-            Tier::None,
-            Rule::Routine,
-            format!(
-                "`{name}` moves back {} commit(s) but their changes stay in the index or work tree",
-                r.left_behind
-            ),
-        ),
-        LocalChange::Rewind => match vanishing {
-            Some(lost) => risk(
-                tiers.local_rewind,
-                Rule::LocalRewind,
-                format!(
-                    "`{name}` moves back to {} and {} would vanish: on no other ref, never pushed, and not in the work tree",
-                    short_oid(&r.new_oid),
-                    commits_by(lost)
-                ),
-            ),
-            None => risk(
-                tiers.local_rewind_reachable,
-                Rule::LocalRewindReachable,
-                format!(
-                    "`{name}` moves back {} commit(s) to {}; they stay reachable from other refs",
-                    r.left_behind,
-                    short_oid(&r.new_oid)
-                ),
-            ),
-        },
-        LocalChange::Rewrite if r.amend => risk(
-            Tier::None,
-            Rule::Routine,
-            format!("`{name}`: the last commit is amended"),
-        ),
-        LocalChange::Rewrite => match vanishing {
-            Some(lost) => risk(
-                tiers.local_rewrite,
-                Rule::LocalRewrite,
-                format!(
-                    "`{name}` is rewritten and the changes of {} appear nowhere in the new history or on another ref",
-                    commits_by(lost)
-                ),
-            ),
-            None => risk(
-                Tier::None,
-                Rule::Routine,
-                format!("`{name}` is rewritten; every change reappears in the new history"),
-            ),
-        },
-        LocalChange::DeleteBranch => match vanishing {
-            Some(lost) => risk(
-                tiers.local_delete,
-                Rule::LocalDelete,
-                format!(
-                    "branch `{name}` is deleted and {} on no other ref would go with it",
-                    commits_by(lost)
-                ),
-            ),
-            None => risk(
-                Tier::None,
-                Rule::Routine,
-                format!("branch `{name}` is deleted; its commits are on other refs"),
-            ),
-        },
-        LocalChange::MoveTag => risk(
-            tiers.local_tag,
-            Rule::LocalTag,
-            format!(
-                "tag `{name}` moves from {} to {}",
-                short_oid(&r.old_oid),
-                short_oid(&r.new_oid)
-            ),
-        ),
-        LocalChange::DeleteTag => risk(
-            tiers.local_tag,
-            Rule::LocalTag,
-            format!("tag `{name}` (at {}) is deleted", short_oid(&r.old_oid)),
-        ),
-        LocalChange::DropStash => risk(
-            tiers.stash_drop,
-            Rule::StashDrop,
-            format!(
-                "the stash entry {} is dropped (or the stash cleared)",
-                short_oid(&r.old_oid)
-            ),
-        ),
-    }
-}
-
-/// The built-in result of a reference transaction.
-pub fn builtin_local(facts: &LocalFacts, assessment: &Assessment) -> VerifierResult {
-    builtin_from(assessment, |i| {
-        let f = &facts.refs[i];
-        serde_json::json!({
-            "ref": f.name,
-            "change": f.change,
-            "left_behind": f.left_behind,
-            "lost_commits": f.lost.as_ref().map(|l| l.count),
-            "kept_in_tree": f.kept_in_tree,
-            "tier": assessment.refs[i].tier,
-        })
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::config::Config;
     use crate::facts::{Lost, RefFacts};
     use crate::hooks::PushUpdate;
+    use crate::verdict::Status;
 
     const OLD: &str = "1111111111111111111111111111111111111111";
     const NEW: &str = "2222222222222222222222222222222222222222";
