@@ -7,9 +7,14 @@ use anyhow::{Context, Result};
 
 use crate::config::{Config, ConfigError, ConfigFile, ConfigInputs, Source};
 use crate::env::{Env, vars};
+use crate::prompt::Prompter;
 use crate::trust;
+use jiff::Timestamp;
 
 pub use crate::trust::REPO_CONFIG;
+
+/// Opens the person's terminal, when there is one to ask.
+pub type OpenTerminal = Box<dyn Fn(&dyn Env) -> Option<Box<dyn Prompter>> + Send + Sync>;
 
 /// The outside world, as commands see it.
 pub struct Ctx {
@@ -20,6 +25,14 @@ pub struct Ctx {
     /// Standard input, when it was read before the command line was parsed
     /// (the fast path of a linked reference-transaction hook).
     pub stdin: Option<Vec<u8>>,
+    /// What time it is (in-process tests pin it).
+    pub clock: Box<dyn Fn() -> Timestamp + Send + Sync>,
+    /// The person's terminal, when vouch may ask (in-process tests script
+    /// it); `None` when nobody is there.
+    pub terminal: OpenTerminal,
+    /// vouch's directories when they are fixed (in-process tests); else the
+    /// platform's.
+    pub fixed_dirs: Option<Dirs>,
 }
 
 /// vouch's own directories.
@@ -34,6 +47,32 @@ pub struct Dirs {
 }
 
 impl Ctx {
+    /// The real world: the system clock, `/dev/tty`, the platform's
+    /// directories.
+    pub fn new(env: Box<dyn Env>, cwd: PathBuf, stdin: Option<Vec<u8>>) -> Self {
+        Self {
+            env,
+            cwd,
+            stdin,
+            clock: Box::new(Timestamp::now),
+            terminal: Box::new(|env| {
+                crate::prompt::interactive(env).map(|t| Box::new(t) as Box<dyn Prompter>)
+            }),
+            fixed_dirs: None,
+        }
+    }
+
+    /// Now.
+    pub fn now(&self) -> Timestamp {
+        (self.clock)()
+    }
+
+    /// The person's terminal, when vouch may ask: not CI, not
+    /// `VOUCH_HEADLESS`, and `/dev/tty` opens (SPEC 3.3).
+    pub fn terminal(&self) -> Option<Box<dyn Prompter>> {
+        (self.terminal)(self.env.as_ref())
+    }
+
     /// A directory named on the command line (`--repo`, `--cwd`), relative
     /// to the working directory; the working directory when none is given.
     pub fn dir(&self, given: Option<&PathBuf>) -> PathBuf {
@@ -43,6 +82,9 @@ impl Ctx {
     /// vouch's directories, where the platform keeps them (XDG on Linux,
     /// `~/Library/Application Support` on macOS), from the `directories` crate.
     pub fn dirs(&self) -> Result<Dirs> {
+        if let Some(dirs) = &self.fixed_dirs {
+            return Ok(dirs.clone());
+        }
         let project = directories::ProjectDirs::from("", "", "vouch").context(
             "cannot find a home directory: set HOME so vouch knows where its config and log live",
         )?;

@@ -22,11 +22,11 @@ fn main() -> ExitCode {
     };
     // A hook linked to the binary (`vouch install --direct`) is started under the hook's name.
     let cli = Cli::parse_from(vouch::install::hook_argv(args));
-    let ctx = Ctx {
-        env: Box::new(ProcessEnv),
-        cwd: std::env::current_dir().unwrap_or_else(|_| ".".into()),
+    let ctx = Ctx::new(
+        Box::new(ProcessEnv),
+        std::env::current_dir().unwrap_or_else(|_| ".".into()),
         stdin,
-    };
+    );
     // A file-size limit (`ulimit -f`) makes a write fail with EFBIG, which
     // is reported, instead of killing vouch and the git command with it.
     vouch::audit::survive_file_size_limit();

@@ -20,12 +20,15 @@ use rustix::termios::{self, InputModes, LocalModes, OptionalActions, QueueSelect
 
 use crate::env::{Env, vars};
 
-/// Something that can ask a yes/no question.
+/// Something that can ask a person: the terminal, or a script in tests.
 pub trait Prompter {
     /// Shows `text` to the person.
     fn show(&self, text: &str);
     /// Asks `question`; `false` unless the person says yes.
     fn confirm(&self, question: &str) -> bool;
+    /// Shows `question` and reads the whole line typed up to Enter; `None`
+    /// when the terminal goes away or the person presses Ctrl-C.
+    fn read_line(&self, question: &str) -> Option<String>;
 }
 
 /// The controlling terminal.
@@ -64,6 +67,10 @@ impl Prompter for Tty {
         self.read_answer(&format!("{question} [y/N] "))
             .is_ok_and(|line| is_yes(&line))
     }
+
+    fn read_line(&self, question: &str) -> Option<String> {
+        self.read_answer(question).ok()
+    }
 }
 
 /// True for `y` or `yes` (any case, surrounding blanks ignored): nothing else
@@ -74,12 +81,6 @@ pub fn is_yes(line: &str) -> bool {
 }
 
 impl Tty {
-    /// Shows `question` and reads the whole line typed up to Enter; `None`
-    /// when the terminal goes away or the person presses Ctrl-C.
-    pub fn read_line(&self, question: &str) -> Option<String> {
-        self.read_answer(question).ok()
-    }
-
     /// Asks `question` and reads one whole line. Ctrl-C and SIGTERM end the
     /// wait with an error (the caller's No); the terminal is left as found.
     fn read_answer(&self, question: &str) -> io::Result<String> {

@@ -3,7 +3,6 @@
 //! cannot approve itself.
 
 use anyhow::Result;
-use jiff::Timestamp;
 
 use super::decide::Run;
 use crate::cli::ApproveArgs;
@@ -47,7 +46,7 @@ pub fn approve(ctx: &Ctx, args: &ApproveArgs) -> Result<ExitStatus> {
         text.push_str(&format!("  concern: {concern}\n"));
     }
     text.push_str("Approve this exact operation (valid 15 minutes, once)?");
-    let yes = person::typed_yes(&tty, &text);
+    let yes = person::typed_yes(tty.as_ref(), &text);
     // The approval itself is a decision: it is logged before it takes effect.
     let config = ctx.load_config(None)?;
     let op = Operation::Unjudged(Unjudged {
@@ -83,7 +82,7 @@ pub fn approve(ctx: &Ctx, args: &ApproveArgs) -> Result<ExitStatus> {
         ui::info("not approved");
         return Ok(ExitStatus::Refused);
     }
-    let approval = review::approve(&state, &request, Timestamp::now())?;
+    let approval = review::approve(&state, &request, ctx.now())?;
     ui::info(&format!(
         "approved until {}: run the same command again",
         approval.expires_at

@@ -8,7 +8,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
-use jiff::Timestamp;
+
 use wait_timeout::ChildExt;
 
 use crate::audit::{self, AiUsage, Record, Would};
@@ -18,7 +18,7 @@ use crate::context::Ctx;
 use crate::env::vars;
 use crate::operation::Operation;
 use crate::policy::{self, Action, Asker, AuditResult, Decision, Plan, Situation, Skip};
-use crate::prompt::{self, Prompter};
+use crate::prompt::Prompter;
 use crate::review::{self, ReviewRef, ReviewRequest};
 use crate::verdict::{self, Combined, VerifierResult};
 use crate::{ExitStatus, report, ui, verifiers};
@@ -172,14 +172,15 @@ impl<'a> Run<'a> {
         let observe = self.config.mode == Mode::Observe;
         let approved = policy::is_verified(tier, self.config.verify_standard)
             && skip == Skip::No
-            && review::take_approval(&state, &self.operation_id, &self.refs, Timestamp::now());
+            && review::take_approval(&state, &self.operation_id, &self.refs, self.ctx.now());
         // A git hook run from an agent's command: the agent is not the person.
         let driven = (self.interaction == Interaction::Git)
             .then(|| crate::env::agent_driving(env))
             .flatten();
-        // Observe mode never asks: nobody is kept waiting.
+        // In observe mode the table still knows who could be asked (to log
+        // what enforcing would do), but its plan never asks.
         let tty = match self.interaction {
-            Interaction::Git if !observe && driven.is_none() => prompt::interactive(env),
+            Interaction::Git if driven.is_none() => self.ctx.terminal(),
             _ => None,
         };
         self.driven_by = driven;
@@ -222,7 +223,7 @@ impl<'a> Run<'a> {
                 self.op.noun()
             ));
         }
-        let (decision, status) = self.act(&plan, tty.as_ref(), &state);
+        let (decision, status) = self.act(&plan, tty.as_deref(), &state);
         let status = self.log(&situation, &plan, decision, status);
         let ran = self.combined.is_some();
         Ok(Decided {
@@ -343,7 +344,7 @@ impl<'a> Run<'a> {
     fn act(
         &mut self,
         plan: &Plan,
-        tty: Option<&prompt::Tty>,
+        tty: Option<&dyn Prompter>,
         state: &Path,
     ) -> (Decision, ExitStatus) {
         let noun = self.op.noun();
@@ -441,7 +442,7 @@ impl<'a> Run<'a> {
     fn write_review(&mut self, why: &str, state: &Path) -> Option<PathBuf> {
         let request = ReviewRequest {
             operation_id: self.operation_id.clone(),
-            created_at: Timestamp::now().to_string(),
+            created_at: self.ctx.now().to_string(),
             repo: self.root.display().to_string(),
             remote: self.op.remote().unwrap_or_default(),
             tier: self.op.assessment().tier.to_string(),
@@ -520,6 +521,7 @@ impl<'a> Run<'a> {
         let ai = self.ai.as_ref();
         let _assessment = self.op.assessment();
         Record {
+            timestamp: self.ctx.now().to_string(),
             risk_tier: self.op.tier(),
             primary_provider: ai.and_then(|a| a.primary.clone()),
             verifier_provider: ai.and_then(|a| a.provider.clone()),
@@ -604,5 +606,155 @@ impl<'a> Run<'a> {
             }
         }
         status
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The runner in-process: a scripted person, a pinned clock, a fixed
+    //! state directory (the tmux tests cover the real terminal).
+
+    use std::cell::RefCell;
+    use std::sync::{Arc, Mutex};
+
+    use super::*;
+    use crate::env::MapEnv;
+    use crate::operation::Assessed;
+    use crate::vocab::{Assessment, RefRisk, Rule};
+
+    /// A person who answers from a script and remembers what they saw.
+    struct Scripted {
+        yes: bool,
+        seen: Arc<Mutex<Vec<String>>>,
+        asked: RefCell<usize>,
+    }
+
+    impl Prompter for Scripted {
+        fn show(&self, text: &str) {
+            self.seen.lock().unwrap().push(text.to_owned());
+        }
+
+        fn confirm(&self, question: &str) -> bool {
+            *self.asked.borrow_mut() += 1;
+            self.seen.lock().unwrap().push(question.to_owned());
+            self.yes
+        }
+
+        fn read_line(&self, _question: &str) -> Option<String> {
+            Some(if self.yes { "yes" } else { "no" }.to_owned())
+        }
+    }
+
+    const PINNED: &str = "2026-11-23T12:00:00Z";
+
+    fn ctx(dir: &Path, yes: bool, seen: &Arc<Mutex<Vec<String>>>) -> Ctx {
+        let seen = Arc::clone(seen);
+        let mut ctx = Ctx::new(Box::new(MapEnv::default()), dir.to_path_buf(), None);
+        ctx.clock = Box::new(|| PINNED.parse().expect("a valid time"));
+        ctx.terminal = Box::new(move |_| {
+            Some(Box::new(Scripted {
+                yes,
+                seen: Arc::clone(&seen),
+                asked: RefCell::new(0),
+            }) as Box<dyn Prompter>)
+        });
+        ctx.fixed_dirs = Some(crate::context::Dirs {
+            config: dir.join("config"),
+            data: dir.join("data"),
+            state: dir.join("state"),
+        });
+        ctx
+    }
+
+    fn reset_hard(dir: &Path) -> Operation {
+        Operation::Command {
+            assessed: Assessed {
+                command: "git reset --hard".into(),
+                cwd: dir.to_path_buf(),
+                assessment: Assessment {
+                    tier: Tier::Critical,
+                    refs: vec![RefRisk {
+                        tier: Tier::Critical,
+                        rule: Rule::Command,
+                        reason: "discards uncommitted changes".into(),
+                    }],
+                    push: Vec::new(),
+                },
+                facts: vec!["would discard 1 file(s)".into()],
+                root: Some(dir.to_path_buf()),
+                branch: Some("main".into()),
+            },
+            door: "check".into(),
+            session: None,
+        }
+    }
+
+    fn logged(dir: &Path) -> Vec<Record> {
+        let (records, problems) = audit::read_all(&dir.join("state/audit.jsonl")).unwrap();
+        assert!(problems.is_empty(), "{problems:?}");
+        records
+    }
+
+    /// No verifier at all, a critical operation, a person at the terminal:
+    /// SPEC 6 asks them (`on_unavailable.critical = "ask"`), and the answer
+    /// decides and is logged at the pinned time.
+    #[test]
+    fn the_person_is_asked_and_their_answer_decides() {
+        for yes in [true, false] {
+            let dir = tempfile::tempdir().unwrap();
+            let seen = Arc::new(Mutex::new(Vec::new()));
+            let ctx = ctx(dir.path(), yes, &seen);
+            let mut config = Config::default();
+            config.ai.enabled = false;
+            let op = reset_hard(dir.path());
+            let decided = Run::new(&ctx, &config, dir.path(), &op, Instant::now())
+                .run()
+                .unwrap();
+            assert_eq!(decided.plan.action, Action::Ask);
+            assert_eq!(decided.plan.result, AuditResult::Unavailable);
+            let expected = if yes {
+                ExitStatus::Allowed
+            } else {
+                ExitStatus::Refused
+            };
+            assert_eq!(decided.status, expected);
+            let seen = seen.lock().unwrap().join("\n");
+            assert!(seen.contains("git reset --hard"), "{seen}");
+            assert!(seen.contains("Allow this command?"), "{seen}");
+            let records = logged(dir.path());
+            assert_eq!(records.len(), 1);
+            let r = &records[0];
+            assert_eq!(r.timestamp, PINNED);
+            assert_eq!(
+                r.decision,
+                if yes {
+                    Decision::AskedYes
+                } else {
+                    Decision::AskedNo
+                }
+            );
+            assert_eq!(r.risk_tier, Some(Tier::Critical));
+            assert_eq!(r.hook, "check");
+        }
+    }
+
+    /// Observe mode never asks, even with a person at the terminal.
+    #[test]
+    fn observe_mode_never_asks() {
+        let dir = tempfile::tempdir().unwrap();
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let ctx = ctx(dir.path(), false, &seen);
+        let mut config = Config::default();
+        config.ai.enabled = false;
+        config.mode = Mode::Observe;
+        let op = reset_hard(dir.path());
+        let decided = Run::new(&ctx, &config, dir.path(), &op, Instant::now())
+            .run()
+            .unwrap();
+        assert_eq!(decided.status, ExitStatus::Allowed);
+        assert!(seen.lock().unwrap().is_empty(), "nobody was asked");
+        let records = logged(dir.path());
+        assert_eq!(records[0].would_decide, Some(Would::Asked));
+        assert_eq!(records[0].mode, Some(Mode::Observe));
     }
 }

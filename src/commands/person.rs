@@ -6,7 +6,7 @@
 //! them: anything an agent or a script can pass, it can pass itself.
 
 use crate::context::Ctx;
-use crate::prompt::{self, Prompter, Tty};
+use crate::prompt::Prompter;
 use crate::ui;
 
 /// The word the person types.
@@ -21,8 +21,8 @@ pub fn refusal(command: &str) -> String {
 
 /// The terminal of the person who must confirm `command`; `None`, after
 /// saying why it is refused, when there is none.
-pub fn terminal(ctx: &Ctx, command: &str) -> Option<Tty> {
-    let tty = prompt::interactive(ctx.env.as_ref());
+pub fn terminal(ctx: &Ctx, command: &str) -> Option<Box<dyn Prompter>> {
+    let tty = ctx.terminal();
     if tty.is_none() {
         ui::info(&refusal(command));
     }
@@ -30,7 +30,7 @@ pub fn terminal(ctx: &Ctx, command: &str) -> Option<Tty> {
 }
 
 /// Shows `what` and asks the person to type `yes`; `true` only for that word.
-pub fn typed_yes(tty: &Tty, what: &str) -> bool {
+pub fn typed_yes(tty: &dyn Prompter, what: &str) -> bool {
     tty.show(what);
     let line = tty.read_line(&format!("Type `{WORD}` to go on (anything else cancels): "));
     line.is_some_and(|l| l.trim().eq_ignore_ascii_case(WORD))
@@ -42,7 +42,7 @@ pub fn confirms(ctx: &Ctx, command: &str, what: &str) -> bool {
     let Some(tty) = terminal(ctx, command) else {
         return false;
     };
-    if typed_yes(&tty, what) {
+    if typed_yes(tty.as_ref(), what) {
         return true;
     }
     ui::info(&format!("`{command}` cancelled: nothing was changed"));

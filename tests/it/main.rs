@@ -21,6 +21,7 @@ mod log;
 mod overrides;
 mod pre_commit;
 mod pre_push;
+mod snapshots;
 mod verifiers;
 
 /// A test file that is never declared above would silently never run.
