@@ -88,13 +88,12 @@ fn route(body: &str) -> (u16, String) {
     match case.as_str() {
         "d1" => openai(&verdict("block", 0.2)),
         "d2" => openai(&verdict("warn", 0.65)),
-        "d3" => openai(&verdict("proceed", 0.9)),
+        "d3" | "s1" => openai(&verdict("proceed", 0.9)),
         // Never a verdict: unusable after the two feedback retries.
         "d4" => openai("This looks fine to me."),
         // A verdict only after feedback.
         "d5" if retry => openai(&verdict("block", 0.3)),
         "d5" => openai("Let me think about it."),
-        "s1" => openai(&verdict("proceed", 0.9)),
         "s2" => openai(&verdict("proceed", 0.85)),
         "s3" => openai(&verdict("warn", 0.55)),
         "s4" => openai(&verdict("proceed", 0.75)),
