@@ -53,6 +53,14 @@ pub enum Command {
     /// List, restore or prune the rescue refs vouch writes before an allowed
     /// local rewind or deletion (`refs/vouch/rescue/...`).
     Rescue(RescueArgs),
+    /// Measure the AI verifier on a labelled corpus: catch and
+    /// false-positive rates, unusable and retry success rates, latency,
+    /// tokens and cost per provider and model, and what other score
+    /// thresholds would do.
+    ///
+    /// Each case is asked as a live decision would ask it (same prompt,
+    /// same reading of the answer), without the verdict cache.
+    Eval(EvalArgs),
     /// Entry point of the installed git hooks (not for people).
     #[command(hide = true)]
     Hook(HookArgs),
@@ -262,6 +270,22 @@ pub struct LogArgs {
     /// Only records of this repository.
     #[arg(long, value_name = "PATH")]
     pub repo: Option<PathBuf>,
+}
+
+/// `vouch eval`.
+#[derive(Debug, Args)]
+pub struct EvalArgs {
+    /// The corpus: JSONL, one labelled case a line
+    /// (`{"label": "dangerous"|"safe", "operation": {...}, "note": "..."}`).
+    #[arg(long, value_name = "FILE")]
+    pub corpus: PathBuf,
+    /// Ask only this provider (a name `vouch doctor` lists), with its own
+    /// model, and no other in its place.
+    #[arg(long, value_name = "NAME")]
+    pub provider: Option<String>,
+    /// Print the report as JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `vouch hook <name> ...`.

@@ -21,6 +21,7 @@ pub mod commands;
 pub mod config;
 pub mod context;
 pub mod env;
+pub mod eval;
 pub mod facts;
 pub mod git;
 pub mod hooks;
@@ -70,6 +71,7 @@ pub fn run(cli: &Cli, ctx: &Ctx) -> Result<ExitStatus> {
         Command::Log(args) => commands::log::log(ctx, args),
         Command::Rescue(args) => commands::rescue::rescue(ctx, args),
         Command::Check(args) => commands::check::check(ctx, args),
+        Command::Eval(args) => commands::eval::eval(ctx, args),
         Command::AgentHook(args) => commands::agent::agent_hook(ctx, args),
         Command::Agent(args) => commands::agent::agent(ctx, args),
         Command::Hook(hook) => match &hook.hook {

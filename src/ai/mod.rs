@@ -412,7 +412,7 @@ pub struct AiRun {
 }
 
 /// One provider asked during a run, and what came of it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Tried {
     /// The provider.
     pub provider: String,
@@ -424,6 +424,14 @@ pub struct Tried {
     pub outcome: &'static str,
     /// Why it was passed over, or the verdict it gave.
     pub why: String,
+    /// Its HTTP and feedback retries.
+    pub retries: u32,
+    /// Tokens sent to it.
+    pub tokens_in: u64,
+    /// Tokens it returned.
+    pub tokens_out: u64,
+    /// Time spent asking it, retries included.
+    pub latency_ms: u64,
 }
 
 /// What one provider said.
@@ -539,7 +547,8 @@ fn ask(client: &Client, p: &Provider, model: &str, user: &str, config: &Config) 
     attempt
 }
 
-fn cost(config: &Config, model: &str, tokens_in: u64, tokens_out: u64) -> Option<f64> {
+/// The estimated cost of a request, from the configured `[prices]`.
+pub fn cost(config: &Config, model: &str, tokens_in: u64, tokens_out: u64) -> Option<f64> {
     let price = config.prices.get(model)?;
     #[expect(
         clippy::cast_precision_loss,
@@ -578,11 +587,39 @@ pub fn verify(
     user_prompt: &str,
     prior_blocks: &dyn Fn() -> usize,
 ) -> Option<AiRun> {
+    verify_with(
+        config,
+        env,
+        state_dir,
+        operation_id,
+        user_prompt,
+        prior_blocks,
+        None,
+    )
+}
+
+/// [`verify`], asking only the provider named `only` when one is given
+/// (`vouch eval --provider`): no other provider stands in for it, and its
+/// own model judges whatever the proposer's family (there is no proposer).
+pub fn verify_with(
+    config: &Config,
+    env: &dyn Env,
+    state_dir: &Path,
+    operation_id: &str,
+    user_prompt: &str,
+    prior_blocks: &dyn Fn() -> usize,
+    only: Option<&str>,
+) -> Option<AiRun> {
     if !config.ai.enabled {
         return None;
     }
-    let all = providers(config, env);
-    let primary = resolve_primary(primary(config.ai.primary.as_deref(), env), &all);
+    let mut all = providers(config, env);
+    let primary = if let Some(name) = only {
+        all.retain(|p| p.name == name);
+        None
+    } else {
+        resolve_primary(primary(config.ai.primary.as_deref(), env), &all)
+    };
     let breaker_path = state_dir.join("ai-breaker.json");
     let cache_path = state_dir.join("ai-cache.json");
     let now = Timestamp::now().as_second();
@@ -840,11 +877,20 @@ impl Asker<'_> {
                     model: model_of(p),
                     outcome: "unreachable",
                     why: "not asked: the verification time budget ran out".into(),
+                    ..Tried::default()
                 });
                 return None;
             }
             let model = model_of(p);
+            let asked = Instant::now();
             let attempt = ask(self.client, p, &model, user, self.config);
+            let spent = Tried {
+                retries: attempt.retries,
+                tokens_in: attempt.tokens_in,
+                tokens_out: attempt.tokens_out,
+                latency_ms: u64::try_from(asked.elapsed().as_millis()).unwrap_or(u64::MAX),
+                ..Tried::default()
+            };
             self.run.retries += attempt.retries;
             *self.run.tokens_in.get_or_insert(0) += attempt.tokens_in;
             *self.run.tokens_out.get_or_insert(0) += attempt.tokens_out;
@@ -864,6 +910,7 @@ impl Asker<'_> {
                             "{} (the first usable verdict stands)",
                             v.effective().as_str()
                         ),
+                        ..spent
                     });
                     self.run.model = Some(model);
                     return Some((p, v));
@@ -880,6 +927,7 @@ impl Asker<'_> {
                         model,
                         outcome,
                         why: e,
+                        ..spent
                     });
                 }
             }

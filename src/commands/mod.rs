@@ -21,6 +21,7 @@ pub mod check;
 pub mod commit;
 pub mod decide;
 pub mod doctor;
+pub mod eval;
 pub mod hook;
 pub mod log;
 pub mod person;

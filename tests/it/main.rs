@@ -12,6 +12,7 @@ mod agent;
 mod ai;
 mod bad_input;
 mod config;
+mod eval;
 mod fuzz;
 mod install;
 mod interactive;
