@@ -106,6 +106,23 @@ pub fn refs(op: &Operation) -> Vec<RefRecord> {
     }
 }
 
+/// `op` as the audit line keeps it: serialized, every string passed through
+/// the credential mask (commit subjects, file names and commands can hold
+/// a token; none may reach the log).
+pub fn operation_value(op: &Operation) -> Option<Value> {
+    fn mask(v: &mut Value) {
+        match v {
+            Value::String(s) => *s = crate::text::redact_secrets(s),
+            Value::Array(items) => items.iter_mut().for_each(mask),
+            Value::Object(map) => map.values_mut().for_each(mask),
+            _ => {}
+        }
+    }
+    let mut value = serde_json::to_value(op).ok()?;
+    mask(&mut value);
+    Some(value)
+}
+
 /// In observe mode, what enforcing would have done.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -210,6 +227,10 @@ pub struct Record {
     /// The AI agent whose command ran this git hook, when one said so.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub driven_by: Option<String>,
+    /// The operation itself, with its facts and tier (credentials masked),
+    /// so that a logged decision can be replayed as a `vouch eval` case.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub operation: Option<serde_json::Value>,
     /// The built-in deterministic checks, in the verifier result shape.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub builtin: Option<VerifierResult>,
@@ -268,6 +289,7 @@ impl Record {
             would_decide: None,
             asked_through: None,
             driven_by: None,
+            operation: None,
             builtin: None,
             verifiers: Vec::new(),
             rescued: Vec::new(),

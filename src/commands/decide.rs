@@ -557,6 +557,11 @@ impl<'a> Run<'a> {
                 _ => None,
             },
             driven_by: self.driven_by.map(str::to_owned),
+            operation: self
+                .op
+                .tier()
+                .filter(|t| *t > Tier::None)
+                .and_then(|_| audit::operation_value(self.op)),
             builtin: self.op.tier().map(|_| verifiers::builtin(self.op)),
             verifiers: self.results.clone(),
             rescued: self.rescued.clone(),

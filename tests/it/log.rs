@@ -395,3 +395,30 @@ fn a_commit_under_a_file_size_limit_goes_on_with_a_warning() {
         .stderr_has("not logged");
     assert_ne!(env.rev(&env.work, "HEAD"), before, "the commit was made");
 }
+
+/// A logged decision keeps its operation, so that it can become an eval
+/// case; a token in a commit subject is masked there as everywhere.
+#[test]
+fn the_audit_line_keeps_the_operation_with_credentials_masked() {
+    let env = TestEnv::new();
+    env.write_config(&env.verifier("careful", &crate::support::verdict_body("fail"), ""));
+    env.install();
+    env.commit(
+        &env.work,
+        "leak.txt",
+        "use token ghp_0123456789abcdefghijABCDEFGHIJ0123",
+    );
+    env.push(&["origin", "main"]).code(0);
+    let remote_main = env.remote_ref("main").unwrap();
+    // The commit with the token is what the force push would remove.
+    env.rewind(1);
+    env.push(&["--force", "origin", "main"]).code(1);
+    assert_eq!(env.remote_ref("main").unwrap(), remote_main);
+    let record = env.last_audit();
+    let op: vouch::operation::Operation =
+        serde_json::from_value(record["operation"].clone()).expect("an Operation");
+    assert_eq!(op.noun(), "push");
+    assert_eq!(op.tier(), Some(vouch::classify::Tier::Critical));
+    let text = record["operation"].to_string();
+    assert!(!text.contains("ghp_0123456789"), "{text}");
+}
