@@ -180,7 +180,7 @@ pub fn status(ctx: &Ctx, args: &RepoArgs) -> Result<ExitStatus> {
                 direct,
             } => {
                 let bin = bin.unwrap_or_default();
-                let found = match (Path::new(&bin).is_file(), direct) {
+                let found = match (bin.is_file(), direct) {
                     (true, false) => "",
                     (true, true) => " (linked directly)",
                     (false, false) => " (MISSING: the hook falls back to PATH)",
@@ -193,7 +193,7 @@ pub fn status(ctx: &Ctx, args: &RepoArgs) -> Result<ExitStatus> {
                 } else {
                     String::new()
                 };
-                format!("installed, calls `{bin}`{found}{chained}")
+                format!("installed, calls `{}`{found}{chained}", bin.display())
             }
         };
         ui::out(&format!("{:<13} {line}", format!("{hook}:")));
