@@ -193,6 +193,13 @@ impl Repo {
         if !matches!(change, LocalChange::Rewrite | LocalChange::DeleteBranch) {
             return Some(f);
         }
+        if change == LocalChange::DeleteBranch && !self.has_object(old) {
+            // The tip object is gone already (t3200 "removes dangling
+            // branch"): the deletion cannot lose it, and there is nothing to
+            // rescue. Refusing would keep the broken branch forever.
+            f.lost = Some(LostBuilder::new(LOST_COUNT_LIMIT, LOST_SAMPLE).finish());
+            return Some(f);
+        }
         let Some(old_commit) = self.peel_commit(old) else {
             f.unknown = Some("the old value is not a commit".into());
             return Some(f);
@@ -469,6 +476,12 @@ impl Repo {
             return false;
         };
         d == a || self.repo.graph_descendant_of(d, a).unwrap_or(false)
+    }
+
+    /// True when `oid` names no object in this repository: a branch whose
+    /// tip was removed (or never fetched).
+    pub fn is_missing(&self, oid: &str) -> bool {
+        Oid::from_str(oid).is_ok_and(|o| !self.has_object(o))
     }
 
     /// The current value of `name`, if it exists.
