@@ -4,6 +4,8 @@
 //! The push algorithm is the one of `research/git-semantics.md` section 1.4.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -756,20 +758,33 @@ fn tracking_ref(remote: &git2::Remote<'_>, remote_ref: &str) -> Option<String> {
 
 /// Runs `git` with `args` in `dir` and returns its stdout.
 fn git_output(dir: &Path, args: &[&str]) -> Result<String> {
+    let args: Vec<&OsStr> = args.iter().map(OsStr::new).collect();
+    Ok(String::from_utf8_lossy(&git_output_bytes(dir, &args)?).into_owned())
+}
+
+/// Runs `git` with `args` in `dir` and returns its stdout as bytes: paths
+/// git prints need not be UTF-8, and are used exactly as printed.
+fn git_output_bytes(dir: &Path, args: &[&OsStr]) -> Result<Vec<u8>> {
+    let shown = || {
+        args.iter()
+            .map(|a| a.to_string_lossy())
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
     let out = Command::new("git")
         .arg("-C")
         .arg(dir)
         .args(args)
         .output()
-        .with_context(|| format!("cannot run `git {}`: is git on PATH?", args.join(" ")))?;
+        .with_context(|| format!("cannot run `git {}`: is git on PATH?", shown()))?;
     if !out.status.success() {
         bail!(redact_text(&format!(
             "`git {}` failed: {}",
-            args.join(" "),
+            shown(),
             String::from_utf8_lossy(&out.stderr).trim()
         )));
     }
-    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    Ok(out.stdout)
 }
 
 /// `git ls-remote` of a remote name or URL: `(oid, ref)` pairs.
@@ -861,7 +876,10 @@ impl HooksLocation {
 /// honours `core.hooksPath` in every scope, linked worktrees and bare
 /// repositories.
 pub fn hooks_location(repo_path: &Path) -> Result<HooksLocation> {
-    let text = git_output(
+    // Paths as bytes: a repository under a name that is not UTF-8 gets its
+    // hooks exactly there, never in a lossy twin.
+    let path_of = |line: &[u8]| PathBuf::from(OsStr::from_bytes(line));
+    let text = git_output_bytes(
         repo_path,
         &[
             "rev-parse",
@@ -870,23 +888,27 @@ pub fn hooks_location(repo_path: &Path) -> Result<HooksLocation> {
             "hooks",
             "--git-common-dir",
             "--is-bare-repository",
-        ],
+        ]
+        .map(OsStr::new),
     )
     .with_context(|| format!("`{}` is not a git repository", repo_path.display()))?;
-    let mut lines = text.lines();
-    let dir = PathBuf::from(lines.next().context("git rev-parse printed nothing")?);
-    let common_dir = PathBuf::from(
+    let mut lines = text.split(|b| *b == b'\n');
+    let dir = path_of(lines.next().context("git rev-parse printed nothing")?);
+    let common_dir = path_of(
         lines
             .next()
+            .filter(|l| !l.is_empty())
             .context("git rev-parse printed no common dir")?,
     );
-    let bare = lines.next() == Some("true");
+    let bare = lines.next() == Some(b"true".as_slice());
     let worktree = if bare {
         None
     } else {
-        Some(PathBuf::from(
-            git_output(repo_path, &["rev-parse", "--show-toplevel"])?.trim(),
-        ))
+        let top = git_output_bytes(
+            repo_path,
+            &[OsStr::new("rev-parse"), OsStr::new("--show-toplevel")],
+        )?;
+        Some(path_of(top.strip_suffix(b"\n").unwrap_or(&top)))
     };
     let hooks_path = git_output(repo_path, &["config", "--get", "core.hooksPath"])
         .ok()
@@ -925,13 +947,14 @@ pub fn config_hook_name(hook: &str) -> String {
 /// Registers `command` (a shell command line; git appends the hook's
 /// arguments) as the config-defined hook `name` for `event`, in the
 /// repository's own config (shared by its worktrees).
-pub fn set_config_hook(repo: &Path, name: &str, command: &str, event: &str) -> Result<()> {
-    git_output(
+pub fn set_config_hook(repo: &Path, name: &str, command: &OsStr, event: &str) -> Result<()> {
+    let key = format!("hook.{name}.command");
+    git_output_bytes(
         repo,
         &[
-            "config",
-            "--local",
-            &format!("hook.{name}.command"),
+            OsStr::new("config"),
+            OsStr::new("--local"),
+            OsStr::new(&key),
             command,
         ],
     )?;

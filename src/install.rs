@@ -70,6 +70,14 @@ fn sh_single_quote_body(s: &[u8]) -> Vec<u8> {
     out
 }
 
+/// `path` as one word for a POSIX shell, single-quoted, byte for byte.
+pub fn sh_quote(path: &Path) -> Vec<u8> {
+    let mut out = b"'".to_vec();
+    out.extend(sh_single_quote_body(path.as_os_str().as_bytes()));
+    out.push(b'\'');
+    out
+}
+
 /// The script for `hook` with the binary path (its bytes, exactly) and
 /// strictness baked in.
 pub fn render(hook: &str, bin: &Path, strict: bool) -> Result<Vec<u8>> {

@@ -119,18 +119,35 @@ impl Repo {
     fn old_value(&self, update: &RefUpdate) -> Option<Oid> {
         if is_zero_oid(&update.old) {
             self.ref_oid(&update.name)
+                .or_else(|| self.lossy_ref_oid(&update.name))
         } else {
             Oid::from_str(&update.old).ok()
         }
     }
 
+    /// The value of the ref whose name, made UTF-8 with replacement
+    /// characters, is `lossy` (git gives a hook the bytes of a name that is
+    /// not UTF-8; vouch carries it lossily).
+    fn lossy_ref_oid(&self, lossy: &str) -> Option<Oid> {
+        if !lossy.contains('\u{fffd}') {
+            return None;
+        }
+        self.repo.references().ok()?.flatten().find_map(|r| {
+            (String::from_utf8_lossy(r.name_bytes()) == lossy)
+                .then(|| r.target())
+                .flatten()
+        })
+    }
+
     /// The commits every ref but `except`, vouch's own and the stash points at,
-    /// plus a detached `HEAD`.
+    /// plus a detached `HEAD`. Names are compared as the hook got them
+    /// (lossily, when not UTF-8).
     fn survivor_tips(&self, except: &HashSet<&str>) -> Vec<Oid> {
         let mut tips = HashSet::new();
         if let Ok(refs) = self.repo.references() {
             for r in refs.flatten() {
-                let Ok(name) = r.name() else { continue };
+                let name = String::from_utf8_lossy(r.name_bytes());
+                let name = name.as_ref();
                 if except.contains(name)
                     || name.starts_with("refs/vouch/")
                     || name == "refs/stash"

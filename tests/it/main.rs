@@ -18,6 +18,7 @@ mod interactive;
 mod local;
 mod log;
 mod overrides;
+mod paths;
 mod pre_commit;
 mod pre_push;
 mod verifiers;
