@@ -24,7 +24,7 @@ printf '[on_unavailable]\ncritical = "allow"\n' > "$XDG_CONFIG_HOME/vouch/config
 cpu_ns() {
   local TIMEFORMAT='%U %S' t
   t=$( { time "$@" >/dev/null 2>&1; } 2>&1 ) || true
-  awk -v t="$t" 'BEGIN { split(t, a, " "); printf "%d\n", (a[1] + a[2]) * 1e9 }'
+  awk -v t="$t" 'BEGIN { split(t, a, " "); printf "%.0f\n", (a[1] + a[2]) * 1e9 }'
 }
 
 setup() { # $1 count, $2 shape -> $work/$2-$1/{remote.git,work}

@@ -195,6 +195,7 @@ impl Repo {
             measured: 0,
             exclude: HashSet::new(),
             survivors: None,
+            survivor_set: HashSet::new(),
             present: HashMap::new(),
             peeled: HashMap::new(),
             leaving: HashMap::new(),
@@ -416,8 +417,11 @@ struct Measure<'r> {
     measured: usize,
     /// Remote-tracking refs of the refs this push deletes.
     exclude: HashSet<String>,
-    /// Commit tips of every other ref, computed on first use.
+    /// Commit tips of every other ref, computed on first use, as a list
+    /// (to hide in walks) and a set (a deleted tip another ref still holds
+    /// loses nothing, with no walk at all).
     survivors: Option<Vec<Oid>>,
+    survivor_set: HashSet<Oid>,
     /// Memos: the refs of one push mostly share a few commits (10,000 tags
     /// of one release, a mirror push), so each object is looked up once.
     present: HashMap<Oid, bool>,
@@ -461,9 +465,9 @@ impl Measure<'_> {
 
     /// The commit tips of every ref but the excluded ones and vouch's own,
     /// deduplicated: what still holds commits after the push.
-    fn survivors(&mut self) -> Vec<Oid> {
-        if let Some(s) = &self.survivors {
-            return s.clone();
+    fn survivors(&mut self) -> &[Oid] {
+        if self.survivors.is_some() {
+            return self.survivors.as_deref().unwrap_or_default();
         }
         let exclude = std::mem::take(&mut self.exclude);
         let tips: BTreeSet<Oid> = self
@@ -480,10 +484,9 @@ impl Measure<'_> {
             .into_iter()
             .filter_map(|o| self.peel_commit(o))
             .collect();
-        let survivors: Vec<Oid> = commits.into_iter().collect();
+        self.survivor_set = commits.iter().copied().collect();
         self.exclude = exclude;
-        self.survivors = Some(survivors.clone());
-        survivors
+        self.survivors.insert(commits.into_iter().collect())
     }
 
     fn lease(&mut self, remote_ref: &str, remote_oid: Oid) -> Lease {
@@ -553,10 +556,16 @@ impl Measure<'_> {
             if f.kind != RefKind::Tag {
                 f.lease = self.lease(&f.remote_ref, remote_oid);
             }
-            if self.measured < MEASURED_REFS_LIMIT {
+            self.survivors();
+            if self.survivor_set.contains(&old_commit) {
+                // Another ref that stays holds this very commit: nothing
+                // leaves, and no walk is needed (the common case of a
+                // clean-up push, however many refs it deletes).
+                f.lost = Some(LostBuilder::new(LOST_COUNT_LIMIT, LOST_SAMPLE).finish());
+            } else if self.measured < MEASURED_REFS_LIMIT {
                 self.measured += 1;
                 let hide = self.survivors();
-                match repo.lost_commits(old_commit, &hide) {
+                match repo.lost_commits(old_commit, hide) {
                     Ok(lost) => f.lost = Some(lost),
                     Err(e) => f.remote_tip = RemoteTip::Unknown(e.message().to_owned()),
                 }

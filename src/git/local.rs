@@ -95,7 +95,7 @@ impl Repo {
                     Err(_) => continue,
                 }
             };
-            let survivors = survivors.get_or_insert_with(|| {
+            let (survivors, tip_set) = survivors.get_or_insert_with(|| {
                 let mut tips = self.survivor_tips(&changing);
                 tips.extend(updates.iter().filter_map(|u| {
                     (!u.is_delete())
@@ -103,9 +103,22 @@ impl Repo {
                         .flatten()
                         .and_then(|o| self.peel_commit(o))
                 }));
-                tips
+                let tip_set: HashSet<Oid> = tips.iter().copied().collect();
+                (tips, tip_set)
             });
             let is_checked_out = checked_out.as_deref() == Some(update.name.as_str());
+            if new.is_none()
+                && !update.name.starts_with("refs/tags/")
+                && update.name != "refs/stash"
+                && self.peel_commit(old).is_some_and(|c| tip_set.contains(&c))
+            {
+                // A branch whose tip another surviving ref holds loses
+                // nothing: no walk (`git branch -D` of many merged branches).
+                facts
+                    .refs
+                    .push(Self::held_deletion(update, old, is_checked_out));
+                continue;
+            }
             if let Some(f) =
                 self.local_ref_facts(update, old, new, survivors, is_checked_out, moment)
             {
@@ -113,6 +126,22 @@ impl Repo {
             }
         }
         facts
+    }
+
+    /// The facts of deleting a branch whose tip another ref holds.
+    fn held_deletion(update: &RefUpdate, old: Oid, checked_out: bool) -> LocalRefFacts {
+        LocalRefFacts {
+            name: update.name.clone(),
+            old_oid: old.to_string(),
+            new_oid: "0".repeat(old.as_bytes().len() * 2),
+            change: LocalChange::DeleteBranch,
+            left_behind: 0,
+            lost: Some(LostBuilder::new(LOST_COUNT_LIMIT, LOST_SAMPLE).finish()),
+            kept_in_tree: false,
+            amend: false,
+            checked_out,
+            unknown: None,
+        }
     }
 
     /// The ref's old value: git's, or the value on disk when git passed zeros.
