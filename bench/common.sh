@@ -2,8 +2,8 @@
 # a hermetic $work directory (removed on exit; `on_exit` adds cleanup), and
 # defines the timing helpers.
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-# The binary install.sh installs (static on Linux with glibc).
-vouch=$("$here/install.sh" --build-only)
+# The binary install.sh installs (static on Linux with glibc), or VOUCH_BIN.
+vouch=${VOUCH_BIN:-$("$here/install.sh" --build-only)}
 
 # cargo and rustup keep their homes when HOME moves below.
 export CARGO_HOME=${CARGO_HOME:-$HOME/.cargo} RUSTUP_HOME=${RUSTUP_HOME:-$HOME/.rustup}
@@ -21,7 +21,7 @@ printf '[user]\n\tname = Bench\n\temail = bench@example.com\n[init]\n\tdefaultBr
 now() { date +%s%N; }
 ms() { awk -v ns="$1" 'BEGIN { printf "%.2f", ns / 1e6 }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'; }
-median() { sort -n | awk '{ a[NR] = $1 } END { printf "%d\n", (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+median() { sort -n | awk '{ a[NR] = $1 } END { printf "%.0f\n", (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 
 # time_hook REPO STDIN REMOTE RUNS: median ns of RUNS runs of the pre-push hook.
 time_hook() {

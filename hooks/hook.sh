@@ -18,7 +18,8 @@ if [ "$strict" = 1 ] || [ "${VOUCH_STRICT:-0}" = 1 ]; then
   exit 1
 fi
 echo "vouch: warning: the vouch binary is missing (not at $baked, not on PATH): this @WHAT@ is NOT checked. Reinstall vouch (./install.sh) or remove the hook." >&2
-if [ -x "$hook_dir/@HOOK@.local" ]; then
+# vouch's own hook kept under that name (its marker line) would come back here.
+if [ -x "$hook_dir/@HOOK@.local" ] && ! grep -q '^# vouch-managed-hook' "$hook_dir/@HOOK@.local" 2>/dev/null; then
   exec "$hook_dir/@HOOK@.local" "$@"
 fi
 exit 0

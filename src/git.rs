@@ -4,6 +4,8 @@
 //! The push algorithm is the one of `research/git-semantics.md` section 1.4.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -194,6 +196,7 @@ impl Repo {
             measured: 0,
             exclude: HashSet::new(),
             survivors: None,
+            survivor_set: HashSet::new(),
             present: HashMap::new(),
             peeled: HashMap::new(),
             leaving: HashMap::new(),
@@ -415,8 +418,11 @@ struct Measure<'r> {
     measured: usize,
     /// Remote-tracking refs of the refs this push deletes.
     exclude: HashSet<String>,
-    /// Commit tips of every other ref, computed on first use.
+    /// Commit tips of every other ref, computed on first use, as a list
+    /// (to hide in walks) and a set (a deleted tip another ref still holds
+    /// loses nothing, with no walk at all).
     survivors: Option<Vec<Oid>>,
+    survivor_set: HashSet<Oid>,
     /// Memos: the refs of one push mostly share a few commits (10,000 tags
     /// of one release, a mirror push), so each object is looked up once.
     present: HashMap<Oid, bool>,
@@ -460,9 +466,9 @@ impl Measure<'_> {
 
     /// The commit tips of every ref but the excluded ones and vouch's own,
     /// deduplicated: what still holds commits after the push.
-    fn survivors(&mut self) -> Vec<Oid> {
-        if let Some(s) = &self.survivors {
-            return s.clone();
+    fn survivors(&mut self) -> &[Oid] {
+        if self.survivors.is_some() {
+            return self.survivors.as_deref().unwrap_or_default();
         }
         let exclude = std::mem::take(&mut self.exclude);
         let tips: BTreeSet<Oid> = self
@@ -479,10 +485,9 @@ impl Measure<'_> {
             .into_iter()
             .filter_map(|o| self.peel_commit(o))
             .collect();
-        let survivors: Vec<Oid> = commits.into_iter().collect();
+        self.survivor_set = commits.iter().copied().collect();
         self.exclude = exclude;
-        self.survivors = Some(survivors.clone());
-        survivors
+        self.survivors.insert(commits.into_iter().collect())
     }
 
     fn lease(&mut self, remote_ref: &str, remote_oid: Oid) -> Lease {
@@ -552,10 +557,16 @@ impl Measure<'_> {
             if f.kind != RefKind::Tag {
                 f.lease = self.lease(&f.remote_ref, remote_oid);
             }
-            if self.measured < MEASURED_REFS_LIMIT {
+            self.survivors();
+            if self.survivor_set.contains(&old_commit) {
+                // Another ref that stays holds this very commit: nothing
+                // leaves, and no walk is needed (the common case of a
+                // clean-up push, however many refs it deletes).
+                f.lost = Some(LostBuilder::new(LOST_COUNT_LIMIT, LOST_SAMPLE).finish());
+            } else if self.measured < MEASURED_REFS_LIMIT {
                 self.measured += 1;
                 let hide = self.survivors();
-                match repo.lost_commits(old_commit, &hide) {
+                match repo.lost_commits(old_commit, hide) {
                     Ok(lost) => f.lost = Some(lost),
                     Err(e) => f.remote_tip = RemoteTip::Unknown(e.message().to_owned()),
                 }
@@ -757,20 +768,33 @@ fn tracking_ref(remote: &git2::Remote<'_>, remote_ref: &str) -> Option<String> {
 
 /// Runs `git` with `args` in `dir` and returns its stdout.
 fn git_output(dir: &Path, args: &[&str]) -> Result<String> {
+    let args: Vec<&OsStr> = args.iter().map(OsStr::new).collect();
+    Ok(String::from_utf8_lossy(&git_output_bytes(dir, &args)?).into_owned())
+}
+
+/// Runs `git` with `args` in `dir` and returns its stdout as bytes: paths
+/// git prints need not be UTF-8, and are used exactly as printed.
+fn git_output_bytes(dir: &Path, args: &[&OsStr]) -> Result<Vec<u8>> {
+    let shown = || {
+        args.iter()
+            .map(|a| a.to_string_lossy())
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
     let out = Command::new("git")
         .arg("-C")
         .arg(dir)
         .args(args)
         .output()
-        .with_context(|| format!("cannot run `git {}`: is git on PATH?", args.join(" ")))?;
+        .with_context(|| format!("cannot run `git {}`: is git on PATH?", shown()))?;
     if !out.status.success() {
         bail!(redact_text(&format!(
             "`git {}` failed: {}",
-            args.join(" "),
+            shown(),
             String::from_utf8_lossy(&out.stderr).trim()
         )));
     }
-    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    Ok(out.stdout)
 }
 
 /// `git ls-remote` of a remote name or URL: `(oid, ref)` pairs.
@@ -862,7 +886,10 @@ impl HooksLocation {
 /// honours `core.hooksPath` in every scope, linked worktrees and bare
 /// repositories.
 pub fn hooks_location(repo_path: &Path) -> Result<HooksLocation> {
-    let text = git_output(
+    // Paths as bytes: a repository under a name that is not UTF-8 gets its
+    // hooks exactly there, never in a lossy twin.
+    let path_of = |line: &[u8]| PathBuf::from(OsStr::from_bytes(line));
+    let text = git_output_bytes(
         repo_path,
         &[
             "rev-parse",
@@ -871,23 +898,27 @@ pub fn hooks_location(repo_path: &Path) -> Result<HooksLocation> {
             "hooks",
             "--git-common-dir",
             "--is-bare-repository",
-        ],
+        ]
+        .map(OsStr::new),
     )
     .with_context(|| format!("`{}` is not a git repository", repo_path.display()))?;
-    let mut lines = text.lines();
-    let dir = PathBuf::from(lines.next().context("git rev-parse printed nothing")?);
-    let common_dir = PathBuf::from(
+    let mut lines = text.split(|b| *b == b'\n');
+    let dir = path_of(lines.next().context("git rev-parse printed nothing")?);
+    let common_dir = path_of(
         lines
             .next()
+            .filter(|l| !l.is_empty())
             .context("git rev-parse printed no common dir")?,
     );
-    let bare = lines.next() == Some("true");
+    let bare = lines.next() == Some(b"true".as_slice());
     let worktree = if bare {
         None
     } else {
-        Some(PathBuf::from(
-            git_output(repo_path, &["rev-parse", "--show-toplevel"])?.trim(),
-        ))
+        let top = git_output_bytes(
+            repo_path,
+            &[OsStr::new("rev-parse"), OsStr::new("--show-toplevel")],
+        )?;
+        Some(path_of(top.strip_suffix(b"\n").unwrap_or(&top)))
     };
     let hooks_path = git_output(repo_path, &["config", "--get", "core.hooksPath"])
         .ok()
@@ -926,13 +957,14 @@ pub fn config_hook_name(hook: &str) -> String {
 /// Registers `command` (a shell command line; git appends the hook's
 /// arguments) as the config-defined hook `name` for `event`, in the
 /// repository's own config (shared by its worktrees).
-pub fn set_config_hook(repo: &Path, name: &str, command: &str, event: &str) -> Result<()> {
-    git_output(
+pub fn set_config_hook(repo: &Path, name: &str, command: &OsStr, event: &str) -> Result<()> {
+    let key = format!("hook.{name}.command");
+    git_output_bytes(
         repo,
         &[
-            "config",
-            "--local",
-            &format!("hook.{name}.command"),
+            OsStr::new("config"),
+            OsStr::new("--local"),
+            OsStr::new(&key),
             command,
         ],
     )?;

@@ -304,7 +304,9 @@ pub fn guarded_updates(input: &[u8]) -> Vec<RefUpdate> {
     input
         .split(|b| *b == b'\n')
         .filter_map(|raw| {
-            let text = std::str::from_utf8(raw).ok()?;
+            // A ref name need not be UTF-8: such a line is judged under its
+            // lossy name, never dropped.
+            let text = String::from_utf8_lossy(raw);
             let mut parts = text.trim_end_matches('\r').splitn(3, ' ');
             let (old, new, name) = (parts.next()?, parts.next()?, parts.next()?);
             let keep = is_guarded_ref(name)

@@ -7,6 +7,7 @@
 
 use std::fs;
 use std::io::Write;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
@@ -55,32 +56,120 @@ pub fn known(hook: &str) -> Result<&'static str> {
     })
 }
 
-/// Quotes `s` for a POSIX shell single-quoted string body.
-fn sh_single_quote_body(s: &str) -> String {
-    s.replace('\'', r"'\''")
+/// Quotes `s` for a POSIX shell single-quoted string body, byte for byte
+/// (a path need not be UTF-8).
+fn sh_single_quote_body(s: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(s.len());
+    for b in s {
+        if *b == b'\'' {
+            out.extend_from_slice(br"'\''");
+        } else {
+            out.push(*b);
+        }
+    }
+    out
 }
 
-/// The script for `hook` with the binary path and strictness baked in.
-pub fn render(hook: &str, bin: &Path, strict: bool) -> Result<String> {
+/// `path` as one word for a POSIX shell, single-quoted, byte for byte.
+pub fn sh_quote(path: &Path) -> Vec<u8> {
+    let mut out = b"'".to_vec();
+    out.extend(sh_single_quote_body(path.as_os_str().as_bytes()));
+    out.push(b'\'');
+    out
+}
+
+/// The script for `hook` with the binary path (its bytes, exactly) and
+/// strictness baked in.
+pub fn render(hook: &str, bin: &Path, strict: bool) -> Result<Vec<u8>> {
     let what = known(hook)?;
-    Ok(TEMPLATE
+    let text = TEMPLATE
         .replace("@HOOK@", hook)
         .replace("@WHAT@", what)
-        .replace(
-            "@VOUCH_BIN@",
-            &sh_single_quote_body(&bin.display().to_string()),
-        )
-        .replace("@VOUCH_STRICT@", if strict { "1" } else { "0" }))
+        .replace("@VOUCH_STRICT@", if strict { "1" } else { "0" });
+    let quoted = sh_single_quote_body(bin.as_os_str().as_bytes());
+    let mut out = Vec::with_capacity(text.len() + quoted.len());
+    let mut pieces = text.split("@VOUCH_BIN@");
+    out.extend_from_slice(pieces.next().unwrap_or_default().as_bytes());
+    for piece in pieces {
+        out.extend_from_slice(&quoted);
+        out.extend_from_slice(piece.as_bytes());
+    }
+    Ok(out)
 }
 
-/// Whether `path` is a vouch hook.
+/// Whether `path` (followed if it is a link) is a vouch hook script: its
+/// marker line is among the first lines.
 pub fn is_ours(path: &Path) -> bool {
-    fs::read(path).is_ok_and(|bytes| {
-        bytes
-            .split(|b| *b == b'\n')
-            .take(5)
-            .any(|l| l.starts_with(MARKER.as_bytes()))
-    })
+    let mut head = [0u8; 512];
+    let n = fs::File::open(path)
+        .and_then(|mut f| read_up_to(&mut f, &mut head))
+        .unwrap_or(0);
+    has_marker_line(&head[..n])
+}
+
+fn has_marker_line(head: &[u8]) -> bool {
+    head.split(|b| *b == b'\n')
+        .take(5)
+        .any(|l| l.starts_with(MARKER.as_bytes()))
+}
+
+fn read_up_to(f: &mut fs::File, buf: &mut [u8]) -> std::io::Result<usize> {
+    use std::io::Read;
+    let mut n = 0;
+    while n < buf.len() {
+        match f.read(&mut buf[n..])? {
+            0 => break,
+            k => n += k,
+        }
+    }
+    Ok(n)
+}
+
+/// Whether `path` is vouch itself in any form a hook file can take: vouch's
+/// script (or a copy of it), a link to a vouch binary, or a copy of a vouch
+/// binary (`cp` of the linked `reference-transaction` copies the binary).
+/// Such a file is never kept as `<hook>.local` and never chained: it would
+/// run vouch again, without end.
+pub fn is_vouch_file(path: &Path) -> bool {
+    if let Ok(target) = fs::read_link(path)
+        && links_to_vouch(path, &target)
+    {
+        return true;
+    }
+    let Ok(mut f) = fs::File::open(path) else {
+        return false;
+    };
+    let mut head = [0u8; 512];
+    let n = read_up_to(&mut f, &mut head).unwrap_or(0);
+    if has_marker_line(&head[..n]) {
+        return true;
+    }
+    if !head[..n].starts_with(b"\x7fELF") {
+        return false;
+    }
+    // Every vouch binary carries the hook template, marker and all.
+    let Ok(bytes) = fs::read(path) else {
+        return false;
+    };
+    let marker = MARKER.as_bytes();
+    bytes.windows(marker.len()).any(|w| w == marker)
+}
+
+/// Whether a link at `path` pointing at `target` points at a vouch binary:
+/// its file name starts with `vouch`, or it is the running binary.
+fn links_to_vouch(path: &Path, target: &Path) -> bool {
+    if target
+        .file_name()
+        .is_some_and(|n| n.as_bytes().starts_with(b"vouch"))
+    {
+        return true;
+    }
+    let resolved = fs::canonicalize(path).ok();
+    resolved.is_some()
+        && std::env::current_exe()
+            .ok()
+            .and_then(|e| fs::canonicalize(e).ok())
+            == resolved
 }
 
 /// The state of one hook file.
@@ -91,7 +180,7 @@ pub enum HookState {
     /// vouch's hook, with the binary path it calls.
     Ours {
         /// The path baked in.
-        bin: Option<String>,
+        bin: Option<PathBuf>,
         /// A foreign hook is chained.
         chained: bool,
         /// The hook is a link to the binary itself (`--direct`), not a script.
@@ -101,28 +190,64 @@ pub enum HookState {
     Foreign,
 }
 
-fn local_path(path: &Path) -> PathBuf {
+/// `<hook>.local` beside `path`.
+pub fn local_path(path: &Path) -> PathBuf {
     let mut name = path.file_name().unwrap_or_default().to_os_string();
     name.push(LOCAL_SUFFIX);
     path.with_file_name(name)
 }
 
-/// What is at `dir/hook`.
+/// The binary path baked into a vouch script (`vouch_bin='...'`), as bytes.
+fn baked_bin(script: &[u8]) -> Option<PathBuf> {
+    script.split(|b| *b == b'\n').find_map(|l| {
+        let body = l.strip_prefix(b"vouch_bin='")?.strip_suffix(b"'")?;
+        let mut out = Vec::with_capacity(body.len());
+        let mut i = 0;
+        while i < body.len() {
+            if body[i..].starts_with(br"'\''") {
+                out.push(b'\'');
+                i += 4;
+            } else {
+                out.push(body[i]);
+                i += 1;
+            }
+        }
+        Some(PathBuf::from(std::ffi::OsString::from_vec(out)))
+    })
+}
+
+/// What is at `dir/hook`. A `<hook>.local` that is vouch's own does not
+/// count as a chained hook.
 pub fn state(dir: &Path, hook: &str) -> HookState {
     let path = dir.join(hook);
     let Ok(meta) = fs::symlink_metadata(&path) else {
         return HookState::Missing;
     };
-    let chained = fs::symlink_metadata(local_path(&path)).is_ok();
+    let local = local_path(&path);
+    let chained = fs::symlink_metadata(&local).is_ok() && !is_vouch_file(&local);
     if meta.file_type().is_symlink() {
         let target = fs::read_link(&path).unwrap_or_default();
-        let is_vouch = target
-            .file_name()
-            .and_then(|n| n.to_str())
-            .is_some_and(|n| n.starts_with("vouch"));
-        return if is_vouch {
+        return if links_to_vouch(&path, &target) {
             HookState::Ours {
-                bin: Some(target.display().to_string()),
+                bin: Some(target),
+                chained,
+                direct: true,
+            }
+        } else if is_ours(&path) {
+            HookState::Ours {
+                bin: fs::read(&path).ok().and_then(|t| baked_bin(&t)),
+                chained,
+                direct: false,
+            }
+        } else {
+            HookState::Foreign
+        };
+    }
+    if !is_ours(&path) {
+        return if is_vouch_file(&path) {
+            // A copy of the binary: it calls itself.
+            HookState::Ours {
+                bin: Some(path.clone()),
                 chained,
                 direct: true,
             }
@@ -130,18 +255,8 @@ pub fn state(dir: &Path, hook: &str) -> HookState {
             HookState::Foreign
         };
     }
-    if !is_ours(&path) {
-        return HookState::Foreign;
-    }
-    let bin = fs::read_to_string(&path).ok().and_then(|t| {
-        t.lines().find_map(|l| {
-            l.strip_prefix("vouch_bin='")?
-                .strip_suffix('\'')
-                .map(|b| b.replace(r"'\''", "'"))
-        })
-    });
     HookState::Ours {
-        bin,
+        bin: fs::read(&path).ok().and_then(|t| baked_bin(&t)),
         chained,
         direct: false,
     }
@@ -151,7 +266,7 @@ pub fn state(dir: &Path, hook: &str) -> HookState {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Form {
     /// The `sh` script from `hooks/`, with the binary path baked in.
-    Script(String),
+    Script(Vec<u8>),
     /// A symbolic link to the binary, which dispatches on its name: no shell
     /// to start, but a missing binary makes git skip the hook silently.
     Link(PathBuf),
@@ -173,7 +288,7 @@ impl Form {
         match self {
             Self::Script(text) => {
                 !fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
-                    && fs::read_to_string(path).is_ok_and(|t| t == *text)
+                    && fs::read(path).is_ok_and(|t| t == *text)
             }
             Self::Link(target) => fs::read_link(path).is_ok_and(|t| t == *target),
         }
@@ -183,10 +298,7 @@ impl Form {
         match self {
             Self::Script(text) => write_executable(path, text),
             Self::Link(target) => {
-                let tmp = path.with_file_name(format!(
-                    ".{}.vouch-tmp",
-                    path.file_name().unwrap_or_default().to_string_lossy()
-                ));
+                let tmp = tmp_path(path);
                 fs::remove_file(&tmp).ok();
                 std::os::unix::fs::symlink(target, &tmp)
                     .with_context(|| format!("cannot create the link `{}`", tmp.display()))?;
@@ -196,16 +308,20 @@ impl Form {
     }
 }
 
-fn write_executable(path: &Path, text: &str) -> Result<()> {
-    let dir = path.parent().context("a hook path has no directory")?;
-    let tmp = dir.join(format!(
-        ".{}.vouch-tmp",
-        path.file_name().unwrap_or_default().to_string_lossy()
-    ));
+/// `.<hook>.vouch-tmp` beside `path`.
+fn tmp_path(path: &Path) -> PathBuf {
+    let mut name = std::ffi::OsString::from(".");
+    name.push(path.file_name().unwrap_or_default());
+    name.push(".vouch-tmp");
+    path.with_file_name(name)
+}
+
+fn write_executable(path: &Path, text: &[u8]) -> Result<()> {
+    let tmp = tmp_path(path);
     {
         let mut f =
             fs::File::create(&tmp).with_context(|| format!("cannot write `{}`", tmp.display()))?;
-        f.write_all(text.as_bytes())
+        f.write_all(text)
             .with_context(|| format!("cannot write `{}`", tmp.display()))?;
         f.set_permissions(fs::Permissions::from_mode(0o755))
             .with_context(|| format!("cannot make `{}` executable", tmp.display()))?;
@@ -213,22 +329,45 @@ fn write_executable(path: &Path, text: &str) -> Result<()> {
     fs::rename(&tmp, path).with_context(|| format!("cannot write `{}`", path.display()))
 }
 
+/// Holds the hooks directory locked (an exclusive `flock` on the directory
+/// itself, so nothing is left behind): installs and uninstalls run at once
+/// (two terminals, a setup script) take turns, and each sees what the one
+/// before it left.
+fn lock_dir(dir: &Path) -> Result<fs::File> {
+    let f = fs::File::open(dir)
+        .with_context(|| format!("cannot open the hooks directory `{}`", dir.display()))?;
+    f.lock()
+        .with_context(|| format!("cannot lock the hooks directory `{}`", dir.display()))?;
+    Ok(f)
+}
+
 /// Installs `hook` into `dir`. Returns a sentence saying what was done.
 pub fn install_hook(dir: &Path, hook: &str, form: &Form) -> Result<String> {
     fs::create_dir_all(dir)
         .with_context(|| format!("cannot create the hooks directory `{}`", dir.display()))?;
+    let _lock = lock_dir(dir)?;
     let path = dir.join(hook);
     let local = local_path(&path);
+    // vouch's own hook kept as `<hook>.local` (an older race, or a copy made
+    // by hand) would run vouch again from vouch: it goes.
+    let mut note = String::new();
+    if fs::symlink_metadata(&local).is_ok() && is_vouch_file(&local) {
+        fs::remove_file(&local).with_context(|| format!("cannot remove `{}`", local.display()))?;
+        note = format!(
+            " (removed `{}`: it was vouch's own hook, not one to chain)",
+            local.display()
+        );
+    }
     match state(dir, hook) {
         HookState::Ours { .. } => {
             if form.is_at(&path) {
                 return Ok(format!(
-                    "`{}` is already installed; nothing changed",
+                    "`{}` is already installed; nothing changed{note}",
                     path.display()
                 ));
             }
             form.place(&path)?;
-            Ok(format!("updated `{}`", path.display()))
+            Ok(format!("updated `{}`{note}", path.display()))
         }
         HookState::Foreign => {
             if fs::symlink_metadata(&local).is_ok() {
@@ -247,20 +386,24 @@ pub fn install_hook(dir: &Path, hook: &str, form: &Form) -> Result<String> {
                 return Err(e);
             }
             Ok(format!(
-                "installed `{}`; the hook that was there is kept as `{}` and runs first",
+                "installed `{}`; the hook that was there is kept as `{}` and runs first{note}",
                 path.display(),
                 local.display()
             ))
         }
         HookState::Missing => {
             form.place(&path)?;
-            Ok(format!("installed `{}`", path.display()))
+            Ok(format!("installed `{}`{note}", path.display()))
         }
     }
 }
 
 /// Removes vouch's `hook` from `dir` and puts back a chained foreign hook.
 pub fn uninstall_hook(dir: &Path, hook: &str) -> Result<String> {
+    if !dir.is_dir() {
+        return Ok(format!("no `{hook}` hook in `{}`", dir.display()));
+    }
+    let _lock = lock_dir(dir)?;
     let path = dir.join(hook);
     let local = local_path(&path);
     match state(dir, hook) {
@@ -279,6 +422,10 @@ pub fn uninstall_hook(dir: &Path, hook: &str) -> Result<String> {
                     "removed vouch's `{hook}` and restored the hook that was there"
                 ))
             } else {
+                if fs::symlink_metadata(&local).is_ok() {
+                    // vouch's own hook under the chained name: not one to restore.
+                    fs::remove_file(&local).ok();
+                }
                 Ok(format!("removed `{}`", path.display()))
             }
         }
@@ -321,7 +468,9 @@ mod tests {
 
     #[test]
     fn rendered_script_bakes_in_the_binary_and_strictness() {
-        let s = render("pre-push", Path::new("/opt/it's here/vouch"), true).unwrap();
+        let s =
+            String::from_utf8(render("pre-push", Path::new("/opt/it's here/vouch"), true).unwrap())
+                .unwrap();
         assert!(s.starts_with("#!/bin/sh\n"));
         assert!(s.contains(MARKER));
         assert!(s.contains(r"vouch_bin='/opt/it'\''s here/vouch'"));
@@ -331,7 +480,7 @@ mod tests {
             "every placeholder is filled"
         );
         assert!(s.contains("exec \"$vouch_bin\" hook pre-push"));
-        let c = render("pre-commit", Path::new("/v"), false).unwrap();
+        let c = String::from_utf8(render("pre-commit", Path::new("/v"), false).unwrap()).unwrap();
         assert!(
             c.contains("hook pre-commit")
                 && c.contains("pre-commit.local")
@@ -360,7 +509,7 @@ mod tests {
         assert_eq!(
             state(dir.path(), "pre-push"),
             HookState::Ours {
-                bin: Some("/usr/local/bin/vouch".into()),
+                bin: Some(PathBuf::from("/usr/local/bin/vouch")),
                 chained: true,
                 direct: false
             }

@@ -180,14 +180,29 @@ fn unmeasured(
 }
 
 /// Runs `<dir>/<hook>.local` with `input` on stdin; `None` if there is none.
+///
+/// The chained hook sees the path git ran the hook by (`<dir>/<hook>`) as
+/// its `$0`, as it did before vouch was installed: a shell script is read by
+/// its shell under that name, a binary gets it as `argv[0]`. (A script for
+/// another interpreter is started by the kernel, which gives it its own
+/// path.) vouch's own hook under that name is never run: it would start
+/// vouch again, without end.
 pub(crate) fn run_chained(
     dir: &Path,
     hook: &str,
     args: &[&str],
     input: &[u8],
 ) -> Result<Option<i32>> {
-    let path = dir.join(format!("{hook}{}", crate::install::LOCAL_SUFFIX));
+    let as_run = dir.join(hook);
+    let path = crate::install::local_path(&as_run);
     if !path.is_file() {
+        return Ok(None);
+    }
+    if crate::install::is_vouch_file(&path) {
+        ui::warn(&format!(
+            "`{}` is vouch's own hook, not one to chain, so it was not run (`vouch install` removes it)",
+            path.display()
+        ));
         return Ok(None);
     }
     // As git does with hooks: one that is not executable is skipped, with a word.
@@ -198,7 +213,7 @@ pub(crate) fn run_chained(
         ));
         return Ok(None);
     }
-    let mut child = Command::new(&path)
+    let mut child = chained_command(&path, &as_run)
         .args(args)
         .stdin(Stdio::piped())
         .spawn()
@@ -211,4 +226,58 @@ pub(crate) fn run_chained(
         .wait()
         .with_context(|| format!("cannot wait for `{}`", path.display()))?;
     Ok(Some(status.code().unwrap_or(1)))
+}
+
+/// The shells whose scripts are read with `.` under the hook's own name.
+const SHELLS: &[&[u8]] = &[b"sh", b"bash", b"dash", b"ksh", b"mksh", b"zsh", b"ash"];
+
+/// The command that runs the chained hook at `path` (`<hook>.local`) so that
+/// its `$0` is `as_run`, the path git ran the hook by.
+fn chained_command(path: &Path, as_run: &Path) -> Command {
+    use std::os::unix::ffi::{OsStrExt, OsStringExt};
+    use std::os::unix::process::CommandExt;
+
+    let mut head = Vec::new();
+    if let Ok(f) = std::fs::File::open(path) {
+        f.take(256).read_to_end(&mut head).ok();
+    }
+    let first = head.split(|b| *b == b'\n').next().unwrap_or_default();
+    // `sh -c '. "$0.local"' <dir>/<hook> <args>`: `$0.local` is `path`, and a
+    // name with a slash is never looked up on PATH.
+    let source = |shell: std::ffi::OsString, options: Vec<std::ffi::OsString>| {
+        let mut c = Command::new(shell);
+        c.args(options).arg("-c").arg(". \"$0.local\"").arg(as_run);
+        c
+    };
+    let with_slash = as_run.as_os_str().as_bytes().contains(&b'/');
+    if with_slash && let Some(line) = first.strip_prefix(b"#!") {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        let mut words = line
+            .split(|b| *b == b' ' || *b == b'\t')
+            .filter(|w| !w.is_empty());
+        let interpreter = words.next().unwrap_or_default();
+        let rest: Vec<&[u8]> = words.collect();
+        let base = interpreter
+            .rsplit(|b| *b == b'/')
+            .next()
+            .unwrap_or_default();
+        let os = |b: &[u8]| std::ffi::OsString::from_vec(b.to_vec());
+        if SHELLS.contains(&base) && rest.iter().all(|w| w.starts_with(b"-")) {
+            return source(os(interpreter), rest.iter().map(|w| os(w)).collect());
+        }
+        if base == b"env" && rest.len() == 1 && SHELLS.contains(&rest[0]) {
+            let mut c = Command::new(os(interpreter));
+            c.arg(os(rest[0]))
+                .arg("-c")
+                .arg(". \"$0.local\"")
+                .arg(as_run);
+            return c;
+        }
+    } else if with_slash && !head.is_empty() && !head.starts_with(b"\x7fELF") {
+        // No `#!` line: git runs such a hook with `sh`.
+        return source("/bin/sh".into(), Vec::new());
+    }
+    let mut c = Command::new(path);
+    c.arg0(as_run);
+    c
 }

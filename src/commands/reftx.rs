@@ -174,6 +174,15 @@ pub fn reference_transaction(ctx: &Ctx, args: &RefTxArgs) -> Result<ExitStatus> 
         return Ok(ExitStatus::Allowed);
     }
     facts.command = argv.map(|argv| redacted_command(&argv));
+    for f in &facts.refs {
+        if f.change == LocalChange::DeleteBranch && repo.is_missing(&f.old_oid) {
+            ui::info(&format!(
+                "branch `{}` points at {}, an object missing from this repository: nothing of it is left to lose or to rescue",
+                f.short_name(),
+                short_oid(&f.old_oid)
+            ));
+        }
+    }
     let root = repo.root();
     // A config file that cannot be used is left out, as at every door (SPEC 3.2).
     let config = ctx.config(Some(&root));

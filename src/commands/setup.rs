@@ -1,5 +1,6 @@
 //! `vouch install`, `vouch uninstall`, `vouch status`, `vouch trust`.
 
+use std::os::unix::ffi::OsStringExt;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
@@ -104,15 +105,16 @@ pub fn install(ctx: &Ctx, args: &InstallArgs) -> Result<ExitStatus> {
         ui::info(&said);
         if args.config_hooks {
             let name = git::config_hook_name(hook);
-            let path = shell_words::quote(&dir.join(hook).display().to_string()).into_owned();
+            let path = install::sh_quote(&dir.join(hook));
             // git runs a config-defined hook even when its file is gone, and a
             // failing reference-transaction hook aborts every ref update: that
             // one passes when the binary it links to is missing.
             let command = if hook == install::REF_TX {
-                format!("test -x {path} || exit 0; exec {path}")
+                [b"test -x ".as_slice(), &path, b" || exit 0; exec ", &path].concat()
             } else {
                 path
             };
+            let command = std::ffi::OsString::from_vec(command);
             git::set_config_hook(&root, &name, &command, hook)?;
             ui::info(&format!("registered `hook.{name}.command` for `{hook}`"));
         }
@@ -180,7 +182,7 @@ pub fn status(ctx: &Ctx, args: &RepoArgs) -> Result<ExitStatus> {
                 direct,
             } => {
                 let bin = bin.unwrap_or_default();
-                let found = match (Path::new(&bin).is_file(), direct) {
+                let found = match (bin.is_file(), direct) {
                     (true, false) => "",
                     (true, true) => " (linked directly)",
                     (false, false) => " (MISSING: the hook falls back to PATH)",
@@ -193,7 +195,7 @@ pub fn status(ctx: &Ctx, args: &RepoArgs) -> Result<ExitStatus> {
                 } else {
                     String::new()
                 };
-                format!("installed, calls `{bin}`{found}{chained}")
+                format!("installed, calls `{}`{found}{chained}", bin.display())
             }
         };
         ui::out(&format!("{:<13} {line}", format!("{hook}:")));

@@ -95,7 +95,7 @@ impl Repo {
                     Err(_) => continue,
                 }
             };
-            let survivors = survivors.get_or_insert_with(|| {
+            let (survivors, tip_set) = survivors.get_or_insert_with(|| {
                 let mut tips = self.survivor_tips(&changing);
                 tips.extend(updates.iter().filter_map(|u| {
                     (!u.is_delete())
@@ -103,9 +103,22 @@ impl Repo {
                         .flatten()
                         .and_then(|o| self.peel_commit(o))
                 }));
-                tips
+                let tip_set: HashSet<Oid> = tips.iter().copied().collect();
+                (tips, tip_set)
             });
             let is_checked_out = checked_out.as_deref() == Some(update.name.as_str());
+            if new.is_none()
+                && !update.name.starts_with("refs/tags/")
+                && update.name != "refs/stash"
+                && self.peel_commit(old).is_some_and(|c| tip_set.contains(&c))
+            {
+                // A branch whose tip another surviving ref holds loses
+                // nothing: no walk (`git branch -D` of many merged branches).
+                facts
+                    .refs
+                    .push(Self::held_deletion(update, old, is_checked_out));
+                continue;
+            }
             if let Some(f) =
                 self.local_ref_facts(update, old, new, survivors, is_checked_out, moment)
             {
@@ -115,22 +128,55 @@ impl Repo {
         facts
     }
 
+    /// The facts of deleting a branch whose tip another ref holds.
+    fn held_deletion(update: &RefUpdate, old: Oid, checked_out: bool) -> LocalRefFacts {
+        LocalRefFacts {
+            name: update.name.clone(),
+            old_oid: old.to_string(),
+            new_oid: "0".repeat(old.as_bytes().len() * 2),
+            change: LocalChange::DeleteBranch,
+            left_behind: 0,
+            lost: Some(LostBuilder::new(LOST_COUNT_LIMIT, LOST_SAMPLE).finish()),
+            kept_in_tree: false,
+            amend: false,
+            checked_out,
+            unknown: None,
+        }
+    }
+
     /// The ref's old value: git's, or the value on disk when git passed zeros.
     fn old_value(&self, update: &RefUpdate) -> Option<Oid> {
         if is_zero_oid(&update.old) {
             self.ref_oid(&update.name)
+                .or_else(|| self.lossy_ref_oid(&update.name))
         } else {
             Oid::from_str(&update.old).ok()
         }
     }
 
+    /// The value of the ref whose name, made UTF-8 with replacement
+    /// characters, is `lossy` (git gives a hook the bytes of a name that is
+    /// not UTF-8; vouch carries it lossily).
+    fn lossy_ref_oid(&self, lossy: &str) -> Option<Oid> {
+        if !lossy.contains('\u{fffd}') {
+            return None;
+        }
+        self.repo.references().ok()?.flatten().find_map(|r| {
+            (String::from_utf8_lossy(r.name_bytes()) == lossy)
+                .then(|| r.target())
+                .flatten()
+        })
+    }
+
     /// The commits every ref but `except`, vouch's own and the stash points at,
-    /// plus a detached `HEAD`.
+    /// plus a detached `HEAD`. Names are compared as the hook got them
+    /// (lossily, when not UTF-8).
     fn survivor_tips(&self, except: &HashSet<&str>) -> Vec<Oid> {
         let mut tips = HashSet::new();
         if let Ok(refs) = self.repo.references() {
             for r in refs.flatten() {
-                let Ok(name) = r.name() else { continue };
+                let name = String::from_utf8_lossy(r.name_bytes());
+                let name = name.as_ref();
                 if except.contains(name)
                     || name.starts_with("refs/vouch/")
                     || name == "refs/stash"
@@ -191,6 +237,13 @@ impl Repo {
             unknown: None,
         };
         if !matches!(change, LocalChange::Rewrite | LocalChange::DeleteBranch) {
+            return Some(f);
+        }
+        if change == LocalChange::DeleteBranch && !self.has_object(old) {
+            // The tip object is gone already (t3200 "removes dangling
+            // branch"): the deletion cannot lose it, and there is nothing to
+            // rescue. Refusing would keep the broken branch forever.
+            f.lost = Some(LostBuilder::new(LOST_COUNT_LIMIT, LOST_SAMPLE).finish());
             return Some(f);
         }
         let Some(old_commit) = self.peel_commit(old) else {
@@ -469,6 +522,12 @@ impl Repo {
             return false;
         };
         d == a || self.repo.graph_descendant_of(d, a).unwrap_or(false)
+    }
+
+    /// True when `oid` names no object in this repository: a branch whose
+    /// tip was removed (or never fetched).
+    pub fn is_missing(&self, oid: &str) -> bool {
+        Oid::from_str(oid).is_ok_and(|o| !self.has_object(o))
     }
 
     /// The current value of `name`, if it exists.

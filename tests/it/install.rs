@@ -319,3 +319,202 @@ fn an_unknown_hook_name_installs_nothing() {
         "checked before anything is written"
     );
 }
+
+/// Writes an executable hook file.
+fn write_hook(path: &std::path::Path, text: &str) {
+    fs::write(path, text).unwrap();
+    fs::set_permissions(path, fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+#[test]
+fn four_installs_at_once_end_with_one_chain_and_no_hook_lost() {
+    let env = TestEnv::new();
+    let hooks = env.work.join(".git/hooks");
+    let ran = env.base().join("foreign-ran");
+    let foreign = |hook: &str| {
+        format!(
+            "#!/bin/sh\n# the team's {hook}\necho {hook} >> '{}'\ncat > /dev/null\n",
+            ran.display()
+        )
+    };
+    for round in 0..20 {
+        for name in ["pre-push", "pre-commit", "reference-transaction"] {
+            for file in [name.to_owned(), format!("{name}.local")] {
+                fs::remove_file(hooks.join(file)).ok();
+            }
+        }
+        write_hook(&hooks.join("pre-push"), &foreign("pre-push"));
+        write_hook(&hooks.join("pre-commit"), &foreign("pre-commit"));
+        // Spawned at once, then waited for.
+        let children: Vec<_> = (0..4)
+            .map(|_| {
+                env.cmd(crate::support::vouch_bin(), &env.work)
+                    .arg("install")
+                    .stdout(std::process::Stdio::piped())
+                    .stderr(std::process::Stdio::piped())
+                    .spawn()
+                    .unwrap()
+            })
+            .collect();
+        for child in children {
+            let out = child.wait_with_output().unwrap();
+            assert!(
+                out.status.success(),
+                "round {round}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        for name in ["pre-push", "pre-commit"] {
+            let text = fs::read(hooks.join(name)).unwrap();
+            assert!(
+                String::from_utf8_lossy(&text).contains("# vouch-managed-hook"),
+                "round {round}: {name} is vouch's"
+            );
+            assert_eq!(
+                fs::read_to_string(hooks.join(format!("{name}.local"))).unwrap(),
+                foreign(name),
+                "round {round}: the team's {name} is chained, byte for byte"
+            );
+        }
+        assert!(
+            fs::symlink_metadata(hooks.join("reference-transaction"))
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert!(
+            !hooks.join("reference-transaction.local").exists(),
+            "round {round}: vouch's own hook is never kept as .local"
+        );
+        let leftovers: Vec<_> = fs::read_dir(&hooks)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".vouch-tmp"))
+            .collect();
+        assert!(leftovers.is_empty(), "round {round}: {leftovers:?}");
+    }
+    env.write_config("log_all = true\n");
+    env.commit(&env.work, "after.txt", "after the installs");
+    env.push(&["origin", "main"]).code(0);
+    assert_eq!(
+        env.remote_ref("main").unwrap(),
+        env.rev(&env.work, "HEAD"),
+        "the push went through"
+    );
+    assert_eq!(
+        fs::read_to_string(&ran).unwrap(),
+        "pre-commit\npre-push\n",
+        "each foreign hook ran once"
+    );
+    let hooks_seen: Vec<_> = env
+        .audit()
+        .iter()
+        .map(|r| r["hook"].as_str().unwrap_or_default().to_owned())
+        .collect();
+    assert!(
+        hooks_seen.contains(&"pre-push".to_owned())
+            && hooks_seen.contains(&"pre-commit".to_owned()),
+        "vouch judged both: {hooks_seen:?}"
+    );
+}
+
+#[test]
+fn a_vouch_hook_copied_to_local_is_never_chained() {
+    let env = TestEnv::new();
+    env.install();
+    let hooks = env.work.join(".git/hooks");
+    // `cp` follows the link: the `.local` is a copy of the binary itself.
+    for name in ["pre-commit", "reference-transaction"] {
+        let status = env
+            .cmd("cp", &env.work)
+            .arg(hooks.join(name))
+            .arg(hooks.join(format!("{name}.local")))
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+    fs::write(env.work.join("c.txt"), "c\n").unwrap();
+    env.git(&env.work, &["add", "c.txt"]);
+    // Without the guard this recursed without end; `timeout` makes a
+    // regression fail instead of hanging the suite.
+    let out = crate::support::Out::from_output(
+        env.cmd("timeout", &env.work)
+            .args(["120", "git", "commit", "-q", "-m", "c"])
+            .output()
+            .unwrap(),
+    );
+    out.code(0)
+        .stderr_has("pre-commit.local` is vouch's own hook, not one to chain")
+        .stderr_has("reference-transaction.local` is vouch's own hook");
+    env.vouch(&["status"])
+        .code(0)
+        .stdout_has("pre-commit:   installed");
+    assert!(
+        !env.vouch(&["status"]).stdout.contains("chains"),
+        "vouch's own copy is not a chained hook"
+    );
+    env.vouch(&["install"])
+        .code(0)
+        .stderr_has("it was vouch's own hook, not one to chain");
+    assert!(!hooks.join("pre-commit.local").exists());
+    assert!(!hooks.join("reference-transaction.local").exists());
+    // A link to the binary under the chained name is vouch's too.
+    std::os::unix::fs::symlink(
+        crate::support::vouch_bin().canonicalize().unwrap(),
+        hooks.join("pre-push.local"),
+    )
+    .unwrap();
+    env.commit(&env.work, "d.txt", "d");
+    env.push(&["origin", "main"])
+        .code(0)
+        .stderr_has("pre-push.local` is vouch's own hook");
+    env.vouch(&["install"]).code(0);
+    assert!(fs::symlink_metadata(hooks.join("pre-push.local")).is_err());
+}
+
+/// What a hook records as its `$0`, before and after vouch is installed:
+/// the chained hook sees the same path git ran it by.
+#[test]
+fn chained_hooks_see_the_path_git_ran_them_by_as_dollar_zero() {
+    let env = TestEnv::new();
+    let hooks = env.work.join(".git/hooks");
+    let seen = env.base().join("zero");
+    let scripts = [
+        (
+            "pre-commit",
+            "#!/bin/sh\necho \"pre-commit $0\" >> \"$ZERO\"\n",
+        ),
+        (
+            "reference-transaction",
+            "#!/usr/bin/env bash\necho \"reftx $0 $1\" >> \"$ZERO\"\ncat > /dev/null\n",
+        ),
+        // No `#!` line: git runs it with `sh`.
+        (
+            "pre-push",
+            "echo \"pre-push $0 $1\" >> \"$ZERO\"\ncat > /dev/null\n",
+        ),
+    ];
+    for (name, text) in scripts {
+        write_hook(&hooks.join(name), text);
+    }
+    let mut env = env;
+    env.extra_env
+        .push(("ZERO".into(), seen.display().to_string()));
+    let run = |env: &TestEnv, n: &str| {
+        env.commit(&env.work, &format!("{n}.txt"), n);
+        env.push(&["origin", "main"]).code(0);
+        fs::read_to_string(&seen).unwrap_or_default()
+    };
+    let without = run(&env, "one");
+    fs::remove_file(&seen).unwrap();
+    assert!(without.contains("pre-commit "), "{without}");
+    assert!(without.contains("pre-push "), "{without}");
+    env.install();
+    assert!(hooks.join("reference-transaction.local").exists());
+    let with = run(&env, "two");
+    assert_eq!(
+        with, without,
+        "the chained hooks saw the same $0 and arguments"
+    );
+    assert!(!with.contains(".local"), "{with}");
+}

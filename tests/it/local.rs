@@ -725,3 +725,48 @@ fn rescued_tags_and_stash_entries_come_back() {
     let back = env.rev(&env.work, "stash@{0}");
     assert!(entries.contains(&back), "a stash entry is back: {back}");
 }
+
+#[test]
+fn a_branch_whose_tip_object_is_missing_can_be_deleted() {
+    let (env, calls) = judged_env();
+    // A branch with a commit of its own: deleting it is refused...
+    env.git(&env.work, &["switch", "-q", "-c", "gone"]);
+    let tip = env.commit(&env.work, "gone.txt", "only on gone");
+    env.git(&env.work, &["switch", "-q", "main"]);
+    let out = git_headless(&env, &["branch", "-D", "gone"]);
+    assert_ne!(out.code, 0, "{}", out.stderr);
+    assert!(calls.exists(), "judged, and refused");
+    fs::remove_file(&calls).unwrap();
+    // ...until its tip object is removed (git's t3200 "removes dangling branch").
+    let object = env
+        .work
+        .join(".git/objects")
+        .join(&tip[..2])
+        .join(&tip[2..]);
+    fs::rename(&object, env.base().join("moved-away")).unwrap();
+    git_headless(&env, &["branch", "--delete", "--force", "gone"])
+        .code(0)
+        .stderr_has(
+            "an object missing from this repository: nothing of it is left to lose or to rescue",
+        );
+    assert_eq!(env.git(&env.work, &["for-each-ref", "refs/heads/gone"]), "");
+    // A loose ref written by hand, naming an object that never existed.
+    let never = "1234567890abcdef1234567890abcdef12345678";
+    fs::write(env.work.join(".git/refs/heads/never"), format!("{never}\n")).unwrap();
+    git_headless(&env, &["branch", "-D", "never"])
+        .code(0)
+        .stderr_has("missing from this repository");
+    assert_eq!(
+        env.git(&env.work, &["for-each-ref", "refs/heads/never"]),
+        ""
+    );
+    assert!(
+        !calls.exists(),
+        "nothing to judge: the verifier was never asked"
+    );
+    assert!(
+        env.git(&env.work, &["for-each-ref", "refs/vouch/"])
+            .is_empty(),
+        "no rescue ref for an object that is not there"
+    );
+}

@@ -20,6 +20,7 @@ mod layout;
 mod local;
 mod log;
 mod overrides;
+mod paths;
 mod pre_commit;
 mod pre_push;
 mod snapshots;

@@ -90,7 +90,10 @@ fn generated_hook_scripts() {
     for hook in ["pre-push", "pre-commit"] {
         let script =
             vouch::install::render(hook, Path::new("/opt/vouch/bin/vouch"), false).unwrap();
-        insta::assert_snapshot!(format!("hook-{hook}"), script);
+        insta::assert_snapshot!(
+            format!("hook-{hook}"),
+            String::from_utf8(script).expect("an ASCII path")
+        );
     }
 }
 

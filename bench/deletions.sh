@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Many deletions in one push: the CPU time (user + system, git and every
+# hook process) of `git push origin --delete b1 ... bN` with vouch's hooks,
+# against the same push with an empty `sh` pre-push hook.
+#
+#   bash bench/deletions.sh [RUNS] [COUNTS...]     # default: 3 runs, 1000 5000
+#
+# Two shapes per count: "unmerged" branches each hold one commit of their
+# own; "merged" branches all point at main's tip. The local branches stay
+# (the usual clean-up of a remote), so every deleted tip is still held by a
+# local ref and vouch walks nothing it need not. vouch has no verifier here
+# and `critical = "allow"` when none is available: each push is measured,
+# classified, decided and logged, then goes through. The remote is put back
+# between runs with hooks switched off (not timed). Median of RUNS.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+runs=${1:-3}
+shift || true
+counts=("${@:-1000}")
+[ $# -gt 0 ] || counts=(1000 5000)
+printf '[on_unavailable]\ncritical = "allow"\n' > "$XDG_CONFIG_HOME/vouch/config.toml"
+
+# cpu_ns CMD...: CPU time of CMD and its children, in ns.
+cpu_ns() {
+  local TIMEFORMAT='%U %S' t
+  t=$( { time "$@" >/dev/null 2>&1; } 2>&1 ) || true
+  awk -v t="$t" 'BEGIN { split(t, a, " "); printf "%.0f\n", (a[1] + a[2]) * 1e9 }'
+}
+
+setup() { # $1 count, $2 shape -> $work/$2-$1/{remote.git,work}
+  local dir=$work/$2-$1
+  rm -rf "$dir" && mkdir -p "$dir"
+  git init -q --bare "$dir/remote.git"
+  git clone -q "$dir/remote.git" "$dir/work" 2>/dev/null
+  (
+    cd "$dir/work"
+    echo base > base.txt && git add base.txt && git commit -qm base
+    local main
+    main=$(git rev-parse HEAD)
+    for i in $(seq "$1"); do
+      if [ "$2" = unmerged ]; then
+        # One commit of its own, written without a work tree.
+        c=$(echo "b$i" | git commit-tree "$main^{tree}" -p "$main")
+        echo "create refs/heads/b$i $c"
+      else
+        echo "create refs/heads/b$i $main"
+      fi
+    done | git update-ref --stdin
+    git pack-refs --all
+    git -c core.hooksPath=/dev/null push -q origin 'refs/heads/*:refs/heads/*'
+  )
+}
+
+restore() { # put every branch back on the remote, hooks off
+  git -C "$1" -c core.hooksPath=/dev/null push -q -f origin 'refs/heads/*:refs/heads/*'
+}
+
+push_delete() { # $1 work dir, $2 count
+  cd "$1" && seq "$2" | sed 's/^/b/' | xargs git push -q origin --delete
+}
+
+results=()
+for n in "${counts[@]}"; do
+  for shape in merged unmerged; do
+    setup "$n" "$shape"
+    dir=$work/$shape-$n/work
+    hooks=$dir/.git/hooks
+    empty=() with=()
+    for _ in $(seq "$runs"); do
+      rm -f "$hooks/pre-push" "$hooks/pre-commit" "$hooks/reference-transaction"
+      printf '#!/bin/sh\nexit 0\n' > "$hooks/pre-push" && chmod +x "$hooks/pre-push"
+      restore "$dir"
+      empty+=("$(cpu_ns push_delete "$dir" "$n")")
+      [ -z "$(git -C "$work/$shape-$n/remote.git" for-each-ref refs/heads/b1)" ] || { echo "the empty-hook push did not delete" >&2; exit 1; }
+      rm -f "$hooks/pre-push"
+      "$vouch" install --repo "$dir" >/dev/null 2>&1
+      restore "$dir"
+      with+=("$(cpu_ns push_delete "$dir" "$n")")
+      [ -z "$(git -C "$work/$shape-$n/remote.git" for-each-ref refs/heads/b1)" ] || { echo "the push with vouch did not delete" >&2; exit 1; }
+    done
+    e=$(printf '%s\n' "${empty[@]}" | median)
+    v=$(printf '%s\n' "${with[@]}" | median)
+    results+=("$n $shape $e $v")
+    printf '%6s deletions, %-8s  empty sh hook %9s ms   vouch %9s ms   ratio %sx\n' \
+      "$n" "$shape" "$(ms "$e")" "$(ms "$v")" "$(ratio "$v" "$e")"
+  done
+done
