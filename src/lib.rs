@@ -33,6 +33,7 @@ pub mod report;
 pub mod review;
 pub mod shell;
 pub mod staged;
+pub mod stats;
 pub mod text;
 pub mod trust;
 pub mod ui;
@@ -66,6 +67,8 @@ pub fn run(cli: &Cli, ctx: &Ctx) -> Result<ExitStatus> {
         Command::Approve(args) => commands::approve::approve(ctx, args),
         Command::Doctor(args) => commands::doctor::doctor(ctx, args),
         Command::Log(args) => commands::log::log(ctx, args),
+        Command::Stats(args) => commands::stats::stats(ctx, args),
+        Command::Label(args) => commands::label::label(ctx, args),
         Command::Rescue(args) => commands::rescue::rescue(ctx, args),
         Command::Check(args) => commands::check::check(ctx, args),
         Command::AgentHook(args) => commands::agent::agent_hook(ctx, args),

@@ -438,6 +438,12 @@ pub fn check(ctx: &Ctx, args: &CheckArgs) -> Result<ExitStatus> {
         door: "check",
         session: None,
     };
+    if args.explain {
+        let root = assessed.root.as_deref().unwrap_or(&assessed.cwd);
+        // What `--verify` would send: it asks about every tier above none.
+        let verified = assessed.assessment.tier > Tier::None;
+        return super::print_explained(ctx, &config, &subject, root, args.json, verified);
+    }
     let tier = assessed.assessment.tier;
     let decided = if args.verify && tier > Tier::None {
         let root = assessed

@@ -93,6 +93,9 @@ pub fn verify(ctx: &Ctx, args: &VerifyArgs) -> Result<ExitStatus> {
         facts: &facts,
         assessment: &assessment,
     };
+    if args.explain {
+        return super::print_explained(ctx, &config, &subject, &root, false, true);
+    }
     ui::out(&format!("pending: {}", subject.describe().trim_end()));
     let id = subject.operation_id(&root);
     let (results, ai_run) = super::ask_verifiers(
