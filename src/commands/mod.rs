@@ -260,7 +260,7 @@ pub fn print_explained(
         .any(crate::ai::Provider::has_key);
     let why_none = if !verified {
         Some(format!(
-            "a {} operation is not verified",
+            "an operation of tier {} is not verified",
             subject.assessment().tier
         ))
     } else if !config.ai.enabled {
