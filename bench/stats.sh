@@ -108,7 +108,8 @@ time_cmd() {
     t1=$(now)
     times+=($(( t1 - t0 )))
   done
-  printf '%s\n' "${times[@]}" | median
+  # common.sh's `median` prints with %d, which mawk caps at 2^31-1 ns (2.1 s).
+  printf '%s\n' "${times[@]}" | sort -n | awk '{ a[NR] = $1 } END { printf "%.0f\n", (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
 }
 
 text=$(time_cmd "$runs" "$vouch" stats)
