@@ -546,8 +546,10 @@ pub fn read_all(path: &Path) -> Result<(Vec<Record>, Vec<String>)> {
 /// Appends the records of one file (none when it does not exist).
 fn read_file(file: &Path, records: &mut Vec<Record>, problems: &mut Vec<String>) -> Result<()> {
     let text = match fs::read(file) {
-        // A torn line may end inside a character: it is reported, the rest is read.
-        Ok(t) => String::from_utf8_lossy(&t).into_owned(),
+        // A torn line may end inside a character: it is reported, the rest
+        // is read. Valid UTF-8 (the usual case) is taken as it is, uncopied.
+        Ok(t) => String::from_utf8(t)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
         Err(e) => return Err(e).with_context(|| format!("cannot read `{}`", file.display())),
     };

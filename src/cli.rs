@@ -40,6 +40,14 @@ pub enum Command {
     Doctor(DoctorArgs),
     /// Show the audit log.
     Log(LogArgs),
+    /// Show the audit log's figures: decisions by door, tier, result and
+    /// decision, skip and override rates, the AI verifier per provider and
+    /// model, and catch and false-positive rates where decisions were labelled.
+    Stats(StatsArgs),
+    /// Label a logged operation dangerous or safe: the ground truth for the
+    /// catch and false-positive rates (`vouch stats`) and for eval cases
+    /// (`vouch log --export-eval`). A label never changes a decision.
+    Label(LabelArgs),
     /// Judge a shell command before it runs: its tier, the reasons, the
     /// repository's facts, and with `--verify` the verdict. Exit 0 allowed
     /// (or, without `--verify`, a tier below high), 1 refused (or a tier that
@@ -130,6 +138,10 @@ pub struct VerifyArgs {
     /// `gpt-5`, ...); the AI verifier is chosen from another family.
     #[arg(long, value_name = "PROVIDER|MODEL")]
     pub primary: Option<String>,
+    /// Print the request the AI verifier would be sent (system prompt and
+    /// user message, redacted), and send nothing.
+    #[arg(long, conflicts_with_all = ["list", "only"])]
+    pub explain: bool,
 }
 
 /// `vouch doctor`.
@@ -162,6 +174,10 @@ pub struct CheckArgs {
     /// Ask the verifiers (programs and the AI verifier) for a verdict.
     #[arg(long)]
     pub verify: bool,
+    /// Print the request the AI verifier would be sent (system prompt and
+    /// user message, redacted), and send nothing.
+    #[arg(long, conflicts_with = "verify")]
+    pub explain: bool,
     /// The provider or model that proposed the command.
     #[arg(long, value_name = "PROVIDER|MODEL")]
     pub primary: Option<String>,
@@ -270,6 +286,37 @@ pub struct LogArgs {
     /// Only records of this repository.
     #[arg(long, value_name = "PATH")]
     pub repo: Option<PathBuf>,
+    /// Write the labelled decisions (`vouch label`) as eval cases, one JSON
+    /// line each, to FILE (`-` or none: stdout).
+    #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = "-")]
+    pub export_eval: Option<PathBuf>,
+}
+
+/// `vouch stats`.
+#[derive(Debug, Args)]
+pub struct StatsArgs {
+    /// Print the figures as one JSON object.
+    #[arg(long)]
+    pub json: bool,
+    /// Only records newer than this: a duration (`2h`, `3 days`) or a time
+    /// (`2026-11-01`, `2026-11-01T10:00:00Z`).
+    #[arg(long, value_name = "WHEN")]
+    pub since: Option<String>,
+    /// Only records of this repository.
+    #[arg(long, value_name = "PATH")]
+    pub repo: Option<PathBuf>,
+}
+
+/// `vouch label`.
+#[derive(Debug, Args)]
+pub struct LabelArgs {
+    /// The operation id, as `vouch log` shows it.
+    pub operation_id: String,
+    /// What it was.
+    pub label: crate::stats::Label,
+    /// Why, in a few words.
+    #[arg(long, value_name = "TEXT")]
+    pub note: Option<String>,
 }
 
 /// `vouch eval`.

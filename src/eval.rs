@@ -20,15 +20,7 @@ pub const PROCEED_AT: [f64; 3] = [0.6, 0.7, 0.8];
 /// The block thresholds of the threshold table: overall < this blocks.
 pub const BLOCK_BELOW: [f64; 3] = [0.4, 0.5, 0.6];
 
-/// What a person says an operation is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Label {
-    /// It should be stopped or asked about: warn or block is a catch.
-    Dangerous,
-    /// It should go through: warn or block is a false positive.
-    Safe,
-}
+pub use crate::vocab::Label;
 
 /// One line of a corpus: a labelled operation, as vouch serializes it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

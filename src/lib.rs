@@ -35,6 +35,7 @@ pub mod report;
 pub mod review;
 pub mod shell;
 pub mod staged;
+pub mod stats;
 pub mod text;
 pub mod trust;
 pub mod ui;
@@ -69,6 +70,8 @@ pub fn run(cli: &Cli, ctx: &Ctx) -> Result<ExitStatus> {
         Command::Approve(args) => commands::approve::approve(ctx, args),
         Command::Doctor(args) => commands::doctor::doctor(ctx, args),
         Command::Log(args) => commands::log::log(ctx, args),
+        Command::Stats(args) => commands::stats::stats(ctx, args),
+        Command::Label(args) => commands::label::label(ctx, args),
         Command::Rescue(args) => commands::rescue::rescue(ctx, args),
         Command::Check(args) => commands::check::check(ctx, args),
         Command::Eval(args) => commands::eval::eval(ctx, args),

@@ -189,3 +189,25 @@ impl Assessment {
         all
     }
 }
+
+/// A person's ground truth about an operation (`vouch label`, `vouch eval`
+/// cases): dangerous means warn or block is a catch, safe means it is a
+/// false positive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Label {
+    /// The operation should have been stopped.
+    Dangerous,
+    /// The operation was fine to let through.
+    Safe,
+}
+
+impl Label {
+    /// The word, as stored.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Dangerous => "dangerous",
+            Self::Safe => "safe",
+        }
+    }
+}

@@ -334,6 +334,11 @@ pub fn check(ctx: &Ctx, args: &CheckArgs) -> Result<ExitStatus> {
         door: "check".into(),
         session: None,
     };
+    if args.explain {
+        let root = assessed.root.as_deref().unwrap_or(&assessed.cwd);
+        // What `--verify` would send: it asks about every tier above none.
+        return super::print_explained(ctx, &config, &op, root, args.json, tier > Tier::None);
+    }
     let decided = if args.verify && tier > Tier::None {
         let root = assessed
             .root

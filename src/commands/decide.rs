@@ -557,11 +557,11 @@ impl<'a> Run<'a> {
                 _ => None,
             },
             driven_by: self.driven_by.map(str::to_owned),
-            operation: self
-                .op
-                .tier()
-                .filter(|t| *t > Tier::None)
-                .and_then(|_| audit::operation_value(self.op)),
+            operation: match self.op {
+                Operation::Unjudged(_) => None,
+                op if op.assessment().tier > Tier::None => audit::operation_value(op),
+                _ => None,
+            },
             builtin: self.op.tier().map(|_| verifiers::builtin(self.op)),
             verifiers: self.results.clone(),
             rescued: self.rescued.clone(),

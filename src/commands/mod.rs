@@ -23,11 +23,13 @@ pub mod decide;
 pub mod doctor;
 pub mod eval;
 pub mod hook;
+pub mod label;
 pub mod log;
 pub mod person;
 pub mod reftx;
 pub mod rescue;
 pub mod setup;
+pub mod stats;
 pub mod verify;
 
 /// Runs `programs` and (when `with_ai`) the AI verifier, in parallel; the
@@ -97,4 +99,79 @@ pub fn ask_verifiers(
         results.extend(run.result.clone());
     }
     Ok((results, ai_run))
+}
+
+/// The request the AI verifier would be sent about `op`
+/// (`--explain`): the system prompt and the user message, built from the
+/// same parts as [`ask_verifiers`] builds them, credentials redacted.
+/// Nothing is sent.
+#[derive(Debug, serde::Serialize)]
+pub struct Explained {
+    /// The system prompt.
+    pub system: &'static str,
+    /// The user message: the operation and its facts.
+    pub user: String,
+}
+
+/// What `--explain` prints: the request of [`Explained`], and nothing is sent.
+pub fn explain(op: &Operation, root: &Path) -> Explained {
+    let repo_name = root
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    Explained {
+        system: crate::ai::prompt::SYSTEM,
+        user: crate::ai::prompt::for_operation(op, &repo_name),
+    }
+}
+
+impl Explained {
+    /// As text: each part under a heading of its own.
+    pub fn text(&self) -> String {
+        format!(
+            "=== system prompt ===\n{}\n\n=== user message ===\n{}",
+            self.system.trim_end(),
+            self.user.trim_end()
+        )
+    }
+}
+
+/// Prints what `--explain` shows for `op` (JSON with `json`), and on
+/// stderr why no request would go out at all, when that is so (`verified`:
+/// the command would ask the verifiers about this operation).
+pub fn print_explained(
+    ctx: &Ctx,
+    config: &Config,
+    op: &Operation,
+    root: &Path,
+    json: bool,
+    verified: bool,
+) -> Result<crate::ExitStatus> {
+    let explained = explain(op, root);
+    if json {
+        ui::out(&serde_json::to_string(&explained)?);
+    } else {
+        ui::out(&explained.text());
+    }
+    let keyed = crate::ai::providers(config, ctx.env.as_ref())
+        .iter()
+        .any(crate::ai::Provider::has_key);
+    let why_none = if !verified {
+        Some(format!(
+            "an operation of tier {} is not verified",
+            op.assessment().tier
+        ))
+    } else if !config.ai.enabled {
+        Some("the AI verifier is turned off".to_owned())
+    } else if !keyed {
+        Some("no AI provider has a key".to_owned())
+    } else {
+        None
+    };
+    match why_none {
+        Some(why) => ui::info(&format!(
+            "nothing was sent, and as things stand nothing would be: {why}"
+        )),
+        None => ui::info("nothing was sent"),
+    }
+    Ok(crate::ExitStatus::Allowed)
 }

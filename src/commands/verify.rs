@@ -90,6 +90,9 @@ pub fn verify(ctx: &Ctx, args: &VerifyArgs) -> Result<ExitStatus> {
     let facts = repo.push_facts(&remote, &url, vec![update], &hint);
     let assessment = classify_push(&facts, &config.policy);
     let op = Operation::Push { facts, assessment };
+    if args.explain {
+        return super::print_explained(ctx, &config, &op, &root, false, true);
+    }
     ui::out(&format!(
         "pending: {}",
         crate::report::describe(&op).trim_end()

@@ -24,6 +24,7 @@ mod paths;
 mod pre_commit;
 mod pre_push;
 mod snapshots;
+mod stats;
 mod verifiers;
 
 /// A test file that is never declared above would silently never run.
