@@ -51,13 +51,25 @@ pub struct Assessed {
 /// measures its facts.
 pub fn assess(config: &Config, command: &str, cwd: &Path, repo: &LazyRepo) -> Result<Assessed> {
     let rules = Rules::with_user(&config.rules).context("the `[[rules]]` in the config")?;
-    let classification = shell::classify(command, &rules, &|name| {
-        repo.get().and_then(|r| r.alias(name))
-    });
+    let classification = shell::classify_with(
+        command,
+        &rules,
+        &|name| repo.get().and_then(|r| r.alias(name)),
+        &|path, cd| read_script(cwd, path, cd),
+    );
     let mut refs = Vec::new();
     let mut facts = Vec::new();
     for m in &classification.matches {
-        let (tier, note) = measure(config, m, cwd, repo);
+        let (mut tier, mut note) = measure(config, m, cwd, repo);
+        // Facts describe the repository before the line runs; an earlier
+        // command may change it first, so they cannot lower this one.
+        if m.after_change && m.facts.is_some() && tier < m.tier {
+            tier = m.tier;
+            note = Some(format!(
+                "{}an earlier command of the line may change the repository first: the facts measured now cannot lower it",
+                note.map(|n| format!("{n}; ")).unwrap_or_default()
+            ));
+        }
         let mut reason = format!(
             "{}: `{}`",
             m.reason,
@@ -93,6 +105,41 @@ pub fn assess(config: &Config, command: &str, cwd: &Path, repo: &LazyRepo) -> Re
         root: repo.root(),
         branch: repo.opened().and_then(Repo::current_branch),
     })
+}
+
+/// The largest script file the agent door reads to judge it.
+const SCRIPT_LIMIT: u64 = 64 * 1024;
+
+/// Reads a script the command line runs (`sh scripts/clean.sh`, `./x.sh`),
+/// relative to `cwd` and the `cd` targets before it: `Ok(None)` when there
+/// is none or it is a binary, `Err` with the reason when it cannot be read.
+fn read_script(cwd: &Path, path: &str, cd: &[String]) -> Result<Option<String>, String> {
+    let mut file = cwd.to_path_buf();
+    for dir in cd {
+        file.push(dir);
+    }
+    file.push(path);
+    let meta = match std::fs::metadata(&file) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e.to_string()),
+    };
+    if !meta.is_file() {
+        return Ok(None);
+    }
+    if meta.len() > SCRIPT_LIMIT {
+        return Err(format!(
+            "it is {} bytes, more than the {SCRIPT_LIMIT} vouch reads",
+            meta.len()
+        ));
+    }
+    let bytes = std::fs::read(&file).map_err(|e| e.to_string())?;
+    if bytes.iter().take(1024).any(|b| *b == 0) {
+        return Ok(None);
+    }
+    String::from_utf8(bytes)
+        .map(Some)
+        .map_err(|_| "it is not UTF-8 text".to_owned())
 }
 
 /// A command as it may be shown and logged: credentials in URLs and tokens
@@ -191,7 +238,7 @@ fn measure(config: &Config, m: &Match, cwd: &Path, repo: &LazyRepo) -> (Tier, Op
             (tier, Some(note))
         }
         Facts::Branch { names } => {
-            let deleting = sub == "update-ref" || git.has_flag(&["-D", "-d", "--delete"]);
+            let deleting = git.has_flag(&["-D", "-d", "--delete"]);
             let updates: Vec<_> = if deleting {
                 names
                     .iter()
@@ -248,6 +295,14 @@ fn measure(config: &Config, m: &Match, cwd: &Path, repo: &LazyRepo) -> (Tier, Op
             let push_args = parse_push_argv(argv);
             if push_args.mirror {
                 return (m.tier, None);
+            }
+            // `--prune` and wildcard refspecs delete or move refs the
+            // planned push does not list: the rule's tier stands.
+            if argv.iter().any(|a| a == "--prune") || refspecs.iter().any(|r| r.contains('*')) {
+                return (
+                    m.tier,
+                    Some("the push prunes or matches refs by pattern: facts not measured".into()),
+                );
             }
             let delete = git.has_flag(&["-d", "--delete"]);
             match repo.planned_push(remote.as_deref(), refspecs, delete) {

@@ -97,13 +97,18 @@
 //! the guard down: critical (issue 12). A command line vouch cannot read
 //! completely ([`ParseProblem`]) is at least high.
 
+mod checks;
+mod effects;
 mod lex;
 pub mod parse;
 pub mod rules;
 
 use std::path::PathBuf;
 
-pub use parse::{GitCall, MAX_DEPTH, ParseProblem, Parsed, SimpleCommand, parse};
+pub use parse::{
+    GitCall, MAX_DEPTH, ParseProblem, Parsed, ScriptReader, SimpleCommand, no_scripts, parse,
+    parse_with,
+};
 pub use rules::{Facts, FactsKind, RuleError, RuleSpec, Rules};
 
 use crate::classify::Tier;
@@ -135,6 +140,11 @@ pub struct Match {
     /// The directory the command runs in (`cd`, `git -C`), relative to the
     /// caller's.
     pub dir: Option<PathBuf>,
+    /// True when an earlier command of the line may change the repository
+    /// (a git command that is not read-only, an unknown program, a
+    /// redirection into the work tree): facts measured before the line runs
+    /// describe another state, so they must not lower this match's tier.
+    pub after_change: bool,
 }
 
 /// Parses `cmd` and classifies every simple command it would run against
@@ -144,7 +154,18 @@ pub fn classify(
     rules: &Rules,
     aliases: &dyn Fn(&str) -> Option<String>,
 ) -> Classification {
-    let parsed = parse(cmd, aliases);
+    classify_with(cmd, rules, aliases, &no_scripts)
+}
+
+/// [`classify`], with `scripts` reading the script files the line runs
+/// (`sh scripts/clean.sh`, `./x.sh`), which are judged by their content.
+pub fn classify_with(
+    cmd: &str,
+    rules: &Rules,
+    aliases: &dyn Fn(&str) -> Option<String>,
+    scripts: ScriptReader<'_>,
+) -> Classification {
+    let parsed = parse_with(cmd, aliases, scripts);
     let vouch_env = parsed.commands.iter().find_map(vouch_variable);
     let exported: Vec<String> = parsed
         .commands
@@ -152,7 +173,10 @@ pub fn classify(
         .flat_map(exported_config_variables)
         .collect();
     let mut out = Classification::default();
+    let mut changed = false;
     for command in &parsed.commands {
+        let after_change = changed;
+        changed |= effects::may_change(command);
         let mut best = Tier::None;
         for spec in rules.matching(command) {
             best = best.max(spec.tier);
@@ -162,6 +186,7 @@ pub fn classify(
                 reason: spec.reason.clone(),
                 facts: spec.facts.and_then(|kind| rules::facts(kind, command)),
                 dir: command.working_dir(),
+                after_change,
             });
         }
         let mut turned_down: Vec<String> = vouch_env.iter().cloned().collect();
@@ -184,6 +209,18 @@ pub fn classify(
                 ),
                 facts: None,
                 dir: command.working_dir(),
+                after_change,
+            });
+        }
+        for (tier, reason) in checks::fixed(command) {
+            best = best.max(tier);
+            out.matches.push(Match {
+                command: command.clone(),
+                tier,
+                reason,
+                facts: None,
+                dir: command.working_dir(),
+                after_change,
             });
         }
         let markers = hook_skips(command);
@@ -212,6 +249,7 @@ pub fn classify(
             reason,
             facts: None,
             dir: command.working_dir(),
+            after_change,
         });
     }
     for m in &out.matches {
