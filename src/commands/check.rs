@@ -107,6 +107,44 @@ pub fn assess(config: &Config, command: &str, cwd: &Path, repo: &LazyRepo) -> Re
     })
 }
 
+/// `git clean`'s `-d` and its `-e` patterns.
+fn clean_options(argv: &[String]) -> (bool, Vec<String>) {
+    let mut dirs = false;
+    let mut excludes = Vec::new();
+    let mut i = 2;
+    while let Some(arg) = argv.get(i) {
+        i += 1;
+        if arg == "--" {
+            break;
+        }
+        if let Some(value) = arg.strip_prefix("--exclude=") {
+            excludes.push(value.to_owned());
+        } else if arg == "--exclude" {
+            excludes.extend(argv.get(i).cloned());
+            i += 1;
+        } else if let Some(letters) = arg.strip_prefix('-')
+            && !letters.starts_with('-')
+        {
+            for (at, c) in letters.char_indices() {
+                if c == 'd' {
+                    dirs = true;
+                }
+                if c == 'e' {
+                    let rest = &letters[at + 1..];
+                    if rest.is_empty() {
+                        excludes.extend(argv.get(i).cloned());
+                        i += 1;
+                    } else {
+                        excludes.push(rest.to_owned());
+                    }
+                    break;
+                }
+            }
+        }
+    }
+    (dirs, excludes)
+}
+
 /// The largest script file the agent door reads to judge it.
 const SCRIPT_LIMIT: u64 = 64 * 1024;
 
@@ -205,7 +243,25 @@ fn measure(config: &Config, m: &Match, cwd: &Path, repo: &LazyRepo) -> (Tier, Op
                 "worktree" | "submodule" => return (m.tier, None),
                 _ => Discards::TrackedChanges,
             };
-            let loss = match repo.worktree_loss(discards, paths) {
+            let loss = if sub == "clean" {
+                let (dirs, excludes) = clean_options(argv);
+                repo.clean_loss(
+                    git.has_flag(&["-x"]),
+                    git.has_flag(&["-X"]),
+                    dirs,
+                    &excludes,
+                    paths,
+                )
+            } else if sub == "reset" && git.has_flag(&["--merge", "--keep"]) {
+                // `--merge` and `--keep` stop rather than lose local changes.
+                Ok(git::WorktreeLoss {
+                    what: "local changes (`--merge`/`--keep` keep them or stop)".into(),
+                    ..git::WorktreeLoss::default()
+                })
+            } else {
+                repo.worktree_loss(discards, paths)
+            };
+            let loss = match loss {
                 Ok(l) => l,
                 Err(e) => return (m.tier, Some(format!("{e:#}"))),
             };

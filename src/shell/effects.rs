@@ -97,12 +97,9 @@ pub(crate) fn git_reads_only(argv: &[String]) -> bool {
                     Some("-v" | "--verbose" | "show" | "get-url" | "update")
                 )
         }
-        "config" => rest.iter().any(|a| {
-            matches!(
-                a.as_str(),
-                "--get" | "--get-all" | "--get-regexp" | "-l" | "--list" | "get" | "list"
-            )
-        }),
+        // Config changes what later git commands do, which the parser
+        // follows (`git config alias.x ...`), not the repository's state.
+        "config" => true,
         "worktree" => matches!(rest.first().map(String::as_str), Some("list")),
         "submodule" => matches!(rest.first().map(String::as_str), Some("status" | "summary")),
         "reflog" => matches!(

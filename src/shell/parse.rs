@@ -1023,13 +1023,25 @@ impl Parser<'_> {
         if runs {
             let decoded = DECODES.iter().any(|m| lower.contains(m));
             let mut any = false;
+            let mut lists = literal_lists(code);
+            lists.dedup();
+            let mut seen = Vec::new();
+            lists.retain(|l| {
+                let fresh = !seen.contains(l);
+                seen.push(l.clone());
+                fresh
+            });
+            for list in &lists {
+                any = true;
+                self.script(&shell_words::join(list), depth + 1, &cd);
+            }
+            // A literal that is one word of a list is not a command itself.
             for literal in &literals {
+                if lists.iter().any(|l| l.len() > 1 && l.contains(literal)) {
+                    continue;
+                }
                 any |= !literal.trim().is_empty();
                 self.script(literal, depth + 1, &cd);
-            }
-            for list in literal_lists(code) {
-                any = true;
-                self.script(&shell_words::join(&list), depth + 1, &cd);
             }
             for body in backquoted(code) {
                 any = true;

@@ -20,6 +20,7 @@ mod log;
 mod overrides;
 mod pre_commit;
 mod pre_push;
+mod scenarios;
 mod verifiers;
 
 /// A test file that is never declared above would silently never run.
