@@ -767,3 +767,35 @@ fn a_script_the_command_runs_is_read_and_judged() {
     .code(1)
     .stdout_has("tier: critical");
 }
+
+/// The git hooks know when an agent drives them, for every agent's marker
+/// (issue 13, item 2): an unverifiable force push is refused, never allowed
+/// with a warning as for a person at git.
+#[test]
+fn a_push_from_any_agents_shell_is_refused_without_a_verdict() {
+    for (var, value, name) in [
+        ("GEMINI_CLI", "1", "Gemini CLI"),
+        ("CODEX_SANDBOX", "seatbelt", "Codex"),
+        ("CURSOR_AGENT", "1", "Cursor"),
+        ("OPENCODE", "1", "OpenCode"),
+    ] {
+        let env = TestEnv::new();
+        env.install();
+        let before = env.remote_ref("main").unwrap();
+        env.rewind(1);
+        let out = crate::support::Out::from_output(
+            env.cmd("setsid", &env.work)
+                .args(["-w", "git", "push", "--force", "origin", "main"])
+                .env(var, value)
+                .output()
+                .unwrap(),
+        );
+        out.code(1)
+            .stderr_has(&format!("started by {name}"))
+            .stderr_has("an agent cannot decide");
+        assert_eq!(env.remote_ref("main").unwrap(), before, "{var}");
+        // The same push from a person's shell: allowed with a warning.
+        let out = env.push(&["--force", "origin", "main"]);
+        out.code(0);
+    }
+}
