@@ -8,6 +8,7 @@
 //! tree) would run in a state nobody measured: its rule's tier stands.
 
 use super::parse::SimpleCommand;
+use super::rules::Facts;
 
 /// Git subcommands that never change refs, the index, the stash or the work
 /// tree (with the arguments they are given, see [`git_reads_only`]).
@@ -261,4 +262,34 @@ fn outside_work_tree(target: &str) -> bool {
         || target == "-"
         || target.starts_with("$TMPDIR")
         || target.starts_with("${TMPDIR}")
+}
+
+/// True for a git command that moves remote-tracking refs (`fetch`,
+/// `pull`, `remote update`).
+pub(crate) fn fetches(command: &SimpleCommand) -> bool {
+    command.program() == "git"
+        && match command.argv.get(1).map(String::as_str) {
+            Some("fetch" | "pull") => true,
+            Some("remote") => command.argv.get(2).is_some_and(|a| a == "update"),
+            _ => false,
+        }
+}
+
+/// True when the facts name a ref a fetch may move (`origin/main`,
+/// `refs/remotes/...`, `FETCH_HEAD`, `@{u}`).
+pub(crate) fn names_remote_ref(facts: &Facts) -> bool {
+    let remote = |name: &str| {
+        name.contains('/')
+            || name.contains("FETCH_HEAD")
+            || name.contains("@{u")
+            || name.contains("@{upstream")
+    };
+    match facts {
+        Facts::Worktree { target, .. } => target.as_deref().is_some_and(remote),
+        Facts::Branch { names } => names.iter().skip(1).any(|n| remote(n)),
+        Facts::Push { refspecs, .. } => refspecs
+            .iter()
+            .any(|r| remote(r.split(':').next().unwrap_or_default())),
+        Facts::Stash { .. } => false,
+    }
 }

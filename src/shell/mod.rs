@@ -174,19 +174,26 @@ pub fn classify_with(
         .collect();
     let mut out = Classification::default();
     let mut changed = false;
+    let mut fetched = false;
     for command in &parsed.commands {
         let after_change = changed;
+        let after_fetch = fetched;
         changed |= effects::may_change(command);
+        fetched |= effects::fetches(command);
         let mut best = Tier::None;
         for spec in rules.matching(command) {
             best = best.max(spec.tier);
+            let facts = spec.facts.and_then(|kind| rules::facts(kind, command));
+            // A fetch moves remote-tracking refs: a later command that names
+            // one (`git reset --hard origin/main`) would see another commit.
+            let names_remote = facts.as_ref().is_some_and(effects::names_remote_ref);
             out.matches.push(Match {
                 command: command.clone(),
                 tier: spec.tier,
                 reason: spec.reason.clone(),
-                facts: spec.facts.and_then(|kind| rules::facts(kind, command)),
+                facts,
                 dir: command.working_dir(),
-                after_change,
+                after_change: after_change || (after_fetch && names_remote),
             });
         }
         let mut turned_down: Vec<String> = vouch_env.iter().cloned().collect();

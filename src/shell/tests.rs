@@ -235,6 +235,12 @@ fn a_match_after_a_segment_that_may_change_the_repository_is_marked() {
         after("git checkout HEAD~4 && git push -f origin feature"),
         [true]
     );
+    // A fetch moves remote-tracking refs: it counts for a target that names one.
+    assert_eq!(after("git fetch && git reset --hard"), [false]);
+    assert_eq!(
+        after("git fetch origin && git reset --hard origin/main"),
+        [true]
+    );
     // A segment is never after itself.
     assert_eq!(after("git stash drop && git stash"), [false]);
 }
