@@ -95,7 +95,15 @@
 //! given `HOME`, `XDG_CONFIG_HOME`, `XDG_DATA_HOME`, `XDG_STATE_HOME` or a
 //! `GIT_CONFIG*` variable (inline or exported earlier in the line), turns
 //! the guard down: critical (issue 12). A command line vouch cannot read
-//! completely ([`ParseProblem`]) is at least high.
+//! completely ([`ParseProblem`]) is at least high. A git command that
+//! writes another repository (`--git-dir=../remote.git`, `GIT_DIR=`) is
+//! high, and so is one whose arguments come from stdin at run time.
+//!
+//! Facts describe the repository before the line runs: a match after a
+//! command that may change the repository (a git command that is not
+//! read-only, an unknown program, a redirection into the work tree) is
+//! marked [`Match::after_change`], and the adapter must not let facts lower
+//! it (SPEC 2.4).
 
 mod checks;
 mod effects;

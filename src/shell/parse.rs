@@ -23,7 +23,26 @@
 //!   `pnpm exec`, `pnpm dlx`, `yarn dlx`;
 //! - `git` has its global options (`-C`, `-c`, `--git-dir`, ...) and `GIT_DIR`
 //!   style assignments moved into [`GitCall`], so `argv[1]` is always the
-//!   subcommand, and aliases are expanded through the caller's lookup.
+//!   subcommand, and aliases are expanded through the caller's lookup;
+//! - git by other names is git: a path, a dashed program (`git-push`,
+//!   `$(git --exec-path)/git-reset`), `` `which git` ``, `$(command -v git)`,
+//!   words joined by `$IFS`; glued option values are split as git splits
+//!   them (`-bfeature`), `--help`/`-h` makes any git command `git help`, and
+//!   settings that change a plain command are written out
+//!   (`clean.requireForce=false`, `remote.<name>.mirror`/`push`), including
+//!   those written by `git config` earlier in the line;
+//! - settings and variables git runs as commands (`diff.external`,
+//!   `core.pager`, `GIT_SSH_COMMAND`, ...) are parsed as scripts, as are
+//!   `trap` actions, `script -c`, `watch`, `ssh host CMD`, `flock -c`,
+//!   `parallel`, functions and shell aliases defined in the line, and the
+//!   commands interpreters run (`python -c`, `perl -e`, `node -e`, `awk`
+//!   `system()`);
+//! - a script run by path or through a shell or `source` is judged by its
+//!   content: written earlier in the line (`cat > x.sh <<EOF`), or read
+//!   through the caller's [`ScriptReader`];
+//! - what cannot be seen (a program named at run time, a decoded string,
+//!   `<(...)` run as a script, code that builds its command) is a
+//!   [`ParseProblem`].
 //!
 //! Data is not a command: only the first word after assignments and
 //! wrappers is a program; quoted strings passed as arguments
