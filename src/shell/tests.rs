@@ -80,7 +80,7 @@ fn corpus_is_classified_as_labelled() {
     let rules = Rules::builtin();
     let cases = corpus();
     assert!(
-        cases.len() >= 300,
+        cases.len() >= 1_500,
         "the corpus has only {} commands",
         cases.len()
     );
