@@ -33,13 +33,25 @@ use crate::{ExitStatus, ui};
 /// measures its facts.
 pub fn assess(config: &Config, command: &str, cwd: &Path, repo: &LazyRepo) -> Result<Assessed> {
     let rules = Rules::with_user(&config.rules).context("the `[[rules]]` in the config")?;
-    let classification = shell::classify(command, &rules, &|name| {
-        repo.get().and_then(|r| r.alias(name))
-    });
+    let classification = shell::classify_with(
+        command,
+        &rules,
+        &|name| repo.get().and_then(|r| r.alias(name)),
+        &|path, cd| read_script(cwd, path, cd),
+    );
     let mut refs = Vec::new();
     let mut facts = Vec::new();
     for m in &classification.matches {
-        let (tier, note) = measure(config, m, cwd, repo);
+        let (mut tier, mut note) = measure(config, m, cwd, repo);
+        // Facts describe the repository before the line runs; an earlier
+        // command may change it first, so they cannot lower this one.
+        if m.after_change && m.facts.is_some() && tier < m.tier {
+            tier = m.tier;
+            note = Some(format!(
+                "{}an earlier command of the line may change the repository first: the facts measured now cannot lower it",
+                note.map(|n| format!("{n}; ")).unwrap_or_default()
+            ));
+        }
         let mut reason = format!(
             "{}: `{}`",
             m.reason,
@@ -75,6 +87,79 @@ pub fn assess(config: &Config, command: &str, cwd: &Path, repo: &LazyRepo) -> Re
         root: repo.root(),
         branch: repo.opened().and_then(Repo::current_branch),
     })
+}
+
+/// `git clean`'s `-d` and its `-e` patterns.
+fn clean_options(argv: &[String]) -> (bool, Vec<String>) {
+    let mut dirs = false;
+    let mut excludes = Vec::new();
+    let mut i = 2;
+    while let Some(arg) = argv.get(i) {
+        i += 1;
+        if arg == "--" {
+            break;
+        }
+        if let Some(value) = arg.strip_prefix("--exclude=") {
+            excludes.push(value.to_owned());
+        } else if arg == "--exclude" {
+            excludes.extend(argv.get(i).cloned());
+            i += 1;
+        } else if let Some(letters) = arg.strip_prefix('-')
+            && !letters.starts_with('-')
+        {
+            for (at, c) in letters.char_indices() {
+                if c == 'd' {
+                    dirs = true;
+                }
+                if c == 'e' {
+                    let rest = &letters[at + 1..];
+                    if rest.is_empty() {
+                        excludes.extend(argv.get(i).cloned());
+                        i += 1;
+                    } else {
+                        excludes.push(rest.to_owned());
+                    }
+                    break;
+                }
+            }
+        }
+    }
+    (dirs, excludes)
+}
+
+/// The largest script file the agent door reads to judge it.
+const SCRIPT_LIMIT: u64 = 64 * 1024;
+
+/// Reads a script the command line runs (`sh scripts/clean.sh`, `./x.sh`),
+/// relative to `cwd` and the `cd` targets before it: `Ok(None)` when there
+/// is none or it is a binary, `Err` with the reason when it cannot be read.
+fn read_script(cwd: &Path, path: &str, cd: &[String]) -> Result<Option<String>, String> {
+    let mut file = cwd.to_path_buf();
+    for dir in cd {
+        file.push(dir);
+    }
+    file.push(path);
+    let meta = match std::fs::metadata(&file) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e.to_string()),
+    };
+    if !meta.is_file() {
+        return Ok(None);
+    }
+    if meta.len() > SCRIPT_LIMIT {
+        return Err(format!(
+            "it is {} bytes, more than the {SCRIPT_LIMIT} vouch reads",
+            meta.len()
+        ));
+    }
+    let bytes = std::fs::read(&file).map_err(|e| e.to_string())?;
+    if bytes.iter().take(1024).any(|b| *b == 0) {
+        return Ok(None);
+    }
+    String::from_utf8(bytes)
+        .map(Some)
+        .map_err(|_| "it is not UTF-8 text".to_owned())
 }
 
 /// A command as it may be shown and logged: credentials in URLs and tokens
@@ -140,7 +225,25 @@ fn measure(config: &Config, m: &Match, cwd: &Path, repo: &LazyRepo) -> (Tier, Op
                 "worktree" | "submodule" => return (m.tier, None),
                 _ => Discards::TrackedChanges,
             };
-            let loss = match repo.worktree_loss(discards, paths) {
+            let loss = if sub == "clean" {
+                let (dirs, excludes) = clean_options(argv);
+                repo.clean_loss(
+                    git.has_flag(&["-x"]),
+                    git.has_flag(&["-X"]),
+                    dirs,
+                    &excludes,
+                    paths,
+                )
+            } else if sub == "reset" && git.has_flag(&["--merge", "--keep"]) {
+                // `--merge` and `--keep` stop rather than lose local changes.
+                Ok(git::WorktreeLoss {
+                    what: "local changes (`--merge`/`--keep` keep them or stop)".into(),
+                    ..git::WorktreeLoss::default()
+                })
+            } else {
+                repo.worktree_loss(discards, paths)
+            };
+            let loss = match loss {
                 Ok(l) => l,
                 Err(e) => return (m.tier, Some(format!("{e:#}"))),
             };
@@ -173,7 +276,7 @@ fn measure(config: &Config, m: &Match, cwd: &Path, repo: &LazyRepo) -> (Tier, Op
             (tier, Some(note))
         }
         Facts::Branch { names } => {
-            let deleting = sub == "update-ref" || git.has_flag(&["-D", "-d", "--delete"]);
+            let deleting = git.has_flag(&["-D", "-d", "--delete"]);
             let updates: Vec<_> = if deleting {
                 names
                     .iter()
@@ -230,6 +333,14 @@ fn measure(config: &Config, m: &Match, cwd: &Path, repo: &LazyRepo) -> (Tier, Op
             let push_args = parse_push_argv(argv);
             if push_args.mirror {
                 return (m.tier, None);
+            }
+            // `--prune` and wildcard refspecs delete or move refs the
+            // planned push does not list: the rule's tier stands.
+            if argv.iter().any(|a| a == "--prune") || refspecs.iter().any(|r| r.contains('*')) {
+                return (
+                    m.tier,
+                    Some("the push prunes or matches refs by pattern: facts not measured".into()),
+                );
             }
             let delete = git.has_flag(&["-d", "--delete"]);
             match repo.planned_push(remote.as_deref(), refspecs, delete) {

@@ -109,6 +109,113 @@ impl Repo {
         Ok(loss)
     }
 
+    /// What `git clean` would delete within `paths`: untracked files (and
+    /// ignored ones with `-x`; only ignored ones with `-X`), files inside
+    /// untracked directories only with `-d`, never those matching an `-e`
+    /// pattern.
+    pub fn clean_loss(
+        &self,
+        ignored: bool,
+        only_ignored: bool,
+        dirs: bool,
+        excludes: &[String],
+        paths: &[String],
+    ) -> Result<WorktreeLoss> {
+        if self.repo.is_bare() {
+            return Ok(WorktreeLoss::default());
+        }
+        let mut opts = StatusOptions::new();
+        let with_ignored = ignored || only_ignored;
+        opts.include_untracked(true)
+            .recurse_untracked_dirs(true)
+            .include_ignored(with_ignored)
+            .recurse_ignored_dirs(with_ignored)
+            .exclude_submodules(true);
+        for p in paths
+            .iter()
+            .map(|p| p.split('\0').next().unwrap_or_default())
+            .filter(|p| !matches!(*p, "." | "./" | ":/"))
+        {
+            opts.pathspec(p);
+        }
+        let statuses = self
+            .repo
+            .statuses(Some(&mut opts))
+            .context("cannot read the work tree's status")?;
+        let wanted = if only_ignored {
+            Status::IGNORED
+        } else if ignored {
+            Status::WT_NEW | Status::IGNORED
+        } else {
+            Status::WT_NEW
+        };
+        // Directories holding a tracked file: without `-d`, clean only
+        // deletes untracked files in these.
+        let mut tracked_dirs = std::collections::HashSet::new();
+        tracked_dirs.insert(String::new());
+        if !dirs && let Ok(index) = self.repo.index() {
+            for entry in index.iter() {
+                let path = String::from_utf8_lossy(&entry.path).to_string();
+                let mut dir = path.as_str();
+                while let Some((parent, _)) = dir.rsplit_once('/') {
+                    tracked_dirs.insert(parent.to_owned());
+                    dir = parent;
+                }
+            }
+        }
+        let kept_by_pattern = |path: &str| {
+            excludes.iter().any(|pattern| {
+                let pattern = pattern.trim_end_matches('/');
+                let Ok(glob) = globset::Glob::new(pattern.trim_start_matches('/')) else {
+                    return false;
+                };
+                let glob = glob.compile_matcher();
+                if pattern.contains('/') {
+                    // Anchored: the path or one of its leading directories.
+                    let mut prefix = String::new();
+                    path.split('/').any(|part| {
+                        if !prefix.is_empty() {
+                            prefix.push('/');
+                        }
+                        prefix.push_str(part);
+                        glob.is_match(&prefix)
+                    })
+                } else {
+                    path.split('/').any(|part| glob.is_match(part))
+                }
+            })
+        };
+        let mut loss = WorktreeLoss {
+            what: if only_ignored {
+                "ignored files"
+            } else if ignored {
+                "untracked and ignored files"
+            } else {
+                "untracked files"
+            }
+            .to_owned(),
+            ..WorktreeLoss::default()
+        };
+        for entry in statuses.iter() {
+            if !entry.status().intersects(wanted) {
+                continue;
+            }
+            let path = entry.path().unwrap_or("?").to_owned();
+            let parent = path.rsplit_once('/').map_or("", |(p, _)| p);
+            if !dirs && !tracked_dirs.contains(parent) {
+                continue;
+            }
+            if kept_by_pattern(&path) {
+                continue;
+            }
+            loss.files += 1;
+            if loss.sample.len() < FILES_SHOWN {
+                loss.sample.push(path);
+            }
+        }
+        Ok(loss)
+    }
+
     /// The ref update a command stands for: `branch` (a name or a full
     /// ref) moving to `to` (a revision), or deleted when `to` is `None`.
     /// `None` when the branch does not exist or `to` does not resolve.

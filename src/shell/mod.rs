@@ -95,15 +95,28 @@
 //! given `HOME`, `XDG_CONFIG_HOME`, `XDG_DATA_HOME`, `XDG_STATE_HOME` or a
 //! `GIT_CONFIG*` variable (inline or exported earlier in the line), turns
 //! the guard down: critical (issue 12). A command line vouch cannot read
-//! completely ([`ParseProblem`]) is at least high.
+//! completely ([`ParseProblem`]) is at least high. A git command that
+//! writes another repository (`--git-dir=../remote.git`, `GIT_DIR=`) is
+//! high, and so is one whose arguments come from stdin at run time.
+//!
+//! Facts describe the repository before the line runs: a match after a
+//! command that may change the repository (a git command that is not
+//! read-only, an unknown program, a redirection into the work tree) is
+//! marked [`Match::after_change`], and the adapter must not let facts lower
+//! it (SPEC 2.4).
 
+mod checks;
+mod effects;
 mod lex;
 pub mod parse;
 pub mod rules;
 
 use std::path::PathBuf;
 
-pub use parse::{GitCall, MAX_DEPTH, ParseProblem, Parsed, SimpleCommand, parse};
+pub use parse::{
+    GitCall, MAX_DEPTH, ParseProblem, Parsed, ScriptReader, SimpleCommand, no_scripts, parse,
+    parse_with,
+};
 pub use rules::{Facts, FactsKind, RuleError, RuleSpec, Rules};
 
 use crate::vocab::Tier;
@@ -135,6 +148,11 @@ pub struct Match {
     /// The directory the command runs in (`cd`, `git -C`), relative to the
     /// caller's.
     pub dir: Option<PathBuf>,
+    /// True when an earlier command of the line may change the repository
+    /// (a git command that is not read-only, an unknown program, a
+    /// redirection into the work tree): facts measured before the line runs
+    /// describe another state, so they must not lower this match's tier.
+    pub after_change: bool,
 }
 
 /// Parses `cmd` and classifies every simple command it would run against
@@ -144,7 +162,18 @@ pub fn classify(
     rules: &Rules,
     aliases: &dyn Fn(&str) -> Option<String>,
 ) -> Classification {
-    let parsed = parse(cmd, aliases);
+    classify_with(cmd, rules, aliases, &no_scripts)
+}
+
+/// [`classify`], with `scripts` reading the script files the line runs
+/// (`sh scripts/clean.sh`, `./x.sh`), which are judged by their content.
+pub fn classify_with(
+    cmd: &str,
+    rules: &Rules,
+    aliases: &dyn Fn(&str) -> Option<String>,
+    scripts: ScriptReader<'_>,
+) -> Classification {
+    let parsed = parse_with(cmd, aliases, scripts);
     let vouch_env = parsed.commands.iter().find_map(vouch_variable);
     let exported: Vec<String> = parsed
         .commands
@@ -152,16 +181,27 @@ pub fn classify(
         .flat_map(exported_config_variables)
         .collect();
     let mut out = Classification::default();
+    let mut changed = false;
+    let mut fetched = false;
     for command in &parsed.commands {
+        let after_change = changed;
+        let after_fetch = fetched;
+        changed |= effects::may_change(command);
+        fetched |= effects::fetches(command);
         let mut best = Tier::None;
         for spec in rules.matching(command) {
             best = best.max(spec.tier);
+            let facts = spec.facts.and_then(|kind| rules::facts(kind, command));
+            // A fetch moves remote-tracking refs: a later command that names
+            // one (`git reset --hard origin/main`) would see another commit.
+            let names_remote = facts.as_ref().is_some_and(effects::names_remote_ref);
             out.matches.push(Match {
                 command: command.clone(),
                 tier: spec.tier,
                 reason: spec.reason.clone(),
-                facts: spec.facts.and_then(|kind| rules::facts(kind, command)),
+                facts,
                 dir: command.working_dir(),
+                after_change: after_change || (after_fetch && names_remote),
             });
         }
         let mut turned_down: Vec<String> = vouch_env.iter().cloned().collect();
@@ -184,6 +224,18 @@ pub fn classify(
                 ),
                 facts: None,
                 dir: command.working_dir(),
+                after_change,
+            });
+        }
+        for (tier, reason) in checks::fixed(command) {
+            best = best.max(tier);
+            out.matches.push(Match {
+                command: command.clone(),
+                tier,
+                reason,
+                facts: None,
+                dir: command.working_dir(),
+                after_change,
             });
         }
         let markers = hook_skips(command);
@@ -212,6 +264,7 @@ pub fn classify(
             reason,
             facts: None,
             dir: command.working_dir(),
+            after_change,
         });
     }
     for m in &out.matches {

@@ -23,7 +23,26 @@
 //!   `pnpm exec`, `pnpm dlx`, `yarn dlx`;
 //! - `git` has its global options (`-C`, `-c`, `--git-dir`, ...) and `GIT_DIR`
 //!   style assignments moved into [`GitCall`], so `argv[1]` is always the
-//!   subcommand, and aliases are expanded through the caller's lookup.
+//!   subcommand, and aliases are expanded through the caller's lookup;
+//! - git by other names is git: a path, a dashed program (`git-push`,
+//!   `$(git --exec-path)/git-reset`), `` `which git` ``, `$(command -v git)`,
+//!   words joined by `$IFS`; glued option values are split as git splits
+//!   them (`-bfeature`), `--help`/`-h` makes any git command `git help`, and
+//!   settings that change a plain command are written out
+//!   (`clean.requireForce=false`, `remote.<name>.mirror`/`push`), including
+//!   those written by `git config` earlier in the line;
+//! - settings and variables git runs as commands (`diff.external`,
+//!   `core.pager`, `GIT_SSH_COMMAND`, ...) are parsed as scripts, as are
+//!   `trap` actions, `script -c`, `watch`, `ssh host CMD`, `flock -c`,
+//!   `parallel`, functions and shell aliases defined in the line, and the
+//!   commands interpreters run (`python -c`, `perl -e`, `node -e`, `awk`
+//!   `system()`);
+//! - a script run by path or through a shell or `source` is judged by its
+//!   content: written earlier in the line (`cat > x.sh <<EOF`), or read
+//!   through the caller's [`ScriptReader`];
+//! - what cannot be seen (a program named at run time, a decoded string,
+//!   `<(...)` run as a script, code that builds its command) is a
+//!   [`ParseProblem`].
 //!
 //! Data is not a command: only the first word after assignments and
 //! wrappers is a program; quoted strings passed as arguments
@@ -147,6 +166,41 @@ pub enum ParseProblem {
         /// The shell program.
         shell: String,
     },
+    /// What runs is only known at run time: a program named by a
+    /// substitution or an unknown variable (`$(echo Z2l0 | base64 -d)`,
+    /// `$CMD`), a script from `<(...)`.
+    #[error("`{what}` is only known when it runs")]
+    RunTime {
+        /// The word, as written.
+        what: String,
+    },
+    /// An interpreter runs code that runs commands vouch cannot read
+    /// (`python3 -c "os.system(cmd)"`, a decoded string).
+    #[error("`{program}` runs commands built by its code, which vouch cannot read")]
+    OpaqueCode {
+        /// The interpreter.
+        program: String,
+    },
+    /// A script file that is run could not be read.
+    #[error("cannot read the script `{path}` that is run: {why}")]
+    Unreadable {
+        /// The path, as written.
+        path: String,
+        /// Why.
+        why: String,
+    },
+}
+
+/// Reads a script file that the command line runs (`sh scripts/x.sh`,
+/// `./x.sh`, `source env.sh`): given the path as written and the `cd`
+/// targets before it, `Ok(Some(text))` is the script, `Ok(None)` means
+/// there is nothing to judge (no such file, a binary), `Err(why)` that it
+/// exists but cannot be read (too large, no permission).
+pub type ScriptReader<'a> = &'a dyn Fn(&str, &[String]) -> Result<Option<String>, String>;
+
+/// The reader that reads nothing (pure callers, tests).
+pub fn no_scripts(_: &str, _: &[String]) -> Result<Option<String>, String> {
+    Ok(None)
 }
 
 /// The simple commands of a command line, with any problems met.
@@ -162,10 +216,23 @@ pub struct Parsed {
 /// name (`alias.<name>` from git config) and is only asked for names that are
 /// not git built-ins (git ignores aliases that shadow them).
 pub fn parse(cmd: &str, aliases: &dyn Fn(&str) -> Option<String>) -> Parsed {
+    parse_with(cmd, aliases, &no_scripts)
+}
+
+/// [`parse`], with `scripts` reading the script files the line runs.
+pub fn parse_with(
+    cmd: &str,
+    aliases: &dyn Fn(&str) -> Option<String>,
+    scripts: ScriptReader<'_>,
+) -> Parsed {
     let mut parser = Parser {
         aliases,
+        scripts,
         out: Parsed::default(),
         vars: Vec::new(),
+        written: Vec::new(),
+        shell_aliases: Vec::new(),
+        git_config: Vec::new(),
     };
     parser.script(cmd, 0, &[]);
     parser.out
@@ -184,6 +251,15 @@ enum Stdin {
 
 struct Parser<'a> {
     aliases: &'a dyn Fn(&str) -> Option<String>,
+    scripts: ScriptReader<'a>,
+    /// Files written earlier in the line with known content (`cat > x.sh
+    /// <<EOF`), so a script written and run in one line is judged by it.
+    written: Vec<(String, String)>,
+    /// Shell aliases defined earlier in the line (`alias g=git`).
+    shell_aliases: Vec<(String, String)>,
+    /// Git settings written earlier in the line (`git config alias.x ...`),
+    /// which the later git commands read.
+    git_config: Vec<(String, String)>,
     out: Parsed,
     /// Shell variables assigned earlier in the command line (`X=...` alone
     /// or through `export`), so `CMD="git reset --hard"; $CMD` is read.
@@ -243,10 +319,12 @@ impl Parser<'_> {
                 Token::Op(op) => op,
             };
             // `name() { ...; }`: the name is not a command.
-            if op == Op::LParen
-                && segment.words.len() == 1
-                && tokens.peek() == Some(&Token::Op(Op::RParen))
-            {
+            let named = match &segment.words[..] {
+                [_] => true,
+                [first, _] => !first.quoted && first.text == "function",
+                _ => false,
+            };
+            if op == Op::LParen && named && tokens.peek() == Some(&Token::Op(Op::RParen)) {
                 tokens.next();
                 segment = Segment::default();
                 continue;
@@ -292,6 +370,91 @@ impl Parser<'_> {
         }
     }
 
+    /// The words a command's first word stands for when the shell builds it
+    /// at run time: `$(git --exec-path)/git-push` is `git-push`,
+    /// `` `which git` `` and `$(command -v git)` are `git`. A program vouch
+    /// cannot name (`$(echo Z2l0 | base64 -d)`, `$CMD`) is a problem.
+    fn program_word(&mut self, word: &Word, depth: usize) -> Option<Vec<String>> {
+        let text = &word.text;
+        let dynamic = !word.subs.is_empty() || text.contains('$');
+        if !dynamic {
+            return None;
+        }
+        // A fixed name after the last `/`: the directory is what varies.
+        let base = basename(text);
+        if !base.is_empty() && !base.contains(['$', '`', '(', ')', '{', '}']) {
+            return Some(vec![base.to_owned()]);
+        }
+        if let [body] = &word.subs[..] {
+            let whole = text == &format!("$({body})") || text == &format!("`{body}`");
+            if whole {
+                let parsed = parse(body, self.aliases);
+                if let [only] = &parsed.commands[..] {
+                    let args: Vec<&str> = only.argv.iter().map(String::as_str).collect();
+                    let name = match args[..] {
+                        ["which" | "whereis", .., name] | ["echo" | "printf", name] => Some(name),
+                        ["command" | "type", flag, name] if flag.starts_with('-') => Some(name),
+                        _ => None,
+                    };
+                    // Tools that print shell settings for `eval` (`ssh-agent -s`).
+                    if ENV_PRINTERS.contains(&only.program()) {
+                        return None;
+                    }
+                    if let Some(name) = name
+                        && !name.contains(['$', '`'])
+                    {
+                        return Some(
+                            shell_words::split(name)
+                                .unwrap_or_else(|_| vec![name.to_owned()])
+                                .into_iter()
+                                .map(|w| {
+                                    if w.contains('/') {
+                                        basename(&w).to_owned()
+                                    } else {
+                                        w
+                                    }
+                                })
+                                .collect(),
+                        );
+                    }
+                }
+            }
+        }
+        let _ = depth;
+        self.problem(ParseProblem::RunTime { what: text.clone() });
+        None
+    }
+
+    /// Runs a script file: written earlier in the line, or read through
+    /// the reader; `forced` is true when a shell is told to run it.
+    fn script_file(&mut self, path: &str, depth: usize, cd: &[String]) {
+        if path.contains("<(") {
+            self.problem(ParseProblem::RunTime {
+                what: path.to_owned(),
+            });
+            return;
+        }
+        let plain = |p: &str| p.trim_start_matches("./").to_owned();
+        if let Some((_, text)) = self
+            .written
+            .iter()
+            .rev()
+            .find(|(p, _)| plain(p) == plain(path))
+        {
+            let text = text.clone();
+            self.script(&text, depth + 1, cd);
+            return;
+        }
+        match (self.scripts)(path, cd) {
+            Ok(Some(text)) => self.script(&text, depth + 1, cd),
+            Ok(None) => {}
+            Err(why) => self.problem(ParseProblem::Unreadable {
+                path: path.to_owned(),
+                why,
+            }),
+        }
+    }
+
     /// Turns one segment into commands. Returns the data it would write to
     /// a pipe, when known (`echo`, `printf`, `cat` of a heredoc).
     #[expect(
@@ -333,7 +496,9 @@ impl Parser<'_> {
                     cases.push(parens);
                     return None;
                 }
-                "for" | "select" | "function" => return None,
+                "for" | "select" => return None,
+                // `function name { ...; }`: the body's words follow.
+                "function" => words = words.get(2..).unwrap_or_default(),
                 "esac" => {
                     cases.pop();
                     words = &words[1..];
@@ -360,7 +525,7 @@ impl Parser<'_> {
         if rest.is_empty() {
             self.vars.extend(command.env.iter().cloned());
         }
-        for word in rest {
+        for (index, word) in rest.iter().enumerate() {
             let value = variable_name(&word.text)
                 .and_then(|name| self.vars.iter().rev().find(|(n, _)| n == name))
                 .map(|(_, v)| v);
@@ -370,6 +535,19 @@ impl Parser<'_> {
                     .argv
                     .extend(value.split_whitespace().map(str::to_owned)),
                 Some(value) => command.argv.push(value.clone()),
+                // `git${IFS}reset${IFS}--hard`: the shell splits on `$IFS`.
+                None if !word.quoted
+                    && (word.text.contains("${IFS}") || word.text.contains("$IFS")) =>
+                {
+                    let text = word.text.replace("${IFS}", " ").replace("$IFS", " ");
+                    command
+                        .argv
+                        .extend(text.split_whitespace().map(str::to_owned));
+                }
+                None if index == 0 => match self.program_word(word, depth) {
+                    Some(words) => command.argv.extend(words),
+                    None => command.argv.push(word.text.clone()),
+                },
                 None => command.argv.push(word.text.clone()),
             }
         }
@@ -398,7 +576,33 @@ impl Parser<'_> {
             return None;
         }
         let program = command.program().to_owned();
+        let outputs = command.outputs.clone();
+        let tee_files: Vec<String> = if program == "tee" {
+            command.argv[1..]
+                .iter()
+                .filter(|a| !a.starts_with('-'))
+                .cloned()
+                .collect()
+        } else {
+            Vec::new()
+        };
+        if program == "alias" {
+            for arg in &command.argv[1..] {
+                if let Some((name, value)) = arg.split_once('=') {
+                    self.shell_aliases.push((name.to_owned(), value.to_owned()));
+                }
+            }
+        }
+        let known = match &stdin {
+            Stdin::Data(data) if program == "tee" => Some(data.clone()),
+            _ => None,
+        };
         let output = self.command(command, depth, &stdin);
+        if let Some(text) = output.clone().or(known) {
+            for file in outputs.iter().chain(&tee_files) {
+                self.written.push((file.clone(), text.clone()));
+            }
+        }
         if program == "cd" || program == "pushd" {
             let target = words
                 .iter()
@@ -428,8 +632,62 @@ impl Parser<'_> {
                 self.out.commands.push(command);
                 return None;
             };
+            // An alias defined earlier in the line (`alias g=git; g reset --hard`).
+            if alias_count < MAX_ALIASES
+                && let Some((_, value)) = self
+                    .shell_aliases
+                    .iter()
+                    .rev()
+                    .find(|(n, _)| *n == command.argv[0])
+            {
+                alias_count += 1;
+                let mut words = shell_words::split(value)
+                    .unwrap_or_else(|_| value.split_whitespace().map(str::to_owned).collect());
+                if words.is_empty() {
+                    self.out.commands.push(command);
+                    return None;
+                }
+                words.extend_from_slice(&command.argv[1..]);
+                command.argv = words;
+                continue;
+            }
+            // git's dashed programs: `git-push`, `$(git --exec-path)/git-reset`.
+            if let Some(sub) = program.strip_prefix("git-")
+                && !sub.is_empty()
+                && sub.chars().all(|c| c.is_ascii_lowercase() || c == '-')
+            {
+                let sub = sub.to_owned();
+                "git".clone_into(&mut command.argv[0]);
+                command.argv.insert(1, sub);
+                continue;
+            }
             let args = &command.argv[1..];
             let program = program.as_str();
+            if let Some(code) = interpreter_code(program, args) {
+                self.code(program, &code, &command, depth);
+                self.out.commands.push(command);
+                return None;
+            }
+            if let Some(inner) = self.runner(program, args, &command, depth) {
+                match inner {
+                    Runner::Command(start, name) => {
+                        command.argv.drain(..start);
+                        command.wrappers.push(name);
+                        continue;
+                    }
+                    Runner::Stdin(start) => {
+                        command.argv.drain(..start);
+                        command.wrappers.push(program.to_owned());
+                        command.args_from_stdin = true;
+                        command.stdin = None;
+                        continue;
+                    }
+                    Runner::Done => {
+                        self.out.commands.push(command);
+                        return None;
+                    }
+                }
+            }
             if program == "env" {
                 let Some(prefix) = env_options(args) else {
                     self.out.commands.push(command);
@@ -464,9 +722,37 @@ impl Parser<'_> {
                         return None;
                     }
                 }
-                command.argv.drain(..=start);
                 if program == "xargs" {
                     command.args_from_stdin = true;
+                    let replace = xargs_replace(&args[..start]);
+                    let from_file = args[..start].iter().any(|a| {
+                        a == "-a"
+                            || a.starts_with("--arg-file")
+                            || (a.starts_with("-a") && a.len() > 2)
+                    });
+                    command.argv.drain(..=start);
+                    match (command.stdin.take(), from_file) {
+                        (Some(data), false) => {
+                            let items = shell_words::split(&data).unwrap_or_else(|_| {
+                                data.split_whitespace().map(str::to_owned).collect()
+                            });
+                            match replace {
+                                Some(token) => {
+                                    let item =
+                                        data.lines().next().unwrap_or_default().trim().to_owned();
+                                    for word in &mut command.argv {
+                                        *word = word.replace(&token, &item);
+                                    }
+                                }
+                                None => command.argv.extend(items),
+                            }
+                            // The arguments are known: `echo --hard | xargs git reset`.
+                            command.stdin = Some(data);
+                        }
+                        _ => command.stdin = None,
+                    }
+                } else {
+                    command.argv.drain(..=start);
                 }
                 command.wrappers.push(name);
                 continue;
@@ -482,10 +768,30 @@ impl Parser<'_> {
                 self.out.commands.push(command);
                 return None;
             }
+            // A script run by its path: `./x.sh`, `scripts/clean.sh`.
+            let first = &command.argv[0];
+            if first.contains('/') && !first.starts_with('/') && !first.starts_with('~') {
+                let path = first.clone();
+                self.script_file(&path, depth, &command.cd);
+            }
             match program {
                 "eval" if !args.is_empty() => {
                     let script = args.join(" ");
                     self.script(&script, depth + 1, &command.cd);
+                }
+                "source" | "." if !args.is_empty() => {
+                    let path = args[0].clone();
+                    self.script_file(&path, depth, &command.cd);
+                }
+                "trap" => {
+                    if let Some(action) = args.first()
+                        && !action.starts_with('-')
+                        && !action.is_empty()
+                        && args.len() > 1
+                    {
+                        let action = action.clone();
+                        self.script(&action, depth + 1, &command.cd);
+                    }
                 }
                 "find" => self.find_exec(&command, depth),
                 "git" => {
@@ -550,13 +856,241 @@ impl Parser<'_> {
                 }
                 self.script(script, depth + 1, &command.cd);
             }
-        } else if i >= args.len() {
+        } else if let Some(file) = args.get(i) {
+            let file = file.clone();
+            self.script_file(&file, depth, &command.cd);
+        } else {
             match stdin {
                 Stdin::Data(data) => self.script(data, depth + 1, &command.cd),
                 Stdin::Unknown => self.problem(ParseProblem::OpaqueScript {
                     shell: command.program().to_owned(),
                 }),
                 Stdin::Inherited => {}
+            }
+        }
+    }
+
+    /// Programs that run another command given in their arguments, beyond
+    /// the plain wrappers: `parallel`, `script -c`, `flock`, `watch`, `ssh
+    /// host CMD`. Returns where the wrapped command starts in argv, or
+    /// `Done` when the command's scripts were parsed here.
+    fn runner(
+        &mut self,
+        program: &str,
+        args: &[String],
+        command: &SimpleCommand,
+        depth: usize,
+    ) -> Option<Runner> {
+        let cd = command.cd.clone();
+        match program {
+            "parallel" => {
+                let start = skip_options(
+                    args,
+                    "jSPNEdI",
+                    &[
+                        "jobs",
+                        "sshlogin",
+                        "max-procs",
+                        "delimiter",
+                        "arg-file",
+                        "joblog",
+                        "results",
+                        "tmpdir",
+                        "tag-string",
+                        "timeout",
+                        "retries",
+                        "delay",
+                    ],
+                );
+                let sep = args
+                    .iter()
+                    .position(|a| a.starts_with(":::"))
+                    .unwrap_or(args.len());
+                let inputs: Vec<String> = args
+                    .get(sep + 1..)
+                    .unwrap_or_default()
+                    .iter()
+                    .filter(|a| !a.starts_with(":::"))
+                    .cloned()
+                    .collect();
+                if start >= sep {
+                    // `parallel ::: "git reset --hard" ...`: each input is a command.
+                    for input in &inputs {
+                        self.script(input, depth + 1, &cd);
+                    }
+                    if sep >= args.len() {
+                        self.problem(ParseProblem::OpaqueScript {
+                            shell: "parallel".to_owned(),
+                        });
+                    }
+                    return Some(Runner::Done);
+                }
+                let script = shell_words::join(&args[start..sep]);
+                if sep < args.len() {
+                    for input in &inputs {
+                        let line = if script.contains("{}") {
+                            script.replace("{}", &shell_words::quote(input))
+                        } else {
+                            format!("{script} {}", shell_words::quote(input))
+                        };
+                        self.script(&line, depth + 1, &cd);
+                    }
+                    if inputs.is_empty() {
+                        self.script(&script, depth + 1, &cd);
+                    }
+                } else {
+                    // Arguments from stdin, as `xargs`.
+                    let Some(data) = &command.stdin else {
+                        return Some(Runner::Stdin(start + 1));
+                    };
+                    for item in data.lines() {
+                        let line = format!("{script} {item}");
+                        self.script(&line, depth + 1, &cd);
+                    }
+                }
+                Some(Runner::Done)
+            }
+            "script" => {
+                let mut i = 0;
+                while let Some(arg) = args.get(i) {
+                    i += 1;
+                    let value = if let Some(v) = arg.strip_prefix("--command=") {
+                        Some(v.to_owned())
+                    } else if arg == "--command" {
+                        args.get(i).cloned()
+                    } else if !arg.starts_with("--")
+                        && arg.starts_with('-')
+                        && let Some(at) = arg.find('c')
+                    {
+                        let rest = &arg[at + 1..];
+                        if rest.is_empty() {
+                            args.get(i).cloned()
+                        } else {
+                            Some(rest.to_owned())
+                        }
+                    } else {
+                        None
+                    };
+                    if let Some(value) = value {
+                        self.script(&value, depth + 1, &cd);
+                        return Some(Runner::Done);
+                    }
+                }
+                None
+            }
+            "flock" => {
+                let start =
+                    skip_options(args, "wEc", &["timeout", "conflict-exit-code", "command"]);
+                // `flock -c CMD FILE` or `flock FILE -c CMD`.
+                if let Some(at) = args.iter().position(|a| a == "-c" || a == "--command") {
+                    if let Some(script) = args.get(at + 1) {
+                        let script = script.clone();
+                        self.script(&script, depth + 1, &cd);
+                    }
+                    return Some(Runner::Done);
+                }
+                (start + 1 < args.len()).then_some(Runner::Command(start + 2, "flock".to_owned()))
+            }
+            "watch" => {
+                let start = skip_options(args, "nqd", &["interval", "differences"]);
+                if start < args.len() {
+                    let script = args[start..].join(" ");
+                    self.script(&script, depth + 1, &cd);
+                }
+                Some(Runner::Done)
+            }
+            "ssh" => {
+                let start = skip_options(args, "BbcDEeFIiJLlmOopQRSWw", &[]);
+                if start + 1 < args.len() {
+                    let script = args[start + 1..].join(" ");
+                    self.script(&script, depth + 1, &cd);
+                }
+                Some(Runner::Done)
+            }
+            "chroot" | "unshare" | "firejail" | "caffeinate" | "chrt" | "taskset"
+            | "systemd-run" | "proxychains" | "proxychains4" | "torsocks" | "catchsegv"
+            | "valgrind" | "strace" | "ltrace" | "faketime" | "fakeroot" | "prlimit" | "cgexec"
+            | "runuser" => {
+                let mut start =
+                    skip_options(args, "uUgGpoesTd", &["user", "group", "unit", "property"]);
+                // A leading operand that is not the command: chroot's new root,
+                // chrt's priority, taskset's mask, faketime's time.
+                if matches!(
+                    program,
+                    "chroot" | "chrt" | "taskset" | "faketime" | "cgexec"
+                ) {
+                    start += 1;
+                }
+                (start < args.len()).then(|| Runner::Command(start + 1, program.to_owned()))
+            }
+            _ => None,
+        }
+    }
+
+    /// Judges the code an interpreter runs: the strings it passes to a
+    /// shell (`os.system("git reset --hard")`, `` `git push -f` ``, a list
+    /// of words), the files it deletes (`shutil.rmtree(".git")`). Code that
+    /// runs commands vouch cannot read is a problem.
+    fn code(&mut self, program: &str, code: &str, command: &SimpleCommand, depth: usize) {
+        let lower = code.to_ascii_lowercase();
+        let runs = RUNS_COMMANDS.iter().any(|m| lower.contains(m))
+            || (program.starts_with("awk") || program.ends_with("awk")) && lower.contains("system")
+            || lower.contains('`')
+            || lower.contains("qx");
+        let literals = string_literals(code);
+        let cd = command.cd.clone();
+        if runs {
+            let decoded = DECODES.iter().any(|m| lower.contains(m));
+            let mut any = false;
+            let mut lists = literal_lists(code);
+            lists.dedup();
+            let mut seen = Vec::new();
+            lists.retain(|l| {
+                let fresh = !seen.contains(l);
+                seen.push(l.clone());
+                fresh
+            });
+            for list in &lists {
+                any = true;
+                self.script(&shell_words::join(list), depth + 1, &cd);
+            }
+            // A literal that is one word of a list is not a command itself.
+            for literal in &literals {
+                if lists.iter().any(|l| l.len() > 1 && l.contains(literal)) {
+                    continue;
+                }
+                any |= !literal.trim().is_empty();
+                self.script(literal, depth + 1, &cd);
+            }
+            for body in backquoted(code) {
+                any = true;
+                self.script(&body, depth + 1, &cd);
+            }
+            if decoded || !any {
+                self.problem(ParseProblem::OpaqueCode {
+                    program: program.to_owned(),
+                });
+            }
+        }
+        let deletes_tree = DELETES_TREE.iter().any(|m| lower.contains(m));
+        let deletes_file = DELETES_FILE.iter().any(|m| lower.contains(m));
+        if deletes_tree || deletes_file {
+            for literal in literals
+                .iter()
+                .filter(|l| !l.contains(char::is_whitespace) && !l.is_empty())
+            {
+                let argv = if deletes_tree {
+                    vec!["rm".to_owned(), "-rf".to_owned(), literal.clone()]
+                } else {
+                    vec!["rm".to_owned(), "-f".to_owned(), literal.clone()]
+                };
+                self.out.commands.push(SimpleCommand {
+                    argv,
+                    wrappers: vec![program.to_owned()],
+                    cd: cd.clone(),
+                    depth: depth + 1,
+                    ..SimpleCommand::default()
+                });
             }
         }
     }
@@ -595,7 +1129,17 @@ impl Parser<'_> {
     fn git(&mut self, command: &mut SimpleCommand, depth: usize, alias_count: &mut usize) -> bool {
         let mut call = command.git.take().unwrap_or_default();
         if call.aliases.is_empty() {
+            // Settings written by `git config` earlier in the line come
+            // first: `-c` and the environment override them.
+            call.config.splice(0..0, self.git_config.iter().cloned());
             git_env(&command.env, &mut call);
+            // Variables git runs as commands (`GIT_EXTERNAL_DIFF`, `GIT_SSH_COMMAND`, ...).
+            for (name, value) in &command.env {
+                if COMMAND_VARIABLES.contains(&name.as_str()) {
+                    let value = value.clone();
+                    self.script(&value, depth + 1, &command.cd);
+                }
+            }
         }
         let words = &command.argv[1..];
         let mut i = 0;
@@ -682,10 +1226,544 @@ impl Parser<'_> {
                 return true;
             }
         }
+        // Settings git runs as commands (`-c diff.external=...`, `core.pager`).
+        let runs: Vec<String> = call
+            .config
+            .iter()
+            .filter(|(k, _)| runs_command(k))
+            .map(|(_, v)| v.trim_start_matches('!').to_owned())
+            .collect();
+        for script in runs {
+            self.script(&script, depth + 1, &command.cd);
+        }
+        normalize_git(command, &call);
+        if command.argv.get(1).is_some_and(|s| s == "config") {
+            self.git_config_write(command, depth);
+        }
         command.git = Some(call);
         self.out.commands.push(std::mem::take(command));
         false
     }
+
+    /// Remembers what `git config` writes (`git config alias.x '!...'`,
+    /// `git config clean.requireForce false`), for the git commands after
+    /// it, and judges a command it stores now.
+    fn git_config_write(&mut self, command: &SimpleCommand, depth: usize) {
+        let args = &command.argv[2..];
+        let mut words = Vec::new();
+        let mut i = 0;
+        let mut unset = false;
+        while let Some(arg) = args.get(i) {
+            i += 1;
+            match arg.as_str() {
+                "--file" | "-f" | "--blob" | "--type" | "--default" | "--comment" | "--value" => {
+                    i += 1;
+                }
+                "--unset" | "--unset-all" | "unset" | "--remove-section" | "--rename-section"
+                | "--get" | "--get-all" | "--get-regexp" | "get" | "-l" | "--list" | "list" => {
+                    unset = true;
+                }
+                "set" if words.is_empty() => {}
+                a if a.starts_with('-') => {}
+                _ => words.push(arg.clone()),
+            }
+        }
+        if unset {
+            return;
+        }
+        if let [key, value, ..] = &words[..] {
+            if runs_command(key) {
+                let script = value.trim_start_matches('!').to_owned();
+                self.script(&script, depth + 1, &command.cd);
+            }
+            self.git_config.push((key.clone(), value.clone()));
+        }
+    }
+}
+
+/// Environment variables whose value git runs as a command.
+const COMMAND_VARIABLES: &[&str] = &[
+    "GIT_EXTERNAL_DIFF",
+    "GIT_PAGER",
+    "GIT_SSH",
+    "GIT_SSH_COMMAND",
+    "GIT_EDITOR",
+    "GIT_SEQUENCE_EDITOR",
+    "GIT_ASKPASS",
+    "GIT_PROXY_COMMAND",
+    "PAGER",
+    "EDITOR",
+    "VISUAL",
+];
+
+/// True for a git setting whose value git runs as a command.
+fn runs_command(key: &str) -> bool {
+    let key = key.to_ascii_lowercase();
+    let last = key.rsplit('.').next().unwrap_or_default();
+    matches!(
+        key.as_str(),
+        "diff.external"
+            | "core.pager"
+            | "core.editor"
+            | "core.sshcommand"
+            | "core.askpass"
+            | "core.fsmonitor"
+            | "core.gitproxy"
+            | "sequence.editor"
+            | "gpg.program"
+            | "credential.helper"
+            | "uploadpack.packobjectshook"
+    ) || key.starts_with("pager.")
+        || (key.starts_with("diff.") && matches!(last, "command" | "textconv"))
+        || (key.starts_with("difftool.") || key.starts_with("mergetool.")) && last == "cmd"
+        || (key.starts_with("merge.") && last == "driver")
+        || (key.starts_with("filter.") && matches!(last, "clean" | "smudge" | "process"))
+        || (key.starts_with("gpg.") && last == "program")
+        || (key.starts_with("remote.") && matches!(last, "receivepack" | "uploadpack" | "vcs"))
+        || (key.starts_with("credential.") && last == "helper")
+        || (key.starts_with("hook.") && last == "command")
+}
+
+/// Git short options that take a value, by subcommand: a value glued to
+/// the letter (`-bfeature`) is split off as git does.
+fn short_values(sub: &str) -> &'static str {
+    match sub {
+        "checkout" => "bBU",
+        "switch" => "cC",
+        "commit" => "mFCctS",
+        "branch" => "u",
+        "clean" => "e",
+        "push" => "o",
+        "stash" => "m",
+        "tag" => "mFu",
+        "merge" => "mFsX",
+        "rebase" => "sXxC",
+        "restore" => "s",
+        "cherry-pick" | "revert" => "mX",
+        "clone" => "bouc",
+        "worktree" => "bB",
+        "log" | "shortlog" => "n",
+        "grep" => "eABCfm",
+        _ => "",
+    }
+}
+
+/// Normalizes a git command as git reads it: glued short option values
+/// split off (`-bfeature` is `-b feature`), `--help`/`-h` turned into
+/// `git help <sub>` (nothing else runs), and settings that change what a
+/// plain command does written out (`clean.requireForce=false` is `-f`,
+/// `remote.<name>.mirror` is `--mirror`, `remote.<name>.push` names the
+/// refspec).
+fn normalize_git(command: &mut SimpleCommand, call: &GitCall) {
+    let Some(sub) = command.argv.get(1).cloned() else {
+        return;
+    };
+    let values = short_values(&sub);
+    let mut argv = vec![command.argv[0].clone(), sub.clone()];
+    let mut dashdash = false;
+    let mut help = false;
+    let mut previous_takes_value = false;
+    for arg in &command.argv[2..] {
+        if dashdash
+            || previous_takes_value
+            || arg == "--"
+            || !arg.starts_with('-')
+            || arg.starts_with("--")
+            || arg.len() < 3
+        {
+            if !dashdash && !previous_takes_value && (arg == "--help" || arg == "-h") {
+                help = true;
+            }
+            dashdash |= arg == "--";
+            previous_takes_value = !dashdash
+                && arg.len() == 2
+                && arg.starts_with('-')
+                && arg.chars().nth(1).is_some_and(|c| values.contains(c));
+            argv.push(arg.clone());
+            continue;
+        }
+        previous_takes_value = false;
+        let letters = &arg[1..];
+        let mut flags = String::from("-");
+        let mut split = None;
+        for (at, c) in letters.char_indices() {
+            flags.push(c);
+            if values.contains(c) {
+                let rest = &letters[at + c.len_utf8()..];
+                if rest.is_empty() {
+                    previous_takes_value = true;
+                } else {
+                    split = Some(rest.to_owned());
+                }
+                break;
+            }
+        }
+        argv.push(flags);
+        argv.extend(split);
+    }
+    if help || sub == "-h" || sub == "--help" {
+        command.argv = vec![command.argv[0].clone(), "help".to_owned()];
+        return;
+    }
+    if sub == "clean"
+        && call.setting("clean.requireForce").is_some_and(|v| {
+            matches!(
+                v.to_ascii_lowercase().as_str(),
+                "false" | "no" | "off" | "0"
+            )
+        })
+        && !argv.iter().any(|a| a == "-n" || a == "--dry-run")
+    {
+        argv.insert(2, "-f".to_owned());
+    }
+    if sub == "push" {
+        let positionals: Vec<String> = argv[2..]
+            .iter()
+            .filter(|a| !a.starts_with('-'))
+            .cloned()
+            .collect();
+        let remote = positionals
+            .first()
+            .map_or("origin", String::as_str)
+            .to_owned();
+        let named = !positionals.is_empty();
+        let key = |k: &str| format!("remote.{remote}.{k}");
+        if call.setting(&key("mirror")).is_some_and(|v| {
+            !matches!(
+                v.to_ascii_lowercase().as_str(),
+                "false" | "no" | "off" | "0"
+            )
+        }) {
+            argv.push("--mirror".to_owned());
+        }
+        if positionals.len() <= 1
+            && let Some(refspec) = call.setting(&key("push"))
+        {
+            if !named {
+                argv.push(remote.clone());
+            }
+            argv.push(refspec.to_owned());
+        }
+    }
+    command.argv = argv;
+}
+
+/// Tools whose output is shell settings meant for `eval "$(...)"`.
+const ENV_PRINTERS: &[&str] = &[
+    "ssh-agent",
+    "direnv",
+    "rbenv",
+    "pyenv",
+    "nodenv",
+    "goenv",
+    "jenv",
+    "conda",
+    "brew",
+    "fnm",
+    "starship",
+    "zoxide",
+    "opam",
+    "keychain",
+    "mise",
+    "rtx",
+    "dircolors",
+    "gpg-agent",
+    "thefuck",
+    "atuin",
+    "register-python-argcomplete",
+    "luarocks",
+    "asdf",
+];
+
+/// What [`Parser::runner`] found.
+enum Runner {
+    /// The wrapped command starts at this argv index; the wrapper's name.
+    Command(usize, String),
+    /// As `Command`, with its arguments appended from stdin.
+    Stdin(usize),
+    /// The scripts were parsed; nothing more to unwrap.
+    Done,
+}
+
+/// Calls in interpreted code that run a command through a shell or exec.
+const RUNS_COMMANDS: &[&str] = &[
+    "system",
+    "subprocess",
+    "popen",
+    "exec",
+    "spawn",
+    "check_call",
+    "check_output",
+    "call(",
+    "run(",
+    "shell_exec",
+    "passthru",
+    "proc_open",
+    "child_process",
+    "deno.command",
+    "deno.run",
+    "bun.spawn",
+    "$.(",
+    "open3",
+    "%x",
+    "io.popen",
+    "os.execute",
+    "do shell script",
+    "pty.",
+];
+
+/// Calls that decode or build a string at run time.
+const DECODES: &[&str] = &[
+    "b64decode",
+    "base64",
+    "decode(",
+    "fromhex",
+    "unhexlify",
+    "rot13",
+    "codecs",
+    "chr(",
+    "atob",
+    "buffer.from",
+    "pack(",
+    "reverse",
+    "[::-1]",
+    "join(",
+    "fromcharcode",
+    "unpack",
+    "eval(",
+    "getenv",
+    "environ",
+    "argv",
+    "input(",
+    "stdin",
+];
+
+/// Calls that delete a directory tree.
+const DELETES_TREE: &[&str] = &[
+    "rmtree",
+    "rm_rf",
+    "rm_r(",
+    "rmsync",
+    "rimraf",
+    "remove_tree",
+    "remove_dir_all",
+    "removedirs",
+    "rmdir",
+    "recursive: true",
+    "recursive=true",
+];
+
+/// Calls that delete or truncate a file.
+const DELETES_FILE: &[&str] = &[
+    "unlink",
+    "os.remove",
+    "file.delete",
+    "fileutils.rm",
+    "fs.rm",
+    "path.unlink",
+];
+
+/// The code an interpreter is given on its command line, if any:
+/// `python -c CODE`, `perl -e CODE` (and `-ne`, `-E`), `ruby -e`, `node -e`
+/// / `-p` / `--eval`, `deno eval`, `bun -e`, `php -r`, `lua -e`,
+/// `osascript -e`, and an `awk` program.
+fn interpreter_code(program: &str, args: &[String]) -> Option<String> {
+    let family = if program.starts_with("python") || program == "pypy" || program == "pypy3" {
+        "python"
+    } else if program.starts_with("perl") {
+        "perl"
+    } else if program.starts_with("ruby") || program == "jruby" {
+        "ruby"
+    } else if matches!(program, "node" | "nodejs") {
+        "node"
+    } else if matches!(program, "awk" | "gawk" | "mawk" | "nawk" | "busybox-awk") {
+        "awk"
+    } else {
+        program
+    };
+    let mut code = Vec::new();
+    let mut i = 0;
+    match family {
+        "awk" => {
+            while let Some(arg) = args.get(i) {
+                i += 1;
+                if arg == "--" {
+                    break;
+                }
+                if matches!(arg.as_str(), "-F" | "-v" | "-f" | "--file" | "-i" | "-l") {
+                    if arg == "-f" || arg == "--file" {
+                        return None;
+                    }
+                    i += 1;
+                    continue;
+                }
+                if arg.starts_with('-') {
+                    continue;
+                }
+                return Some(arg.clone());
+            }
+            args.get(i).cloned()
+        }
+        "deno" | "bun" if args.first().is_some_and(|a| a == "eval") => args.get(1).cloned(),
+        _ => {
+            let flags: &[&str] = match family {
+                "python" => &["-c"],
+                "perl" => &["-e", "-E"],
+                "ruby" | "lua" | "osascript" | "bun" => &["-e"],
+                "node" => &["-e", "--eval", "-p", "--print"],
+                "php" => &["-r"],
+                _ => return None,
+            };
+            while let Some(arg) = args.get(i) {
+                i += 1;
+                if flags.contains(&arg.as_str()) {
+                    if let Some(value) = args.get(i) {
+                        code.push(value.clone());
+                        i += 1;
+                    }
+                    if family == "python" {
+                        break;
+                    }
+                    continue;
+                }
+                if let Some(value) = arg
+                    .strip_prefix("--eval=")
+                    .or_else(|| arg.strip_prefix("--print="))
+                {
+                    code.push(value.to_owned());
+                    continue;
+                }
+                // Bundled: `perl -ne CODE`, `perl -we CODE`, `python -Sc CODE`.
+                if !arg.starts_with("--") && arg.len() > 2 && arg.starts_with('-') {
+                    let letters = &arg[1..];
+                    let last = letters.chars().last().unwrap_or_default();
+                    if flags.iter().any(|f| f.ends_with(last))
+                        && letters.chars().all(|c| c.is_ascii_alphabetic())
+                    {
+                        if let Some(value) = args.get(i) {
+                            code.push(value.clone());
+                            i += 1;
+                        }
+                        continue;
+                    }
+                    if family == "python"
+                        && let Some(rest) = arg.strip_prefix("-c")
+                    {
+                        code.push(rest.to_owned());
+                        break;
+                    }
+                }
+                if !arg.starts_with('-') {
+                    break;
+                }
+            }
+            (!code.is_empty()).then(|| code.join("\n"))
+        }
+    }
+}
+
+/// The string literals of a piece of code (`'...'`, `"..."`), with the
+/// common escapes decoded.
+fn string_literals(code: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut chars = code.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\'' && c != '"' {
+            continue;
+        }
+        let mut text = String::new();
+        let mut closed = false;
+        while let Some(d) = chars.next() {
+            if d == '\\' {
+                match chars.next() {
+                    Some('n') => text.push('\n'),
+                    Some('t') => text.push('\t'),
+                    Some(e) => text.push(e),
+                    None => {}
+                }
+                continue;
+            }
+            if d == c {
+                closed = true;
+                break;
+            }
+            text.push(d);
+        }
+        if closed {
+            out.push(text);
+        }
+    }
+    out
+}
+
+/// Lists of string literals (`["git", "reset", "--hard"]`,
+/// `qw(git reset --hard)`), as the words of one command.
+fn literal_lists(code: &str) -> Vec<Vec<String>> {
+    let mut out = Vec::new();
+    for (open, close) in [('[', ']'), ('(', ')')] {
+        let mut rest = code;
+        while let Some(start) = rest.find(open) {
+            let after = &rest[start + 1..];
+            let Some(end) = after.find(close) else {
+                break;
+            };
+            let inner = &after[..end];
+            let literals = string_literals(inner);
+            if literals.len() > 1 {
+                out.push(literals);
+            }
+            rest = &after[end..];
+        }
+    }
+    out
+}
+
+/// The bodies of backquotes and `qx{...}`/`%x(...)` in Perl or Ruby code.
+fn backquoted(code: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut parts = code.split('`');
+    parts.next();
+    while let (Some(body), Some(_)) = (parts.next(), parts.next()) {
+        out.push(body.to_owned());
+    }
+    for marker in ["qx{", "qx(", "%x(", "%x{", "qx/"] {
+        let mut rest = code;
+        while let Some(start) = rest.find(marker) {
+            let after = &rest[start + marker.len()..];
+            let close = match marker.chars().last() {
+                Some('{') => '}',
+                Some('(') => ')',
+                _ => '/',
+            };
+            let Some(end) = after.find(close) else {
+                break;
+            };
+            out.push(after[..end].to_owned());
+            rest = &after[end..];
+        }
+    }
+    out
+}
+
+/// The replace token of `xargs -I TOKEN` (`-i` means `{}`).
+fn xargs_replace(options: &[String]) -> Option<String> {
+    let mut i = 0;
+    while let Some(arg) = options.get(i) {
+        i += 1;
+        if arg == "-I" {
+            return options.get(i).cloned();
+        }
+        if let Some(token) = arg.strip_prefix("-I") {
+            return Some(token.to_owned());
+        }
+        if arg == "-i" || arg == "--replace" {
+            return Some("{}".to_owned());
+        }
+        if let Some(token) = arg.strip_prefix("--replace=") {
+            return Some(token.to_owned());
+        }
+    }
+    None
 }
 
 /// Reads git's environment assignments into `call`.
@@ -844,7 +1922,11 @@ fn assignment(word: &str) -> Option<(String, String)> {
 fn pipe_text(args: &[String]) -> String {
     let mut text = args
         .iter()
-        .skip_while(|a| a.starts_with('-') && a.len() > 1)
+        .skip_while(|a| {
+            a.len() > 1
+                && a.starts_with('-')
+                && a[1..].chars().all(|c| matches!(c, 'n' | 'e' | 'E'))
+        })
         .map(String::as_str)
         .collect::<Vec<_>>()
         .join(" ");
@@ -921,7 +2003,11 @@ fn env_options(args: &[String]) -> Option<EnvPrefix> {
     while let Some(arg) = args.get(i) {
         i += 1;
         if arg == "--" {
-            break;
+            return Some(EnvPrefix {
+                start: i,
+                env,
+                split,
+            });
         }
         if arg == "--help" || arg == "--version" {
             return None;

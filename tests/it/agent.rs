@@ -703,3 +703,99 @@ fn a_missing_binary_behind_the_agent_hook_blocks_in_each_agents_words() {
         }
     }
 }
+
+#[test]
+fn facts_cannot_lower_a_segment_that_runs_after_a_change() {
+    let env = TestEnv::new();
+    // The stash is empty and the tree clean: alone, each is harmless.
+    check(&env, &["git", "stash", "drop"])
+        .code(0)
+        .stdout_has("tier: none");
+    check(&env, &["git", "reset", "--hard"]).code(0);
+    // Read-only before: the facts still hold.
+    env.vouch(&["check", "--operation", "git status && git reset --hard"])
+        .code(0)
+        .stdout_has("tier: none");
+    // After a command that may change the repository, the rule's tier stands.
+    fs::write(env.work.join("file1.txt"), "unsaved\n").unwrap();
+    env.vouch(&["check", "--operation", "git stash && git stash drop"])
+        .code(1)
+        .stdout_has("tier: high")
+        .stdout_has("an earlier command of the line may change the repository first");
+    env.vouch(&[
+        "check",
+        "--operation",
+        "git reset --soft HEAD~2 && git push -f origin HEAD:main",
+    ])
+    .code(1)
+    .stdout_has("tier: critical");
+}
+
+#[test]
+fn a_script_the_command_runs_is_read_and_judged() {
+    let env = TestEnv::new();
+    fs::create_dir_all(env.work.join("scripts")).unwrap();
+    fs::write(
+        env.work.join("scripts/clean.sh"),
+        "#!/bin/sh\ngit clean -fdx\n",
+    )
+    .unwrap();
+    fs::write(env.work.join("notes.txt"), "my notes\n").unwrap();
+    check(&env, &["sh", "scripts/clean.sh"])
+        .code(1)
+        .stdout_has("tier: critical")
+        .stdout_has("notes.txt");
+    // The `-e` patterns keep every untracked file: nothing would be lost.
+    check(
+        &env,
+        &["git", "clean", "-fdq", "-e", "notes.txt", "-e", "scripts"],
+    )
+    .code(0)
+    .stdout_has("tier: none");
+    // Too large to read: said, and at least high.
+    fs::write(env.work.join("big.sh"), "echo hi\n".repeat(10_000)).unwrap();
+    check(&env, &["bash", "big.sh"])
+        .code(1)
+        .stdout_has("cannot read the script `big.sh` that is run")
+        .stdout_has("more than the 65536 vouch reads");
+    // Written and run in the same line: judged by what was written.
+    env.vouch(&[
+        "check",
+        "--operation",
+        "echo 'git clean -fdx' > \"$TMPDIR/x.sh\"; sh \"$TMPDIR/x.sh\"",
+    ])
+    .code(1)
+    .stdout_has("tier: critical");
+}
+
+/// The git hooks know when an agent drives them, for every agent's marker
+/// (issue 13, item 2): an unverifiable force push is refused, never allowed
+/// with a warning as for a person at git.
+#[test]
+fn a_push_from_any_agents_shell_is_refused_without_a_verdict() {
+    for (var, value, name) in [
+        ("GEMINI_CLI", "1", "Gemini CLI"),
+        ("CODEX_SANDBOX", "seatbelt", "Codex"),
+        ("CURSOR_AGENT", "1", "Cursor"),
+        ("OPENCODE", "1", "OpenCode"),
+    ] {
+        let env = TestEnv::new();
+        env.install();
+        let before = env.remote_ref("main").unwrap();
+        env.rewind(1);
+        let out = crate::support::Out::from_output(
+            env.cmd("setsid", &env.work)
+                .args(["-w", "git", "push", "--force", "origin", "main"])
+                .env(var, value)
+                .output()
+                .unwrap(),
+        );
+        out.code(1)
+            .stderr_has(&format!("started by {name}"))
+            .stderr_has("an agent cannot decide");
+        assert_eq!(env.remote_ref("main").unwrap(), before, "{var}");
+        // The same push from a person's shell: allowed with a warning.
+        let out = env.push(&["--force", "origin", "main"]);
+        out.code(0);
+    }
+}

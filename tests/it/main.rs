@@ -23,6 +23,7 @@ mod overrides;
 mod paths;
 mod pre_commit;
 mod pre_push;
+mod scenarios;
 mod snapshots;
 mod stats;
 mod verifiers;
