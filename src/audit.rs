@@ -133,25 +133,7 @@ pub enum Would {
     Asked,
 }
 
-/// What the AI verifier cost (absent when it was not asked).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct AiUsage {
-    /// Tokens sent to models.
-    pub tokens_in: Option<u64>,
-    /// Tokens received.
-    pub tokens_out: Option<u64>,
-    /// Estimated cost.
-    pub cost_usd: Option<f64>,
-    /// HTTP and feedback retries.
-    pub retries: u32,
-    /// Escalated to a tiebreaker.
-    pub escalated: bool,
-    /// The verdict was reused from the cache (no request).
-    pub cached: bool,
-    /// How long the AI verifier took.
-    pub latency_ms: u64,
-}
+pub use crate::ai::AiUsage;
 
 /// One decision: the audit line of SPEC 7. Written by the runner
 /// (`commands/decide.rs`), read back with the same type by `vouch log`.

@@ -30,9 +30,20 @@ pub struct AiRun {
     pub provider: Option<String>,
     /// Which model.
     pub model: Option<String>,
-    /// Time spent asking.
-    pub latency_ms: u64,
-    /// Tokens sent.
+    /// What it cost: tokens, money, retries, time (the audit line's `ai`).
+    pub usage: AiUsage,
+    /// Things to tell the person.
+    pub warnings: Vec<String>,
+    /// Every provider asked, in order, and why each one passed over was
+    /// (also the checks of `result`, so that the audit line carries it).
+    pub tried: Vec<Tried>,
+}
+
+/// What the AI verifier cost (absent when it was not asked).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct AiUsage {
+    /// Tokens sent to models.
     pub tokens_in: Option<u64>,
     /// Tokens received.
     pub tokens_out: Option<u64>,
@@ -40,15 +51,12 @@ pub struct AiRun {
     pub cost_usd: Option<f64>,
     /// HTTP and feedback retries.
     pub retries: u32,
-    /// A tiebreaker decided.
+    /// Escalated to a tiebreaker.
     pub escalated: bool,
-    /// Reused from the cache, no request.
+    /// The verdict was reused from the cache (no request).
     pub cached: bool,
-    /// Things to tell the person.
-    pub warnings: Vec<String>,
-    /// Every provider asked, in order, and why each one passed over was
-    /// (also the checks of `result`, so that the audit line carries it).
-    pub tried: Vec<Tried>,
+    /// How long the AI verifier took.
+    pub latency_ms: u64,
 }
 
 /// One provider asked during a run, and what came of it.
@@ -301,7 +309,7 @@ pub fn verify_with(
         run.result = Some(result_of(&hit.provider, &hit.verdict));
         run.provider = Some(hit.provider.clone());
         run.model = Some(hit.model.clone());
-        run.cached = true;
+        run.usage.cached = true;
         return Some(run);
     }
     let client = Client::new(
@@ -369,7 +377,7 @@ pub fn verify_with(
             &mut failed,
         ) {
             Some(tie) => {
-                asker.run.escalated = true;
+                asker.run.usage.escalated = true;
                 answered = Some(tie);
             }
             None => asker.run.warnings.push(format!(
@@ -382,7 +390,7 @@ pub fn verify_with(
             )),
         }
     }
-    run.latency_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+    run.usage.latency_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
     for name in &failed {
         breaker.insert(name.clone(), now);
     }
@@ -394,14 +402,14 @@ pub fn verify_with(
         run.provider = None;
         run.model = None;
         let mut r = VerifierResult::simple("ai", Status::Error, no_verdict(&run.tried), true);
-        r.duration_ms = run.latency_ms;
+        r.duration_ms = run.usage.latency_ms;
         r.checks = tried_checks(&run.tried);
         run.result = Some(r);
         return Some(run);
     };
     run.provider = Some(p.name.clone());
     let mut result = result_of(&p.name, &verdict);
-    result.duration_ms = run.latency_ms;
+    result.duration_ms = run.usage.latency_ms;
     result.checks = tried_checks(&run.tried);
     for c in &mut result.checks {
         if c.message.starts_with("verdict") {
@@ -526,11 +534,12 @@ impl Asker<'_> {
                 latency_ms: u64::try_from(asked.elapsed().as_millis()).unwrap_or(u64::MAX),
                 ..Tried::default()
             };
-            self.run.retries += attempt.retries;
-            *self.run.tokens_in.get_or_insert(0) += attempt.tokens_in;
-            *self.run.tokens_out.get_or_insert(0) += attempt.tokens_out;
+            let usage = &mut self.run.usage;
+            usage.retries += attempt.retries;
+            *usage.tokens_in.get_or_insert(0) += attempt.tokens_in;
+            *usage.tokens_out.get_or_insert(0) += attempt.tokens_out;
             if let Some(c) = cost(self.config, &model, attempt.tokens_in, attempt.tokens_out) {
-                *self.run.cost_usd.get_or_insert(0.0) += c;
+                *usage.cost_usd.get_or_insert(0.0) += c;
             }
             if attempt.provider_failed {
                 failed.push(p.name.clone());

@@ -11,7 +11,7 @@ use anyhow::Result;
 
 use wait_timeout::ChildExt;
 
-use crate::audit::{self, AiUsage, Record, Would};
+use crate::audit::{self, Record, Would};
 use crate::classify::Tier;
 use crate::config::{Config, Mode};
 use crate::context::Ctx;
@@ -314,8 +314,12 @@ impl<'a> Run<'a> {
             run.model.as_deref().unwrap_or("?"),
             format!("{:?}", verdict.effective()).to_lowercase(),
             verdict.confidence,
-            if run.cached { ", cached" } else { "" },
-            if run.escalated { ", as tiebreaker" } else { "" },
+            if run.usage.cached { ", cached" } else { "" },
+            if run.usage.escalated {
+                ", as tiebreaker"
+            } else {
+                ""
+            },
             crate::text::one_line(&verdict.reasoning, 200)
         );
         for c in &verdict.concerns {
@@ -526,15 +530,7 @@ impl<'a> Run<'a> {
             primary_provider: ai.and_then(|a| a.primary.clone()),
             verifier_provider: ai.and_then(|a| a.provider.clone()),
             verifier_model: ai.and_then(|a| a.model.clone()),
-            ai: ai.map(|a| AiUsage {
-                tokens_in: a.tokens_in,
-                tokens_out: a.tokens_out,
-                cost_usd: a.cost_usd,
-                retries: a.retries,
-                escalated: a.escalated,
-                cached: a.cached,
-                latency_ms: a.latency_ms,
-            }),
+            ai: ai.map(|a| a.usage.clone()),
             confidence: combined.and_then(|c| c.confidence),
             scores: combined.and_then(|c| c.scores),
             concerns: combined.map_or_else(|| self.op.noted_concerns(), |c| c.concerns.clone()),
