@@ -78,7 +78,7 @@ pub fn run(cli: &Cli, ctx: &Ctx) -> Result<ExitStatus> {
         Command::AgentHook(args) => commands::agent::agent_hook(ctx, args),
         Command::Agent(args) => commands::agent::agent(ctx, args),
         Command::Hook(hook) => match &hook.hook {
-            HookCommand::PrePush(args) => commands::hook::pre_push(ctx, args),
+            HookCommand::PrePush(args) => commands::pre_push::pre_push(ctx, args),
             HookCommand::PreCommit(args) => commands::commit::pre_commit(ctx, args),
             HookCommand::ReferenceTransaction(args) => {
                 commands::reftx::reference_transaction(ctx, args)

@@ -6,7 +6,7 @@ use std::time::Instant;
 use anyhow::Result;
 
 use super::decide::Run;
-use super::hook::{log_refusal, run_chained};
+use super::pre_push::{log_refusal, run_chained};
 use crate::classify::Tier;
 use crate::cli::PreCommitArgs;
 use crate::config::Mode;

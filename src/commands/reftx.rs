@@ -18,7 +18,7 @@ use anyhow::Result;
 use sha2::Digest;
 
 use super::decide::Run;
-use super::hook::run_chained;
+use super::pre_push::run_chained;
 use crate::classify::{Assessment, Tier, classify_local};
 use crate::cli::RefTxArgs;
 use crate::config::Mode;
