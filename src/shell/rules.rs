@@ -222,9 +222,6 @@ enum Item {
 
 #[derive(Debug, Clone)]
 struct Rule {
-    /// True when the rule cannot match a command without an output
-    /// redirection (a cheap pre-check for `* >/etc/...` rules).
-    needs_output: bool,
     spec: RuleSpec,
     program: Vec<Pat>,
     items: Vec<Item>,
@@ -327,18 +324,24 @@ fn compile(spec: &RuleSpec) -> Result<Rule, RuleError> {
         .map(|g| Pat::new(g, false))
         .collect::<Result<Vec<_>, _>>()
         .map_err(error)?;
-    let needs_output = items.iter().any(|item| {
-        matches!(item, Item::Present { any, negated: false }
-            if any.iter().all(|c| matches!(c, Cond::Output(_))))
-    });
     Ok(Rule {
-        needs_output,
         spec: spec.clone(),
         program,
         items,
         allow_args,
         via,
     })
+}
+
+/// True when a word of the pattern (after the program) matches only an
+/// output redirection (`>GLOB` alternatives, not negated): the rule can only
+/// match a command that writes somewhere. Read from the words, so that such
+/// a rule is not compiled for a command without a redirection.
+fn needs_output(words: &[String]) -> bool {
+    words
+        .iter()
+        .skip(1)
+        .any(|word| !word.starts_with('!') && word.split('|').all(|alt| alt.starts_with('>')))
 }
 
 /// One rule, compiled on first use.
@@ -348,6 +351,8 @@ struct Entry {
     /// Some argument must equal one of these words (the rule's first
     /// literal positional word) before the rule is worth compiling.
     required: Vec<String>,
+    /// It matches only a command with an output redirection.
+    needs_output: bool,
     compiled: OnceLock<Rule>,
 }
 
@@ -363,14 +368,16 @@ fn is_literal(word: &str) -> bool {
     !word.is_empty() && !word.contains(['*', '?', '[', '{', '\\'])
 }
 
-/// The program alternatives of a pattern, and its first positional word's
-/// alternatives when they are all literal (empty otherwise).
-fn index_words(spec: &RuleSpec) -> (Vec<String>, Vec<String>) {
+/// The program alternatives of a pattern, its first positional word's
+/// alternatives when they are all literal (empty otherwise), and whether it
+/// matches only a command with an output redirection.
+fn index_words(spec: &RuleSpec) -> (Vec<String>, Vec<String>, bool) {
     let Ok(words) = shell_words::split(&spec.pattern) else {
-        return (Vec::new(), Vec::new());
+        return (Vec::new(), Vec::new(), false);
     };
+    let output_only = needs_output(&words);
     let Some((program, rest)) = words.split_first() else {
-        return (Vec::new(), Vec::new());
+        return (Vec::new(), Vec::new(), false);
     };
     let programs = program.split('|').map(str::to_owned).collect();
     let required = rest
@@ -380,7 +387,7 @@ fn index_words(spec: &RuleSpec) -> (Vec<String>, Vec<String>) {
         .map(|w| w.split('|').map(str::to_owned).collect::<Vec<_>>())
         .filter(|alts| alts.iter().all(|a| is_literal(a)))
         .unwrap_or_default();
-    (programs, required)
+    (programs, required, output_only)
 }
 
 impl Rules {
@@ -416,7 +423,7 @@ impl Rules {
             } else {
                 OnceLock::new()
             };
-            let (programs, required) = index_words(spec);
+            let (programs, required, needs_output) = index_words(spec);
             let index = rules.list.len();
             if !programs.is_empty() && programs.iter().all(|p| is_literal(p) && p != "*") {
                 for name in programs {
@@ -428,6 +435,7 @@ impl Rules {
             rules.list.push(Entry {
                 spec: spec.clone(),
                 required,
+                needs_output,
                 compiled,
             });
         }
@@ -475,10 +483,11 @@ impl Rules {
             {
                 continue;
             }
-            let rule = entry.rule();
-            if rule.needs_output && command.outputs.is_empty() {
+            // Before compiling: a rule about a redirection, and none is written.
+            if entry.needs_output && command.outputs.is_empty() {
                 continue;
             }
+            let rule = entry.rule();
             if rule.program.iter().any(|p| p.is_match(program))
                 && subject.get_or_init(|| Subject::new(command)).matches(rule)
             {
