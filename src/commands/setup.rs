@@ -223,7 +223,7 @@ pub fn status(ctx: &Ctx, args: &RepoArgs) -> Result<ExitStatus> {
         let trusted = if trust::is_trusted(&dirs.data, &root) {
             "trusted"
         } else {
-            "not trusted: policy only"
+            "not trusted: it may only make the guard stricter"
         };
         ui::out(&format!(
             "repo config:  {} ({trusted})",
@@ -303,7 +303,7 @@ pub fn trust(ctx: &Ctx, args: &TrustArgs) -> Result<ExitStatus> {
     }
     trust::set(&data, &root, true)?;
     ui::info(&format!(
-        "trusted `{}` as it is now: its `{REPO_CONFIG}` may set verifier programs, the notify command and the log path, and `.vouch/verifiers/` may run. Any change to those files needs `vouch trust` again",
+        "trusted `{}` as it is now: its `{REPO_CONFIG}` may now also lower the guard and set verifier programs, the notify command and the log path, and `.vouch/verifiers/` may run. Any change to those files needs `vouch trust` again",
         root.display()
     ));
     Ok(ExitStatus::Allowed)
