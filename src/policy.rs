@@ -10,7 +10,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::classify::Tier;
-use crate::config::OnUnavailable;
+use crate::config::{Config, Mode, OnUnavailable};
 use crate::verdict::Outcome;
 
 /// Confidence below which an allowed operation is logged as low-confidence.
@@ -327,15 +327,30 @@ fn observed(s: &Situation, plan: Plan) -> Plan {
     }
 }
 
+/// Whether a door can answer at once, without the runner: there is nothing
+/// to verify and nothing the audit log keeps. The git doors log every
+/// operation above tier none; a `quiet` door (the agent door, which sees
+/// every command an agent runs) logs an unverified one only with `log_all`,
+/// or in observe mode above tier none.
+pub fn answers_at_once(tier: Tier, config: &Config, quiet: bool) -> bool {
+    if config.log_all || is_verified(tier, config.verify_standard) {
+        return false;
+    }
+    let observe = config.mode == Mode::Observe;
+    if tier == Tier::None {
+        quiet || !observe
+    } else {
+        quiet && !observe
+    }
+}
+
 /// Whether a decision leaves an audit line: every one above tier none,
 /// every override or refusal; tier none only with `log_all` or in observe
-/// mode (observe mode is how people see what vouch would do). A door may
-/// skip the runner for what it never logs (the agent door's harmless
-/// commands).
-pub fn is_logged(s: &Situation, plan: &Plan, log_all: bool) -> bool {
+/// mode (observe mode is how people see what vouch would do).
+pub fn is_logged(tier: Tier, observe: bool, plan: &Plan, log_all: bool) -> bool {
     log_all
-        || s.observe
-        || s.tier > Tier::None
+        || observe
+        || tier > Tier::None
         || plan.override_reason.is_some()
         || matches!(plan.action, Action::Refuse { .. })
 }
@@ -343,8 +358,8 @@ pub fn is_logged(s: &Situation, plan: &Plan, log_all: bool) -> bool {
 /// Whether a decision that could not be logged must be refused: a verified
 /// or overridden one must leave its line; a routine one, or observe mode,
 /// must not break git.
-pub fn must_log(s: &Situation, plan: &Plan) -> bool {
-    !s.observe && (plan.result != AuditResult::Skipped || plan.override_reason.is_some())
+pub fn must_log(observe: bool, plan: &Plan) -> bool {
+    !observe && (plan.result != AuditResult::Skipped || plan.override_reason.is_some())
 }
 
 #[cfg(test)]
@@ -463,8 +478,8 @@ mod tests {
             assert!(is_allow(&p, false));
             assert!(matches!(p.would.as_deref(), Some(Action::Refuse { .. })));
             assert_eq!(p.result, AuditResult::Block);
-            assert!(is_logged(&s, &p, false));
-            assert!(!must_log(&s, &p));
+            assert!(is_logged(s.tier, s.observe, &p, false));
+            assert!(!must_log(s.observe, &p));
             let p = decide(&s, &proceed(0.9));
             assert!(p.would.is_none());
             s.skip = Skip::NoReason;
@@ -501,7 +516,7 @@ mod tests {
             .unwrap();
             assert!(is_allow(&p, false));
             assert_eq!(p.override_reason.as_deref(), Some("VOUCH_SKIP: fixing"));
-            assert!(is_logged(&s(Tier::Critical, Skip::No, false), &p, false));
+            assert!(is_logged(Tier::Critical, false, &p, false));
             let p = before_verifying(&s(Tier::Critical, Skip::No, true)).unwrap();
             assert!(p.override_reason.unwrap().contains("vouch approve"));
             let mut standard = s(Tier::Standard, Skip::No, false);
@@ -510,26 +525,68 @@ mod tests {
         }
     }
 
+    /// Which operations a door answers without the runner: the git doors
+    /// log everything above tier none, the agent door only what it verifies
+    /// (or observe mode, or `log_all`).
+    #[test]
+    fn what_a_door_answers_at_once() {
+        use Tier::{Critical, High, None, Standard};
+        // (tier, verify_standard, log_all, observe) -> (git door, agent door)
+        let table = [
+            ((None, false, false, false), (true, true)),
+            ((None, false, false, true), (false, true)),
+            ((None, false, true, false), (false, false)),
+            ((Standard, false, false, false), (false, true)),
+            ((Standard, false, false, true), (false, false)),
+            ((Standard, true, false, false), (false, false)),
+            ((Standard, false, true, false), (false, false)),
+            ((High, false, false, false), (false, false)),
+            ((Critical, false, false, true), (false, false)),
+        ];
+        for ((tier, standard, all, observe), (git, agent)) in table {
+            let config = Config {
+                verify_standard: standard,
+                log_all: all,
+                mode: if observe {
+                    Mode::Observe
+                } else {
+                    Mode::Enforce
+                },
+                ..Config::default()
+            };
+            assert_eq!(
+                answers_at_once(tier, &config, false),
+                git,
+                "git door: {tier} {standard} {all} {observe}"
+            );
+            assert_eq!(
+                answers_at_once(tier, &config, true),
+                agent,
+                "agent door: {tier} {standard} {all} {observe}"
+            );
+        }
+    }
+
     #[test]
     fn what_is_logged() {
         let s = situation(Tier::None, Asker::Nobody, OnUnavailable::Allow);
         let p = before_verifying(&s).unwrap();
-        assert!(!is_logged(&s, &p, false));
-        assert!(is_logged(&s, &p, true));
-        assert!(!must_log(&s, &p));
+        assert!(!is_logged(s.tier, s.observe, &p, false));
+        assert!(is_logged(s.tier, s.observe, &p, true));
+        assert!(!must_log(s.observe, &p));
         let observe = Situation {
             observe: true,
             ..s.clone()
         };
-        assert!(is_logged(&observe, &p, false));
+        assert!(is_logged(observe.tier, observe.observe, &p, false));
         // Standard, not verified: logged, but a log failure does not refuse it.
         let s = situation(Tier::Standard, Asker::Nobody, OnUnavailable::Allow);
         let p = before_verifying(&s).unwrap();
-        assert!(is_logged(&s, &p, false));
-        assert!(!must_log(&s, &p));
+        assert!(is_logged(s.tier, s.observe, &p, false));
+        assert!(!must_log(s.observe, &p));
         let s = situation(Tier::High, Asker::Nobody, OnUnavailable::Allow);
         let p = decide(&s, &unavailable());
-        assert!(is_logged(&s, &p, false));
-        assert!(must_log(&s, &p));
+        assert!(is_logged(s.tier, s.observe, &p, false));
+        assert!(must_log(s.observe, &p));
     }
 }

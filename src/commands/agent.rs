@@ -21,7 +21,6 @@ use crate::agent::protocol::{self, Answer, Request};
 use crate::agent::settings::{self, Agent, Scope};
 use crate::classify::Tier;
 use crate::cli::{AgentAction, AgentArgs, AgentHookArgs};
-use crate::config::Mode;
 use crate::context::Ctx;
 use crate::env::vars;
 use crate::operation::Operation;
@@ -155,11 +154,7 @@ fn decide(ctx: &Ctx, agent: Agent, request: &Request, started: Instant) -> Answe
     };
     let tier = assessed.assessment.tier;
     // The fast path: nothing to verify and nothing to log.
-    let observe = config.mode == Mode::Observe;
-    let noted = policy::is_verified(tier, config.verify_standard)
-        || config.log_all
-        || (observe && tier > Tier::None);
-    if !noted {
+    if policy::answers_at_once(tier, &config, true) {
         return Answer::NoOpinion;
     }
     let headline = format!(
@@ -185,8 +180,7 @@ fn decide(ctx: &Ctx, agent: Agent, request: &Request, started: Instant) -> Answe
     };
     let mut run = Run::new(ctx, &config, &run_root, &op, started)
         .through(interaction(agent))
-        .within(Duration::from_secs(budget))
-        .in_session(request.session.clone());
+        .within(Duration::from_secs(budget));
     for w in warnings {
         run.warn(w);
     }

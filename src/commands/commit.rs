@@ -7,12 +7,11 @@ use anyhow::Result;
 
 use super::decide::Run;
 use super::pre_push::{log_refusal, run_chained};
-use crate::classify::Tier;
 use crate::cli::PreCommitArgs;
-use crate::config::Mode;
 use crate::context::Ctx;
 use crate::git::Repo;
 use crate::operation::Operation;
+use crate::policy;
 use crate::staged::{classify_commit, inspected};
 use crate::{ExitStatus, ui};
 
@@ -48,7 +47,7 @@ pub fn pre_commit(ctx: &Ctx, args: &PreCommitArgs) -> Result<ExitStatus> {
         }
     };
     let assessment = classify_commit(&staged, &config.commit);
-    if assessment.tier == Tier::None && !config.log_all && config.mode != Mode::Observe {
+    if policy::answers_at_once(assessment.tier, &config, false) {
         for w in &config.warnings {
             ui::warn(w);
         }

@@ -19,7 +19,7 @@ use crate::env::vars;
 use crate::operation::Operation;
 use crate::policy::{self, Action, Asker, AuditResult, Decision, Plan, Situation, Skip};
 use crate::prompt::Prompter;
-use crate::review::{self, ReviewRef, ReviewRequest};
+use crate::review::{self, ReviewRequest};
 use crate::verdict::{self, Combined, VerifierResult};
 use crate::{ExitStatus, report, ui, verifiers};
 
@@ -76,7 +76,6 @@ pub(crate) struct Run<'a> {
     session: Option<String>,
     started: Instant,
     operation_id: String,
-    refs: Vec<ReviewRef>,
     warnings: Vec<String>,
     results: Vec<VerifierResult>,
     combined: Option<Combined>,
@@ -97,7 +96,6 @@ impl<'a> Run<'a> {
         op: &'a Operation,
         started: Instant,
     ) -> Self {
-        let refs = review::refs(op);
         let operation_id = review::id_of(op, root);
         Self {
             ctx,
@@ -107,10 +105,9 @@ impl<'a> Run<'a> {
             on_allow: None,
             interaction: Interaction::Git,
             budget: None,
-            session: ctx.env.var(vars::VOUCH_SESSION),
+            session: super::session(ctx, op),
             started,
             operation_id,
-            refs,
             warnings: Vec::new(),
             results: Vec::new(),
             combined: None,
@@ -139,14 +136,6 @@ impl<'a> Run<'a> {
         self
     }
 
-    /// The session the operation belongs to (an agent's session id).
-    pub(crate) fn in_session(mut self, session: Option<String>) -> Self {
-        if session.is_some() {
-            self.session = session;
-        }
-        self
-    }
-
     pub(crate) fn warn(&mut self, w: String) {
         if self.interaction == Interaction::Git {
             ui::warn(&w);
@@ -172,37 +161,44 @@ impl<'a> Run<'a> {
         let observe = self.config.mode == Mode::Observe;
         let approved = policy::is_verified(tier, self.config.verify_standard)
             && skip == Skip::No
-            && review::take_approval(&state, &self.operation_id, &self.refs, self.ctx.now());
+            && review::take_approval(
+                &state,
+                &self.operation_id,
+                &review::refs(self.op),
+                self.ctx.now(),
+            );
         // A git hook run from an agent's command: the agent is not the person.
         let driven = (self.interaction == Interaction::Git)
             .then(|| crate::env::agent_driving(env))
             .flatten();
-        // In observe mode the table still knows who could be asked (to log
-        // what enforcing would do), but its plan never asks.
-        let tty = match self.interaction {
-            Interaction::Git if driven.is_none() => self.ctx.terminal(),
-            _ => None,
-        };
         self.driven_by = driven;
-        let asker = match self.interaction {
-            Interaction::Git if driven.is_some() => Asker::Agent { can_ask: false },
-            Interaction::Git if tty.is_some() => Asker::Terminal,
-            Interaction::Agent { can_ask, .. } => Asker::Agent { can_ask },
-            Interaction::Git | Interaction::Report => Asker::Nobody,
-        };
         let mut situation = Situation {
             tier,
             verify_standard: self.config.verify_standard,
             skip,
             approved,
-            asker,
+            asker: Asker::Nobody,
             on_unavailable: self.config.on_unavailable.for_tier(tier),
             observe,
             late: false,
         };
+        let mut tty = None;
         let plan = if let Some(plan) = policy::before_verifying(&situation) {
             plan
         } else {
+            // Only now is the terminal worth opening. In observe mode the
+            // table still knows who could be asked (to log what enforcing
+            // would do), but its plan never asks.
+            tty = match self.interaction {
+                Interaction::Git if driven.is_none() => self.ctx.terminal(),
+                _ => None,
+            };
+            situation.asker = match self.interaction {
+                Interaction::Git if driven.is_some() => Asker::Agent { can_ask: false },
+                Interaction::Git if tty.is_some() => Asker::Terminal,
+                Interaction::Agent { can_ask, .. } => Asker::Agent { can_ask },
+                Interaction::Git | Interaction::Report => Asker::Nobody,
+            };
             self.run_verifiers(tty.is_some())?;
             if tty.is_some() {
                 self.show_ai_verdict();
@@ -224,7 +220,7 @@ impl<'a> Run<'a> {
             ));
         }
         let (decision, status) = self.act(&plan, tty.as_deref(), &state);
-        let status = self.log(&situation, &plan, decision, status);
+        let status = self.log(&plan, decision, status);
         let ran = self.combined.is_some();
         Ok(Decided {
             plan,
@@ -246,22 +242,12 @@ impl<'a> Run<'a> {
         warning: Option<String>,
     ) -> ExitStatus {
         self.warnings.extend(warning);
-        let situation = Situation {
-            tier: self.op.assessment().tier,
-            verify_standard: self.config.verify_standard,
-            skip: Skip::No,
-            approved: false,
-            asker: Asker::Nobody,
-            on_unavailable: self.config.on_unavailable.for_tier(Tier::None),
-            observe: false,
-            late: false,
-        };
         let status = if decision == Decision::Allowed || decision == Decision::AskedYes {
             ExitStatus::Allowed
         } else {
             ExitStatus::Refused
         };
-        self.log(&situation, plan, decision, status)
+        self.log(plan, decision, status)
     }
 
     /// Verifier programs and the AI verifier, in parallel.
@@ -450,7 +436,7 @@ impl<'a> Run<'a> {
             repo: self.root.display().to_string(),
             remote: self.op.remote().unwrap_or_default(),
             tier: self.op.assessment().tier.to_string(),
-            refs: self.refs.clone(),
+            refs: review::refs(self.op),
             reasons: self.op.reasons(),
             concerns: self
                 .combined
@@ -462,7 +448,7 @@ impl<'a> Run<'a> {
         };
         match review::write_request(state, &request) {
             Ok(path) => {
-                self.notify(&path);
+                self.notify(&path, state);
                 Some(path)
             }
             Err(e) => {
@@ -473,16 +459,12 @@ impl<'a> Run<'a> {
     }
 
     /// Runs the configured notify command with the review request.
-    fn notify(&mut self, path: &Path) {
+    fn notify(&mut self, path: &Path, state: &Path) {
         let Some(command) = self.config.notify_command.clone() else {
             return;
         };
         // The git commands it runs are vouch's own: their hooks do not judge again.
-        let _nested = self
-            .ctx
-            .dirs()
-            .ok()
-            .map(|d| crate::parent::Nested::arm(&d.state));
+        let _nested = crate::parent::Nested::arm(state);
         let result = Command::new(&command[0])
             .args(&command[1..])
             .current_dir(self.root)
@@ -523,7 +505,6 @@ impl<'a> Run<'a> {
     fn record(&self, plan: &Plan, decision: Decision) -> Record {
         let combined = self.combined.as_ref();
         let ai = self.ai.as_ref();
-        let _assessment = self.op.assessment();
         Record {
             timestamp: self.ctx.now().to_string(),
             risk_tier: self.op.tier(),
@@ -572,14 +553,14 @@ impl<'a> Run<'a> {
         }
     }
 
-    fn log(
-        &mut self,
-        situation: &Situation,
-        plan: &Plan,
-        decision: Decision,
-        status: ExitStatus,
-    ) -> ExitStatus {
-        if !policy::is_logged(situation, plan, self.config.log_all) {
+    fn log(&mut self, plan: &Plan, decision: Decision, status: ExitStatus) -> ExitStatus {
+        let observe = self.config.mode == Mode::Observe;
+        if !policy::is_logged(
+            self.op.assessment().tier,
+            observe,
+            plan,
+            self.config.log_all,
+        ) {
             return status;
         }
         let record = self.record(plan, decision);
@@ -594,7 +575,7 @@ impl<'a> Run<'a> {
         if let Err(e) = written {
             let why = format!("{e:#}");
             self.unlogged = Some(why.clone());
-            if policy::must_log(situation, plan) && status == ExitStatus::Allowed {
+            if policy::must_log(observe, plan) && status == ExitStatus::Allowed {
                 if self.is_git() {
                     ui::error(&e.context(
                         "every decision on a guarded operation must be logged, so this one is refused; fix the log path (config `[log] path` or `VOUCH_LOG`)",
@@ -615,7 +596,6 @@ mod tests {
     //! The runner in-process: a scripted person, a pinned clock, a fixed
     //! state directory (the tmux tests cover the real terminal).
 
-    use std::cell::RefCell;
     use std::sync::{Arc, Mutex};
 
     use super::*;
@@ -627,7 +607,6 @@ mod tests {
     struct Scripted {
         yes: bool,
         seen: Arc<Mutex<Vec<String>>>,
-        asked: RefCell<usize>,
     }
 
     impl Prompter for Scripted {
@@ -636,7 +615,6 @@ mod tests {
         }
 
         fn confirm(&self, question: &str) -> bool {
-            *self.asked.borrow_mut() += 1;
             self.seen.lock().unwrap().push(question.to_owned());
             self.yes
         }
@@ -656,7 +634,6 @@ mod tests {
             Some(Box::new(Scripted {
                 yes,
                 seen: Arc::clone(&seen),
-                asked: RefCell::new(0),
             }) as Box<dyn Prompter>)
         });
         ctx.fixed_dirs = Some(crate::context::Dirs {

@@ -4,7 +4,6 @@
 use std::path::Path;
 
 use anyhow::Result;
-use jiff::Timestamp;
 
 use crate::ai::AiRun;
 use crate::config::Config;
@@ -32,6 +31,14 @@ pub mod setup;
 pub mod stats;
 pub mod verify;
 
+/// The session an operation belongs to: the agent's session id, else
+/// `VOUCH_SESSION` (SPEC 6: blocks are counted per session).
+pub(crate) fn session(ctx: &Ctx, op: &Operation) -> Option<String> {
+    op.session()
+        .map(str::to_owned)
+        .or_else(|| ctx.env.var(vars::VOUCH_SESSION))
+}
+
 /// Runs `programs` and (when `with_ai`) the AI verifier, in parallel; the
 /// AI result comes last in the list. A spinner turns at a terminal.
 #[expect(
@@ -50,17 +57,15 @@ pub fn ask_verifiers(
 ) -> Result<(Vec<VerifierResult>, Option<AiRun>)> {
     let state = ctx.dirs()?.state;
     let log_path = ctx.log_path(config)?;
-    let session = ctx.env.var(vars::VOUCH_SESSION);
+    let session = session(ctx, op);
     let repo = root.display().to_string();
-    let repo_name = root
-        .file_name()
-        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-    let prompt = crate::ai::prompt::for_operation(op, &repo_name);
+    // The same request `--explain` shows.
+    let prompt = explain(op, root).user;
     // Reading the log is paid once, and only when a block asks for the count.
     let blocks = std::sync::OnceLock::new();
     let prior_blocks = || {
         *blocks.get_or_init(|| {
-            let hour_ago = Timestamp::now() - jiff::SignedDuration::from_hours(1);
+            let hour_ago = ctx.now() - jiff::SignedDuration::from_hours(1);
             audit::recent_blocks(&log_path, hour_ago, session.as_deref(), &repo)
         })
     };

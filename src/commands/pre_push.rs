@@ -12,11 +12,11 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 
 use super::decide::Run;
-use crate::classify::{Tier, classify_push};
+use crate::classify::classify_push;
 use crate::cli::PrePushArgs;
-use crate::config::Mode;
 use crate::context::Ctx;
 use crate::operation::{Operation, Unjudged};
+use crate::policy;
 
 use crate::facts::{Change, PushFacts, RefFacts, RemoteTip};
 use crate::git::Repo;
@@ -100,8 +100,7 @@ pub fn pre_push(ctx: &Ctx, args: &PrePushArgs) -> Result<ExitStatus> {
     // A config file that cannot be used is left out, as at every door (SPEC 3.2).
     let config = ctx.config(Some(&root));
     let assessment = classify_push(&facts, &config.policy);
-    // Observe mode logs everything: it is how people see what vouch would do.
-    if assessment.tier == Tier::None && !config.log_all && config.mode != Mode::Observe {
+    if policy::answers_at_once(assessment.tier, &config, false) {
         for w in &config.warnings {
             ui::warn(w);
         }

@@ -21,7 +21,6 @@ use super::decide::Run;
 use super::pre_push::run_chained;
 use crate::classify::{Assessment, Tier, classify_local};
 use crate::cli::RefTxArgs;
-use crate::config::Mode;
 use crate::context::Ctx;
 use crate::env::vars;
 use crate::facts::{LocalChange, LocalFacts, LocalRefFacts};
@@ -30,6 +29,7 @@ use crate::hooks::{
     GitCommand, RefUpdate, TxState, guarded_updates, rename_target, routine_because,
 };
 use crate::operation::Operation;
+use crate::policy;
 use crate::text::{hex, one_line, short_oid};
 use crate::{ExitStatus, parent, ui};
 
@@ -187,7 +187,7 @@ pub fn reference_transaction(ctx: &Ctx, args: &RefTxArgs) -> Result<ExitStatus> 
     // A config file that cannot be used is left out, as at every door (SPEC 3.2).
     let config = ctx.config(Some(&root));
     let assessment = classify_local(&facts, &config.policy);
-    if assessment.tier == Tier::None && !config.log_all && config.mode != Mode::Observe {
+    if policy::answers_at_once(assessment.tier, &config, false) {
         for w in &config.warnings {
             ui::warn(w);
         }

@@ -535,6 +535,50 @@ fn three_blocks_in_a_session_call_a_tiebreaker() {
     );
 }
 
+/// At the agent door the session is the agent's own `session_id` (no
+/// `VOUCH_SESSION`): three blocks in it call the tiebreaker even when the
+/// third is in another repository.
+#[test]
+fn three_blocks_in_an_agent_session_call_a_tiebreaker() {
+    let anthropic = LlmServer::start(vec![text(
+        Wire::Anthropic,
+        &verdict("block", 0.1).to_string(),
+    )]);
+    let google = LlmServer::start(vec![text(Wire::Google, &proceed())]);
+    let mut env = TestEnv::new();
+    env.extra_env.extend([
+        ("ANTHROPIC_BASE_URL".to_owned(), anthropic.url.clone()),
+        ("ANTHROPIC_API_KEY".to_owned(), ANTHROPIC_KEY.to_owned()),
+        ("GOOGLE_GEMINI_BASE_URL".to_owned(), google.url.clone()),
+        ("GEMINI_API_KEY".to_owned(), GEMINI_KEY.to_owned()),
+        ("VOUCH_PRIMARY".to_owned(), "openai".to_owned()),
+    ]);
+    env.write_config(CONFIG);
+    let other = env.base().join("other");
+    fs::create_dir_all(&other).unwrap();
+    env.git(&other, &["init", "-q"]);
+    env.commit(&other, "file1.txt", "one");
+    for dir in [&env.work, &other] {
+        fs::write(dir.join("file1.txt"), "unsaved work\n").unwrap();
+    }
+    let ask = |dir: &std::path::Path, command: &str| {
+        let input = json!({"session_id": "agent-s1", "cwd": dir, "hook_event_name": "PreToolUse",
+                           "tool_name": "Bash", "tool_input": {"command": command}});
+        env.vouch_stdin(&["agent-hook", "claude"], input.to_string().as_bytes())
+    };
+    for command in ["git reset --hard", "git checkout -- ."] {
+        ask(&env.work, command).code(0).stdout_has("deny");
+        assert_eq!(env.last_audit()["result"], "block");
+        assert_eq!(env.last_audit()["session_id"], "agent-s1");
+    }
+    assert_eq!(google.count(), 0);
+    ask(&other, "git reset --hard").code(0);
+    let record = env.last_audit();
+    assert_eq!(record["ai"]["escalated"], true, "{record}");
+    assert_eq!(record["verifier_provider"], "google");
+    assert_eq!(google.count(), 1);
+}
+
 #[test]
 fn a_repeated_operation_reuses_the_verdict() {
     let server = LlmServer::start(vec![text(
