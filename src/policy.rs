@@ -142,6 +142,19 @@ pub struct Plan {
     pub would: Option<Box<Action>>,
 }
 
+impl Plan {
+    /// The refusal of an operation that could not be judged (input vouch
+    /// cannot read, a chained hook's refusal): unavailable, no review.
+    pub fn refused_unjudged(why: String) -> Self {
+        Self {
+            action: Action::Refuse { why, review: false },
+            result: AuditResult::Unavailable,
+            override_reason: None,
+            would: None,
+        }
+    }
+}
+
 /// `VOUCH_SKIP` as read from the environment.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Skip {

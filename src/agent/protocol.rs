@@ -193,37 +193,35 @@ pub fn answer(
     unavailable: Option<&str>,
     late: bool,
 ) -> Answer {
-    let concerns = concerns
-        .iter()
-        .take(3)
-        .map(|c| crate::text::one_line(c, 200))
-        .collect::<Vec<_>>()
-        .join("; ");
-    let concerns = if concerns.is_empty() {
-        String::new()
-    } else {
-        format!(" Concerns: {concerns}.")
-    };
-    let said = match result {
-        AuditResult::Warn => "The verifiers raised concerns.".to_owned(),
-        AuditResult::Block => "The verifiers judged it unsafe.".to_owned(),
+    if matches!(action, Action::Allow { .. }) {
+        return Answer::NoOpinion;
+    }
+    let mut sentences = vec![format!("{headline}.")];
+    sentences.extend(match result {
+        AuditResult::Warn => Some("The verifiers raised concerns.".to_owned()),
+        AuditResult::Block => Some("The verifiers judged it unsafe.".to_owned()),
         AuditResult::Unavailable if late => {
-            "No verdict within the time allowed, so it is refused.".to_owned()
+            Some("No verdict within the time allowed, so it is refused.".to_owned())
         }
-        AuditResult::Unavailable => format!(
+        AuditResult::Unavailable => Some(format!(
             "It could not be verified ({}).",
             unavailable.unwrap_or("no verifier answered")
-        ),
-        AuditResult::Proceed | AuditResult::Skipped => String::new(),
-    };
-    let person = "Only the person you work for can decide, at their own terminal; if it is intended, they can run it themselves.";
-    let text = format!("{headline}. {said}{concerns} {person}")
-        .replace(".  ", ". ")
-        .replace(". .", ".");
+        )),
+        AuditResult::Proceed | AuditResult::Skipped => None,
+    });
+    if !concerns.is_empty() {
+        let shown: Vec<String> = concerns
+            .iter()
+            .take(3)
+            .map(|c| crate::text::one_line(c, 200))
+            .collect();
+        sentences.push(format!("Concerns: {}.", shown.join("; ")));
+    }
+    sentences.push("Only the person you work for can decide, at their own terminal; if it is intended, they can run it themselves.".to_owned());
+    let text = sentences.join(" ");
     match action {
-        Action::Allow { .. } => Answer::NoOpinion,
         Action::Ask => Answer::Ask(text),
-        Action::Refuse { .. } => Answer::Deny(text),
+        _ => Answer::Deny(text),
     }
 }
 

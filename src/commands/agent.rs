@@ -24,7 +24,7 @@ use crate::cli::{AgentAction, AgentArgs, AgentHookArgs};
 use crate::context::Ctx;
 use crate::env::vars;
 use crate::operation::Operation;
-use crate::policy::{self, Action, AuditResult, Decision, Plan};
+use crate::policy::{self, Decision, Plan};
 use crate::text::one_line;
 use crate::verdict::Outcome;
 use crate::{ExitStatus, git, ui};
@@ -88,15 +88,7 @@ fn salvaged(ctx: &Ctx, agent: Agent, command: &str, why: &str, started: Instant)
         door: agent.name().into(),
         session: None,
     };
-    let plan = Plan {
-        action: Action::Refuse {
-            why: format!("the hook message could not be read: {why}"),
-            review: false,
-        },
-        result: AuditResult::Unavailable,
-        override_reason: None,
-        would: None,
-    };
+    let plan = Plan::refused_unjudged(format!("the hook message could not be read: {why}"));
     Run::new(ctx, &config, &root, &op, started)
         .through(interaction(agent))
         .log_decided(

@@ -21,7 +21,7 @@ use crate::policy;
 use crate::facts::{Change, PushFacts, RefFacts, RemoteTip};
 use crate::git::Repo;
 use crate::hooks::{ForceHint, PushUpdate, parse_pre_push, parse_push_argv};
-use crate::policy::{Action, AuditResult, Decision, Plan};
+use crate::policy::{Decision, Plan};
 use crate::text::redact_url;
 use crate::{ExitStatus, parent, ui, verifiers};
 
@@ -133,15 +133,7 @@ pub(crate) fn log_refusal(
         remote: (!url.is_empty()).then(|| redact_url(url)),
         ..Unjudged::new(noun, hook, None)
     });
-    let plan = Plan {
-        action: Action::Refuse {
-            why: why.to_owned(),
-            review: false,
-        },
-        result: AuditResult::Unavailable,
-        override_reason: None,
-        would: None,
-    };
+    let plan = Plan::refused_unjudged(why.to_owned());
     let root = ctx.cwd.clone();
     Run::new(ctx, &config, &root, &op, Instant::now()).log_decided(
         &plan,
