@@ -74,6 +74,24 @@ pub fn is_trusted(data_dir: &Path, repo_root: &Path) -> bool {
 
 /// Trusts the repository's current files (`trust = true`) or revokes trust.
 pub fn set(data_dir: &Path, repo_root: &Path, trust: bool) -> Result<()> {
+    store(data_dir, repo_root, trust.then(|| fingerprint(repo_root)))
+}
+
+/// Trusts the files as they were when the person read them (`seen`, their
+/// [`fingerprint`] then): an edit made meanwhile is not trusted, and that is
+/// an error saying so.
+pub fn set_as_seen(data_dir: &Path, repo_root: &Path, seen: String) -> Result<()> {
+    let changed = fingerprint(repo_root) != seen;
+    store(data_dir, repo_root, Some(seen))?;
+    if changed {
+        anyhow::bail!(
+            "the files changed while you read them, so what is there now is not trusted: run `vouch trust` again"
+        );
+    }
+    Ok(())
+}
+
+fn store(data_dir: &Path, repo_root: &Path, fingerprint: Option<String>) -> Result<()> {
     fs::create_dir_all(data_dir)
         .with_context(|| format!("cannot create `{}`", data_dir.display()))?;
     let lock_path = data_dir.join("trust.json.lock");
@@ -82,15 +100,36 @@ pub fn set(data_dir: &Path, repo_root: &Path, trust: bool) -> Result<()> {
     lock.lock()
         .with_context(|| format!("cannot lock `{}`", lock_path.display()))?;
     let mut store = read(data_dir);
-    if trust {
-        store.repos.insert(key(repo_root), fingerprint(repo_root));
-    } else {
-        store.repos.remove(&key(repo_root));
-    }
+    match fingerprint {
+        Some(hash) => store.repos.insert(key(repo_root), hash),
+        None => store.repos.remove(&key(repo_root)),
+    };
     let path = store_path(data_dir);
     let tmp = data_dir.join("trust.json.tmp");
     fs::write(&tmp, serde_json::to_string_pretty(&store)?)
         .with_context(|| format!("cannot write `{}`", tmp.display()))?;
     fs::rename(&tmp, &path).with_context(|| format!("cannot write `{}`", path.display()))?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An edit made while the person reads the file is not trusted.
+    #[test]
+    fn what_is_trusted_is_what_was_read() {
+        let data = tempfile::tempdir().unwrap();
+        let repo = tempfile::tempdir().unwrap();
+        let file = repo.path().join(REPO_CONFIG);
+        fs::write(&file, "mode = \"enforce\"\n").unwrap();
+        let seen = fingerprint(repo.path());
+        set_as_seen(data.path(), repo.path(), seen).unwrap();
+        assert!(is_trusted(data.path(), repo.path()));
+        let seen = fingerprint(repo.path());
+        fs::write(&file, "mode = \"observe\"\n").unwrap();
+        let err = set_as_seen(data.path(), repo.path(), seen).unwrap_err();
+        assert!(err.to_string().contains("changed while you read"), "{err}");
+        assert!(!is_trusted(data.path(), repo.path()));
+    }
 }

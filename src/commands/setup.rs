@@ -294,6 +294,8 @@ pub fn trust(ctx: &Ctx, args: &TrustArgs) -> Result<ExitStatus> {
     }
     // Refuse to trust a file that does not even parse: the person should see the error first.
     ctx.load_config(Some(&root))?;
+    // What is trusted is what the person reads, not what is there after.
+    let seen = trust::fingerprint(&root);
     if !person::confirms(
         ctx,
         "vouch trust",
@@ -301,7 +303,7 @@ pub fn trust(ctx: &Ctx, args: &TrustArgs) -> Result<ExitStatus> {
     ) {
         return Ok(ExitStatus::Refused);
     }
-    trust::set(&data, &root, true)?;
+    trust::set_as_seen(&data, &root, seen)?;
     ui::info(&format!(
         "trusted `{}` as it is now: its `{REPO_CONFIG}` may now also lower the guard and set verifier programs, the notify command and the log path, and `.vouch/verifiers/` may run. Any change to those files needs `vouch trust` again",
         root.display()

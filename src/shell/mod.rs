@@ -175,11 +175,8 @@ pub fn classify_with(
 ) -> Classification {
     let parsed = parse_with(cmd, aliases, scripts);
     let vouch_env = parsed.commands.iter().find_map(vouch_variable);
-    let exported: Vec<String> = parsed
-        .commands
-        .iter()
-        .flat_map(exported_config_variables)
-        .collect();
+    // Config variables exported by an earlier command of the line.
+    let mut exported: Vec<String> = Vec::new();
     let mut out = Classification::default();
     let mut changed = false;
     let mut fetched = false;
@@ -188,6 +185,14 @@ pub fn classify_with(
         let after_fetch = fetched;
         changed |= effects::may_change(command);
         fetched |= effects::fetches(command);
+        let found = |tier, reason, facts, after_change| Match {
+            command: command.clone(),
+            tier,
+            reason,
+            facts,
+            dir: command.working_dir(),
+            after_change,
+        };
         let mut best = Tier::None;
         for spec in rules.matching(command) {
             best = best.max(spec.tier);
@@ -195,14 +200,12 @@ pub fn classify_with(
             // A fetch moves remote-tracking refs: a later command that names
             // one (`git reset --hard origin/main`) would see another commit.
             let names_remote = facts.as_ref().is_some_and(effects::names_remote_ref);
-            out.matches.push(Match {
-                command: command.clone(),
-                tier: spec.tier,
-                reason: spec.reason.clone(),
+            out.matches.push(found(
+                spec.tier,
+                spec.reason.clone(),
                 facts,
-                dir: command.working_dir(),
-                after_change: after_change || (after_fetch && names_remote),
-            });
+                after_change || (after_fetch && names_remote),
+            ));
         }
         let mut turned_down: Vec<String> = vouch_env.iter().cloned().collect();
         if command.program() == "git" {
@@ -213,30 +216,22 @@ pub fn classify_with(
                 }
             }
         }
+        exported.extend(exported_config_variables(command));
         if !turned_down.is_empty() {
             let names: Vec<String> = turned_down.iter().map(|n| format!("`{n}`")).collect();
-            out.matches.push(Match {
-                command: command.clone(),
-                tier: Tier::Critical,
-                reason: format!(
+            out.matches.push(found(
+                Tier::Critical,
+                format!(
                     "sets {}: changes the config, hooks or state vouch and git read, which turns the guard down",
                     names.join(", ")
                 ),
-                facts: None,
-                dir: command.working_dir(),
+                None,
                 after_change,
-            });
+            ));
         }
         for (tier, reason) in checks::fixed(command) {
             best = best.max(tier);
-            out.matches.push(Match {
-                command: command.clone(),
-                tier,
-                reason,
-                facts: None,
-                dir: command.working_dir(),
-                after_change,
-            });
+            out.matches.push(found(tier, reason, None, after_change));
         }
         let markers = hook_skips(command);
         if markers.is_empty() {
@@ -258,14 +253,7 @@ pub fn classify_with(
         } else {
             (Tier::Standard, format!("{markers} skips vouch's checks"))
         };
-        out.matches.push(Match {
-            command: command.clone(),
-            tier,
-            reason,
-            facts: None,
-            dir: command.working_dir(),
-            after_change,
-        });
+        out.matches.push(found(tier, reason, None, after_change));
     }
     for m in &out.matches {
         out.tier = out.tier.max(m.tier);
