@@ -51,8 +51,6 @@ const GIT_READERS: &[&str] = &[
     "verify-commit",
     "verify-tag",
     "fsck",
-    "fetch",
-    "hash-object",
 ];
 
 /// True when a git command (argv starting with `git`) only reads.
@@ -64,6 +62,17 @@ pub(crate) fn git_reads_only(argv: &[String]) -> bool {
     let positionals = || rest.iter().filter(|a| !a.starts_with('-')).count();
     match sub {
         "hash-object" => !rest.iter().any(|a| a == "-w"),
+        // A fetch moves remote-tracking refs (see `fetches`); one whose
+        // refspec names another destination (`git fetch . +HEAD~2:feature`)
+        // moves a branch like `branch -f`.
+        "fetch" => !rest
+            .iter()
+            .filter(|a| !a.starts_with('-'))
+            .skip(1)
+            .any(|spec| {
+                spec.split_once(':')
+                    .is_some_and(|(_, dst)| !dst.is_empty() && !dst.starts_with("refs/remotes/"))
+            }),
         s if GIT_READERS.contains(&s) => true,
         "branch" | "tag" => {
             let listing = rest.iter().all(|a| {

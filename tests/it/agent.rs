@@ -799,3 +799,31 @@ fn a_push_from_any_agents_shell_is_refused_without_a_verdict() {
         out.code(0);
     }
 }
+
+/// A fetch into a local branch moves it like `branch -f`: a push after it
+/// keeps its rule's tier, since the facts were measured before the move.
+#[test]
+fn a_fetch_into_a_local_branch_is_a_change_before_the_push() {
+    let env = TestEnv::new();
+    env.git(&env.work, &["branch", "feature"]);
+    env.git(&env.work, &["push", "-q", "origin", "feature"]);
+    // Alone, the push is measured: the remote has what is here, nothing goes.
+    check(&env, &["git", "push", "-f", "origin", "feature"])
+        .code(0)
+        .stdout_has("tier: none");
+    env.vouch(&[
+        "check",
+        "--operation",
+        "git fetch . +HEAD~1:feature && git push -f origin feature",
+    ])
+    .code(1)
+    .stdout_has("tier: high");
+    // A fetch into remote-tracking refs changes no branch.
+    env.vouch(&[
+        "check",
+        "--operation",
+        "git fetch origin && git push -f origin feature",
+    ])
+    .code(0)
+    .stdout_has("tier: none");
+}
