@@ -35,24 +35,44 @@ pub fn hex(bytes: &[u8]) -> String {
 }
 
 /// True for a name that holds a credential: an environment variable
-/// (`PGPASSWORD`, `GITHUB_TOKEN`, `AWS_SECRET_ACCESS_KEY`), a flag
-/// (`--password`, `--api-key`) or a header (`X-Api-Key`).
+/// (`PGPASSWORD`, `GITHUB_TOKEN`, `AWS_SECRET_ACCESS_KEY`, `MYSQL_PWD`), a
+/// flag (`--password`, `--api-key`) or a header (`X-Api-Key`). Judged by
+/// whole parts of the name, so that `tokenizer`, `--author`, `keyboard`,
+/// `sort --key` or `$PWD` are not credentials.
 fn names_a_credential(name: &str) -> bool {
-    let n = name.to_ascii_uppercase().replace('-', "_");
+    let upper = name.to_ascii_uppercase();
+    let parts: Vec<&str> = upper.split(['_', '-']).filter(|p| !p.is_empty()).collect();
+    parts.iter().enumerate().any(|(i, part)| {
+        let ends = |word: &str| part.ends_with(word);
+        match *part {
+            "PASS" | "COOKIE" | "CREDENTIAL" | "CREDENTIALS" => true,
+            // A key or a password in short is a credential as part of a
+            // longer name (`API_KEY`, `DB_PWD`), not alone.
+            "KEY" | "PWD" => i > 0,
+            _ => {
+                ends("PASSWORD")
+                    || ends("PASSWD")
+                    || ends("TOKEN")
+                    || ends("SECRET")
+                    || ends("APIKEY")
+            }
+        }
+    })
+}
+
+/// True for a header whose value is a credential: `Authorization`,
+/// `Cookie`, and names like `X-Api-Key` or `X-Auth-Token` (`auth: fix
+/// login` in a commit subject is no header).
+fn is_credential_header(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
     [
-        "TOKEN",
-        "KEY",
-        "SECRET",
-        "PASSWORD",
-        "PASSWD",
-        "PASS",
-        "PWD",
-        "CREDENTIAL",
-        "AUTH",
-        "COOKIE",
+        "authorization",
+        "proxy-authorization",
+        "cookie",
+        "set-cookie",
     ]
-    .iter()
-    .any(|w| n.contains(w))
+    .contains(&lower.as_str())
+        || (name.contains('-') && names_a_credential(name))
 }
 
 /// Masks the value of every credential-bearing header in `text`
@@ -70,9 +90,7 @@ fn mask_headers(text: &str) -> String {
         let name = &before[name_start..];
         let after = &rest[colon + 1..];
         // A header: a name of its own, then a space (`https://`, `host:port` are no headers).
-        let is_header = name.len() >= 3
-            && after.starts_with(' ')
-            && (names_a_credential(name) || name.eq_ignore_ascii_case("authorization"));
+        let is_header = after.starts_with(' ') && is_credential_header(name);
         if !is_header {
             out.push_str(&rest[..=colon]);
             rest = after;
@@ -83,8 +101,10 @@ fn mask_headers(text: &str) -> String {
         out.push_str(&after[..after.len() - value.len()]);
         let end = value.find(['\'', '"', '\n', '\r']).unwrap_or(value.len());
         let (head, tail) = value.split_at(end);
-        // `Bearer`, `Basic`, `token`: the scheme, when a credential follows it.
-        if let Some((scheme, secret)) = head.split_once(' ')
+        // `Bearer`, `Basic`, `token`: the scheme of an authorization, when a
+        // credential follows it.
+        if name.to_ascii_lowercase().ends_with("authorization")
+            && let Some((scheme, secret)) = head.split_once(' ')
             && !secret.trim().is_empty()
             && scheme.chars().all(|c| c.is_ascii_alphabetic())
         {
@@ -102,15 +122,12 @@ fn mask_headers(text: &str) -> String {
 
 /// Masks credentials in command lines word by word: env assignments
 /// (`PGPASSWORD=x`, `export API_TOKEN="a b"`), credential flags
-/// (`--password=x`, `--password x`, `--token x`), `mysql -px`, and the
-/// password of `-u user:pass` / `--user user:pass`.
+/// (`--password=x`, `--password x`, `--token x`), `mysql -px` (in the
+/// mysql command's own words only), and the password of `-u user:pass` /
+/// `--user user:pass`.
 fn mask_words(text: &str) -> String {
-    let mysql = ["mysql", "mysqldump", "mysqladmin", "mariadb"]
-        .iter()
-        .any(|m| {
-            text.split(|c: char| c.is_whitespace() || c == '/')
-                .any(|w| w == *m)
-        });
+    const MYSQL: [&str; 4] = ["mysql", "mysqldump", "mysqladmin", "mariadb"];
+    let mut mysql = false;
     let mut out = String::with_capacity(text.len());
     // Masking the next word (after `--password`), or words up to a closing quote.
     let mut mask_next = false;
@@ -152,6 +169,12 @@ fn mask_words(text: &str) -> String {
         }
         let bare = word.trim_start_matches(['\'', '"']);
         let lead = &word[..word.len() - bare.len()];
+        // The words of a mysql command, up to the next command of the line.
+        if MYSQL.contains(&bare.rsplit('/').next().unwrap_or(bare)) {
+            mysql = true;
+        } else if matches!(bare, "&&" | "||" | ";" | "|") {
+            mysql = false;
+        }
         if let Some((name, value)) = bare.split_once('=') {
             let flag = name.trim_start_matches('-');
             let is_name = !flag.is_empty()
@@ -180,6 +203,7 @@ fn mask_words(text: &str) -> String {
             out.push_str("-p***");
             continue;
         }
+        mysql &= !word.ends_with(';');
         out.push_str(word);
     }
     out
@@ -343,8 +367,33 @@ mod tests {
                 "git push --force origin main",
             ),
             ("git reset --hard HEAD~2", "git reset --hard HEAD~2"),
+            (
+                "curl -H 'X-Api-Key: a b' https://x",
+                "curl -H 'X-Api-Key: ***' https://x",
+            ),
+            ("MYSQL_PWD=hunter2 mysql shop", "MYSQL_PWD=*** mysql shop"),
         ] {
             assert_eq!(redact_secrets(input), want, "{input}");
+        }
+    }
+
+    /// Ordinary text keeps its words: commit subjects, authors, flags and
+    /// variables that only look like credentials reach the verifier intact.
+    #[test]
+    fn ordinary_text_is_not_masked() {
+        for text in [
+            "auth: fix login redirect",
+            "tokenizer: handle empty input",
+            "keyboard: add shortcuts",
+            "git commit --author='Alice Smith <a@x>' -m wip",
+            "git log --author alice",
+            "sort --key=2 data.txt",
+            "PWD=/tmp make",
+            "GIT_AUTHOR_NAME=Alice git commit",
+            "mysql shop < dump.sql && mkdir -pv dir",
+            "mysql shop; mkdir -pv dir",
+        ] {
+            assert_eq!(redact_secrets(text), text);
         }
     }
 
