@@ -10,6 +10,7 @@ use std::fmt::Write as _;
 use serde::{Deserialize, Serialize};
 
 use crate::operation::Operation;
+use crate::stats::{Rate, percentile};
 use crate::verdict::{Recommendation, Scores};
 
 /// The version of the `--json` report's shape.
@@ -120,7 +121,7 @@ pub struct Asked {
     pub cost_usd: Option<f64>,
 }
 
-/// A case and every provider asked about it, in order (the last usable
+/// A case and every provider asked about it, in order (the first usable
 /// verdict, if any, is the one that stands).
 #[derive(Debug, Clone, PartialEq)]
 pub struct CaseRun {
@@ -144,33 +145,6 @@ impl CaseRun {
             } => Some((a, recommendation, scores)),
             _ => None,
         })
-    }
-}
-
-/// A count out of a total, and the rate (`null` when the total is 0).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct Rate {
-    /// How many.
-    pub count: usize,
-    /// Out of.
-    pub of: usize,
-    /// `count / of`, absent when `of` is 0.
-    pub rate: Option<f64>,
-}
-
-impl Rate {
-    /// `count` out of `of`.
-    pub fn new(count: usize, of: usize) -> Self {
-        #[expect(clippy::cast_precision_loss, reason = "counts are small")]
-        let rate = (of > 0).then(|| count as f64 / of as f64);
-        Self { count, of, rate }
-    }
-
-    fn show(&self) -> String {
-        match self.rate {
-            Some(r) => format!("{}/{} {:.1}%", self.count, self.of, r * 100.0),
-            None => format!("{}/{} -", self.count, self.of),
-        }
     }
 }
 
@@ -290,31 +264,6 @@ fn is_flagged(r: Recommendation) -> bool {
     r != Recommendation::Proceed
 }
 
-/// The nearest-rank percentile `p` (0..=100) of `values`; 0 when empty.
-pub fn percentile(values: &[u64], p: u32) -> u64 {
-    if values.is_empty() {
-        return 0;
-    }
-    let mut sorted = values.to_vec();
-    sorted.sort_unstable();
-    let n = sorted.len();
-    // rank = ceil(p/100 * n), at least 1.
-    let rank = (usize::try_from(p).unwrap_or(100) * n).div_ceil(100).max(1);
-    sorted[rank.min(n) - 1]
-}
-
-/// What the scores say at a pair of thresholds (SPEC 5.3's formula).
-pub fn at_thresholds(scores: &Scores, proceed_at: f64, block_below: f64) -> Recommendation {
-    let overall = scores.overall();
-    if overall >= proceed_at {
-        Recommendation::Proceed
-    } else if overall < block_below {
-        Recommendation::Block
-    } else {
-        Recommendation::Warn
-    }
-}
-
 fn figures(samples: &[Sample]) -> Figures {
     let count = |f: &dyn Fn(&Sample) -> bool| samples.iter().filter(|s| f(s)).count();
     let dangerous = count(&|s| s.label == Label::Dangerous);
@@ -329,7 +278,8 @@ fn figures(samples: &[Sample]) -> Figures {
     let unreachable = count(&|s| s.said == Said::Unreachable);
     let retried = count(&|s| s.retried);
     let retried_ok = count(&|s| s.retried && matches!(s.said, Said::Verdict { .. }));
-    let latencies: Vec<u64> = samples.iter().map(|s| s.latency_ms).collect();
+    let mut latencies: Vec<u64> = samples.iter().map(|s| s.latency_ms).collect();
+    latencies.sort_unstable();
     let costs: Vec<f64> = samples.iter().filter_map(|s| s.cost_usd).collect();
     let scored: Vec<(Label, Scores)> = samples
         .iter()
@@ -347,7 +297,7 @@ fn figures(samples: &[Sample]) -> Figures {
                 let of: Vec<_> = scored.iter().filter(|(l, _)| *l == label).collect();
                 let n = of
                     .iter()
-                    .filter(|(_, sc)| hit(at_thresholds(sc, proceed_at, block_below)))
+                    .filter(|(_, sc)| hit(sc.band_at(proceed_at, block_below)))
                     .count();
                 Rate::new(n, of.len())
             };
@@ -372,8 +322,8 @@ fn figures(samples: &[Sample]) -> Figures {
         unusable_answers,
         unreachable,
         retry_success: Rate::new(retried_ok, retried),
-        latency_p50_ms: percentile(&latencies, 50),
-        latency_p95_ms: percentile(&latencies, 95),
+        latency_p50_ms: percentile(&latencies, 50).unwrap_or(0),
+        latency_p95_ms: percentile(&latencies, 95).unwrap_or(0),
         tokens_in: samples.iter().map(|s| s.tokens_in).sum(),
         tokens_out: samples.iter().map(|s| s.tokens_out).sum(),
         cost_usd: (!costs.is_empty()).then(|| costs.iter().sum()),
@@ -576,10 +526,7 @@ pub fn render(report: &Report) -> String {
             let said = o
                 .recommendation
                 .map_or("no usable verdict", Recommendation::as_str);
-            let label = match o.label {
-                Label::Dangerous => "dangerous",
-                Label::Safe => "safe",
-            };
+            let label = o.label.as_str();
             let _ = writeln!(
                 t,
                 "  line {}: {label}, got {said}{}",
@@ -795,13 +742,26 @@ mod tests {
     }
 
     #[test]
-    fn percentiles_are_nearest_rank() {
-        assert_eq!(percentile(&[], 50), 0);
-        assert_eq!(percentile(&[5], 95), 5);
+    fn percentiles_are_nearest_rank_over_unsorted_latencies() {
+        use Recommendation::Block;
+        assert_eq!(percentile(&[], 50), None);
+        assert_eq!(percentile(&[5], 95), Some(5));
         let v: Vec<u64> = (1..=20).collect();
-        assert_eq!(percentile(&v, 50), 10);
-        assert_eq!(percentile(&v, 95), 19);
-        assert_eq!(percentile(&[3, 1, 2], 50), 2);
+        assert_eq!(percentile(&v, 50), Some(10));
+        assert_eq!(percentile(&v, 95), Some(19));
+        // The cases finish in any order: the report sorts their times.
+        let runs: Vec<CaseRun> = [(1, 30), (2, 10), (3, 20)]
+            .into_iter()
+            .map(|(line, ms)| {
+                run(
+                    line,
+                    Label::Dangerous,
+                    vec![asked("a", verdict(Block, None), 0, ms)],
+                )
+            })
+            .collect();
+        let f = &report(&runs).overall;
+        assert_eq!((f.latency_p50_ms, f.latency_p95_ms), (20, 30));
     }
 
     #[test]

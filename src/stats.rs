@@ -67,8 +67,8 @@ pub struct Count {
     pub count: u64,
 }
 
-/// A share: `count` of `of`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+/// A share: `count` of `of` (also `vouch eval`'s rates).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct Rate {
     /// Those that did.
     pub count: u64,
@@ -79,9 +79,20 @@ pub struct Rate {
 }
 
 impl Rate {
-    fn new(count: u64, of: u64) -> Self {
+    /// `count` out of `of`.
+    pub fn new<N: TryInto<u64>>(count: N, of: N) -> Self {
+        let count = count.try_into().unwrap_or(u64::MAX);
+        let of = of.try_into().unwrap_or(u64::MAX);
         let rate = (of > 0).then(|| float(count) / float(of));
         Self { count, of, rate }
+    }
+
+    /// `count/of` and the percentage (`-` with nothing to divide).
+    pub fn show(&self) -> String {
+        match self.rate {
+            Some(r) => format!("{}/{} {:.1}%", self.count, self.of, r * 100.0),
+            None => format!("{}/{} -", self.count, self.of),
+        }
     }
 }
 
@@ -222,7 +233,7 @@ fn stopped(r: &Record) -> bool {
 }
 
 /// The nearest-rank percentile `p` (0-100] of sorted `values`.
-fn percentile(sorted: &[u64], p: u64) -> Option<u64> {
+pub fn percentile(sorted: &[u64], p: u64) -> Option<u64> {
     if sorted.is_empty() {
         return None;
     }

@@ -111,6 +111,19 @@ pub struct Scores {
 }
 
 impl Scores {
+    /// What the overall score says with `proceed_at` and `block_below` as
+    /// the band's edges (SPEC 5.3: 0.7 and 0.5; `vouch eval` tries others).
+    pub fn band_at(&self, proceed_at: f64, block_below: f64) -> Recommendation {
+        let overall = self.overall();
+        if overall >= proceed_at {
+            Recommendation::Proceed
+        } else if overall < block_below {
+            Recommendation::Block
+        } else {
+            Recommendation::Warn
+        }
+    }
+
     /// 0.4 recoverability + 0.2 each of the others (SPEC 5.3).
     pub fn overall(&self) -> f64 {
         0.4 * self.recoverability
@@ -150,14 +163,7 @@ impl Verdict {
         let Some(scores) = self.scores else {
             return self.recommendation;
         };
-        let overall = scores.overall();
-        if overall >= 0.7 {
-            Recommendation::Proceed
-        } else if overall < 0.5 {
-            Recommendation::Block
-        } else {
-            Recommendation::Warn
-        }
+        scores.band_at(0.7, 0.5)
     }
 
     /// The recommendation to act on. On a contradiction the more cautious

@@ -319,7 +319,6 @@ pub fn verify_with(
     // The whole verification, every provider and retry included, has a budget.
     let deadline = Instant::now() + Duration::from_secs(config.ai.timeout_secs.saturating_mul(3));
     let started = Instant::now();
-    let mut errors = Vec::new();
     let mut failed = Vec::new();
     let mut asker = Asker {
         client: &client,
@@ -327,8 +326,7 @@ pub fn verify_with(
         run: &mut run,
         deadline,
     };
-    let mut answered =
-        asker.first_answer(&chain, same_family, user_prompt, &mut errors, &mut failed);
+    let mut answered = asker.first_answer(&chain, same_family, user_prompt, &mut failed);
     // Every other family failed during this run: the proposer's own family, as a last resort.
     if answered.is_none() && !same_family {
         let tripped_now = |n: &str| was_tripped(n) || failed.iter().any(|f: &String| f == n);
@@ -340,7 +338,7 @@ pub fn verify_with(
                 .run
                 .warnings
                 .push(same_family_warning(primary.as_deref()));
-            answered = asker.first_answer(&same, true, user_prompt, &mut errors, &mut failed);
+            answered = asker.first_answer(&same, true, user_prompt, &mut failed);
         }
     } else if same_family {
         asker
@@ -368,26 +366,28 @@ pub fn verify_with(
                     && primary.as_deref() != Some(p.family.as_str())
             })
             .collect();
-        let mut tie_errors = Vec::new();
-        match asker.first_answer_with(
+        let before = asker.run.tried.len();
+        if let Some(tie) = asker.first_answer_with(
             &judges,
             |p| p.strong_model.clone(),
             &tie_prompt,
-            &mut tie_errors,
             &mut failed,
         ) {
-            Some(tie) => {
-                asker.run.usage.escalated = true;
-                answered = Some(tie);
-            }
-            None => asker.run.warnings.push(format!(
+            asker.run.usage.escalated = true;
+            answered = Some(tie);
+        } else {
+            let passed: Vec<String> = asker.run.tried[before..]
+                .iter()
+                .map(|t| format!("{}: {}", t.provider, t.why))
+                .collect();
+            asker.run.warnings.push(format!(
                 "no tiebreaker could answer ({}); the block stands",
-                if tie_errors.is_empty() {
+                if passed.is_empty() {
                     "none available".to_owned()
                 } else {
-                    tie_errors.join("; ")
+                    passed.join("; ")
                 }
-            )),
+            ));
         }
     }
     run.usage.latency_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
@@ -486,7 +486,6 @@ impl Asker<'_> {
         chain: &[&'p Provider],
         strong: bool,
         user: &str,
-        errors: &mut Vec<String>,
         failed: &mut Vec<String>,
     ) -> Option<(&'p Provider, Verdict)> {
         self.first_answer_with(
@@ -499,7 +498,6 @@ impl Asker<'_> {
                 }
             },
             user,
-            errors,
             failed,
         )
     }
@@ -509,12 +507,10 @@ impl Asker<'_> {
         chain: &[&'p Provider],
         model_of: impl Fn(&Provider) -> String,
         user: &str,
-        errors: &mut Vec<String>,
         failed: &mut Vec<String>,
     ) -> Option<(&'p Provider, Verdict)> {
         for p in chain {
             if Instant::now() >= self.deadline {
-                errors.push("the verification time budget ran out".into());
                 self.run.tried.push(Tried {
                     provider: p.name.clone(),
                     model: model_of(p),
@@ -565,7 +561,6 @@ impl Asker<'_> {
                     } else {
                         "unusable"
                     };
-                    errors.push(format!("{}: {e}", p.name));
                     self.run.tried.push(Tried {
                         provider: p.name.clone(),
                         model,

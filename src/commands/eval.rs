@@ -12,7 +12,7 @@
 //! session's earlier blocks call the tiebreaker.
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -24,7 +24,6 @@ use crate::config::Config;
 use crate::context::Ctx;
 use crate::env::Env;
 use crate::eval::{self, Asked, Case, CaseRun, Said};
-use crate::operation::Operation;
 use crate::{ExitStatus, ui};
 
 /// A case as the verifier judged it, and the run's warnings.
@@ -155,13 +154,8 @@ fn run_case(
     fs::remove_file(state.join("ai-breaker.json")).ok();
     let repo_name = case.repo_name.as_deref().unwrap_or("repository");
     let prompt = ai::prompt::for_operation(&case.operation, repo_name);
-    let root = match &case.operation {
-        Operation::Command { assessed, .. } => assessed.root.clone(),
-        _ => None,
-    }
-    .unwrap_or_else(|| PathBuf::from(repo_name));
-    let id = crate::review::id_of(&case.operation, &root);
-    let run = ai::verify_with(config, env, state, &id, &prompt, &|| 0, only);
+    // The id keys the verdict cache, which is off for an evaluation.
+    let run = ai::verify_with(config, env, state, "eval", &prompt, &|| 0, only);
     let warnings = run.as_ref().map(|r| r.warnings.clone()).unwrap_or_default();
     (
         CaseRun {

@@ -156,6 +156,29 @@ fn input(agent: &str, command: &str, cwd: &std::path::Path) -> Value {
 
 const AGENTS: [&str; 6] = ["claude", "codex", "gemini", "cursor", "copilot", "opencode"];
 
+/// The decision and reason `agent` read from vouch's reply (Codex: exit 2
+/// and the reason on stderr is its deny).
+fn decision_of(agent: &str, out: &Out) -> (String, String) {
+    if agent == "codex" {
+        out.code(2);
+        return ("deny".into(), out.stderr.clone());
+    }
+    out.code(0);
+    let v: Value = serde_json::from_str(out.stdout.trim()).unwrap();
+    let (decision, reason) = match agent {
+        "claude" => (
+            &v["hookSpecificOutput"]["permissionDecision"],
+            &v["hookSpecificOutput"]["permissionDecisionReason"],
+        ),
+        "gemini" | "opencode" => (&v["decision"], &v["reason"]),
+        "cursor" => (&v["permission"], &v["agent_message"]),
+        "copilot" => (&v["permissionDecision"], &v["permissionDecisionReason"]),
+        _ => unreachable!(),
+    };
+    let text = |x: &Value| x.as_str().unwrap_or_default().to_owned();
+    (text(decision), text(reason))
+}
+
 #[test]
 fn every_agent_protocol_end_to_end() {
     let env = TestEnv::new();
@@ -178,25 +201,8 @@ fn every_agent_protocol_end_to_end() {
         }
         // Dangerous, and the verifier refuses: denied in the agent's words.
         let out = hook(&env, agent, &input(agent, "git branch -D solo", &env.work));
-        let reason = if agent == "codex" {
-            out.code(2);
-            out.stderr.clone()
-        } else {
-            out.code(0);
-            let v: Value = serde_json::from_str(out.stdout.trim()).unwrap();
-            let (decision, reason) = match agent {
-                "claude" => (
-                    &v["hookSpecificOutput"]["permissionDecision"],
-                    &v["hookSpecificOutput"]["permissionDecisionReason"],
-                ),
-                "gemini" | "opencode" => (&v["decision"], &v["reason"]),
-                "cursor" => (&v["permission"], &v["agent_message"]),
-                "copilot" => (&v["permissionDecision"], &v["permissionDecisionReason"]),
-                _ => unreachable!(),
-            };
-            assert_eq!(decision, "deny", "{agent}: {v}");
-            reason.as_str().unwrap().to_owned()
-        };
+        let (decision, reason) = decision_of(agent, &out);
+        assert_eq!(decision, "deny", "{agent}: {}", out.stdout);
         assert!(reason.contains("git branch -D solo"), "{agent}: {reason}");
         // Nothing that lets the agent approve itself.
         for hint in ["VOUCH_SKIP", "vouch approve", "--no-verify"] {
@@ -597,14 +603,14 @@ fn turning_vouch_itself_down_is_critical_at_the_agent_door() {
             agent,
             &input(agent, "rm .git/hooks/pre-push", &env.work),
         );
-        let said = format!("{}{}", out.stdout, out.stderr);
+        let (decision, reason) = decision_of(agent, &out);
         assert!(
-            said.contains("deny") || said.contains("ask") || out.code == 2,
-            "{agent}: {said}"
+            decision == "deny" || decision == "ask",
+            "{agent}: {decision} {reason}"
         );
+        assert!(reason.contains("critical"), "{agent}: {reason}");
+        assert_eq!(env.last_audit()["risk_tier"], "critical");
     }
-    assert!(env.work.join(".git/hooks/pre-push").is_file());
-    assert_eq!(env.last_audit()["risk_tier"], "critical");
 }
 
 /// A string value that runs `agent-hook`, anywhere in `v`.

@@ -230,7 +230,11 @@ fn eval_reports_the_rates_a_scripted_verifier_earns() {
         (p["tokens_in"].as_u64(), p["tokens_out"].as_u64()),
         (Some(1200), Some(600))
     );
-    assert!(p["latency_p50_ms"].is_u64() && p["latency_p95_ms"].is_u64());
+    let (p50, p95) = (
+        p["latency_p50_ms"].as_u64().unwrap(),
+        p["latency_p95_ms"].as_u64().unwrap(),
+    );
+    assert!(p50 <= p95, "{p50} {p95}");
     // The default price of gpt-4.1-mini: $0.40 and $1.60 per million tokens.
     let cost = p["cost_usd"].as_f64().unwrap();
     assert!(
@@ -334,7 +338,10 @@ fn the_shipped_corpus_is_labelled_operations_of_every_kind() {
     assert!(!text.contains("vouch-it-"), "no temporary path is left");
     for (_, c) in &cases {
         assert!(c.note.as_deref().is_some_and(|n| !n.is_empty()));
-        assert!(!vouch::ai::prompt::for_operation(&c.operation, "webapp").is_empty());
+        // The prompt carries what makes the case what it is: its tier.
+        let prompt = vouch::ai::prompt::for_operation(&c.operation, "webapp");
+        let tier = c.operation.assessment().tier.to_string();
+        assert!(prompt.contains(&tier), "{prompt}");
     }
 }
 
