@@ -344,6 +344,10 @@ impl LocalChange {
 
 /// Everything measured about one guarded ref of a reference transaction.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[expect(
+    clippy::struct_excessive_bools,
+    reason = "each is an independent fact about the ref"
+)]
 pub struct LocalRefFacts {
     /// The full ref name.
     pub name: String,
@@ -366,6 +370,10 @@ pub struct LocalRefFacts {
     pub amend: bool,
     /// The branch is the one checked out.
     pub checked_out: bool,
+    /// A deleted branch whose tip object is missing from the repository:
+    /// nothing of it is left to lose or to rescue.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub missing_tip: bool,
     /// Why a measurement could not be made, if one could not.
     pub unknown: Option<String>,
 }

@@ -175,7 +175,7 @@ pub fn reference_transaction(ctx: &Ctx, args: &RefTxArgs) -> Result<ExitStatus> 
     }
     facts.command = argv.map(|argv| redacted_command(&argv));
     for f in &facts.refs {
-        if f.change == LocalChange::DeleteBranch && repo.is_missing(&f.old_oid) {
+        if f.missing_tip {
             ui::info(&format!(
                 "branch `{}` points at {}, an object missing from this repository: nothing of it is left to lose or to rescue",
                 f.short_name(),

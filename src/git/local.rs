@@ -140,6 +140,7 @@ impl Repo {
             kept_in_tree: false,
             amend: false,
             checked_out,
+            missing_tip: false,
             unknown: None,
         }
     }
@@ -234,6 +235,7 @@ impl Repo {
             kept_in_tree: false,
             amend: false,
             checked_out,
+            missing_tip: false,
             unknown: None,
         };
         if !matches!(change, LocalChange::Rewrite | LocalChange::DeleteBranch) {
@@ -244,6 +246,7 @@ impl Repo {
             // branch"): the deletion cannot lose it, and there is nothing to
             // rescue. Refusing would keep the broken branch forever.
             f.lost = Some(LostBuilder::new(LOST_COUNT_LIMIT, LOST_SAMPLE).finish());
+            f.missing_tip = true;
             return Some(f);
         }
         let Some(old_commit) = self.peel_commit(old) else {
@@ -522,12 +525,6 @@ impl Repo {
             return false;
         };
         d == a || self.repo.graph_descendant_of(d, a).unwrap_or(false)
-    }
-
-    /// True when `oid` names no object in this repository: a branch whose
-    /// tip was removed (or never fetched).
-    pub fn is_missing(&self, oid: &str) -> bool {
-        Oid::from_str(oid).is_ok_and(|o| !self.has_object(o))
     }
 
     /// The current value of `name`, if it exists.
