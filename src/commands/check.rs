@@ -210,9 +210,6 @@ fn measure(config: &Config, m: &Match, cwd: &Path, repo: &LazyRepo) -> (Tier, Op
     match facts {
         Facts::Worktree { target, paths } => {
             let discards = match sub {
-                "clean" => Discards::Untracked {
-                    ignored: git.has_flag(&["-x", "-X"]),
-                },
                 // From the index: unstaged changes go. From a commit
                 // (`checkout <rev> -- <paths>`, `restore --source`): staged ones too.
                 "checkout" | "restore"

@@ -31,26 +31,26 @@ pub enum Discards {
     TrackedChanges,
     /// Unstaged changes to tracked files (`checkout -- <paths>`, `restore <paths>`).
     UnstagedChanges,
-    /// Untracked files, and ignored ones too when `ignored` (`clean -f`, `clean -fx`).
-    Untracked {
-        /// `-x` or `-X`: ignored files go too.
-        ignored: bool,
-    },
 }
 
 impl Repo {
-    /// What a command that `discards` would take within `paths` (all of
-    /// the work tree when empty).
-    pub fn worktree_loss(&self, discards: Discards, paths: &[String]) -> Result<WorktreeLoss> {
+    /// The work tree's status within `paths` (all of it when empty), with
+    /// untracked (and `ignored`) files when `untracked`; `None` in a bare
+    /// repository.
+    fn statuses(
+        &self,
+        paths: &[String],
+        untracked: bool,
+        ignored: bool,
+    ) -> Result<Option<git2::Statuses<'_>>> {
         if self.repo.is_bare() {
-            return Ok(WorktreeLoss::default());
+            return Ok(None);
         }
         let mut opts = StatusOptions::new();
-        let untracked = matches!(discards, Discards::Untracked { .. });
         opts.include_untracked(untracked)
             .recurse_untracked_dirs(untracked)
-            .include_ignored(matches!(discards, Discards::Untracked { ignored: true }))
-            .recurse_ignored_dirs(matches!(discards, Discards::Untracked { ignored: true }))
+            .include_ignored(ignored)
+            .recurse_ignored_dirs(ignored)
             .exclude_submodules(true);
         // An argument ends at a NUL byte when the shell hands it to git (and
         // git2 cannot take one): judge what git would be given.
@@ -61,10 +61,18 @@ impl Repo {
         {
             opts.pathspec(p);
         }
-        let statuses = self
-            .repo
+        self.repo
             .statuses(Some(&mut opts))
-            .context("cannot read the work tree's status")?;
+            .map(Some)
+            .context("cannot read the work tree's status")
+    }
+
+    /// What a command that `discards` would take within `paths` (all of
+    /// the work tree when empty).
+    pub fn worktree_loss(&self, discards: Discards, paths: &[String]) -> Result<WorktreeLoss> {
+        let Some(statuses) = self.statuses(paths, false, false)? else {
+            return Ok(WorktreeLoss::default());
+        };
         let wanted = match discards {
             Discards::TrackedChanges => {
                 Status::INDEX_NEW
@@ -80,20 +88,11 @@ impl Repo {
             Discards::UnstagedChanges => {
                 Status::WT_MODIFIED | Status::WT_DELETED | Status::WT_TYPECHANGE
             }
-            Discards::Untracked { ignored } => {
-                if ignored {
-                    Status::WT_NEW | Status::IGNORED
-                } else {
-                    Status::WT_NEW
-                }
-            }
         };
         let mut loss = WorktreeLoss {
             what: match discards {
                 Discards::TrackedChanges => "uncommitted changes (staged or not)",
                 Discards::UnstagedChanges => "unstaged changes",
-                Discards::Untracked { ignored: false } => "untracked files",
-                Discards::Untracked { ignored: true } => "untracked and ignored files",
             }
             .to_owned(),
             ..WorktreeLoss::default()
@@ -121,27 +120,9 @@ impl Repo {
         excludes: &[String],
         paths: &[String],
     ) -> Result<WorktreeLoss> {
-        if self.repo.is_bare() {
+        let Some(statuses) = self.statuses(paths, true, ignored || only_ignored)? else {
             return Ok(WorktreeLoss::default());
-        }
-        let mut opts = StatusOptions::new();
-        let with_ignored = ignored || only_ignored;
-        opts.include_untracked(true)
-            .recurse_untracked_dirs(true)
-            .include_ignored(with_ignored)
-            .recurse_ignored_dirs(with_ignored)
-            .exclude_submodules(true);
-        for p in paths
-            .iter()
-            .map(|p| p.split('\0').next().unwrap_or_default())
-            .filter(|p| !matches!(*p, "." | "./" | ":/"))
-        {
-            opts.pathspec(p);
-        }
-        let statuses = self
-            .repo
-            .statuses(Some(&mut opts))
-            .context("cannot read the work tree's status")?;
+        };
         let wanted = if only_ignored {
             Status::IGNORED
         } else if ignored {
@@ -163,14 +144,19 @@ impl Repo {
                 }
             }
         }
-        let kept_by_pattern = |path: &str| {
-            excludes.iter().any(|pattern| {
+        // Each `-e` pattern, compiled once: whether it is anchored (has a
+        // `/`), and its matcher.
+        let patterns: Vec<(bool, globset::GlobMatcher)> = excludes
+            .iter()
+            .filter_map(|pattern| {
                 let pattern = pattern.trim_end_matches('/');
-                let Ok(glob) = globset::Glob::new(pattern.trim_start_matches('/')) else {
-                    return false;
-                };
-                let glob = glob.compile_matcher();
-                if pattern.contains('/') {
+                let glob = globset::Glob::new(pattern.trim_start_matches('/')).ok()?;
+                Some((pattern.contains('/'), glob.compile_matcher()))
+            })
+            .collect();
+        let kept_by_pattern = |path: &str| {
+            patterns.iter().any(|(anchored, glob)| {
+                if *anchored {
                     // Anchored: the path or one of its leading directories.
                     let mut prefix = String::new();
                     path.split('/').any(|part| {
