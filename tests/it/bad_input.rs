@@ -67,24 +67,6 @@ fn non_utf8_ref_name_is_judged_not_crashed() {
     assert_eq!(env.last_audit()["refs"][0]["rule"], "delete_branch");
 }
 
-fn git_headless(env: &TestEnv, args: &[&str]) -> Out {
-    Out::from_output(
-        env.cmd("setsid", &env.work)
-            .arg("-w")
-            .arg("git")
-            .args(args)
-            .output()
-            .unwrap(),
-    )
-}
-
-fn claude(env: &TestEnv, command: &str) -> Out {
-    let input = serde_json::json!({"session_id": "s-1", "cwd": env.work,
-        "hook_event_name": "PreToolUse", "tool_name": "Bash",
-        "tool_input": {"command": command}});
-    env.vouch_stdin(&["agent-hook", "claude"], input.to_string().as_bytes())
-}
-
 /// Asserts the run said, in one line, that the file at `file` was ignored
 /// and why (`what`), and named no way around vouch.
 #[track_caller]
@@ -144,14 +126,14 @@ fn a_broken_repository_file_is_ignored_alike_at_every_door() {
     );
     // reference-transaction: the user's verifier refuses a lost branch.
     unique_branch(&env);
-    let out = git_headless(&env, &["branch", "-D", "solo"]);
+    let out = env.git_headless(&env.work, &["branch", "-D", "solo"]);
     assert_ne!(out.code, 0, "{}", out.stderr);
     out.stderr_has("judge: FAIL");
     said_ignored(&out, ".vouch.toml", what);
     assert_eq!(env.rev(&env.work, "solo").len(), 40);
     // The agent door: denied by the user's verifier; the reason is logged.
     std::fs::write(env.work.join("file1.txt"), "unsaved\n").unwrap();
-    let out = claude(&env, "git reset --hard");
+    let out = env.claude("git reset --hard");
     out.code(0).stdout_has(r#""permissionDecision":"deny""#);
     let record = env.last_audit_of("claude");
     assert_eq!(record["verifiers"][0]["verifier"], "judge", "{record}");
@@ -216,12 +198,12 @@ fn a_broken_user_config_is_judged_by_the_defaults_and_said_on_every_run() {
         "{record}"
     );
     unique_branch(&env);
-    let out = git_headless(&env, &["branch", "-D", "solo"]);
+    let out = env.git_headless(&env.work, &["branch", "-D", "solo"]);
     assert_ne!(out.code, 0, "{}", out.stderr);
     said_ignored(&out, "config.toml", what);
     assert_eq!(env.rev(&env.work, "solo").len(), 40);
     std::fs::write(env.work.join("file1.txt"), "unsaved\n").unwrap();
-    let out = claude(&env, "git reset --hard");
+    let out = env.claude("git reset --hard");
     out.code(0).stdout_has(r#""permissionDecision":"deny""#);
     assert!(
         env.last_audit_of("claude")["warnings"]

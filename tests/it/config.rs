@@ -74,24 +74,6 @@ fn stranger_repository(repo_file: &str) -> TestEnv {
     env
 }
 
-fn git_headless(env: &TestEnv, args: &[&str]) -> crate::support::Out {
-    crate::support::Out::from_output(
-        env.cmd("setsid", &env.work)
-            .arg("-w")
-            .arg("git")
-            .args(args)
-            .output()
-            .unwrap(),
-    )
-}
-
-fn claude(env: &TestEnv, command: &str) -> crate::support::Out {
-    let input = serde_json::json!({"session_id": "s-1", "cwd": env.work,
-        "hook_event_name": "PreToolUse", "tool_name": "Bash",
-        "tool_input": {"command": command}});
-    env.vouch_stdin(&["agent-hook", "claude"], input.to_string().as_bytes())
-}
-
 /// Asserts Claude Code was told to deny, and nothing it could act on itself.
 #[track_caller]
 fn denied(out: &crate::support::Out) {
@@ -127,7 +109,7 @@ fn an_untrusted_observe_file_turns_no_door_off() {
     env.git(&env.work, &["switch", "-q", "-c", "solo"]);
     env.commit(&env.work, "solo.txt", "only here");
     env.git(&env.work, &["switch", "-q", "main"]);
-    let out = git_headless(&env, &["branch", "-D", "solo"]);
+    let out = env.git_headless(&env.work, &["branch", "-D", "solo"]);
     assert_ne!(out.code, 0, "{}", out.stderr);
     assert_eq!(env.rev(&env.work, "solo").len(), 40, "the branch is kept");
     assert_eq!(
@@ -136,7 +118,7 @@ fn an_untrusted_observe_file_turns_no_door_off() {
     );
     // The agent door: `git reset --hard` over unsaved work is denied.
     fs::write(env.work.join("file1.txt"), "unsaved work\n").unwrap();
-    let out = claude(&env, "git reset --hard");
+    let out = env.claude("git reset --hard");
     denied(&out);
     let record = env.last_audit_of("claude");
     assert_eq!(record["decision"], "refused");
@@ -191,7 +173,7 @@ fn every_lowering_setting_of_an_untrusted_file_is_ignored_with_one_line() {
             "critical",
             "{text}"
         );
-        let out = git_headless(&env, &["branch", "-D", "solo"]);
+        let out = env.git_headless(&env.work, &["branch", "-D", "solo"]);
         assert_ne!(out.code, 0, "{text}: {}", out.stderr);
         assert_eq!(
             ignored_lines(&out.stderr).len(),

@@ -340,22 +340,12 @@ fn judged_env() -> (TestEnv, std::path::PathBuf) {
     (env, calls)
 }
 
-fn git_headless(env: &TestEnv, args: &[&str]) -> Out {
-    Out::from_output(
-        env.cmd("setsid", &env.work)
-            .arg("-w")
-            .arg("git")
-            .args(args)
-            .output()
-            .unwrap(),
-    )
-}
-
 #[test]
 fn rewinds_are_judged_by_what_would_vanish() {
     let (env, _) = judged_env();
     // Pushed commits stay on `origin/main`: a rewind loses nothing (standard, not verified).
-    git_headless(&env, &["reset", "-q", "--hard", "HEAD~1"]).code(0);
+    env.git_headless(&env.work, &["reset", "-q", "--hard", "HEAD~1"])
+        .code(0);
     let record = env.last_audit_of("reference-transaction");
     assert_eq!(record["risk_tier"], "standard");
     assert_eq!(record["refs"][0]["rule"], "local_rewind_reachable");
@@ -363,13 +353,14 @@ fn rewinds_are_judged_by_what_would_vanish() {
     let unpushed = env.commit(&env.work, "new.txt", "unpushed work");
     // `--soft` and `--mixed` keep the changes in the index or work tree.
     for mode in ["--soft", "--mixed"] {
-        git_headless(&env, &["reset", "-q", mode, "HEAD~1"]).code(0);
+        env.git_headless(&env.work, &["reset", "-q", mode, "HEAD~1"])
+            .code(0);
         env.git(&env.work, &["add", "-A"]);
         env.git(&env.work, &["reset", "-q", "--soft", &unpushed]);
     }
     assert_eq!(env.rev(&env.work, "HEAD"), unpushed);
     // `--hard` throws them away: critical, refused, and the branch stays.
-    let out = git_headless(&env, &["reset", "-q", "--hard", "HEAD~1"]);
+    let out = env.git_headless(&env.work, &["reset", "-q", "--hard", "HEAD~1"]);
     out.code(128)
         .stderr_has("git has already rewritten the index and work tree");
     assert_eq!(env.rev(&env.work, "main"), unpushed);
@@ -380,7 +371,7 @@ fn rewinds_are_judged_by_what_would_vanish() {
     // `branch -f` passes an all-zero old value: vouch reads the real one.
     env.git(&env.work, &["reset", "-q", "--hard"]);
     env.git(&env.work, &["switch", "-q", "--detach", "origin/main"]);
-    let out = git_headless(&env, &["branch", "-f", "main", "HEAD~2"]);
+    let out = env.git_headless(&env.work, &["branch", "-f", "main", "HEAD~2"]);
     out.code(128);
     assert_eq!(env.rev(&env.work, "main"), unpushed);
 }
@@ -395,8 +386,13 @@ fn rewrites_that_keep_every_change_are_routine_and_dropping_one_is_not() {
     env.git(&env.work, &["switch", "-q", "main"]);
     env.commit(&env.work, "main.txt", "main moves on");
     env.git(&env.work, &["switch", "-q", "feat"]);
-    git_headless(&env, &["rebase", "-q", "main"]).code(0);
-    git_headless(&env, &["commit", "-q", "--amend", "-m", "feat 3, reworded"]).code(0);
+    env.git_headless(&env.work, &["rebase", "-q", "main"])
+        .code(0);
+    env.git_headless(
+        &env.work,
+        &["commit", "-q", "--amend", "-m", "feat 3, reworded"],
+    )
+    .code(0);
     assert!(!calls.exists(), "a rebase and an amend ask no verifier");
     let before = env.rev(&env.work, "feat");
     // Dropping a commit in an interactive rebase loses its change: high.
@@ -420,15 +416,16 @@ fn pack_refs_renames_and_stash_pop_are_not_deletions() {
     let (env, calls) = judged_env();
     env.git(&env.work, &["branch", "keep"]);
     env.git(&env.work, &["tag", "t1"]);
-    git_headless(&env, &["pack-refs", "--all"]).code(0);
-    git_headless(&env, &["gc", "-q"]).code(0);
+    env.git_headless(&env.work, &["pack-refs", "--all"]).code(0);
+    env.git_headless(&env.work, &["gc", "-q"]).code(0);
     env.git(&env.work, &["switch", "-q", "-c", "solo"]);
     env.commit(&env.work, "solo.txt", "only here");
     env.git(&env.work, &["switch", "-q", "main"]);
-    git_headless(&env, &["branch", "-m", "solo", "solo-renamed"]).code(0);
+    env.git_headless(&env.work, &["branch", "-m", "solo", "solo-renamed"])
+        .code(0);
     fs::write(env.work.join("file1.txt"), "dirty\n").unwrap();
-    git_headless(&env, &["stash", "-q"]).code(0);
-    git_headless(&env, &["stash", "pop", "-q"]).code(0);
+    env.git_headless(&env.work, &["stash", "-q"]).code(0);
+    env.git_headless(&env.work, &["stash", "pop", "-q"]).code(0);
     assert!(!calls.exists(), "no verifier was asked");
     assert!(
         env.audit()
@@ -455,7 +452,8 @@ fn a_packed_and_loose_branch_is_judged_once_and_rescued_once() {
     env.git(&env.work, &["pack-refs", "--all"]);
     env.commit(&env.work, "b.txt", "loose too");
     env.git(&env.work, &["switch", "-q", "main"]);
-    git_headless(&env, &["branch", "-D", "twice"]).code(0);
+    env.git_headless(&env.work, &["branch", "-D", "twice"])
+        .code(0);
     assert_eq!(fs::read_to_string(&calls).unwrap().lines().count(), 1);
     let rescues = env.git(&env.work, &["for-each-ref", "refs/vouch/rescue"]);
     assert_eq!(rescues.lines().count(), 1, "{rescues}");
@@ -465,10 +463,12 @@ fn a_packed_and_loose_branch_is_judged_once_and_rescued_once() {
 fn a_merged_branch_deletes_quietly_and_tags_are_guarded() {
     let (env, calls) = judged_env();
     env.git(&env.work, &["branch", "merged"]);
-    git_headless(&env, &["branch", "-d", "merged"]).code(0);
-    git_headless(&env, &["tag", "v9"]).code(0);
+    env.git_headless(&env.work, &["branch", "-d", "merged"])
+        .code(0);
+    env.git_headless(&env.work, &["tag", "v9"]).code(0);
     assert!(!calls.exists());
-    git_headless(&env, &["tag", "-f", "v9", "HEAD~1"]).code(128);
+    env.git_headless(&env.work, &["tag", "-f", "v9", "HEAD~1"])
+        .code(128);
     assert_eq!(env.rev(&env.work, "v9"), env.rev(&env.work, "HEAD"));
     let record = env.last_audit_of("reference-transaction");
     assert_eq!(record["refs"][0]["rule"], "local_tag");
@@ -482,7 +482,8 @@ fn rescue_restore_refuses_to_move_a_branch_sideways_and_prune_removes_old_ones()
     let old = env.commit(&env.work, "topic.txt", "topic work");
     env.git(&env.work, &["switch", "-q", "main"]);
     // No verifier: a critical deletion headless is allowed with a warning, and rescued.
-    git_headless(&env, &["branch", "-D", "topic"]).code(0);
+    env.git_headless(&env.work, &["branch", "-D", "topic"])
+        .code(0);
     let name = env
         .git(
             &env.work,
@@ -503,7 +504,8 @@ fn rescue_restore_refuses_to_move_a_branch_sideways_and_prune_removes_old_ones()
         .code(0);
     assert_eq!(env.rev(&env.work, "topic-restored"), old);
     // A branch behind the rescued tip is moved forward.
-    git_headless(&env, &["branch", "-D", "topic"]).code(0);
+    env.git_headless(&env.work, &["branch", "-D", "topic"])
+        .code(0);
     env.git(&env.work, &["branch", "topic", "main"]);
     env.vouch(&["rescue", "restore", &name]).code(0);
     assert_eq!(env.rev(&env.work, "topic"), old);
@@ -531,13 +533,13 @@ fn a_missing_binary_never_breaks_a_ref_update() {
     let env = TestEnv::new();
     env.write_config("strict = true\n");
     env.install_from_vanishing_binary("reference-transaction");
-    git_headless(&env, &["branch", "x"]).code(0);
-    git_headless(
-        &env,
+    env.git_headless(&env.work, &["branch", "x"]).code(0);
+    env.git_headless(
+        &env.work,
         &["commit", "-q", "--allow-empty", "-m", "still works"],
     )
     .code(0);
-    git_headless(&env, &["branch", "-D", "x"]).code(0);
+    env.git_headless(&env.work, &["branch", "-D", "x"]).code(0);
 }
 
 #[test]
@@ -582,8 +584,9 @@ fn unknown_states_pass_at_once_and_a_chained_hook_keeps_its_say() {
             .unwrap(),
     );
     assert_eq!(out.code, 0, "{}", out.stderr);
-    git_headless(&env, &["branch", "fine"]).code(0);
-    git_headless(&env, &["branch", "blocked"]).code(128);
+    env.git_headless(&env.work, &["branch", "fine"]).code(0);
+    env.git_headless(&env.work, &["branch", "blocked"])
+        .code(128);
     let log = fs::read_to_string(&seen).unwrap();
     assert!(
         log.contains("prepared") && log.contains("committed") && log.contains("refs/heads/fine"),
@@ -620,7 +623,8 @@ fn programs_vouch_runs_do_not_call_the_hook_back() {
     env.git(&env.work, &["switch", "-q", "-c", "solo"]);
     env.commit(&env.work, "solo.txt", "only here");
     env.git(&env.work, &["switch", "-q", "main"]);
-    git_headless(&env, &["branch", "-D", "solo"]).code(0);
+    env.git_headless(&env.work, &["branch", "-D", "solo"])
+        .code(0);
     assert_eq!(fs::read_to_string(&calls).unwrap().lines().count(), 1);
     assert_eq!(
         env.rev(&env.work, "keep"),
@@ -639,7 +643,8 @@ fn a_move_to_a_sibling_commit_is_not_an_amend() {
     let mine = env.commit(&env.work, "mine.txt", "my unpushed commit");
     env.git(&env.work, &["fetch", "-q"]);
     // Same parents as an amend would have, but nothing of `mine` survives.
-    git_headless(&env, &["reset", "-q", "--hard", "origin/main"]).code(128);
+    env.git_headless(&env.work, &["reset", "-q", "--hard", "origin/main"])
+        .code(128);
     assert_eq!(env.rev(&env.work, "main"), mine);
     let record = env.last_audit_of("reference-transaction");
     assert_eq!(record["refs"][0]["rule"], "local_rewrite");
@@ -652,10 +657,12 @@ fn a_forced_rename_over_an_existing_branch_is_judged() {
     let kept = env.commit(&env.work, "keep.txt", "only on keep");
     env.git(&env.work, &["switch", "-q", "main"]);
     env.git(&env.work, &["branch", "other"]);
-    git_headless(&env, &["branch", "-M", "other", "keep"]).code(128);
+    env.git_headless(&env.work, &["branch", "-M", "other", "keep"])
+        .code(128);
     assert_eq!(env.rev(&env.work, "keep"), kept);
     // A plain rename onto a new name stays routine.
-    git_headless(&env, &["branch", "-m", "other", "fresh"]).code(0);
+    env.git_headless(&env.work, &["branch", "-m", "other", "fresh"])
+        .code(0);
 }
 
 #[test]
@@ -665,7 +672,8 @@ fn a_hand_set_nested_variable_turns_nothing_off() {
     env.git(&env.work, &["switch", "-q", "-c", "solo"]);
     env.commit(&env.work, "solo.txt", "only here");
     env.git(&env.work, &["switch", "-q", "main"]);
-    git_headless(&env, &["branch", "-D", "solo"]).code(128);
+    env.git_headless(&env.work, &["branch", "-D", "solo"])
+        .code(128);
     assert!(calls.exists(), "the verifier was asked");
 }
 
@@ -733,7 +741,7 @@ fn a_branch_whose_tip_object_is_missing_can_be_deleted() {
     env.git(&env.work, &["switch", "-q", "-c", "gone"]);
     let tip = env.commit(&env.work, "gone.txt", "only on gone");
     env.git(&env.work, &["switch", "-q", "main"]);
-    let out = git_headless(&env, &["branch", "-D", "gone"]);
+    let out = env.git_headless(&env.work, &["branch", "-D", "gone"]);
     assert_ne!(out.code, 0, "{}", out.stderr);
     assert!(calls.exists(), "judged, and refused");
     fs::remove_file(&calls).unwrap();
@@ -744,7 +752,7 @@ fn a_branch_whose_tip_object_is_missing_can_be_deleted() {
         .join(&tip[..2])
         .join(&tip[2..]);
     fs::rename(&object, env.base().join("moved-away")).unwrap();
-    git_headless(&env, &["branch", "--delete", "--force", "gone"])
+    env.git_headless(&env.work, &["branch", "--delete", "--force", "gone"])
         .code(0)
         .stderr_has(
             "an object missing from this repository: nothing of it is left to lose or to rescue",
@@ -753,7 +761,7 @@ fn a_branch_whose_tip_object_is_missing_can_be_deleted() {
     // A loose ref written by hand, naming an object that never existed.
     let never = "1234567890abcdef1234567890abcdef12345678";
     fs::write(env.work.join(".git/refs/heads/never"), format!("{never}\n")).unwrap();
-    git_headless(&env, &["branch", "-D", "never"])
+    env.git_headless(&env.work, &["branch", "-D", "never"])
         .code(0)
         .stderr_has("missing from this repository");
     assert_eq!(

@@ -13,17 +13,6 @@ fn bytes_path(base: &Path, name: &[u8]) -> PathBuf {
     base.join(OsStr::from_bytes(name))
 }
 
-fn git_os(env: &TestEnv, dir: &Path, args: &[&OsStr]) -> Out {
-    Out::from_output(
-        env.cmd("setsid", dir)
-            .arg("-w")
-            .arg("git")
-            .args(args)
-            .output()
-            .unwrap(),
-    )
-}
-
 /// Every file and directory name below `dir` that holds U+FFFD (a path
 /// made from a lossy conversion).
 fn replacement_names(dir: &Path, found: &mut Vec<PathBuf>) {
@@ -51,8 +40,7 @@ fn non_utf8_repo(env: &TestEnv) -> (PathBuf, PathBuf) {
     let parent = bytes_path(&env.base(), b"\xff-dir");
     fs::create_dir_all(&parent).unwrap();
     let repo = parent.join("work");
-    git_os(
-        env,
+    env.git_headless(
         &env.base(),
         &[
             OsStr::new("clone"),
@@ -133,8 +121,7 @@ fn a_repository_under_a_non_utf8_path_is_guarded_like_any_other() {
 
     // Judged exactly as elsewhere: a rewrite of the protected main is refused...
     env.write_config("[on_unavailable]\ncritical = \"block\"\n");
-    git_os(
-        &env,
+    env.git_headless(
         &repo,
         &[
             OsStr::new("reset"),
@@ -145,8 +132,7 @@ fn a_repository_under_a_non_utf8_path_is_guarded_like_any_other() {
     )
     .code(0);
     let before = env.remote_ref("main").unwrap();
-    git_os(
-        &env,
+    env.git_headless(
         &repo,
         &[
             OsStr::new("commit"),
@@ -155,8 +141,7 @@ fn a_repository_under_a_non_utf8_path_is_guarded_like_any_other() {
         ],
     )
     .code(0);
-    let out = git_os(
-        &env,
+    let out = env.git_headless(
         &repo,
         &[
             OsStr::new("push"),
@@ -179,8 +164,7 @@ fn a_repository_under_a_non_utf8_path_is_guarded_like_any_other() {
     assert_eq!(record["decision"], "refused", "{record}");
 
     // ...and so is the deletion of a branch holding the only copy of a commit.
-    git_os(
-        &env,
+    env.git_headless(
         &repo,
         &[
             OsStr::new("switch"),
@@ -191,29 +175,26 @@ fn a_repository_under_a_non_utf8_path_is_guarded_like_any_other() {
     )
     .code(0);
     fs::write(repo.join("solo.txt"), "solo\n").unwrap();
-    git_os(&env, &repo, &[OsStr::new("add"), OsStr::new("solo.txt")]).code(0);
-    git_os(
-        &env,
+    env.git_headless(&repo, &[OsStr::new("add"), OsStr::new("solo.txt")])
+        .code(0);
+    env.git_headless(
         &repo,
         &[OsStr::new("commit"), OsStr::new("-qm"), OsStr::new("solo")],
     )
     .code(0);
-    git_os(
-        &env,
+    env.git_headless(
         &repo,
         &[OsStr::new("switch"), OsStr::new("-q"), OsStr::new("-")],
     )
     .code(0);
-    let out = git_os(
-        &env,
+    let out = env.git_headless(
         &repo,
         &[OsStr::new("branch"), OsStr::new("-D"), OsStr::new("solo")],
     );
     assert_ne!(out.code, 0, "{}", out.stderr);
     let record = env.last_audit_of("reference-transaction");
     assert_eq!(record["refs"][0]["rule"], "local_delete", "{record}");
-    git_os(
-        &env,
+    env.git_headless(
         &repo,
         &[
             OsStr::new("rev-parse"),
@@ -234,8 +215,7 @@ fn a_branch_whose_name_is_not_utf8_is_guarded() {
     env.write_config("[on_unavailable]\ncritical = \"block\"\nhigh = \"block\"\n");
     let name = OsString::from_vec(b"caf\xe9".to_vec());
     let work = env.work.clone();
-    git_os(
-        &env,
+    env.git_headless(
         &work,
         &[
             OsStr::new("switch"),
@@ -246,8 +226,7 @@ fn a_branch_whose_name_is_not_utf8_is_guarded() {
     )
     .code(0);
     let tip = env.commit(&work, "cafe.txt", "only on the latin-1 branch");
-    git_os(
-        &env,
+    env.git_headless(
         &work,
         &[
             OsStr::new("push"),
@@ -257,8 +236,7 @@ fn a_branch_whose_name_is_not_utf8_is_guarded() {
         ],
     )
     .code(0);
-    git_os(
-        &env,
+    env.git_headless(
         &work,
         &[OsStr::new("switch"), OsStr::new("-q"), OsStr::new("main")],
     )
@@ -266,40 +244,30 @@ fn a_branch_whose_name_is_not_utf8_is_guarded() {
     // Deleting it on the remote is judged like any branch deletion.
     let mut delete = OsString::from(":refs/heads/");
     delete.push(&name);
-    let out = git_os(
-        &env,
-        &work,
-        &[OsStr::new("push"), OsStr::new("origin"), &delete],
-    );
+    let out = env.git_headless(&work, &[OsStr::new("push"), OsStr::new("origin"), &delete]);
     assert_ne!(out.code, 0, "{}", out.stderr);
     let record = env.last_audit_of("pre-push");
     assert_eq!(record["decision"], "refused", "{record}");
     // A local deletion of the only copy is judged too.
-    git_os(
-        &env,
+    env.git_headless(
         &work,
         &[OsStr::new("fetch"), OsStr::new("-q"), OsStr::new("--prune")],
     )
     .code(0);
     let mut tracking = OsString::from("refs/remotes/origin/");
     tracking.push(&name);
-    git_os(
-        &env,
+    env.git_headless(
         &work,
         &[OsStr::new("update-ref"), OsStr::new("-d"), &tracking],
     )
     .code(0);
-    let out = git_os(
-        &env,
-        &work,
-        &[OsStr::new("branch"), OsStr::new("-D"), &name],
-    );
+    let out = env.git_headless(&work, &[OsStr::new("branch"), OsStr::new("-D"), &name]);
     assert_ne!(out.code, 0, "the deletion was refused: {}", out.stderr);
     let record = env.last_audit_of("reference-transaction");
     assert_eq!(record["refs"][0]["rule"], "local_delete", "{record}");
     assert_eq!(record["refs"][0]["lost_commits"], 1, "{record}");
     let mut full = OsString::from("refs/heads/");
     full.push(&name);
-    let still = git_os(&env, &work, &[OsStr::new("rev-parse"), &full]);
+    let still = env.git_headless(&work, &[OsStr::new("rev-parse"), &full]);
     assert_eq!(still.stdout.trim(), tip, "the branch is still there");
 }

@@ -199,15 +199,29 @@ impl TestEnv {
 
     /// A headless `git push` in `dir`.
     pub fn push_in(&self, dir: &Path, args: &[&str]) -> Out {
+        let mut all = vec!["push"];
+        all.extend_from_slice(args);
+        self.git_headless(dir, &all)
+    }
+
+    /// A headless git command in `dir` (no terminal: hooks cannot ask).
+    pub fn git_headless<S: AsRef<OsStr>>(&self, dir: &Path, args: &[S]) -> Out {
         let out = self
             .cmd("setsid", dir)
             .arg("-w")
             .arg("git")
-            .arg("push")
             .args(args)
             .output()
-            .expect("setsid git push runs");
+            .expect("setsid git runs");
         Out::from(out)
+    }
+
+    /// `command` through Claude Code's hook, run in `work/`.
+    pub fn claude(&self, command: &str) -> Out {
+        let input = serde_json::json!({"session_id": "s-1", "cwd": self.work,
+            "hook_event_name": "PreToolUse", "tool_name": "Bash",
+            "tool_input": {"command": command}});
+        self.vouch_stdin(&["agent-hook", "claude"], input.to_string().as_bytes())
     }
 
     /// Runs vouch in `work/`.
