@@ -13,6 +13,27 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 
+/// The program name hooks, recipes and agent settings call vouch by (on
+/// `PATH`). Every recipe and hook command is built from this one constant.
+pub const PROGRAM: &str = "vouch";
+
+/// The path hooks and agent settings call vouch by: the `PATH` entry that
+/// is this binary (`/opt/homebrew/bin/vouch`, `~/.cargo/bin/vouch`), as
+/// written, not resolved: a versioned install's link there is what its
+/// upgrades keep, while the directory it points into goes away. A binary
+/// that is not on `PATH` is called by its own path.
+pub fn stable_binary(path_var: Option<&std::ffi::OsStr>) -> Result<PathBuf> {
+    let exe = std::env::current_exe().context("cannot tell where the vouch binary is")?;
+    let real = fs::canonicalize(&exe).unwrap_or(exe);
+    for dir in path_var.map(std::env::split_paths).into_iter().flatten() {
+        let candidate = dir.join(PROGRAM);
+        if dir.is_absolute() && fs::canonicalize(&candidate).is_ok_and(|c| c == real) {
+            return Ok(candidate);
+        }
+    }
+    Ok(real)
+}
+
 /// The marker line every vouch hook carries.
 pub const MARKER: &str = "# vouch-managed-hook";
 

@@ -13,8 +13,8 @@
 //!
 //! vouch never grants more than the agent's own settings would: a command it
 //! has nothing against gets no opinion (the agent's normal permission flow
-//! goes on), so only `deny` and `ask` are ever sent, except to Cursor, which
-//! expects an answer and gets `allow`.
+//! goes on), so only `deny` and `ask` are ever sent, except to Cursor and to
+//! vouch's opencode plugin, which expect an answer and get `allow`.
 
 use serde_json::{Value, json};
 
@@ -252,6 +252,9 @@ pub fn reply(agent: Agent, answer: &Answer) -> Reply {
         Answer::NoOpinion => {
             return if agent == Agent::Cursor {
                 ok(json!({"permission": "allow"}))
+            } else if agent == Agent::Opencode {
+                // vouch's plugin reads every answer; no opinion is an allow.
+                ok(json!({"decision": "allow"}))
             } else {
                 Reply {
                     stdout: String::new(),
@@ -393,6 +396,11 @@ mod tests {
         let copilot = reply(Agent::Copilot, &ask);
         assert!(copilot.stdout.contains(r#""permissionDecision":"deny""#));
         assert_eq!(reply(Agent::Claude, &Answer::NoOpinion).stdout, "");
+        // The opencode plugin takes anything but an allow for a failure.
+        assert_eq!(
+            reply(Agent::Opencode, &Answer::NoOpinion).stdout,
+            "{\"decision\":\"allow\"}\n"
+        );
     }
     #[test]
     fn a_panic_or_an_error_in_the_door_is_each_agents_blocking_answer() {

@@ -49,7 +49,7 @@
 //! ```json
 //! {"version": 1, "hooks": {"beforeShellExecution": [{"command": "…", "timeout": 30}]}}
 //! {"version": 1, "hooks": {"preToolUse": [
-//!   {"type": "command", "bash": "…", "matcher": "bash", "timeoutSec": 30}
+//!   {"type": "command", "bash": "…", "timeoutSec": 30}
 //! ]}}
 //! ```
 //!
@@ -74,7 +74,9 @@
 //! left alone.
 //!
 //! Files are edited as plain JSON (`serde_json` with `preserve_order`, so
-//! keys stay in their order) and rewritten with two-space indentation. A file
+//! keys stay in their order) and rewritten with the indentation they had
+//! (two spaces for a new file); arrays written on one line come back one
+//! item a line. A file
 //! that is not plain JSON (Gemini CLI tolerates comments, for example) is
 //! refused with [`SettingsError::Malformed`] and left untouched.
 //!
@@ -360,6 +362,45 @@ pub fn hook_command(agent: Agent, bin: &Path) -> String {
     format!("[ -x {quoted} ] && exec {quoted} agent-hook {name}; cat >/dev/null 2>&1; {refuse}")
 }
 
+/// The command for a project's settings file, which is committed and read
+/// by teammates' agents too: vouch by its `PATH` name when it is installed;
+/// otherwise one line saying the project suggests vouch, and no opinion
+/// (the agent's own permissions decide), so a teammate without vouch can
+/// still work.
+pub fn project_hook_command(agent: Agent) -> String {
+    let program = crate::install::PROGRAM;
+    let name = agent.name();
+    let note = format!(
+        "This project suggests {program} (a guard for history-destroying commands); it is not installed here, so this command is not checked"
+    );
+    let allow = match agent {
+        Agent::Cursor => format!(
+            "printf '%s\\n' {}; ",
+            shell_words::quote(r#"{"permission":"allow"}"#)
+        ),
+        Agent::Opencode => format!(
+            "printf '%s\\n' {}; ",
+            shell_words::quote(r#"{"decision":"allow"}"#)
+        ),
+        _ => String::new(),
+    };
+    format!(
+        "command -v {program} >/dev/null 2>&1 && exec {program} agent-hook {name}; cat >/dev/null 2>&1; printf '%s\\n' {} >&2; {allow}exit 0",
+        shell_words::quote(&note)
+    )
+}
+
+/// What a person must still do in the agent itself before vouch's hook
+/// runs, if anything.
+pub fn agent_step(agent: Agent) -> Option<&'static str> {
+    match agent {
+        Agent::Codex => Some(
+            "Codex runs a hook only once you have reviewed and trusted it: open `/hooks` in Codex and trust vouch's `PreToolUse` hook (again after any change to it). Project hooks in `.codex/` load only in a project Codex trusts, and `[features] hooks = false` in `config.toml` turns hooks off",
+        ),
+        _ => None,
+    }
+}
+
 /// True when `command` runs `vouch agent-hook …`: some word names a program
 /// whose file name starts with `vouch`, and the next word is `agent-hook`.
 pub fn is_vouch_command(command: &str) -> bool {
@@ -423,8 +464,9 @@ fn json_spec(agent: Agent) -> Option<JsonSpec> {
             command_keys: &["bash", "command"],
             versioned: true,
             handler: |command| {
-                json!({"type": "command", "bash": command, "matcher": "bash",
-                       "timeoutSec": HOOK_TIMEOUT_SECS})
+                // Copilot CLI's `preToolUse` has no matcher: vouch answers
+                // only for its shell tools.
+                json!({"type": "command", "bash": command, "timeoutSec": HOOK_TIMEOUT_SECS})
             },
         },
         Agent::Opencode => return None,
@@ -446,10 +488,35 @@ fn parse(text: &str) -> Result<Value, Malformed> {
     serde_json::from_str(text).map_err(Malformed::Json)
 }
 
+#[cfg(test)]
 fn render(root: &Value) -> String {
-    let mut text = serde_json::to_string_pretty(root).expect("a JSON value always serializes");
+    render_indented(root, b"  ")
+}
+
+/// `root` as JSON indented with `indent`, and a final newline.
+fn render_indented(root: &Value, indent: &[u8]) -> String {
+    use serde::Serialize as _;
+    let mut out = Vec::new();
+    let formatter = serde_json::ser::PrettyFormatter::with_indent(indent);
+    let mut ser = serde_json::Serializer::with_formatter(&mut out, formatter);
+    root.serialize(&mut ser)
+        .expect("a JSON value always serializes");
+    let mut text = String::from_utf8(out).expect("serde_json writes UTF-8");
     text.push('\n');
     text
+}
+
+/// The indentation a file's text uses (the first indented line's), so an
+/// edit keeps a 4-space or tab-indented file as it was; two spaces for a
+/// new or one-line file.
+fn indent_of(text: Option<&str>) -> Vec<u8> {
+    text.and_then(|t| {
+        t.lines().skip(1).find_map(|l| {
+            let n = l.len() - l.trim_start_matches([' ', '\t']).len();
+            (n > 0 && !l.trim().is_empty()).then(|| l.as_bytes()[..n].to_vec())
+        })
+    })
+    .unwrap_or_else(|| b"  ".to_vec())
 }
 
 fn is_vouch_handler(handler: &Value, keys: &[&str]) -> bool {
@@ -509,7 +576,7 @@ fn merged_json(
     }
     match (existing, original) {
         (Some(text), Some(before)) if before == root => Ok(text.to_owned()),
-        _ => Ok(render(&root)),
+        _ => Ok(render_indented(&root, &indent_of(existing))),
     }
 }
 
@@ -627,7 +694,10 @@ fn removed_json(spec: &JsonSpec, existing: &str) -> Result<Option<Removal>, Malf
     if top.is_empty() || only_version {
         return Ok(Some(Removal::Delete));
     }
-    Ok(Some(Removal::Rewrite(render(&root))))
+    Ok(Some(Removal::Rewrite(render_indented(
+        &root,
+        &indent_of(Some(existing)),
+    ))))
 }
 
 fn merged_plugin(existing: Option<&str>, command: &str) -> Result<String, Malformed> {

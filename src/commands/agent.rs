@@ -236,10 +236,23 @@ pub fn agent(ctx: &Ctx, args: &AgentArgs) -> Result<ExitStatus> {
     let path = settings::settings_path(a.agent, scope, &project, &home, ctx.env.as_ref());
     let said = match &args.action {
         AgentAction::Install(_) => {
-            let exe = std::env::current_exe()?;
-            let bin = exe.canonicalize().unwrap_or(exe);
-            let command = settings::hook_command(a.agent, &bin);
-            settings::install(a.agent, &path, &command)?
+            // A project's file is committed: teammates' agents run it too,
+            // so it names vouch on PATH and lets them work without it. The
+            // user's file names this machine's binary by a path upgrades keep.
+            let command = match scope {
+                Scope::Project => settings::project_hook_command(a.agent),
+                Scope::User => {
+                    let bin = crate::install::stable_binary(ctx.env.var_os("PATH").as_deref())?;
+                    settings::hook_command(a.agent, &bin)
+                }
+            };
+            let said = settings::install(a.agent, &path, &command)?;
+            if let Some(step) = settings::agent_step(a.agent) {
+                ui::info(&said);
+                ui::info(&format!("{}: {step}", a.agent.title()));
+                return Ok(ExitStatus::Allowed);
+            }
+            said
         }
         AgentAction::Uninstall(_) => {
             let what = format!(

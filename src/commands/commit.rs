@@ -19,7 +19,7 @@ use crate::{ExitStatus, ui};
 pub fn pre_commit(ctx: &Ctx, args: &PreCommitArgs) -> Result<ExitStatus> {
     let started = Instant::now();
     if let Some(dir) = &args.hook_dir
-        && let Some(code) = run_chained(dir, "pre-commit", &[], b"")?
+        && let Some(code) = run_chained(ctx.env.as_ref(), dir, "pre-commit", &[], b"")?
         && code != 0
     {
         let why = format!("the chained hook `pre-commit.local` refused this commit (exit {code})");

@@ -35,7 +35,13 @@ pub fn pre_push(ctx: &Ctx, args: &PrePushArgs) -> Result<ExitStatus> {
         .context("cannot read the ref lines git passes on stdin")?;
 
     if let Some(dir) = &args.hook_dir
-        && let Some(code) = run_chained(dir, "pre-push", &[&args.remote, &args.url], &input)?
+        && let Some(code) = run_chained(
+            ctx.env.as_ref(),
+            dir,
+            "pre-push",
+            &[&args.remote, &args.url],
+            &input,
+        )?
         && code != 0
     {
         let why = format!("the chained hook `pre-push.local` refused this push (exit {code})");
@@ -179,6 +185,7 @@ fn unmeasured(
 /// path.) vouch's own hook under that name is never run: it would start
 /// vouch again, without end.
 pub(crate) fn run_chained(
+    env: &dyn crate::env::Env,
     dir: &Path,
     hook: &str,
     args: &[&str],
@@ -194,6 +201,12 @@ pub(crate) fn run_chained(
             "`{}` is vouch's own hook, not one to chain, so it was not run (`vouch install` removes it)",
             path.display()
         ));
+        return Ok(None);
+    }
+    // A hook manager running vouch in its migration mode (vouch's hook moved
+    // to `<hook>.legacy`) already runs its own hooks: its script kept here
+    // would start it again, and it refuses that.
+    if crate::managers::chained_is_the_caller(&path, env).is_some() {
         return Ok(None);
     }
     // As git does with hooks: one that is not executable is skipped, with a word.

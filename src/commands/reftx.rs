@@ -130,7 +130,7 @@ pub fn reference_transaction(ctx: &Ctx, args: &RefTxArgs) -> Result<ExitStatus> 
         input
     };
     if let (Some(dir), Some(_)) = (&args.hook_dir, &chained)
-        && let Some(code) = run_chained(dir, HOOK, &[&args.state], &input)?
+        && let Some(code) = run_chained(ctx.env.as_ref(), dir, HOOK, &[&args.state], &input)?
         && code != 0
     {
         if state == TxState::Prepared {

@@ -10,6 +10,7 @@ use crate::commands::person;
 use crate::context::{Ctx, REPO_CONFIG};
 use crate::git::{self, HooksLocation};
 use crate::install::{self, HOOKS, HookState};
+use crate::managers::{self, Manager};
 use crate::{ExitStatus, trust, ui, verifiers};
 
 /// The hooks dir is another tool's (husky), or outside the repository.
@@ -18,15 +19,6 @@ fn check_hooks_path(loc: &HooksLocation, force: bool) -> Result<()> {
         return Ok(());
     };
     let dir = loc.dir.display().to_string();
-    if dir.contains("/.husky") {
-        bail!(
-            "`core.hooksPath` is `{configured}`: husky owns the hooks of this repository and regenerates `.husky/_`, so vouch will not write there.\n\
-             Call vouch from husky instead: add this line to `.husky/pre-push` (husky passes git's arguments and input through):\n\
-             \n    vouch hook pre-push -- \"$@\"\n\n\
-             (If `.husky/pre-push` runs other commands that read stdin, put vouch first.)\n\
-             On git 2.54 or later, `vouch install --config-hooks` registers vouch's hooks in the repository's git config instead, beside husky's."
-        );
-    }
     if loc.dir.starts_with(&loc.common_dir) || force {
         return Ok(());
     }
@@ -47,10 +39,10 @@ fn check_hooks_path(loc: &HooksLocation, force: bool) -> Result<()> {
     )
 }
 
-/// The path of the running binary, to bake into hooks.
-fn current_binary() -> Result<PathBuf> {
-    let exe = std::env::current_exe().context("cannot tell where the vouch binary is")?;
-    Ok(exe.canonicalize().unwrap_or(exe))
+/// The path of the running binary, to bake into hooks: its `PATH` name
+/// when it has one (a link that upgrades keep).
+fn current_binary(ctx: &Ctx) -> Result<PathBuf> {
+    install::stable_binary(ctx.env.var_os("PATH").as_deref())
 }
 
 /// Where `vouch install --config-hooks` keeps the hook files it registers.
@@ -73,14 +65,22 @@ pub fn install(ctx: &Ctx, args: &InstallArgs) -> Result<ExitStatus> {
                 version.1
             );
         }
-    } else {
-        check_hooks_path(&loc, args.force)?;
     }
     // Every name is checked before any hook is written.
     for hook in &args.hooks {
         install::known(hook)?;
     }
     let root = loc.root();
+    let found = managers::detect(&root, &loc.dir, loc.hooks_path.as_deref());
+    if !args.config_hooks {
+        if found.iter().any(|f| f.manager == Manager::Overcommit) {
+            bail!("{}", overcommit_refusal());
+        }
+        if is_husky(&loc) {
+            return install_husky(ctx, args, &loc);
+        }
+        check_hooks_path(&loc, args.force)?;
+    }
     // A broken config file must not keep the guard from being installed
     // (a stranger's repository could ship one): it is left out, and said.
     let config = ctx.config(Some(&root));
@@ -92,7 +92,7 @@ pub fn install(ctx: &Ctx, args: &InstallArgs) -> Result<ExitStatus> {
             "`strict = true` needs the script hook: a hook linked with --direct is skipped silently by git when the binary goes missing. Install without --direct"
         );
     }
-    let bin = current_binary()?;
+    let bin = current_binary(ctx)?;
     let dir = if args.config_hooks {
         config_hooks_dir(&loc)
     } else {
@@ -100,6 +100,16 @@ pub fn install(ctx: &Ctx, args: &InstallArgs) -> Result<ExitStatus> {
     };
     for hook in &args.hooks {
         let form = install::Form::for_hook(hook, &bin, config.strict, args.direct)?;
+        if !args.config_hooks {
+            match mend_moved(&dir, hook)? {
+                Mended::Reached(said) => {
+                    ui::info(&said);
+                    continue;
+                }
+                Mended::Said(said) => ui::info(&said),
+                Mended::Nothing => {}
+            }
+        }
         let said = install::install_hook(&dir, hook, &form)
             .with_context(|| format!("failed to install the `{hook}` hook"))?;
         ui::info(&said);
@@ -119,12 +129,204 @@ pub fn install(ctx: &Ctx, args: &InstallArgs) -> Result<ExitStatus> {
             ui::info(&format!("registered `hook.{name}.command` for `{hook}`"));
         }
     }
+    if !args.config_hooks {
+        for f in &found {
+            if let Some(note) = manager_note(f.manager) {
+                ui::info(&format!("{} ({}): {note}", f.manager.name(), f.by));
+            }
+        }
+    }
     ui::info(&format!(
         "`{}` is now guarded ({}); `vouch status` shows the setup",
         root.display(),
         args.hooks.join(", ")
     ));
     Ok(ExitStatus::Allowed)
+}
+
+/// Whether husky owns the hooks (`core.hooksPath` is its `.husky/_`).
+fn is_husky(loc: &HooksLocation) -> bool {
+    managers::detect(&loc.root(), &loc.dir, loc.hooks_path.as_deref())
+        .iter()
+        .any(|f| f.manager == Manager::Husky && f.by.contains("core.hooksPath"))
+}
+
+/// Why vouch does not install beside overcommit, and what to do instead.
+fn overcommit_refusal() -> String {
+    format!(
+        "overcommit manages the hooks of this repository (`.overcommit.yml`): it moves every other hook to `.git/hooks/old-hooks/`, never runs it, and `overcommit --install --force` deletes it, so a hook of vouch's there would stop guarding without a word.\n\
+         On git 2.54 or later, `{p} install --config-hooks` registers vouch in the repository's git config, where overcommit does not reach and git runs it beside overcommit's hooks.\n\
+         On an older git, vouch has no recipe through overcommit that it has tested; `{p} install --force` would install vouch's hooks anyway (each `overcommit --install` then moves them away: `{p} status` tells)",
+        p = install::PROGRAM
+    )
+}
+
+/// What a manager does to vouch's hooks later, said once at install.
+fn manager_note(manager: Manager) -> Option<String> {
+    let p = install::PROGRAM;
+    match manager {
+        Manager::PreCommit | Manager::Prek => Some(format!(
+            "vouch's hook runs first and calls {m}'s; `{r}` keeps vouch (it moves vouch's hook to `<hook>.legacy` and runs it first), but `{r} -f` deletes it: run `{p} install` after that (`{p} status` tells whether vouch is still reached)",
+            m = manager.name(),
+            r = manager.reinstall()
+        )),
+        Manager::Lefthook => Some(format!(
+            "vouch's hook runs first and calls lefthook's; `lefthook install` (and lefthook's own resync when its config changes) moves vouch's hook to `<hook>.old`, where lefthook never runs it: run `{p} install` after that (`{p} status` tells). A lefthook job is no substitute: lefthook skips jobs when a push changes no files, as a rewind, an amend or a branch deletion does"
+        )),
+        Manager::Husky | Manager::Overcommit => None,
+    }
+}
+
+/// What [`mend_moved`] did.
+enum Mended {
+    /// Nothing to mend.
+    Nothing,
+    /// vouch is reached already, through the manager: leave the hook alone.
+    Reached(String),
+    /// Something was mended; go on installing.
+    Said(String),
+}
+
+/// Puts right what a hook manager's reinstall left of vouch's `hook`: a
+/// vouch hook moved to `<hook>.old` (lefthook, never run) is taken back,
+/// and a stale copy of the manager's script kept as `<hook>.local` while
+/// the manager wrote a new one is dropped. vouch's hook moved to
+/// `<hook>.legacy` by pre-commit or prek is still run first by them: left.
+fn mend_moved(dir: &Path, hook: &str) -> Result<Mended> {
+    let path = dir.join(hook);
+    let owner = managers::script_of(&path);
+    let Some(owner) = owner else {
+        return Ok(Mended::Nothing);
+    };
+    let mut said = Vec::new();
+    if let Some(suffix) = owner.moved_suffix() {
+        let moved = dir.join(format!("{hook}{suffix}"));
+        if install::is_vouch_file(&moved) {
+            if owner.legacy_var().is_some() {
+                return Ok(Mended::Reached(format!(
+                    "`{}` is {}'s and runs vouch's hook first (`{}`): vouch is reached; nothing changed",
+                    path.display(),
+                    owner.name(),
+                    moved.display()
+                )));
+            }
+            std::fs::remove_file(&moved)
+                .with_context(|| format!("cannot remove `{}`", moved.display()))?;
+            said.push(format!(
+                "took back vouch's hook from `{}`, where {} had moved it and never ran it",
+                moved.display(),
+                owner.name()
+            ));
+        }
+    }
+    let local = install::local_path(&path);
+    if managers::script_of(&local) == Some(owner) {
+        std::fs::remove_file(&local)
+            .with_context(|| format!("cannot remove `{}`", local.display()))?;
+        said.push(format!(
+            "removed `{}`, an older copy of {}'s script (`{}` is its new one)",
+            local.display(),
+            owner.name(),
+            path.display()
+        ));
+    }
+    Ok(if said.is_empty() {
+        Mended::Nothing
+    } else {
+        Mended::Said(said.join("; "))
+    })
+}
+
+/// `vouch install` where husky owns the hooks: vouch's block goes into the
+/// committed `.husky/<hook>` files (husky runs them with git's arguments
+/// and input; the block calls vouch only where it is installed), and the
+/// local-history hook into `.husky/_`, which husky regenerates without
+/// removing files of others.
+fn install_husky(ctx: &Ctx, args: &InstallArgs, loc: &HooksLocation) -> Result<ExitStatus> {
+    let root = loc.root();
+    let bin = current_binary(ctx)?;
+    let config = ctx.config(Some(&root));
+    let mut committed = Vec::new();
+    for hook in &args.hooks {
+        if hook == install::REF_TX {
+            let form = install::Form::for_hook(hook, &bin, config.strict, args.direct)?;
+            ui::info(&install::install_hook(&loc.dir, hook, &form)?);
+            continue;
+        }
+        let file = root.join(".husky").join(hook);
+        let text = std::fs::read_to_string(&file).unwrap_or_default();
+        match managers::with_block(&text, hook) {
+            None => ui::info(&format!(
+                "`{}` already calls vouch; nothing changed",
+                file.display()
+            )),
+            Some(new) => {
+                std::fs::write(&file, new)
+                    .with_context(|| format!("cannot write `{}`", file.display()))?;
+                ui::info(&format!("added vouch to `{}`", file.display()));
+                committed.push(format!(".husky/{hook}"));
+            }
+        }
+    }
+    if !committed.is_empty() {
+        ui::info(&format!(
+            "husky owns the hooks here (`core.hooksPath` = `{}`), so vouch is called from {}: commit it. A teammate without vouch sees one line saying the repository suggests it, and goes on",
+            loc.hooks_path.as_deref().unwrap_or_default(),
+            committed.join(" and ")
+        ));
+    }
+    ui::info(&format!(
+        "`{}` is now guarded ({}); `vouch status` shows the setup",
+        root.display(),
+        args.hooks.join(", ")
+    ));
+    Ok(ExitStatus::Allowed)
+}
+
+/// Takes vouch out of what a hook manager keeps: vouch's hook moved to
+/// `<hook>.legacy` (pre-commit, prek) or `<hook>.old` (lefthook), and
+/// vouch's block in husky's `.husky/<hook>`. What vouch had chained goes
+/// where the manager keeps a hook it found (its own stale script goes).
+fn uninstall_moved(root: &Path, dir: &Path, hook: &str) -> Result<()> {
+    let path = dir.join(hook);
+    if let Some(owner) = managers::script_of(&path)
+        && let Some(suffix) = owner.moved_suffix()
+    {
+        let moved = dir.join(format!("{hook}{suffix}"));
+        if install::is_vouch_file(&moved) {
+            std::fs::remove_file(&moved)
+                .with_context(|| format!("cannot remove `{}`", moved.display()))?;
+            let local = install::local_path(&path);
+            if std::fs::symlink_metadata(&local).is_ok() {
+                if managers::script_of(&local).is_some() {
+                    std::fs::remove_file(&local).ok();
+                } else {
+                    std::fs::rename(&local, &moved).with_context(|| {
+                        format!("cannot move `{}` to `{}`", local.display(), moved.display())
+                    })?;
+                }
+            }
+            ui::info(&format!(
+                "removed vouch's hook `{}` ({} runs as it did without vouch)",
+                moved.display(),
+                owner.name()
+            ));
+        }
+    }
+    let husky = root.join(".husky").join(hook);
+    if let Ok(text) = std::fs::read_to_string(&husky)
+        && let Some(rest) = managers::without_block(&text)
+    {
+        if managers::is_empty_script(&rest) {
+            std::fs::remove_file(&husky)
+                .with_context(|| format!("cannot remove `{}`", husky.display()))?;
+        } else {
+            std::fs::write(&husky, rest)
+                .with_context(|| format!("cannot write `{}`", husky.display()))?;
+        }
+        ui::info(&format!("removed vouch from `{}`", husky.display()));
+    }
+    Ok(())
 }
 
 /// `vouch uninstall`.
@@ -142,8 +344,15 @@ pub fn uninstall(ctx: &Ctx, args: &RepoArgs) -> Result<ExitStatus> {
     ) {
         return Ok(ExitStatus::Refused);
     }
+    let root = loc.root();
+    // vouch's hooks from before another tool set `core.hooksPath` go too.
+    let default_dir = loc.common_dir.join("hooks");
     for (hook, _) in HOOKS {
         ui::info(&install::uninstall_hook(&loc.dir, hook)?);
+        uninstall_moved(&root, &loc.dir, hook)?;
+        if default_dir != loc.dir && install::is_vouch_file(&default_dir.join(hook)) {
+            ui::info(&install::uninstall_hook(&default_dir, hook)?);
+        }
     }
     let config_dir = config_hooks_dir(&loc);
     for (hook, _) in HOOKS {
@@ -172,31 +381,20 @@ pub fn status(ctx: &Ctx, args: &RepoArgs) -> Result<ExitStatus> {
         )),
         None => ui::out(&format!("hooks dir:    {}", loc.dir.display())),
     }
+    let found = managers::detect(&root, &loc.dir, loc.hooks_path.as_deref());
+    if !found.is_empty() {
+        let names: Vec<String> = found
+            .iter()
+            .map(|f| format!("{} ({})", f.manager.name(), f.by))
+            .collect();
+        ui::out(&format!("hook manager: {}", names.join(", ")));
+    }
+    let husky = is_husky(&loc);
     for (hook, _) in HOOKS {
-        let line = match install::state(&loc.dir, hook) {
-            HookState::Missing => "not installed".to_owned(),
-            HookState::Foreign => "someone else's hook (run `vouch install`)".to_owned(),
-            HookState::Ours {
-                bin,
-                chained,
-                direct,
-            } => {
-                let bin = bin.unwrap_or_default();
-                let found = match (bin.is_file(), direct) {
-                    (true, false) => "",
-                    (true, true) => " (linked directly)",
-                    (false, false) => " (MISSING: the hook falls back to PATH)",
-                    (false, true) => {
-                        " (MISSING: git skips this hook silently; run `vouch install` again)"
-                    }
-                };
-                let chained = if chained {
-                    format!("; chains `{hook}.local`")
-                } else {
-                    String::new()
-                };
-                format!("installed, calls `{}`{found}{chained}", bin.display())
-            }
+        let line = if husky && *hook != install::REF_TX {
+            husky_reach(&root, hook)
+        } else {
+            hook_reach(&loc.dir, hook)
         };
         ui::out(&format!("{:<13} {line}", format!("{hook}:")));
         if let Some(command) = git::config_hook(&root, &git::config_hook_name(hook)) {
@@ -271,6 +469,80 @@ pub fn status(ctx: &Ctx, args: &RepoArgs) -> Result<ExitStatus> {
         ctx.log_path(&config)?.display()
     ));
     Ok(ExitStatus::Allowed)
+}
+
+/// Whether git reaches vouch through `dir/hook`, in words.
+fn hook_reach(dir: &Path, hook: &str) -> String {
+    let p = install::PROGRAM;
+    match install::state(dir, hook) {
+        HookState::Missing => "not installed".to_owned(),
+        HookState::Foreign => {
+            let path = dir.join(hook);
+            let Some(owner) = managers::script_of(&path) else {
+                return format!("someone else's hook; vouch is not reached (run `{p} install`)");
+            };
+            let moved = owner
+                .moved_suffix()
+                .map(|s| dir.join(format!("{hook}{s}")))
+                .filter(|m| install::is_vouch_file(m));
+            match moved {
+                Some(m) if owner.legacy_var().is_some() => format!(
+                    "{}'s hook; vouch is reached: {} runs `{}` first (`{} -f` would delete it)",
+                    owner.name(),
+                    owner.name(),
+                    m.display(),
+                    owner.reinstall()
+                ),
+                Some(m) => format!(
+                    "{}'s hook; vouch is NOT reached: {} moved vouch's hook to `{}` and never runs it (run `{p} install`)",
+                    owner.name(),
+                    owner.name(),
+                    m.display()
+                ),
+                None => format!(
+                    "{}'s hook; vouch is NOT reached (run `{p} install`)",
+                    owner.name()
+                ),
+            }
+        }
+        HookState::Ours {
+            bin,
+            chained,
+            direct,
+        } => {
+            let bin = bin.unwrap_or_default();
+            let found = match (bin.is_file(), direct) {
+                (true, false) => "",
+                (true, true) => " (linked directly)",
+                (false, false) => " (MISSING: the hook falls back to PATH)",
+                (false, true) => {
+                    " (MISSING: git skips this hook silently; run `vouch install` again)"
+                }
+            };
+            let local = install::local_path(&dir.join(hook));
+            let chained = match (chained, managers::script_of(&local)) {
+                (true, Some(m)) => format!("; chains {}'s hook (`{hook}.local`)", m.name()),
+                (true, None) => format!("; chains `{hook}.local`"),
+                (false, _) => String::new(),
+            };
+            format!("installed, calls `{}`{found}{chained}", bin.display())
+        }
+    }
+}
+
+/// Whether husky's `.husky/<hook>` calls vouch, in words.
+fn husky_reach(root: &Path, hook: &str) -> String {
+    let file = root.join(".husky").join(hook);
+    let text = std::fs::read_to_string(&file).unwrap_or_default();
+    if text.contains(managers::BLOCK_BEGIN) {
+        format!("reached through husky: `{}` calls vouch", file.display())
+    } else {
+        format!(
+            "husky owns this hook and `{}` does not call vouch: vouch is NOT reached (run `{} install`)",
+            file.display(),
+            install::PROGRAM
+        )
+    }
 }
 
 /// `vouch trust`.

@@ -196,6 +196,9 @@ fn every_agent_protocol_end_to_end() {
         out.code(0);
         if agent == "cursor" {
             assert_eq!(out.stdout.trim(), r#"{"permission":"allow"}"#);
+        } else if agent == "opencode" {
+            // vouch's plugin warns on anything but an explicit allow.
+            assert_eq!(out.stdout.trim(), r#"{"decision":"allow"}"#);
         } else {
             assert_eq!(out.stdout, "", "{agent}");
         }
@@ -647,21 +650,24 @@ fn a_missing_binary_behind_the_agent_hook_blocks_in_each_agents_words() {
         .status()
         .unwrap();
     assert!(status.success());
+    // The user's settings name this machine's binary (the project's, which
+    // teammates share, name vouch on PATH: see the test after this one).
     for agent in AGENTS {
         let out = env
             .cmd(&copy, &env.work)
-            .args(["agent", "install", agent])
+            .args(["agent", "install", "--user", agent])
             .output()
             .unwrap();
         assert!(out.status.success(), "{agent}: {out:?}");
     }
+    let opencode = env.base().join("config/opencode/plugins/vouch.js");
     let files = [
-        ("claude", ".claude/settings.json"),
-        ("codex", ".codex/hooks.json"),
-        ("gemini", ".gemini/settings.json"),
-        ("cursor", ".cursor/hooks.json"),
-        ("copilot", ".github/hooks/vouch.json"),
-        ("opencode", ".opencode/plugins/vouch.js"),
+        ("claude", env.home.join(".claude/settings.json")),
+        ("codex", env.home.join(".codex/hooks.json")),
+        ("gemini", env.home.join(".gemini/settings.json")),
+        ("cursor", env.home.join(".cursor/hooks.json")),
+        ("copilot", env.home.join(".copilot/hooks/vouch.json")),
+        ("opencode", opencode),
     ];
     let run = |agent: &str, command: &str| {
         let mut child = env
@@ -683,13 +689,14 @@ fn a_missing_binary_behind_the_agent_hook_blocks_in_each_agents_words() {
         Out::from_output(child.wait_with_output().unwrap())
     };
     // While the binary is there, the command runs it.
-    let claude = hook_command_in(&fs::read_to_string(env.work.join(files[0].1)).unwrap());
+    let claude = hook_command_in(&fs::read_to_string(&files[0].1).unwrap());
     run("claude", &claude)
         .code(0)
         .stdout_has("permissionDecision");
     fs::remove_file(&copy).unwrap();
-    for (agent, file) in files {
-        let command = hook_command_in(&fs::read_to_string(env.work.join(file)).unwrap());
+    for (agent, file) in &files {
+        let agent = *agent;
+        let command = hook_command_in(&fs::read_to_string(file).unwrap());
         let out = run(agent, &command);
         out.stderr_has("the vouch binary is missing")
             .stderr_has(&format!("vouch agent install {agent}"));
@@ -706,6 +713,58 @@ fn a_missing_binary_behind_the_agent_hook_blocks_in_each_agents_words() {
             _ => {
                 out.code(0).stdout_has(r#""decision":"deny""#);
             }
+        }
+    }
+}
+
+#[test]
+fn a_projects_settings_let_a_teammate_without_vouch_work() {
+    let env = TestEnv::new();
+    let files = [
+        ("claude", ".claude/settings.json"),
+        ("codex", ".codex/hooks.json"),
+        ("gemini", ".gemini/settings.json"),
+        ("cursor", ".cursor/hooks.json"),
+        ("copilot", ".github/hooks/vouch.json"),
+        ("opencode", ".opencode/plugins/vouch.js"),
+    ];
+    for (agent, file) in files {
+        let out = env.vouch(&["agent", "install", "--project", agent]);
+        out.code(0);
+        if agent == "codex" {
+            out.stderr_has("/hooks");
+        }
+        let text = fs::read_to_string(env.work.join(file)).unwrap();
+        let command = hook_command_in(&text);
+        // Nothing of this machine in a file meant to be committed.
+        assert!(
+            !text.contains(env.base().to_str().unwrap()),
+            "{agent}: {text}"
+        );
+        assert!(!command.contains("target/"), "{agent}: {command}");
+        // The test PATH has no vouch: the teammate's agent goes on, told once.
+        let mut child = env
+            .cmd("sh", &env.work)
+            .arg("-c")
+            .arg(&command)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let request = input(agent, "git push --force", &env.work).to_string();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(request.as_bytes())
+            .ok();
+        let out = Out::from_output(child.wait_with_output().unwrap());
+        out.code(0).stderr_has("This project suggests vouch");
+        match agent {
+            "cursor" => assert_eq!(out.stdout.trim(), r#"{"permission":"allow"}"#),
+            "opencode" => assert_eq!(out.stdout.trim(), r#"{"decision":"allow"}"#),
+            _ => assert_eq!(out.stdout, "", "{agent}"),
         }
     }
 }

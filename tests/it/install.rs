@@ -159,15 +159,20 @@ fn committed_hooks_folder_needs_force() {
 }
 
 #[test]
-fn husky_hooks_path_is_refused_with_a_recipe() {
+fn husky_hooks_path_gets_vouch_in_its_committed_hook_files() {
     let env = TestEnv::new();
     fs::create_dir_all(env.work.join(".husky/_")).unwrap();
     env.git(&env.work, &["config", "core.hooksPath", ".husky/_"]);
     env.vouch(&["install"])
-        .code(2)
-        .stderr_has("husky owns the hooks")
-        .stderr_has("vouch hook pre-push -- \"$@\"");
+        .code(0)
+        .stderr_has("husky owns the hooks");
+    // husky's own stubs are husky's: vouch goes into `.husky/<hook>`.
     assert!(!env.work.join(".husky/_/pre-push").exists());
+    let hook = fs::read_to_string(env.work.join(".husky/pre-push")).unwrap();
+    assert!(
+        hook.contains("command -v vouch") && hook.contains("vouch hook pre-push -- \"$@\""),
+        "{hook}"
+    );
 }
 
 #[test]

@@ -19,6 +19,7 @@ mod interactive;
 mod layout;
 mod local;
 mod log;
+mod managers;
 mod overrides;
 mod paths;
 mod pre_commit;

@@ -215,7 +215,7 @@ fn install_into_no_file_writes_the_documented_shape() {
             {"command": cmd, "timeout": 30}
         ]}}),
         Agent::Copilot => json!({"version": 1, "hooks": {"preToolUse": [
-            {"type": "command", "bash": cmd, "matcher": "bash", "timeoutSec": 30}
+            {"type": "command", "bash": cmd, "timeoutSec": 30}
         ]}}),
         Agent::Opencode => unreachable!(),
     };
@@ -753,5 +753,40 @@ fn the_hook_command_is_recognised_as_vouch_and_names_the_binary() {
             1 + usize::from(agent == Agent::Opencode),
             "{agent}: {new}"
         );
+    }
+}
+
+#[test]
+fn an_edit_keeps_the_files_indentation() {
+    let four = "{\n    \"model\": \"x\",\n    \"hooks\": {}\n}\n";
+    let cmd = command(NEW, Agent::Claude);
+    let text = merged(Agent::Claude, Some(four), &cmd).unwrap();
+    assert!(
+        text.starts_with("{\n    \"model\": \"x\",\n    \"hooks\": {\n        \"PreToolUse\""),
+        "{text}"
+    );
+    let Some(Removal::Rewrite(back)) = removed(Agent::Claude, &text).unwrap() else {
+        panic!("vouch's entry is there to remove");
+    };
+    assert_eq!(back, "{\n    \"model\": \"x\"\n}\n");
+    let tabs = "{\n\t\"model\": \"x\"\n}\n";
+    assert!(
+        merged(Agent::Claude, Some(tabs), &cmd)
+            .unwrap()
+            .contains("\n\t\"hooks\": {\n\t\t")
+    );
+}
+
+#[test]
+fn a_project_command_names_vouch_on_path_and_lets_a_teammate_without_it_work() {
+    for agent in Agent::ALL {
+        let cmd = project_hook_command(agent);
+        assert!(is_vouch_command(&cmd), "{agent}: {cmd}");
+        assert!(cmd.starts_with("command -v vouch "), "{agent}: {cmd}");
+        assert!(
+            !cmd.contains('/') || cmd.contains("/dev/null"),
+            "{agent}: no machine path: {cmd}"
+        );
+        assert!(cmd.ends_with("exit 0"), "{agent}: {cmd}");
     }
 }

@@ -1,0 +1,371 @@
+//! vouch beside the real hook managers (pre-commit, prek, lefthook, husky),
+//! as `.ci/run` installs them: both install orders, the manager's own
+//! reinstall and `-f`, a force push of a rewritten `main` and the deletion
+//! of a protected branch from a clean HEAD (both judged), the manager's own
+//! hook still running, and `vouch uninstall`.
+//!
+//! A manager missing from this machine skips its test with a line; with
+//! `CI` set a missing manager fails the test (never a silent skip).
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::support::{Out, TestEnv};
+
+/// Refuse whatever is verified and unavailable: a judged push is refused.
+const BLOCK_UNAVAILABLE: &str =
+    "[on_unavailable]\ncritical = \"block\"\nhigh = \"block\"\nstandard = \"block\"\n";
+
+/// The directory holding `tool`, found on the test runner's own PATH.
+fn tool_dir(tool: &str) -> Option<PathBuf> {
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(format!("command -v {tool}"))
+        .output()
+        .ok()?;
+    let path = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+    (out.status.success() && !path.is_empty())
+        .then(|| Path::new(&path).parent().unwrap().to_path_buf())
+}
+
+/// A test world with `tool` on its PATH and the refusing config; `None`
+/// (said) when the tool is missing outside CI.
+fn with_tool(tool: &str) -> Option<TestEnv> {
+    let Some(dir) = tool_dir(tool) else {
+        let ci = Command::new("sh")
+            .arg("-c")
+            .arg("[ -n \"${CI:-}\" ]")
+            .status()
+            .unwrap()
+            .success();
+        assert!(
+            !ci,
+            "`{tool}` is not installed, and CI must test it (.ci/run installs it)"
+        );
+        eprintln!("skipped: `{tool}` is not installed");
+        return None;
+    };
+    let mut env = TestEnv::new();
+    env.extra_env.push((
+        "PATH".into(),
+        format!("{}:/usr/local/bin:/usr/bin:/bin", dir.display()),
+    ));
+    env.write_config(BLOCK_UNAVAILABLE);
+    Some(env)
+}
+
+fn run(env: &TestEnv, program: &str, args: &[&str]) -> Out {
+    Out::from_output(env.cmd(program, &env.work).args(args).output().unwrap())
+}
+
+fn hooks(env: &TestEnv) -> PathBuf {
+    env.work.join(".git/hooks")
+}
+
+/// A force push of a rewritten `main` and the deletion of the protected
+/// `develop`, from a clean HEAD: both judged, refused and logged.
+#[track_caller]
+fn destructive_pushes_are_judged(env: &TestEnv) {
+    let before = env.remote_ref("main").unwrap();
+    env.rewind(1);
+    env.push(&["--force", "origin", "main"])
+        .code(1)
+        .stderr_has("refused");
+    assert_eq!(
+        env.remote_ref("main").unwrap(),
+        before,
+        "the remote is untouched"
+    );
+    let record = env.last_audit_of("pre-push");
+    assert_eq!(record["decision"], "refused");
+    assert_eq!(record["refs"][0]["rule"], "force_push_protected");
+    env.git(&env.work, &["reset", "-q", "--hard", &before]);
+    env.push(&["origin", "--delete", "develop"])
+        .code(1)
+        .stderr_has("refused");
+    assert!(env.remote_ref("develop").is_some());
+    let record = env.last_audit_of("pre-push");
+    assert_eq!(record["decision"], "refused");
+    assert_eq!(record["refs"][0]["rule"], "delete_protected");
+}
+
+fn status(env: &TestEnv) -> String {
+    let out = env.vouch(&["status"]);
+    out.code(0);
+    out.stdout
+}
+
+// ---- pre-commit and prek ---------------------------------------------------
+
+/// A pre-commit config whose hooks write a marker for each stage.
+fn pre_commit_config(env: &TestEnv) {
+    fs::write(
+        env.work.join(".pre-commit-config.yaml"),
+        "default_install_hook_types: [pre-commit, pre-push]\nrepos:\n- repo: local\n  hooks:\n  - id: marker\n    name: marker\n    entry: sh -c 'echo ran >> .git/manager-ran'\n    language: system\n    always_run: true\n    pass_filenames: false\n    stages: [pre-commit, pre-push]\n",
+    )
+    .unwrap();
+    env.git(&env.work, &["add", ".pre-commit-config.yaml"]);
+    env.git(
+        &env.work,
+        &["commit", "-q", "--no-verify", "-m", "pre-commit config"],
+    );
+    env.git(
+        &env.work,
+        &[
+            "push",
+            "-q",
+            "--no-verify",
+            "origin",
+            "main",
+            "main:develop",
+        ],
+    );
+}
+
+fn manager_ran(env: &TestEnv) -> usize {
+    fs::read_to_string(env.work.join(".git/manager-ran"))
+        .unwrap_or_default()
+        .lines()
+        .count()
+}
+
+fn pre_commit_like(tool: &str, manager_first: bool) {
+    let Some(env) = with_tool(tool) else {
+        return;
+    };
+    pre_commit_config(&env);
+    if manager_first {
+        run(&env, tool, &["install"]).code(0);
+        env.vouch(&["install"])
+            .code(0)
+            .stderr_has(&format!("{tool} install -f"));
+    } else {
+        env.vouch(&["install"]).code(0);
+    }
+    // The manager's routine reinstall (onboarding, `make setup`): migration mode.
+    run(&env, tool, &["install"]).code(0);
+    assert!(
+        status(&env).contains("vouch is reached"),
+        "{}",
+        status(&env)
+    );
+    // Commits still work, and the manager's own hooks still run.
+    let ran = manager_ran(&env);
+    env.commit(&env.work, "more.txt", "more");
+    assert!(manager_ran(&env) > ran, "{tool}'s pre-commit hook ran");
+    env.push(&["origin", "main"]).code(0);
+    assert!(manager_ran(&env) > ran + 1, "{tool}'s pre-push hook ran");
+    destructive_pushes_are_judged(&env);
+
+    // `-f`: the manager deletes vouch; status says so, `vouch install` mends it.
+    run(&env, tool, &["install", "-f"]).code(0);
+    let said = status(&env);
+    assert!(said.contains("vouch is NOT reached"), "{said}");
+    assert!(said.contains(tool), "{said}");
+    env.vouch(&["install"]).code(0);
+    destructive_pushes_are_judged(&env);
+
+    // Uninstall leaves the manager as it works without vouch.
+    crate::support::tmux::vouch_yes(&env, &["uninstall"]);
+    for name in [
+        "pre-push",
+        "pre-push.legacy",
+        "pre-push.local",
+        "pre-commit.legacy",
+    ] {
+        let path = hooks(&env).join(name);
+        assert!(
+            !fs::read_to_string(&path)
+                .unwrap_or_default()
+                .contains("vouch"),
+            "`{name}` is not vouch's"
+        );
+    }
+    let ran = manager_ran(&env);
+    env.commit(&env.work, "after.txt", "after");
+    env.push(&["origin", "main"]).code(0);
+    assert!(manager_ran(&env) > ran + 1, "{tool}'s hooks still run");
+    env.rewind(2);
+    env.push(&["--force", "origin", "main"]).code(0);
+}
+
+#[test]
+fn pre_commit_installed_first() {
+    pre_commit_like("pre-commit", true);
+}
+
+#[test]
+fn pre_commit_installed_after_vouch() {
+    pre_commit_like("pre-commit", false);
+}
+
+#[test]
+fn prek_installed_first() {
+    pre_commit_like("prek", true);
+}
+
+#[test]
+fn prek_installed_after_vouch() {
+    pre_commit_like("prek", false);
+}
+
+// ---- lefthook ---------------------------------------------------------------
+
+fn lefthook(manager_first: bool) {
+    let Some(env) = with_tool("lefthook") else {
+        return;
+    };
+    fs::write(
+        env.work.join("lefthook.yml"),
+        "pre-push:\n  jobs:\n    - name: marker\n      run: echo ran >> .git/manager-ran\n",
+    )
+    .unwrap();
+    env.git(&env.work, &["add", "lefthook.yml"]);
+    env.git(&env.work, &["commit", "-q", "-m", "lefthook config"]);
+    env.git(&env.work, &["push", "-q", "origin", "main", "main:develop"]);
+    if manager_first {
+        run(&env, "lefthook", &["install"]).code(0);
+        env.vouch(&["install"]).code(0).stderr_has("lefthook");
+    } else {
+        env.vouch(&["install"]).code(0);
+        // lefthook moves vouch's hook to `pre-push.old` and never runs it.
+        run(&env, "lefthook", &["install"]).code(0);
+        let said = status(&env);
+        assert!(said.contains("vouch is NOT reached"), "{said}");
+        env.vouch(&["install"]).code(0).stderr_has("took back");
+    }
+    assert!(
+        status(&env).contains("chains lefthook's hook"),
+        "{}",
+        status(&env)
+    );
+    // A file-changing push runs lefthook's job through vouch's hook.
+    env.commit(&env.work, "more.txt", "more");
+    env.push(&["origin", "main"]).code(0);
+    assert!(manager_ran(&env) >= 1, "lefthook's job ran");
+    destructive_pushes_are_judged(&env);
+
+    // lefthook's reinstall and `-f` move vouch aside; `vouch install` takes it back.
+    for args in [&["install"][..], &["install", "-f"][..]] {
+        run(&env, "lefthook", args).code(0);
+        assert!(status(&env).contains("vouch is NOT reached"), "{args:?}");
+        env.vouch(&["install"]).code(0);
+        destructive_pushes_are_judged(&env);
+    }
+
+    crate::support::tmux::vouch_yes(&env, &["uninstall"]);
+    let hook = fs::read_to_string(hooks(&env).join("pre-push")).unwrap();
+    assert!(
+        hook.contains("lefthook") && !hook.contains("vouch"),
+        "{hook}"
+    );
+    assert!(!hooks(&env).join("pre-push.local").exists());
+    assert!(!hooks(&env).join("pre-push.old").exists());
+    let ran = manager_ran(&env);
+    env.commit(&env.work, "again.txt", "again");
+    env.push(&["origin", "main"]).code(0);
+    assert!(manager_ran(&env) > ran, "lefthook still runs its job");
+}
+
+#[test]
+fn lefthook_installed_first() {
+    lefthook(true);
+}
+
+#[test]
+fn lefthook_installed_after_vouch() {
+    lefthook(false);
+}
+
+// ---- husky -------------------------------------------------------------------
+
+fn husky(manager_first: bool) {
+    let Some(env) = with_tool("husky") else {
+        return;
+    };
+    env.git(&env.work, &["push", "-q", "origin", "main:develop"]);
+    let husky = |env: &TestEnv| {
+        run(env, "husky", &[]).code(0);
+    };
+    if !manager_first {
+        env.vouch(&["install"]).code(0);
+    }
+    husky(&env);
+    fs::write(
+        env.work.join(".husky/pre-push"),
+        "echo ran >> .git/manager-ran\n",
+    )
+    .unwrap();
+    if !manager_first {
+        // husky's `core.hooksPath` silences `.git/hooks`: status says so.
+        assert!(
+            status(&env).contains("vouch is NOT reached"),
+            "{}",
+            status(&env)
+        );
+    }
+    env.vouch(&["install"]).code(0).stderr_has("commit it");
+    // Its reinstall (`npm install` runs `husky`) keeps vouch.
+    husky(&env);
+    assert!(
+        status(&env).contains("reached through husky"),
+        "{}",
+        status(&env)
+    );
+    env.commit(&env.work, "more.txt", "more");
+    env.push(&["origin", "main"]).code(0);
+    assert!(manager_ran(&env) >= 1, "the user's husky hook ran");
+    destructive_pushes_are_judged(&env);
+
+    // A teammate without vouch: one line, and the push goes on.
+    let teammate = env.colleague();
+    env.git(&env.work, &["add", ".husky/pre-push"]);
+    env.git(&env.work, &["commit", "-q", "-m", "husky hooks"]);
+    env.push(&["origin", "main"]).code(0);
+    env.git(&teammate, &["pull", "-q"]);
+    run(
+        &env,
+        "sh",
+        &["-c", &format!("cd '{}' && husky", teammate.display())],
+    )
+    .code(0);
+    env.commit(&teammate, "theirs.txt", "theirs");
+    let out = env.push_in(&teammate, &["origin", "main"]);
+    out.code(0).stderr_has("This repository suggests vouch");
+    // Said once per clone.
+    env.commit(&teammate, "theirs.txt", "theirs again");
+    let out = env.push_in(&teammate, &["origin", "main"]);
+    assert!(!out.stderr.contains("suggests vouch"), "{}", out.stderr);
+
+    crate::support::tmux::vouch_yes(&env, &["uninstall"]);
+    let hook = fs::read_to_string(env.work.join(".husky/pre-push")).unwrap();
+    assert_eq!(hook, "echo ran >> .git/manager-ran\n", "back as it was");
+}
+
+#[test]
+fn husky_installed_first() {
+    husky(true);
+}
+
+#[test]
+fn husky_installed_after_vouch() {
+    husky(false);
+}
+
+// ---- overcommit (not installable here: found by its files) ------------------
+
+#[test]
+fn overcommit_is_refused_with_a_recipe() {
+    let env = TestEnv::new();
+    fs::write(
+        env.work.join(".overcommit.yml"),
+        "PreCommit:\n  ALL:\n    enabled: true\n",
+    )
+    .unwrap();
+    env.vouch(&["install"])
+        .code(2)
+        .stderr_has("overcommit")
+        .stderr_has("--config-hooks");
+    assert!(!hooks(&env).join("pre-push").exists());
+}
