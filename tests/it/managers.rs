@@ -281,10 +281,15 @@ fn lefthook_installed_after_vouch() {
 // ---- husky -------------------------------------------------------------------
 
 fn husky(manager_first: bool) {
-    let Some(env) = with_tool("husky") else {
+    let Some(mut env) = with_tool("husky") else {
         return;
     };
     env.git(&env.work, &["push", "-q", "origin", "main:develop"]);
+    // husky's hook files call vouch by its PATH name: this machine has it.
+    let bin_dir = crate::support::vouch_bin().parent().unwrap().to_path_buf();
+    let path = env.extra_env.pop().unwrap().1;
+    let with_vouch = format!("{}:{path}", bin_dir.display());
+    env.extra_env.push(("PATH".into(), with_vouch));
     let husky = |env: &TestEnv| {
         run(env, "husky", &[]).code(0);
     };
@@ -330,12 +335,27 @@ fn husky(manager_first: bool) {
         &["-c", &format!("cd '{}' && husky", teammate.display())],
     )
     .code(0);
-    env.commit(&teammate, "theirs.txt", "theirs");
-    let out = env.push_in(&teammate, &["origin", "main"]);
-    out.code(0).stderr_has("This repository suggests vouch");
+    // The teammate has husky but no vouch.
+    let without = |args: &[&str]| {
+        Out::from_output(
+            env.cmd("git", &teammate)
+                .env("PATH", &path)
+                .args(args)
+                .output()
+                .unwrap(),
+        )
+    };
+    fs::write(teammate.join("theirs.txt"), "theirs\n").unwrap();
+    without(&["add", "theirs.txt"]).code(0);
+    without(&["commit", "-q", "-m", "theirs"]).code(0);
+    without(&["push", "origin", "main"])
+        .code(0)
+        .stderr_has("This repository suggests vouch");
     // Said once per clone.
-    env.commit(&teammate, "theirs.txt", "theirs again");
-    let out = env.push_in(&teammate, &["origin", "main"]);
+    fs::write(teammate.join("theirs.txt"), "theirs again\n").unwrap();
+    without(&["commit", "-q", "-am", "theirs again"]).code(0);
+    let out = without(&["push", "origin", "main"]);
+    out.code(0);
     assert!(!out.stderr.contains("suggests vouch"), "{}", out.stderr);
 
     crate::support::tmux::vouch_yes(&env, &["uninstall"]);
