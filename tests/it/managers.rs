@@ -29,6 +29,10 @@ fn tool_dir(tool: &str) -> Option<PathBuf> {
         .then(|| Path::new(&path).parent().unwrap().to_path_buf())
 }
 
+#[allow(
+    clippy::print_stderr,
+    reason = "a skipped manager test says so where the test runner shows it"
+)]
 /// A test world with `tool` on its PATH and the refusing config; `None`
 /// (said) when the tool is missing outside CI.
 fn with_tool(tool: &str) -> Option<TestEnv> {
