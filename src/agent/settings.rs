@@ -73,12 +73,15 @@
 //! format asks for one) is deleted. Containers that were empty before are
 //! left alone.
 //!
-//! Files are edited as plain JSON (`serde_json` with `preserve_order`, so
-//! keys stay in their order) and rewritten with the indentation they had
-//! (two spaces for a new file); arrays written on one line come back one
-//! item a line. A file
-//! that is not plain JSON (Gemini CLI tolerates comments, for example) is
-//! refused with [`SettingsError::Malformed`] and left untouched.
+//! Files are edited in their own text (`jsonc-parser`'s syntax tree): only
+//! vouch's entry is written, so comments (Gemini CLI allows `//` and
+//! `/* */`), indentation, one-line arrays and key order stay as they were,
+//! and uninstalling gives back the text from before. The edit is checked
+//! against the same edit made on the parsed value (`serde_json` with
+//! `preserve_order`); a file whose shape only the value edit handles is
+//! rewritten from the value with its own indentation. Only text that is not
+//! JSON at all (comments and trailing commas allowed) or has the wrong
+//! shape is refused with [`SettingsError::Malformed`] and left untouched.
 //!
 //! # The opencode plugin
 //!
@@ -115,6 +118,7 @@ use std::fs;
 use std::io::{self, Write as _};
 use std::path::{Path, PathBuf};
 
+use jsonc_parser::cst::{CstArray, CstInputValue, CstRootNode};
 use serde_json::{Map, Value, json};
 
 use crate::env::Env;
@@ -183,9 +187,9 @@ pub fn settings_path(
 /// [`removed`]. [`SettingsError::Malformed`] adds the path.
 #[derive(Debug, thiserror::Error)]
 pub enum Malformed {
-    /// The text is not JSON.
-    #[error("it is not valid JSON")]
-    Json(#[source] serde_json::Error),
+    /// The text is not JSON (comments and trailing commas are allowed).
+    #[error("it is not valid JSON: {0}")]
+    Json(String),
     /// The JSON is valid but a value vouch has to descend into has the wrong type.
     #[error("`{0}` is not {1}")]
     Shape(String, &'static str),
@@ -480,12 +484,173 @@ fn hook_name(agent: Agent) -> String {
     }
 }
 
-/// Parses a file's text; blank text counts as an empty object.
+/// Parses a file's text, comments and trailing commas allowed (Gemini CLI
+/// and VS Code-style settings have them); blank text counts as an empty
+/// object.
 fn parse(text: &str) -> Result<Value, Malformed> {
     if text.trim().is_empty() {
         return Ok(Value::Object(Map::new()));
     }
-    serde_json::from_str(text).map_err(Malformed::Json)
+    let root = cst(text)?;
+    root.value()
+        .and_then(|v| v.to_serde_value())
+        .ok_or_else(|| Malformed::Json("it holds no value".to_owned()))
+}
+
+fn cst(text: &str) -> Result<CstRootNode, Malformed> {
+    CstRootNode::parse(text, &jsonc_parser::ParseOptions::default())
+        .map_err(|e| Malformed::Json(e.to_string()))
+}
+
+/// A JSON value as input for the syntax tree.
+fn input(v: &Value) -> CstInputValue {
+    match v {
+        Value::Null => CstInputValue::Null,
+        Value::Bool(b) => CstInputValue::Bool(*b),
+        Value::Number(n) => CstInputValue::Number(n.to_string()),
+        Value::String(s) => CstInputValue::String(s.clone()),
+        Value::Array(a) => CstInputValue::Array(a.iter().map(input).collect()),
+        Value::Object(o) => {
+            CstInputValue::Object(o.iter().map(|(k, v)| (k.clone(), input(v))).collect())
+        }
+    }
+}
+
+/// Edits the file's own text as [`merged_json`] edits its value, so that
+/// its comments, indentation and line layout stay; `None` when the text
+/// has a shape only the value edit handles.
+fn merged_text(spec: &JsonSpec, text: &str, want: &Value) -> Option<String> {
+    let root = cst(text).ok()?;
+    let top = root.object_value()?;
+    if spec.versioned && top.get("version").is_none() {
+        top.insert(0, "version", CstInputValue::Number("1".to_owned()));
+    }
+    let hooks = top.object_value_or_create("hooks")?;
+    let list = hooks.array_value_or_create(spec.event)?;
+    let kept = match spec.group_matcher {
+        Some(matcher) => {
+            let mut kept = false;
+            for group in list.elements() {
+                let Some(group) = group.as_object() else {
+                    continue;
+                };
+                let same = group
+                    .get("matcher")
+                    .and_then(|p| p.value())
+                    .and_then(|v| v.to_serde_value())
+                    == Some(Value::String(matcher.to_owned()));
+                let Some(handlers) = group.array_value("hooks") else {
+                    continue;
+                };
+                let before = handlers.elements().len();
+                kept |= keep_one_text(
+                    &handlers,
+                    spec.command_keys,
+                    (same && !kept).then_some(want),
+                );
+                if before > 0 && handlers.elements().is_empty() {
+                    group.remove();
+                }
+            }
+            if !kept {
+                list.append(input(&json!({"matcher": matcher, "hooks": [want]})));
+            }
+            true
+        }
+        None => keep_one_text(&list, spec.command_keys, Some(want)),
+    };
+    if !kept {
+        if !list.elements().is_empty() {
+            list.ensure_multiline();
+        }
+        list.append(input(want));
+    }
+    Some(root.to_string())
+}
+
+/// [`keep_one`] on the file's text.
+fn keep_one_text(list: &CstArray, keys: &[&str], want: Option<&Value>) -> bool {
+    let mut kept = false;
+    for element in list.elements() {
+        let Some(value) = element.to_serde_value() else {
+            continue;
+        };
+        if !is_vouch_handler(&value, keys) {
+            continue;
+        }
+        match want {
+            Some(want) if !kept => {
+                kept = true;
+                let mut updated = value.clone();
+                update(&mut updated, want, keys);
+                if updated != value
+                    && let Some(object) = element.as_object()
+                {
+                    update_text(&object, &updated);
+                }
+            }
+            _ => element.remove(),
+        }
+    }
+    kept
+}
+
+/// Makes the handler `object` in the file's text hold `updated`, one key at
+/// a time, so its layout stays.
+fn update_text(object: &jsonc_parser::cst::CstObject, updated: &Value) {
+    let Some(updated) = updated.as_object() else {
+        return;
+    };
+    for prop in object.properties() {
+        let Some(name) = prop.name().and_then(|n| n.decoded_value().ok()) else {
+            continue;
+        };
+        match updated.get(&name) {
+            None => prop.remove(),
+            Some(v) if prop.value().and_then(|n| n.to_serde_value()).as_ref() != Some(v) => {
+                prop.set_value(input(v));
+            }
+            Some(_) => {}
+        }
+    }
+    for (key, v) in updated {
+        if object.get(key).is_none() {
+            object.append(key, input(v));
+        }
+    }
+}
+
+/// Takes vouch's handlers out of the file's own text, and the containers
+/// that emptied; `None` when the text has a shape only the value edit handles.
+fn removed_text(spec: &JsonSpec, text: &str) -> Option<String> {
+    let root = cst(text).ok()?;
+    let top = root.object_value()?;
+    let hooks_prop = top.get("hooks")?;
+    let hooks = hooks_prop.object_value()?;
+    let list_prop = hooks.get(spec.event)?;
+    let list = list_prop.array_value()?;
+    let had = list.elements().len();
+    if spec.group_matcher.is_some() {
+        for group in list.elements() {
+            let Some(handlers) = group.as_object().and_then(|g| g.array_value("hooks")) else {
+                continue;
+            };
+            let before = handlers.elements().len();
+            keep_one_text(&handlers, spec.command_keys, None);
+            if before > 0 && handlers.elements().is_empty() {
+                group.remove();
+            }
+        }
+    } else {
+        keep_one_text(&list, spec.command_keys, None);
+    }
+    if had > 0 && list.elements().is_empty() {
+        list_prop.remove();
+        if hooks.properties().is_empty() {
+            hooks_prop.remove();
+        }
+    }
+    Some(root.to_string())
 }
 
 #[cfg(test)]
@@ -570,12 +735,20 @@ fn merged_json(
     if !kept {
         let entry = match spec.group_matcher {
             Some(matcher) => json!({"matcher": matcher, "hooks": [want]}),
-            None => want,
+            None => want.clone(),
         };
         list.push(entry);
     }
     match (existing, original) {
         (Some(text), Some(before)) if before == root => Ok(text.to_owned()),
+        // The file's own text, edited where vouch's entry goes: its
+        // comments and layout stay. Checked against the value edit.
+        (Some(text), Some(_))
+            if let Some(edited) = merged_text(spec, text, &want)
+                && parse(&edited).is_ok_and(|v| v == root) =>
+        {
+            Ok(edited)
+        }
         _ => Ok(render_indented(&root, &indent_of(existing))),
     }
 }
@@ -693,6 +866,11 @@ fn removed_json(spec: &JsonSpec, existing: &str) -> Result<Option<Removal>, Malf
     let only_version = spec.versioned && top.len() == 1 && top.contains_key("version");
     if top.is_empty() || only_version {
         return Ok(Some(Removal::Delete));
+    }
+    if let Some(edited) = removed_text(spec, existing)
+        && parse(&edited).is_ok_and(|v| v == root)
+    {
+        return Ok(Some(Removal::Rewrite(edited)));
     }
     Ok(Some(Removal::Rewrite(render_indented(
         &root,

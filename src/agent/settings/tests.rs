@@ -373,7 +373,12 @@ fn uninstall_gives_back_exactly_what_was_there() {
             panic!("{agent}: expected a rewrite");
         };
         assert_eq!(value(&after), value(&before), "{agent}");
-        assert_eq!(after, render(&value(&before)), "{agent}: key order kept");
+        if json_spec(agent).unwrap().group_matcher.is_some() {
+            assert_eq!(after, before, "{agent}: the file comes back byte for byte");
+        } else {
+            // A one-line list vouch added to was made one item a line, and stays so.
+            assert!(!after.contains("agent-hook"), "{agent}: {after}");
+        }
         assert_eq!(
             removed(agent, &after).unwrap(),
             None,
@@ -458,7 +463,6 @@ fn malformed_files_are_refused_with_what_is_wrong() {
         let event = json_spec(agent).unwrap().event;
         let cases = [
             ("{\"hooks\": ", "not valid JSON"),
-            ("// a comment\n{}", "not valid JSON"),
             ("[1, 2]", "`the top level` is not an object"),
             ("{\"hooks\": []}", "`hooks` is not an object"),
         ];
@@ -789,4 +793,33 @@ fn a_project_command_names_vouch_on_path_and_lets_a_teammate_without_it_work() {
         );
         assert!(cmd.ends_with("exit 0"), "{agent}: {cmd}");
     }
+}
+
+#[test]
+fn comments_and_inline_arrays_stay_through_install_and_uninstall() {
+    let gemini = "// my Gemini settings\n{\n    \"theme\": \"dark\", // the theme\n    \"excludeTools\": [\"a\", \"b\"],\n    /* block */\n    \"hooks\": {\n        \"BeforeTool\": [\n            {\"matcher\": \"read_file\", \"hooks\": [{\"type\": \"command\", \"command\": \"mine\"}]}\n        ]\n    }\n}\n";
+    let cmd = command(NEW, Agent::Gemini);
+    let text = merged(Agent::Gemini, Some(gemini), &cmd).unwrap();
+    for kept in [
+        "// my Gemini settings",
+        "\"theme\": \"dark\", // the theme",
+        "\"excludeTools\": [\"a\", \"b\"],",
+        "/* block */",
+        "{\"matcher\": \"read_file\", \"hooks\": [{\"type\": \"command\", \"command\": \"mine\"}]}",
+    ] {
+        assert!(text.contains(kept), "lost {kept:?}:\n{text}");
+    }
+    assert!(
+        text.contains("run_shell_command") && text.contains(&cmd[..20]),
+        "{text}"
+    );
+    assert_eq!(
+        merged(Agent::Gemini, Some(&text), &cmd).unwrap(),
+        text,
+        "twice changes nothing"
+    );
+    let Some(Removal::Rewrite(back)) = removed(Agent::Gemini, &text).unwrap() else {
+        panic!("vouch's entry is there to remove");
+    };
+    assert_eq!(back, gemini, "uninstall gives the file back as it was");
 }
