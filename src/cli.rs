@@ -224,6 +224,11 @@ pub struct AgentInstallArgs {
     /// The user's settings, for every project.
     #[arg(long)]
     pub user: bool,
+    /// This project's settings for this machine only, where the agent has
+    /// such a file and keeps it out of git (Claude Code's
+    /// `.claude/settings.local.json`).
+    #[arg(long, conflicts_with_all = ["user", "project"])]
+    pub local: bool,
     /// The project directory (default: the current one).
     #[arg(long, value_name = "PATH")]
     pub repo: Option<PathBuf>,

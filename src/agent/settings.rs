@@ -138,6 +138,16 @@ pub enum Scope {
     Project,
     /// The file in the user's home, for every project.
     User,
+    /// The project's file for this machine only, kept out of git by the
+    /// agent itself (only where the agent has one: see [`has_local`]).
+    Local,
+}
+
+/// Whether `agent` has a project settings file of its own for this machine
+/// only (Claude Code's `.claude/settings.local.json`, which it keeps out of
+/// git).
+pub fn has_local(agent: Agent) -> bool {
+    agent == Agent::Claude
 }
 
 /// Where `agent` reads the hooks of `scope`.
@@ -161,22 +171,29 @@ pub fn settings_path(
     };
     match (agent, scope) {
         (Agent::Claude, Scope::Project) => project_root.join(".claude/settings.json"),
+        (Agent::Claude, Scope::Local) => project_root.join(".claude/settings.local.json"),
         (Agent::Claude, Scope::User) => {
             dir_from("CLAUDE_CONFIG_DIR", home.join(".claude")).join("settings.json")
         }
-        (Agent::Codex, Scope::Project) => project_root.join(".codex/hooks.json"),
+        (Agent::Codex, Scope::Project | Scope::Local) => project_root.join(".codex/hooks.json"),
         (Agent::Codex, Scope::User) => {
             dir_from("CODEX_HOME", home.join(".codex")).join("hooks.json")
         }
-        (Agent::Gemini, Scope::Project) => project_root.join(".gemini/settings.json"),
+        (Agent::Gemini, Scope::Project | Scope::Local) => {
+            project_root.join(".gemini/settings.json")
+        }
         (Agent::Gemini, Scope::User) => home.join(".gemini/settings.json"),
-        (Agent::Cursor, Scope::Project) => project_root.join(".cursor/hooks.json"),
+        (Agent::Cursor, Scope::Project | Scope::Local) => project_root.join(".cursor/hooks.json"),
         (Agent::Cursor, Scope::User) => home.join(".cursor/hooks.json"),
-        (Agent::Copilot, Scope::Project) => project_root.join(".github/hooks/vouch.json"),
+        (Agent::Copilot, Scope::Project | Scope::Local) => {
+            project_root.join(".github/hooks/vouch.json")
+        }
         (Agent::Copilot, Scope::User) => {
             dir_from("COPILOT_HOME", home.join(".copilot")).join("hooks/vouch.json")
         }
-        (Agent::Opencode, Scope::Project) => project_root.join(".opencode/plugins/vouch.js"),
+        (Agent::Opencode, Scope::Project | Scope::Local) => {
+            project_root.join(".opencode/plugins/vouch.js")
+        }
         (Agent::Opencode, Scope::User) => {
             dir_from("XDG_CONFIG_HOME", home.join(".config")).join("opencode/plugins/vouch.js")
         }

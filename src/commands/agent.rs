@@ -224,7 +224,19 @@ pub fn agent(ctx: &Ctx, args: &AgentArgs) -> Result<ExitStatus> {
     let project = ctx.dir(a.repo.as_ref());
     // The project's settings live at its root when it is a git repository.
     let project = git::repo_at(&project).map_or(project, |r| r.root());
-    let scope = if a.user { Scope::User } else { Scope::Project };
+    let scope = if a.user {
+        Scope::User
+    } else if a.local {
+        if !settings::has_local(a.agent) {
+            anyhow::bail!(
+                "{} has no settings file for this machine only: use the project's (the default) or `--user`",
+                a.agent.title()
+            );
+        }
+        Scope::Local
+    } else {
+        Scope::Project
+    };
     let home = ctx
         .env
         .var_os("HOME")
@@ -241,12 +253,30 @@ pub fn agent(ctx: &Ctx, args: &AgentArgs) -> Result<ExitStatus> {
             // user's file names this machine's binary by a path upgrades keep.
             let command = match scope {
                 Scope::Project => settings::project_hook_command(a.agent),
-                Scope::User => {
+                Scope::User | Scope::Local => {
                     let bin = crate::install::stable_binary(ctx.env.var_os("PATH").as_deref())?;
                     settings::hook_command(a.agent, &bin)
                 }
             };
             let said = settings::install(a.agent, &path, &command)?;
+            if scope == Scope::Project && settings::has_local(a.agent) {
+                ui::info(&said);
+                ui::info(&format!(
+                    "`{}` is meant to be committed: where vouch is installed it judges, and a teammate without it is told once per command that the project suggests it. For this machine only, `vouch agent install {} --local` writes `{}` instead, which {} keeps out of git",
+                    path.display(),
+                    a.agent.name(),
+                    settings::settings_path(
+                        a.agent,
+                        Scope::Local,
+                        &project,
+                        &home,
+                        ctx.env.as_ref()
+                    )
+                    .display(),
+                    a.agent.title()
+                ));
+                return Ok(ExitStatus::Allowed);
+            }
             if let Some(step) = settings::agent_step(a.agent) {
                 ui::info(&said);
                 ui::info(&format!("{}: {step}", a.agent.title()));

@@ -404,6 +404,7 @@ pub fn status(ctx: &Ctx, args: &RepoArgs) -> Result<ExitStatus> {
             ));
         }
     }
+    agents_status(ctx, &root);
     let config = ctx.load_config(Some(&root))?;
     let user = ctx.user_config_path()?;
     ui::out(&format!(
@@ -469,6 +470,44 @@ pub fn status(ctx: &Ctx, args: &RepoArgs) -> Result<ExitStatus> {
         ctx.log_path(&config)?.display()
     ));
     Ok(ExitStatus::Allowed)
+}
+
+/// The agents whose settings (this project's or the user's) call vouch,
+/// and a step of their own some still need.
+fn agents_status(ctx: &Ctx, root: &Path) {
+    use crate::agent::settings::{self, Agent, Scope};
+    let home = ctx
+        .env
+        .var_os("HOME")
+        .map(PathBuf::from)
+        .filter(|h| h.is_absolute());
+    for agent in Agent::ALL {
+        let local = settings::has_local(agent).then_some(Scope::Local);
+        for scope in [Some(Scope::Project), local, Some(Scope::User)]
+            .into_iter()
+            .flatten()
+        {
+            if scope == Scope::User && home.is_none() {
+                continue;
+            }
+            let home = home.clone().unwrap_or_default();
+            let path = settings::settings_path(agent, scope, root, &home, ctx.env.as_ref());
+            let Ok(text) = std::fs::read_to_string(&path) else {
+                continue;
+            };
+            if !text.contains("agent-hook") {
+                continue;
+            }
+            ui::out(&format!(
+                "agent:        {} (`{}`)",
+                agent.title(),
+                path.display()
+            ));
+            if let Some(step) = settings::agent_step(agent) {
+                ui::out(&format!("              {step}"));
+            }
+        }
+    }
 }
 
 /// Whether git reaches vouch through `dir/hook`, in words.

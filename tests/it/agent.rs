@@ -733,6 +733,10 @@ fn a_projects_settings_let_a_teammate_without_vouch_work() {
         out.code(0);
         if agent == "codex" {
             out.stderr_has("/hooks");
+            env.vouch(&["status"])
+                .code(0)
+                .stdout_has("agent:        Codex")
+                .stdout_has("trust vouch's `PreToolUse` hook");
         }
         let text = fs::read_to_string(env.work.join(file)).unwrap();
         let command = hook_command_in(&text);
@@ -891,4 +895,27 @@ fn a_fetch_into_a_local_branch_is_a_change_before_the_push() {
     ])
     .code(0)
     .stdout_has("tier: none");
+}
+
+#[test]
+fn claude_local_settings_are_offered_and_hold_this_machines_binary() {
+    let env = TestEnv::new();
+    env.vouch(&["agent", "install", "claude"])
+        .code(0)
+        .stderr_has("--local")
+        .stderr_has(".claude/settings.local.json");
+    env.vouch(&["agent", "install", "claude", "--local"])
+        .code(0);
+    let text = fs::read_to_string(env.work.join(".claude/settings.local.json")).unwrap();
+    // Not committed: the binary of this machine, refusing when it is gone.
+    assert!(
+        text.contains(crate::support::vouch_bin().to_str().unwrap()),
+        "{text}"
+    );
+    env.vouch(&["agent", "install", "codex", "--local"])
+        .code(2)
+        .stderr_has("no settings file for this machine only");
+    env.vouch(&["status"])
+        .code(0)
+        .stdout_has("settings.local.json");
 }
