@@ -393,3 +393,65 @@ fn overcommit_is_refused_with_a_recipe() {
         .stderr_has("--config-hooks");
     assert!(!hooks(&env).join("pre-push").exists());
 }
+
+// ---- upgrades ------------------------------------------------------------------
+
+/// A versioned install (Homebrew, nix): `bin/vouch` is a link into a
+/// versioned directory, which an upgrade replaces. Hooks call the link.
+#[test]
+fn an_upgrade_of_a_versioned_install_keeps_the_hooks_working() {
+    let mut env = TestEnv::new();
+    let base = env.base();
+    let install_version = |v: &str| {
+        let dir = base.join(format!("cellar/vouch/{v}"));
+        fs::create_dir_all(&dir).unwrap();
+        // `cp`, not fs::copy: see `install_from_vanishing_binary`.
+        assert!(
+            Command::new("cp")
+                .arg(crate::support::vouch_bin())
+                .arg(dir.join("vouch"))
+                .status()
+                .unwrap()
+                .success()
+        );
+        let link = base.join("bin/vouch");
+        fs::create_dir_all(link.parent().unwrap()).unwrap();
+        fs::remove_file(&link).ok();
+        std::os::unix::fs::symlink(dir.join("vouch"), &link).unwrap();
+    };
+    install_version("1.0");
+    env.extra_env.push((
+        "PATH".into(),
+        format!(
+            "{}:/usr/local/bin:/usr/bin:/bin",
+            base.join("bin").display()
+        ),
+    ));
+    run(&env, "vouch", &["install"]).code(0);
+    let script = fs::read_to_string(hooks(&env).join("pre-push")).unwrap();
+    assert!(
+        script.contains(&format!("vouch_bin='{}'", base.join("bin/vouch").display())),
+        "the PATH name, not the versioned file: {script}"
+    );
+    assert_eq!(
+        fs::read_link(hooks(&env).join("reference-transaction")).unwrap(),
+        base.join("bin/vouch")
+    );
+    // The upgrade: a new versioned directory, the old one gone.
+    install_version("2.0");
+    fs::remove_dir_all(base.join("cellar/vouch/1.0")).unwrap();
+    env.git(&env.work, &["switch", "-q", "-c", "doomed"]);
+    env.commit(&env.work, "doomed.txt", "only here");
+    env.git(&env.work, &["switch", "-q", "main"]);
+    env.git_headless(&env.work, &["branch", "-D", "doomed"])
+        .code(0)
+        .stderr_has("vouch rescue restore doomed/");
+    let record = env.last_audit_of("reference-transaction");
+    assert_eq!(record["hook"], "reference-transaction");
+    // And the push hook still judges.
+    env.write_config(BLOCK_UNAVAILABLE);
+    env.rewind(1);
+    env.push(&["--force", "origin", "main"])
+        .code(1)
+        .stderr_has("refused");
+}
