@@ -824,6 +824,11 @@ fn update(handler: &mut Value, want: &Value, keys: &[&str]) {
             handler.remove(*key);
         }
     }
+    // Older vouch versions wrote a `matcher` into their Copilot CLI handler;
+    // its `preToolUse` has no such field.
+    if want.contains_key("bash") && handler.get("matcher") == Some(&json!("bash")) {
+        handler.remove("matcher");
+    }
     for (key, value) in want {
         handler.insert(key.clone(), value.clone());
     }

@@ -823,3 +823,14 @@ fn comments_and_inline_arrays_stay_through_install_and_uninstall() {
     };
     assert_eq!(back, gemini, "uninstall gives the file back as it was");
 }
+
+#[test]
+fn the_matcher_an_older_vouch_wrote_for_copilot_goes() {
+    let old = r#"{"version": 1, "hooks": {"preToolUse": [
+  {"type": "command", "bash": "'/old/vouch' agent-hook copilot", "matcher": "bash", "timeoutSec": 30}
+]}}"#;
+    let cmd = command(NEW, Agent::Copilot);
+    let text = merged(Agent::Copilot, Some(old), &cmd).unwrap();
+    assert!(!text.contains("matcher"), "{text}");
+    assert!(text.contains("agent-hook copilot"), "{text}");
+}
