@@ -104,7 +104,7 @@ pub fn log(ctx: &Ctx, args: &LogArgs) -> Result<ExitStatus> {
     let filter = Filter::new(
         ctx,
         args.since.as_deref(),
-        args.result.as_deref(),
+        args.result.map(crate::cli::ResultFilter::as_str),
         args.repo.as_ref(),
     )?;
     let shown = filter.apply(&records);

@@ -1,4 +1,4 @@
-//! `vouch install`, `vouch uninstall`, `vouch status`, `vouch trust`.
+//! `vouch install`, `vouch uninstall`, `vouch trust` (`vouch status` is `status.rs`).
 
 use std::os::unix::ffi::OsStringExt;
 use std::path::{Path, PathBuf};
@@ -9,8 +9,8 @@ use crate::cli::{InstallArgs, RepoArgs, TrustArgs};
 use crate::commands::person;
 use crate::context::{Ctx, REPO_CONFIG};
 use crate::git::{self, HooksLocation};
-use crate::install::{self, HOOKS, HookState};
-use crate::{ExitStatus, trust, ui, verifiers};
+use crate::install::{self, HOOKS};
+use crate::{ExitStatus, trust, ui};
 
 /// The hooks dir is another tool's (husky), or outside the repository.
 fn check_hooks_path(loc: &HooksLocation, force: bool) -> Result<()> {
@@ -156,120 +156,6 @@ pub fn uninstall(ctx: &Ctx, args: &RepoArgs) -> Result<ExitStatus> {
         }
     }
     std::fs::remove_dir(&config_dir).ok();
-    Ok(ExitStatus::Allowed)
-}
-
-/// `vouch status`.
-pub fn status(ctx: &Ctx, args: &RepoArgs) -> Result<ExitStatus> {
-    let path = ctx.dir(args.repo.as_ref());
-    let loc = git::hooks_location(&path)?;
-    let root = loc.root();
-    ui::out(&format!("repository:   {}", root.display()));
-    match &loc.hooks_path {
-        Some(p) => ui::out(&format!(
-            "hooks dir:    {} (core.hooksPath = {p})",
-            loc.dir.display()
-        )),
-        None => ui::out(&format!("hooks dir:    {}", loc.dir.display())),
-    }
-    for (hook, _) in HOOKS {
-        let line = match install::state(&loc.dir, hook) {
-            HookState::Missing => "not installed".to_owned(),
-            HookState::Foreign => "someone else's hook (run `vouch install`)".to_owned(),
-            HookState::Ours {
-                bin,
-                chained,
-                direct,
-            } => {
-                let bin = bin.unwrap_or_default();
-                let found = match (bin.is_file(), direct) {
-                    (true, false) => "",
-                    (true, true) => " (linked directly)",
-                    (false, false) => " (MISSING: the hook falls back to PATH)",
-                    (false, true) => {
-                        " (MISSING: git skips this hook silently; run `vouch install` again)"
-                    }
-                };
-                let chained = if chained {
-                    format!("; chains `{hook}.local`")
-                } else {
-                    String::new()
-                };
-                format!("installed, calls `{}`{found}{chained}", bin.display())
-            }
-        };
-        ui::out(&format!("{:<13} {line}", format!("{hook}:")));
-        if let Some(command) = git::config_hook(&root, &git::config_hook_name(hook)) {
-            ui::out(&format!(
-                "{:<13} also registered in git config: `{command}` (git 2.54+)",
-                ""
-            ));
-        }
-    }
-    let config = ctx.load_config(Some(&root))?;
-    let user = ctx.user_config_path()?;
-    ui::out(&format!(
-        "user config:  {}{}",
-        user.display(),
-        if user.is_file() {
-            ""
-        } else {
-            " (none; defaults)"
-        }
-    ));
-    let repo_config = root.join(REPO_CONFIG);
-    if repo_config.is_file() {
-        let dirs = ctx.dirs()?;
-        let trusted = if trust::is_trusted(&dirs.data, &root) {
-            "trusted"
-        } else {
-            "not trusted: it may only make the guard stricter"
-        };
-        ui::out(&format!(
-            "repo config:  {} ({trusted})",
-            repo_config.display()
-        ));
-    }
-    for w in &config.warnings {
-        ui::out(&format!("warning:      {w}"));
-    }
-    ui::out(&format!(
-        "protected:    {}{}",
-        config.policy.protected_patterns.join(", "),
-        if config.policy.remote_head {
-            ", and each remote's default branch"
-        } else {
-            ""
-        }
-    ));
-    ui::out(&format!("strict:       {}", config.strict));
-    let places = ctx.verifier_places(&root)?;
-    let programs = verifiers::discover(&config, &places);
-    if programs.is_empty() {
-        ui::out(
-            "verifiers:    none (verified operations are decided by the unavailable rule; see `vouch verify --list`)",
-        );
-    } else {
-        let names: Vec<_> = programs.iter().map(|p| p.name.as_str()).collect();
-        ui::out(&format!("verifiers:    {}", names.join(", ")));
-    }
-    let providers = crate::ai::providers(&config, ctx.env.as_ref());
-    let with_keys: Vec<String> = providers
-        .iter()
-        .filter(|p| p.has_key())
-        .map(|p| format!("{} ({})", p.name, p.model))
-        .collect();
-    if !config.ai.enabled {
-        ui::out("AI verifier: off (`[ai] enabled = false`)");
-    } else if with_keys.is_empty() {
-        ui::out("AI verifier: no provider has a key (see `vouch doctor`)");
-    } else {
-        ui::out(&format!("AI providers: {}", with_keys.join(", ")));
-    }
-    ui::out(&format!(
-        "audit log:    {}",
-        ctx.log_path(&config)?.display()
-    ));
     Ok(ExitStatus::Allowed)
 }
 
