@@ -125,8 +125,7 @@ pub struct InstallArgs {
     #[arg(
         long,
         value_delimiter = ',',
-        default_value = "pre-push,pre-commit,reference-transaction",
-        value_parser = ["pre-push", "pre-commit", "reference-transaction"]
+        default_value = "pre-push,pre-commit,reference-transaction"
     )]
     pub hooks: Vec<String>,
     /// Install into a `core.hooksPath` outside the repository anyway (it is

@@ -169,6 +169,7 @@ fn prune(ctx: &Ctx, repo: &Repo, older_than: &str, dry_run: bool) -> Result<Exit
         for r in &old {
             ui::info(&line(r, "would delete"));
         }
+        ui::info("run it again without `--dry-run`, at a terminal, to delete them");
         return Ok(ExitStatus::Allowed);
     }
     // The commits a rescue ref alone holds are gone for good once it is deleted.

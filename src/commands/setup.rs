@@ -124,6 +124,10 @@ pub fn install(ctx: &Ctx, args: &InstallArgs) -> Result<ExitStatus> {
         root.display(),
         args.hooks.join(", ")
     ));
+    let notice = super::status::no_verifier_notice(ctx, &config, &root);
+    if !notice.is_empty() {
+        ui::warn(&notice.join("\n"));
+    }
     Ok(ExitStatus::Allowed)
 }
 

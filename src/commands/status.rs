@@ -175,19 +175,7 @@ pub fn gather(ctx: &Ctx, path: &Path) -> Result<Status> {
     } else {
         None
     };
-    let places = ctx.verifier_places(&root)?;
-    let programs: Vec<String> = verifiers::discover(&config, &places)
-        .into_iter()
-        .map(|p| p.name)
-        .collect();
-    let providers: Vec<AiProvider> = crate::ai::providers(&config, ctx.env.as_ref())
-        .iter()
-        .filter(|p| p.has_key())
-        .map(|p| AiProvider {
-            name: p.name.clone(),
-            model: p.model.clone(),
-        })
-        .collect();
+    let (programs, providers) = verifiers_found(ctx, &config, &root)?;
     let verifier_configured = !programs.is_empty() || (config.ai.enabled && !providers.is_empty());
     Ok(Status {
         repository: root.display().to_string(),
@@ -211,6 +199,40 @@ pub fn gather(ctx: &Ctx, path: &Path) -> Result<Status> {
         without_verdict: without_verdict(&config, verifier_configured),
         audit_log: ctx.log_path(&config)?.display().to_string(),
     })
+}
+
+/// The verifier programs found for the repository at `root`, and the AI
+/// providers that have a key.
+fn verifiers_found(
+    ctx: &Ctx,
+    config: &Config,
+    root: &Path,
+) -> Result<(Vec<String>, Vec<AiProvider>)> {
+    let places = ctx.verifier_places(root)?;
+    let programs = verifiers::discover(config, &places)
+        .into_iter()
+        .map(|p| p.name)
+        .collect();
+    let providers = crate::ai::providers(config, ctx.env.as_ref())
+        .iter()
+        .filter(|p| p.has_key())
+        .map(|p| AiProvider {
+            name: p.name.clone(),
+            model: p.model.clone(),
+        })
+        .collect();
+    Ok((programs, providers))
+}
+
+/// What `vouch install` says when no verifier is configured for the
+/// repository at `root` (nothing when one is): the same lines as
+/// `vouch status`.
+pub fn no_verifier_notice(ctx: &Ctx, config: &Config, root: &Path) -> Vec<String> {
+    let Ok((programs, providers)) = verifiers_found(ctx, config, root) else {
+        return Vec::new();
+    };
+    let configured = !programs.is_empty() || (config.ai.enabled && !providers.is_empty());
+    no_verifier_lines(&without_verdict(config, configured), config.verify_standard)
 }
 
 fn without_verdict(config: &Config, verifier_configured: bool) -> WithoutVerdict {

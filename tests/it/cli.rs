@@ -245,3 +245,53 @@ fn collect(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
         }
     }
 }
+
+/// The screen a person reads at a terminal when the AI verifier has
+/// concerns: each fact once, in the order what would be lost, the verdict,
+/// the question.
+#[test]
+fn the_verdict_screen_says_each_thing_once() {
+    use crate::support::llm::{LlmServer, ok};
+    use crate::support::tmux;
+    if !tmux::available() {
+        eprintln!("skipped: tmux is not installed");
+        return;
+    }
+    let verdict = serde_json::json!({"verified": true, "confidence": 0.9,
+        "concerns": ["commit 3 exists nowhere else"], "recommendation": "warn",
+        "reasoning": "the force push destroys a commit nobody else has",
+        "scores": {"recoverability": 0.5, "blast_radius": 0.5, "intent_fit": 0.5, "safeguards": 0.5}});
+    let server = LlmServer::start(vec![ok(serde_json::json!({
+        "content": [{"type": "text", "text": verdict.to_string()}], "stop_reason": "end_turn",
+        "usage": {"input_tokens": 100, "output_tokens": 50}}))]);
+    let mut env = TestEnv::new();
+    env.extra_env
+        .push(("ANTHROPIC_BASE_URL".into(), server.url.clone()));
+    env.extra_env
+        .push(("ANTHROPIC_API_KEY".into(), "sk-ant-TEST-0123456789".into()));
+    env.extra_env
+        .push(("VOUCH_PRIMARY".into(), "openai".into()));
+    env.install();
+    env.rewind(1);
+    let term = tmux::Tmux::start(&env, &env.work, "git push --force origin main");
+    let screen = term.wait_for("Allow this push?");
+    term.send("n");
+    term.send("Enter");
+    term.wait_for("[exit=");
+    let once = |text: &str| {
+        assert_eq!(
+            screen.matches(text).count(),
+            1,
+            "`{text}` once on the screen:\n{screen}"
+        );
+    };
+    once("the force push destroys a commit nobody else has");
+    once("commit 3 exists nowhere else");
+    once("commit 3  (Test User)");
+    // In order: what would be lost, the verdict, the question.
+    let lost = screen.find("commit 3  (Test User)").unwrap();
+    let verdict = screen.find("warn: the force push").unwrap();
+    let question = screen.find("Allow this push?").unwrap();
+    assert!(lost < verdict && verdict < question, "{screen}");
+    assert_eq!(env.last_audit()["decision"], "asked-no");
+}
