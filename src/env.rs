@@ -180,6 +180,10 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
         "Read by the example verifier `run-check lint`: the command of its check.",
     ),
     (
+        "VOUCH_BIN",
+        "Read by the benchmark scripts (`bench/`): the binary to measure, instead of building one.",
+    ),
+    (
         "VOUCH_DYNAMIC",
         "Read by `install.sh`: `1` builds a dynamically linked binary instead of a static one.",
     ),

@@ -199,7 +199,7 @@ fn every_vouch_variable_is_in_the_readme_table() {
         .collect();
     let mut names = std::collections::BTreeSet::new();
     let mut files = vec![root.join("install.sh")];
-    for dir in ["src", "hooks"] {
+    for dir in ["src", "hooks", "bench"] {
         collect(&root.join(dir), &mut files);
     }
     for file in files {
