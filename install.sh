@@ -27,7 +27,8 @@ build() { # $1: "build" (into target/) or "install" (into cargo's bin dir)
   else
     args=(install --path "$here" --force)
   fi
-  args+=(--locked --quiet)
+  # cargo's own progress shows: a first release build takes minutes.
+  args+=(--locked)
   if [ ${#static[@]} -gt 0 ]; then
     if RUSTFLAGS="${RUSTFLAGS:-} -C target-feature=+crt-static" cargo "${args[@]}" "${static[@]}"; then
       return
@@ -39,6 +40,7 @@ build() { # $1: "build" (into target/) or "install" (into cargo's bin dir)
 }
 
 if [ "${1:-}" = --build-only ]; then
+  echo "building vouch (release) into target/: the first build takes a few minutes; cargo's progress follows" >&2
   build build
   if [ ${#static[@]} -gt 0 ]; then
     echo "$here/target/$host/release/vouch"
@@ -48,6 +50,7 @@ if [ "${1:-}" = --build-only ]; then
   exit 0
 fi
 
+echo "building vouch (release): the first build takes a few minutes (about 3-4 on 2 cores), later ones less; cargo's progress follows" >&2
 build install
 bin="${CARGO_HOME:-$HOME/.cargo}/bin/vouch"
 echo "installed $bin"
@@ -60,4 +63,5 @@ if git rev-parse --git-dir >/dev/null 2>&1 || [ "$#" -gt 0 ]; then
   "$bin" install "$@"
 else
   echo "not inside a git repository: run \`vouch install\` in each repository you want guarded"
+  echo "next: set an AI provider's key (ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY) so that vouch can get verdicts; \`vouch doctor\` shows what it finds"
 fi

@@ -27,7 +27,7 @@ pub enum Command {
     /// Remove vouch's hooks and restore the hooks that were there before.
     Uninstall(RepoArgs),
     /// Show what is installed, the config in force, verifiers and the log path.
-    Status(RepoArgs),
+    Status(StatusArgs),
     /// Trust this repository's `.vouch.toml`, so it may set verifier programs
     /// and a notify command. Editing the file revokes the trust.
     Trust(TrustArgs),
@@ -69,6 +69,21 @@ pub enum Command {
     /// Each case is asked as a live decision would ask it (same prompt,
     /// same reading of the answer), without the verdict cache.
     Eval(EvalArgs),
+    /// Print a commented template of every setting, at its default.
+    ///
+    /// Copy the lines you want to change into the user config
+    /// (`~/.config/vouch/config.toml`, or `VOUCH_CONFIG`) or a repository's
+    /// `.vouch.toml`.
+    Config,
+    /// Print a shell completion script: `bash`, `zsh`, `fish`, `elvish` or
+    /// `powershell`.
+    ///
+    /// bash: `vouch completions bash > ~/.local/share/bash-completion/completions/vouch`;
+    /// zsh: `vouch completions zsh > ~/.zfunc/_vouch` (with `~/.zfunc` in `fpath`);
+    /// fish: `vouch completions fish > ~/.config/fish/completions/vouch.fish`.
+    Completions(CompletionsArgs),
+    /// Print the manual page (roff), for `man`: `vouch man > ~/.local/share/man/man1/git-vouch.1`.
+    Man,
     /// Entry point of the installed git hooks (not for people).
     #[command(hide = true)]
     Hook(HookArgs),
@@ -80,6 +95,24 @@ pub struct RepoArgs {
     /// The repository (default: the current directory).
     #[arg(long, value_name = "PATH")]
     pub repo: Option<PathBuf>,
+}
+
+/// `vouch status`.
+#[derive(Debug, Args)]
+pub struct StatusArgs {
+    /// The repository (default: the current directory).
+    #[arg(long, value_name = "PATH")]
+    pub repo: Option<PathBuf>,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `vouch completions`.
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell.
+    pub shell: clap_complete::Shell,
 }
 
 /// `vouch install`.
@@ -153,6 +186,9 @@ pub struct DoctorArgs {
     /// The provider or model that proposed the operation.
     #[arg(long, value_name = "PROVIDER|MODEL")]
     pub primary: Option<String>,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `vouch approve`.
@@ -250,7 +286,7 @@ pub struct RescueArgs {
 pub enum RescueAction {
     /// List the rescue refs, newest first, with what they hold.
     List {
-        /// Print JSON instead of a table.
+        /// Print a JSON array instead of a table (`[]` when there is none).
         #[arg(long)]
         json: bool,
     },
@@ -284,10 +320,10 @@ pub struct LogArgs {
     /// (`2026-11-01`, `2026-11-01T10:00:00Z`).
     #[arg(long, value_name = "WHEN")]
     pub since: Option<String>,
-    /// Only records with this result (proceed, warn, block, skipped, unavailable)
-    /// or decision (allowed, refused, asked-yes, asked-no).
+    /// Only records with this result (what the verifiers said) or decision
+    /// (what happened to the operation).
     #[arg(long, value_name = "RESULT")]
-    pub result: Option<String>,
+    pub result: Option<ResultFilter>,
     /// Only records of this repository.
     #[arg(long, value_name = "PATH")]
     pub repo: Option<PathBuf>,
@@ -295,6 +331,46 @@ pub struct LogArgs {
     /// line each, to FILE (`-` or none: stdout).
     #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = "-")]
     pub export_eval: Option<PathBuf>,
+}
+
+/// A result or decision word of the audit log, for `vouch log --result`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ResultFilter {
+    /// Result: the verifiers said proceed.
+    Proceed,
+    /// Result: the verifiers raised concerns.
+    Warn,
+    /// Result: the verifiers judged it unsafe.
+    Block,
+    /// Result: not verified (tier below verification, a skip, an approval).
+    Skipped,
+    /// Result: no usable verdict.
+    Unavailable,
+    /// Decision: it went ahead.
+    Allowed,
+    /// Decision: vouch refused it.
+    Refused,
+    /// Decision: the person at the terminal said yes.
+    AskedYes,
+    /// Decision: the person at the terminal said no.
+    AskedNo,
+}
+
+impl ResultFilter {
+    /// The word, as logged.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Proceed => "proceed",
+            Self::Warn => "warn",
+            Self::Block => "block",
+            Self::Skipped => "skipped",
+            Self::Unavailable => "unavailable",
+            Self::Allowed => "allowed",
+            Self::Refused => "refused",
+            Self::AskedYes => "asked-yes",
+            Self::AskedNo => "asked-no",
+        }
+    }
 }
 
 /// `vouch stats`.
@@ -399,5 +475,43 @@ mod tests {
     #[test]
     fn cli_definition_is_valid() {
         Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn result_filter_words_are_the_logged_words() {
+        use crate::policy::{AuditResult, Decision};
+        use clap::ValueEnum;
+        let logged: Vec<&str> = [
+            AuditResult::Proceed,
+            AuditResult::Warn,
+            AuditResult::Block,
+            AuditResult::Skipped,
+            AuditResult::Unavailable,
+        ]
+        .map(AuditResult::as_str)
+        .into_iter()
+        .chain(
+            [
+                Decision::Allowed,
+                Decision::Refused,
+                Decision::AskedYes,
+                Decision::AskedNo,
+            ]
+            .map(Decision::as_str),
+        )
+        .collect();
+        let accepted: Vec<&str> = ResultFilter::value_variants()
+            .iter()
+            .map(|v| v.as_str())
+            .collect();
+        assert_eq!(accepted, logged);
+        for v in ResultFilter::value_variants() {
+            let name = v.to_possible_value().unwrap();
+            assert_eq!(
+                name.get_name(),
+                v.as_str(),
+                "clap's word is the logged word"
+            );
+        }
     }
 }

@@ -119,6 +119,76 @@ pub fn agent_driving(env: &dyn Env) -> Option<&'static str> {
         .map(|(_, agent)| *agent)
 }
 
+/// Every `VOUCH_*` variable, with what it does: the one list the manual
+/// page prints and the README's table must match (`tests/it/cli.rs` checks
+/// that every `VOUCH_` name in the sources is in both).
+pub const ENVIRONMENT: &[(&str, &str)] = &[
+    (
+        vars::VOUCH_CONFIG,
+        "Path of the user config file, instead of `~/.config/vouch/config.toml`.",
+    ),
+    (
+        vars::VOUCH_LOG,
+        "Path of the audit log, instead of `~/.local/state/vouch/audit.jsonl`.",
+    ),
+    (
+        vars::VOUCH_HEADLESS,
+        "`1`: never prompt, even at a terminal (what CI gets).",
+    ),
+    (
+        vars::VOUCH_SKIP,
+        "A reason: skip verification of this one command; the reason is logged (empty is refused).",
+    ),
+    (
+        vars::VOUCH_VERIFY,
+        "`1`: verify standard-tier operations too (as `verify_standard = true`).",
+    ),
+    (
+        vars::VOUCH_STRICT,
+        "`1`: a hook whose binary is missing refuses (as `strict = true`).",
+    ),
+    (
+        vars::VOUCH_PRIMARY,
+        "The provider or model that proposed the operation (`anthropic`, `gpt-5`): the judge comes from another family.",
+    ),
+    (
+        vars::VOUCH_SESSION,
+        "A session id that groups decisions (three blocks in one session refuse); agents pass their own.",
+    ),
+    (
+        vars::VOUCH_NESTED,
+        "Set by vouch for the programs it runs (verifiers, the notify command): their git commands are not judged again. Not for people.",
+    ),
+    (
+        "VOUCH_REVIEW_FILE",
+        "Set by vouch for the notify command: the review request file.",
+    ),
+    (
+        "VOUCH_OPERATION_ID",
+        "Set by vouch for the notify command: the operation's id.",
+    ),
+    (
+        "VOUCH_TESTS_COMMAND",
+        "Read by the example verifier `run-check tests`: the command of its check.",
+    ),
+    (
+        "VOUCH_BUILD_COMMAND",
+        "Read by the example verifier `run-check build`: the command of its check.",
+    ),
+    (
+        "VOUCH_LINT_COMMAND",
+        "Read by the example verifier `run-check lint`: the command of its check.",
+    ),
+    (
+        "VOUCH_BIN",
+        "Read by the benchmark scripts (`bench/`): the binary to measure, instead of building one.",
+    ),
+    (
+        "VOUCH_DYNAMIC",
+        "Read by `install.sh`: `1` builds a dynamically linked binary instead of a static one.",
+    ),
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -28,7 +28,7 @@ pub use hooks::{
     CONFIG_HOOKS_SINCE, HooksLocation, config_hook, config_hook_name, git_version, hooks_location,
     parse_git_version, remove_config_hook, set_config_hook,
 };
-pub use local::{Moment, RESCUE_PREFIX, Rescue, stash_store, update_ref};
+pub use local::{Moment, RESCUE_PREFIX, Rescue, fast_forward, stash_store, update_ref};
 use push::tracking_ref;
 pub use push::{cli_push_facts, ls_remote, ls_remote_within};
 

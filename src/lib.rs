@@ -65,7 +65,7 @@ pub fn run(cli: &Cli, ctx: &Ctx) -> Result<ExitStatus> {
     match &cli.command {
         Command::Install(args) => commands::setup::install(ctx, args),
         Command::Uninstall(args) => commands::setup::uninstall(ctx, args),
-        Command::Status(args) => commands::setup::status(ctx, args),
+        Command::Status(args) => commands::status::status(ctx, args),
         Command::Trust(args) => commands::setup::trust(ctx, args),
         Command::Verify(args) => commands::verify::verify(ctx, args),
         Command::Approve(args) => commands::approve::approve(ctx, args),
@@ -78,6 +78,9 @@ pub fn run(cli: &Cli, ctx: &Ctx) -> Result<ExitStatus> {
         Command::Eval(args) => commands::eval::eval(ctx, args),
         Command::AgentHook(args) => commands::agent::agent_hook(ctx, args),
         Command::Agent(args) => commands::agent::agent(ctx, args),
+        Command::Config => commands::config::config(),
+        Command::Completions(args) => commands::completions::completions(args),
+        Command::Man => commands::completions::man(),
         Command::Hook(hook) => match &hook.hook {
             HookCommand::PrePush(args) => commands::pre_push::pre_push(ctx, args),
             HookCommand::PreCommit(args) => commands::commit::pre_commit(ctx, args),

@@ -89,9 +89,14 @@ pub fn push_details(facts: &PushFacts, assessment: &Assessment) -> String {
     out
 }
 
-/// What each verifier said, and the concerns.
+/// What each verifier said, then the reasoning and the concerns, each said
+/// once: a verdict's reasoning is usually its summary, and a verifier's
+/// summary is also its first concern, so what was already said is not
+/// repeated (one screen: what would be lost, the verdict, the question).
 pub fn verifier_details(results: &[VerifierResult], combined: Option<&Combined>) -> String {
     let mut out = String::new();
+    // Texts already on screen, as `label: text`.
+    let mut said: Vec<String> = Vec::new();
     if !results.is_empty() {
         let _ = writeln!(out, "  verifiers:");
     }
@@ -110,13 +115,28 @@ pub fn verifier_details(results: &[VerifierResult], combined: Option<&Combined>)
             r.verifier,
             one_line(&r.summary, 200)
         );
+        let label = if r.blocking {
+            r.verifier.clone()
+        } else {
+            format!("{} (non-blocking)", r.verifier)
+        };
+        said.push(format!("{label}: {}", r.summary));
         for c in r.checks.iter().filter(|c| c.status != Status::Pass) {
             let _ = writeln!(out, "      - {}: {}", c.name, one_line(&c.message, 160));
         }
     }
     if let Some(c) = combined {
         for reason in &c.reasoning {
-            let _ = writeln!(out, "  reasoning: {}", one_line(reason, 300));
+            if !said.contains(reason) {
+                let _ = writeln!(out, "  reasoning: {}", one_line(reason, 300));
+                said.push(reason.clone());
+            }
+        }
+        for concern in &c.concerns {
+            if !said.contains(concern) {
+                let _ = writeln!(out, "  concern: {}", one_line(concern, 300));
+                said.push(concern.clone());
+            }
         }
     }
     out

@@ -200,9 +200,6 @@ impl<'a> Run<'a> {
                 Interaction::Git | Interaction::Report => Asker::Nobody,
             };
             self.run_verifiers(tty.is_some())?;
-            if tty.is_some() {
-                self.show_ai_verdict();
-            }
             situation.late = self.budget.is_some_and(|b| self.started.elapsed() >= b);
             let combined = self.combined.as_ref().expect("verifiers ran");
             policy::decide(&situation, &combined.outcome)
@@ -218,6 +215,11 @@ impl<'a> Run<'a> {
                 "observe mode: enforcing would have {word} this {} ({why}); it goes on",
                 self.op.noun()
             ));
+        }
+        // Who judged, for a person who is not asked: a question or a
+        // refusal shows the verdict in its own screen, once.
+        if tty.is_some() && matches!(plan.action, Action::Allow { .. }) {
+            self.show_ai_verdict();
         }
         let (decision, status) = self.act(&plan, tty.as_deref(), &state);
         let status = self.log(&plan, decision, status);
@@ -316,18 +318,11 @@ impl<'a> Run<'a> {
 
     fn summary(&self) -> String {
         let mut text = report::describe(self.op);
+        // The concerns are in the details, each once.
         text.push_str(&report::verifier_details(
             &self.results,
             self.combined.as_ref(),
         ));
-        if let Some(c) = &self.combined {
-            for concern in &c.concerns {
-                text.push_str(&format!(
-                    "  concern: {}\n",
-                    crate::text::one_line(concern, 300)
-                ));
-            }
-        }
         text
     }
 

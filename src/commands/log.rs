@@ -104,7 +104,7 @@ pub fn log(ctx: &Ctx, args: &LogArgs) -> Result<ExitStatus> {
     let filter = Filter::new(
         ctx,
         args.since.as_deref(),
-        args.result.as_deref(),
+        args.result.map(crate::cli::ResultFilter::as_str),
         args.repo.as_ref(),
     )?;
     let shown = filter.apply(&records);
@@ -119,8 +119,13 @@ pub fn log(ctx: &Ctx, args: &LogArgs) -> Result<ExitStatus> {
         return Ok(ExitStatus::Allowed);
     }
     if shown.is_empty() {
+        let hint = if args.since.is_some() || args.result.is_some() || args.repo.is_some() {
+            "widen or drop `--since`, `--result` or `--repo`"
+        } else {
+            "vouch logs the operations it judges; `log_all = true` logs every one"
+        };
         ui::out(&format!(
-            "no decisions logged in `{}` match",
+            "no decisions logged in `{}` match ({hint})",
             path.display()
         ));
         return Ok(ExitStatus::Allowed);

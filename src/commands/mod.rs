@@ -18,6 +18,8 @@ pub mod agent;
 pub mod approve;
 pub mod check;
 pub mod commit;
+pub mod completions;
+pub mod config;
 pub mod decide;
 pub mod doctor;
 pub mod eval;
@@ -29,6 +31,7 @@ pub mod reftx;
 pub mod rescue;
 pub mod setup;
 pub mod stats;
+pub mod status;
 pub mod verify;
 
 /// The session an operation belongs to: the agent's session id, else

@@ -34,9 +34,8 @@ pub fn rescue(ctx: &Ctx, args: &RescueArgs) -> Result<ExitStatus> {
 fn list(repo: &Repo, json: bool) -> Result<ExitStatus> {
     let rescues = repo.rescues()?;
     if json {
-        for r in &rescues {
-            ui::out(&serde_json::to_string(r)?);
-        }
+        // One JSON array, `[]` when there is none.
+        ui::out(&serde_json::to_string(&rescues)?);
         return Ok(ExitStatus::Allowed);
     }
     if rescues.is_empty() {
@@ -112,10 +111,19 @@ fn restore(repo: &Repo, root: &Path, name: &str, as_name: Option<&str>) -> Resul
         }
         Some(now) if as_name.is_none() && repo.contains(oid, &now) => {
             if repo.current_branch().as_deref() == Some(short_target) {
-                bail!(
-                    "`{short_target}` is checked out, and moving it under the work tree would leave your files behind. Run:\n\n    git merge --ff-only {}\n",
-                    rescue.name
-                );
+                // Moving a checked-out branch under the work tree would leave
+                // its files behind: a fast-forward moves both.
+                git::fast_forward(root, &rescue.name).with_context(|| {
+                    format!(
+                        "`{short_target}` is checked out and could not be moved forward: commit or stash your changes (`git stash`), then run `vouch rescue restore {name}` again"
+                    )
+                })?;
+                ui::info(&format!(
+                    "moved `{short_target}` (checked out) forward from {} to {}, with its files",
+                    short_oid(&now),
+                    short_oid(oid)
+                ));
+                return Ok(ExitStatus::Allowed);
             }
             git::update_ref(root, &target, oid, Some(&now))?;
             ui::info(&format!(
@@ -161,6 +169,7 @@ fn prune(ctx: &Ctx, repo: &Repo, older_than: &str, dry_run: bool) -> Result<Exit
         for r in &old {
             ui::info(&line(r, "would delete"));
         }
+        ui::info("run it again without `--dry-run`, at a terminal, to delete them");
         return Ok(ExitStatus::Allowed);
     }
     // The commits a rescue ref alone holds are gone for good once it is deleted.

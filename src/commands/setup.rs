@@ -1,4 +1,4 @@
-//! `vouch install`, `vouch uninstall`, `vouch status`, `vouch trust`.
+//! `vouch install`, `vouch uninstall`, `vouch trust` (`vouch status` is `status.rs`).
 
 use std::os::unix::ffi::OsStringExt;
 use std::path::{Path, PathBuf};
@@ -9,9 +9,9 @@ use crate::cli::{InstallArgs, RepoArgs, TrustArgs};
 use crate::commands::person;
 use crate::context::{Ctx, REPO_CONFIG};
 use crate::git::{self, HooksLocation};
-use crate::install::{self, HOOKS, HookState};
+use crate::install::{self, HOOKS};
 use crate::managers::{self, Manager};
-use crate::{ExitStatus, trust, ui, verifiers};
+use crate::{ExitStatus, trust, ui};
 
 /// The hooks dir is another tool's (husky), or outside the repository.
 fn check_hooks_path(loc: &HooksLocation, force: bool) -> Result<()> {
@@ -141,11 +141,15 @@ pub fn install(ctx: &Ctx, args: &InstallArgs) -> Result<ExitStatus> {
         root.display(),
         args.hooks.join(", ")
     ));
+    let notice = super::status::no_verifier_notice(ctx, &config, &root);
+    if !notice.is_empty() {
+        ui::warn(&notice.join("\n"));
+    }
     Ok(ExitStatus::Allowed)
 }
 
 /// Whether husky owns the hooks (`core.hooksPath` is its `.husky/_`).
-fn is_husky(loc: &HooksLocation) -> bool {
+pub(crate) fn is_husky(loc: &HooksLocation) -> bool {
     managers::detect(&loc.root(), &loc.dir, loc.hooks_path.as_deref())
         .iter()
         .any(|f| f.manager == Manager::Husky && f.by.contains("core.hooksPath"))
@@ -366,222 +370,6 @@ pub fn uninstall(ctx: &Ctx, args: &RepoArgs) -> Result<ExitStatus> {
     }
     std::fs::remove_dir(&config_dir).ok();
     Ok(ExitStatus::Allowed)
-}
-
-/// `vouch status`.
-pub fn status(ctx: &Ctx, args: &RepoArgs) -> Result<ExitStatus> {
-    let path = ctx.dir(args.repo.as_ref());
-    let loc = git::hooks_location(&path)?;
-    let root = loc.root();
-    ui::out(&format!("repository:   {}", root.display()));
-    match &loc.hooks_path {
-        Some(p) => ui::out(&format!(
-            "hooks dir:    {} (core.hooksPath = {p})",
-            loc.dir.display()
-        )),
-        None => ui::out(&format!("hooks dir:    {}", loc.dir.display())),
-    }
-    let found = managers::detect(&root, &loc.dir, loc.hooks_path.as_deref());
-    if !found.is_empty() {
-        let names: Vec<String> = found
-            .iter()
-            .map(|f| format!("{} ({})", f.manager.name(), f.by))
-            .collect();
-        ui::out(&format!("hook manager: {}", names.join(", ")));
-    }
-    let husky = is_husky(&loc);
-    for (hook, _) in HOOKS {
-        let line = if husky && *hook != install::REF_TX {
-            husky_reach(&root, hook)
-        } else {
-            hook_reach(&loc.dir, hook)
-        };
-        ui::out(&format!("{:<13} {line}", format!("{hook}:")));
-        if let Some(command) = git::config_hook(&root, &git::config_hook_name(hook)) {
-            ui::out(&format!(
-                "{:<13} also registered in git config: `{command}` (git 2.54+)",
-                ""
-            ));
-        }
-    }
-    agents_status(ctx, &root);
-    let config = ctx.load_config(Some(&root))?;
-    let user = ctx.user_config_path()?;
-    ui::out(&format!(
-        "user config:  {}{}",
-        user.display(),
-        if user.is_file() {
-            ""
-        } else {
-            " (none; defaults)"
-        }
-    ));
-    let repo_config = root.join(REPO_CONFIG);
-    if repo_config.is_file() {
-        let dirs = ctx.dirs()?;
-        let trusted = if trust::is_trusted(&dirs.data, &root) {
-            "trusted"
-        } else {
-            "not trusted: it may only make the guard stricter"
-        };
-        ui::out(&format!(
-            "repo config:  {} ({trusted})",
-            repo_config.display()
-        ));
-    }
-    for w in &config.warnings {
-        ui::out(&format!("warning:      {w}"));
-    }
-    ui::out(&format!(
-        "protected:    {}{}",
-        config.policy.protected_patterns.join(", "),
-        if config.policy.remote_head {
-            ", and each remote's default branch"
-        } else {
-            ""
-        }
-    ));
-    ui::out(&format!("strict:       {}", config.strict));
-    let places = ctx.verifier_places(&root)?;
-    let programs = verifiers::discover(&config, &places);
-    if programs.is_empty() {
-        ui::out(
-            "verifiers:    none (verified operations are decided by the unavailable rule; see `vouch verify --list`)",
-        );
-    } else {
-        let names: Vec<_> = programs.iter().map(|p| p.name.as_str()).collect();
-        ui::out(&format!("verifiers:    {}", names.join(", ")));
-    }
-    let providers = crate::ai::providers(&config, ctx.env.as_ref());
-    let with_keys: Vec<String> = providers
-        .iter()
-        .filter(|p| p.has_key())
-        .map(|p| format!("{} ({})", p.name, p.model))
-        .collect();
-    if !config.ai.enabled {
-        ui::out("AI verifier: off (`[ai] enabled = false`)");
-    } else if with_keys.is_empty() {
-        ui::out("AI verifier: no provider has a key (see `vouch doctor`)");
-    } else {
-        ui::out(&format!("AI providers: {}", with_keys.join(", ")));
-    }
-    ui::out(&format!(
-        "audit log:    {}",
-        ctx.log_path(&config)?.display()
-    ));
-    Ok(ExitStatus::Allowed)
-}
-
-/// The agents whose settings (this project's or the user's) call vouch,
-/// and a step of their own some still need.
-fn agents_status(ctx: &Ctx, root: &Path) {
-    use crate::agent::settings::{self, Agent, Scope};
-    let home = ctx
-        .env
-        .var_os("HOME")
-        .map(PathBuf::from)
-        .filter(|h| h.is_absolute());
-    for agent in Agent::ALL {
-        let local = settings::has_local(agent).then_some(Scope::Local);
-        for scope in [Some(Scope::Project), local, Some(Scope::User)]
-            .into_iter()
-            .flatten()
-        {
-            if scope == Scope::User && home.is_none() {
-                continue;
-            }
-            let home = home.clone().unwrap_or_default();
-            let path = settings::settings_path(agent, scope, root, &home, ctx.env.as_ref());
-            let Ok(text) = std::fs::read_to_string(&path) else {
-                continue;
-            };
-            if !text.contains("agent-hook") {
-                continue;
-            }
-            ui::out(&format!(
-                "agent:        {} (`{}`)",
-                agent.title(),
-                path.display()
-            ));
-            if let Some(step) = settings::agent_step(agent) {
-                ui::out(&format!("              {step}"));
-            }
-        }
-    }
-}
-
-/// Whether git reaches vouch through `dir/hook`, in words.
-fn hook_reach(dir: &Path, hook: &str) -> String {
-    let p = install::PROGRAM;
-    match install::state(dir, hook) {
-        HookState::Missing => "not installed".to_owned(),
-        HookState::Foreign => {
-            let path = dir.join(hook);
-            let Some(owner) = managers::script_of(&path) else {
-                return format!("someone else's hook; vouch is not reached (run `{p} install`)");
-            };
-            let moved = owner
-                .moved_suffix()
-                .map(|s| dir.join(format!("{hook}{s}")))
-                .filter(|m| install::is_vouch_file(m));
-            match moved {
-                Some(m) if owner.legacy_var().is_some() => format!(
-                    "{}'s hook; vouch is reached: {} runs `{}` first (`{} -f` would delete it)",
-                    owner.name(),
-                    owner.name(),
-                    m.display(),
-                    owner.reinstall()
-                ),
-                Some(m) => format!(
-                    "{}'s hook; vouch is NOT reached: {} moved vouch's hook to `{}` and never runs it (run `{p} install`)",
-                    owner.name(),
-                    owner.name(),
-                    m.display()
-                ),
-                None => format!(
-                    "{}'s hook; vouch is NOT reached (run `{p} install`)",
-                    owner.name()
-                ),
-            }
-        }
-        HookState::Ours {
-            bin,
-            chained,
-            direct,
-        } => {
-            let bin = bin.unwrap_or_default();
-            let found = match (bin.is_file(), direct) {
-                (true, false) => "",
-                (true, true) => " (linked directly)",
-                (false, false) => " (MISSING: the hook falls back to PATH)",
-                (false, true) => {
-                    " (MISSING: git skips this hook silently; run `vouch install` again)"
-                }
-            };
-            let local = install::local_path(&dir.join(hook));
-            let chained = match (chained, managers::script_of(&local)) {
-                (true, Some(m)) => format!("; chains {}'s hook (`{hook}.local`)", m.name()),
-                (true, None) => format!("; chains `{hook}.local`"),
-                (false, _) => String::new(),
-            };
-            format!("installed, calls `{}`{found}{chained}", bin.display())
-        }
-    }
-}
-
-/// Whether husky's `.husky/<hook>` calls vouch, in words.
-fn husky_reach(root: &Path, hook: &str) -> String {
-    let file = root.join(".husky").join(hook);
-    let text = std::fs::read_to_string(&file).unwrap_or_default();
-    if text.contains(managers::BLOCK_BEGIN) {
-        format!("reached through husky: `{}` calls vouch", file.display())
-    } else {
-        format!(
-            "husky owns this hook and `{}` does not call vouch: vouch is NOT reached (run `{} install`)",
-            file.display(),
-            install::PROGRAM
-        )
-    }
 }
 
 /// `vouch trust`.

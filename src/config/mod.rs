@@ -699,8 +699,10 @@ pub const DEFAULT_AGENT_BUDGET_SECS: u64 = 20;
 mod error;
 mod layer;
 mod raw;
+mod template;
 #[cfg(test)]
 mod tests;
 
 pub use error::{ConfigError, ConfigFile, ConfigInputs, Source};
 pub use layer::split_command;
+pub use template::template;

@@ -553,6 +553,24 @@ pub fn update_ref(dir: &Path, name: &str, oid: &str, expected: Option<&str>) -> 
     Ok(())
 }
 
+/// Moves the checked-out branch forward to `rev` with `git merge --ff-only`,
+/// so that the index and work tree follow (git refuses, touching nothing,
+/// when an uncommitted change would be overwritten).
+pub fn fast_forward(dir: &Path, rev: &str) -> Result<()> {
+    let out = Command::new("git")
+        .current_dir(dir)
+        .args(["merge", "--ff-only", "--quiet", rev])
+        .output()
+        .context("cannot run git")?;
+    if !out.status.success() {
+        bail!(
+            "git merge --ff-only {rev} failed: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+    }
+    Ok(())
+}
+
 /// Puts `oid` back on the stash with the git CLI.
 pub fn stash_store(dir: &Path, oid: &str) -> Result<()> {
     let out = Command::new("git")

@@ -706,11 +706,7 @@ fn rescued_tags_and_stash_entries_come_back() {
     skip(&["stash", "clear"]).code(0);
     let listed = env.vouch(&["rescue", "list", "--json"]);
     listed.code(0);
-    let rescues: Vec<serde_json::Value> = listed
-        .stdout
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let rescues: Vec<serde_json::Value> = serde_json::from_str(&listed.stdout).unwrap();
     for oid in entries.iter().chain([&tagged]) {
         assert!(
             rescues.iter().any(|r| r["oid"] == oid.as_str()),

@@ -11,6 +11,7 @@ mod support;
 mod agent;
 mod ai;
 mod bad_input;
+mod cli;
 mod config;
 mod eval;
 mod fuzz;

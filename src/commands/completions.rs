@@ -1,0 +1,231 @@
+//! `vouch completions <shell>` and `vouch man`: both generated from the
+//! command line's definition (`cli.rs`), so they cannot drift from it.
+//!
+//! The manual page is `git-vouch(1)`: `git vouch --help` runs
+//! `man git-vouch`, as git does for every `git-<name>` on `PATH`.
+
+use std::fmt::Write as _;
+
+use anyhow::Result;
+use clap::CommandFactory;
+
+use crate::ExitStatus;
+use crate::cli::{Cli, CompletionsArgs};
+
+/// The name of the manual page (and of the program git finds as `git vouch`).
+pub const MAN_NAME: &str = "git-vouch";
+
+/// The name completions complete: the binary people type.
+fn bin_name() -> String {
+    Cli::command().get_name().to_owned()
+}
+
+/// `vouch completions <shell>`.
+pub fn completions(args: &CompletionsArgs) -> Result<ExitStatus> {
+    let mut out = Vec::new();
+    clap_complete::generate(args.shell, &mut Cli::command(), bin_name(), &mut out);
+    std::io::Write::write_all(&mut std::io::stdout().lock(), &out).or_else(quiet_pipe)?;
+    Ok(ExitStatus::Allowed)
+}
+
+/// `vouch man`.
+pub fn man() -> Result<ExitStatus> {
+    let page = man_page()?;
+    std::io::Write::write_all(&mut std::io::stdout().lock(), page.as_bytes())
+        .or_else(quiet_pipe)?;
+    Ok(ExitStatus::Allowed)
+}
+
+fn quiet_pipe(e: std::io::Error) -> std::io::Result<()> {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        Ok(())
+    } else {
+        Err(e)
+    }
+}
+
+/// The command line as the manual shows it: `git vouch ...`.
+fn man_command() -> clap::Command {
+    let mut cmd = Cli::command()
+        .name(MAN_NAME)
+        .display_name(MAN_NAME)
+        .bin_name("git vouch");
+    cmd.build();
+    cmd
+}
+
+/// Escapes text for roff: backslashes, a leading control character, and
+/// hyphens that must print as hyphens (option names).
+fn roff(text: &str) -> String {
+    let escaped = text.replace('\\', "\\e").replace('-', "\\-");
+    if escaped.starts_with('.') || escaped.starts_with('\'') {
+        format!("\\&{escaped}")
+    } else {
+        escaped
+    }
+}
+
+/// The roff text of `git-vouch(1)`: `clap_mangen`'s title, name, synopsis
+/// and description, then every subcommand (nested ones too) with its usage,
+/// description and options, then the environment.
+pub fn man_page() -> Result<String> {
+    let cmd = man_command();
+    let man = clap_mangen::Man::new(cmd.clone()).title(MAN_NAME.to_uppercase());
+    let mut head = Vec::new();
+    man.render_title(&mut head)?;
+    man.render_name_section(&mut head)?;
+    man.render_synopsis_section(&mut head)?;
+    man.render_description_section(&mut head)?;
+    // Each part opens with the same two lines of string definitions: once is enough.
+    let mut page = String::new();
+    let mut seen = std::collections::HashSet::new();
+    for line in String::from_utf8(head)?.lines() {
+        if !(line.starts_with(".ie ") || line.starts_with(".el ")) || seen.insert(line.to_owned()) {
+            page.push_str(line);
+            page.push('\n');
+        }
+    }
+    page.push_str(".SH COMMANDS\n");
+    for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
+        command_section(&mut page, sub);
+    }
+    page.push_str(".SH ENVIRONMENT\n");
+    for (name, doc) in crate::env::ENVIRONMENT {
+        let _ = writeln!(page, ".TP\n\\fB{}\\fR\n{}", roff(name), roff(doc));
+    }
+    page.push_str(".SH FILES\n.TP\n\\fI~/.config/vouch/config.toml\\fR\nThe user config; \\fBgit vouch config\\fR prints every setting at its default.\n.TP\n\\fI.vouch.toml\\fR\nA repository's config: until \\fBgit vouch trust\\fR, it may only make the guard stricter.\n");
+    let _ = writeln!(
+        page,
+        ".SH VERSION\nv{}\n.SH SEE ALSO\n\\fBgit\\-push\\fR(1), \\fBgithooks\\fR(5)",
+        env!("CARGO_PKG_VERSION")
+    );
+    Ok(page)
+}
+
+fn command_section(page: &mut String, sub: &clap::Command) {
+    let usage = sub.clone().render_usage().to_string();
+    let usage = usage.trim_start_matches("Usage:").trim();
+    let _ = writeln!(page, ".SS \"{}\"", roff(usage));
+    if let Some(about) = sub.get_long_about().or_else(|| sub.get_about()) {
+        for line in about.to_string().lines() {
+            if line.trim().is_empty() {
+                page.push_str(".PP\n");
+            } else {
+                let _ = writeln!(page, "{}", roff(line));
+            }
+        }
+    }
+    let args: Vec<&clap::Arg> = sub
+        .get_arguments()
+        .filter(|a| !a.is_hide_set() && a.get_id() != "help" && a.get_id() != "version")
+        .collect();
+    for arg in args {
+        let mut name = match (arg.get_short(), arg.get_long()) {
+            (Some(s), Some(l)) => format!("-{s}, --{l}"),
+            (None, Some(l)) => format!("--{l}"),
+            (Some(s), None) => format!("-{s}"),
+            (None, None) => String::new(),
+        };
+        let value = arg
+            .get_value_names()
+            .map(|v| v.iter().map(ToString::to_string).collect::<Vec<_>>())
+            .unwrap_or_default();
+        if arg.is_positional() {
+            name = format!(
+                "<{}>",
+                value
+                    .first()
+                    .cloned()
+                    .unwrap_or_else(|| arg.get_id().to_string().to_uppercase())
+            );
+        } else if arg.get_num_args().is_some_and(|n| n.takes_values()) {
+            let v = value
+                .first()
+                .cloned()
+                .unwrap_or_else(|| arg.get_id().to_string().to_uppercase());
+            name.push_str(&format!(" <{v}>"));
+        }
+        let _ = writeln!(page, ".TP\n\\fB{}\\fR", roff(&name));
+        if let Some(help) = arg.get_long_help().or_else(|| arg.get_help()) {
+            for line in help.to_string().lines().filter(|l| !l.trim().is_empty()) {
+                let _ = writeln!(page, "{}", roff(line));
+            }
+        }
+        let possible: Vec<String> = arg
+            .get_possible_values()
+            .iter()
+            .filter(|v| !v.is_hide_set())
+            .map(|v| v.get_name().to_owned())
+            .collect();
+        if !possible.is_empty() && !arg.is_hide_possible_values_set() {
+            let _ = writeln!(page, ".br\nOne of: {}.", roff(&possible.join(", ")));
+        }
+        let defaults: Vec<String> = arg
+            .get_default_values()
+            .iter()
+            .map(|v| v.to_string_lossy().into_owned())
+            .collect();
+        if !defaults.is_empty()
+            && !arg.is_positional()
+            && arg.get_num_args().is_some_and(|n| n.takes_values())
+        {
+            let _ = writeln!(page, ".br\nDefault: {}.", roff(&defaults.join(",")));
+        }
+    }
+    for nested in sub.get_subcommands().filter(|s| !s.is_hide_set()) {
+        command_section(page, nested);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_man_page_is_git_vouch_and_covers_every_visible_command() {
+        let page = man_page().unwrap();
+        assert!(page.contains("\n.TH GIT-VOUCH 1 "), "{}", &page[..200]);
+        assert_eq!(page.matches(".ie ").count(), 1, "one preamble");
+        assert!(
+            page.contains("git\\-vouch \\-"),
+            "the NAME line names git-vouch"
+        );
+        for sub in Cli::command()
+            .get_subcommands()
+            .filter(|s| !s.is_hide_set())
+        {
+            let heading = format!(".SS \"git vouch {}", roff(sub.get_name()));
+            assert!(
+                page.contains(&heading),
+                "no section for `{}`",
+                sub.get_name()
+            );
+        }
+        assert!(
+            page.contains(".SS \"git vouch rescue restore"),
+            "nested commands"
+        );
+        assert!(page.contains("\\fB\\-\\-json\\fR"), "options are listed");
+        assert!(
+            !page.contains(".SS \"git vouch hook"),
+            "the hidden hook entry is left out"
+        );
+        assert!(page.contains("VOUCH_HEADLESS"), "the environment is listed");
+    }
+
+    #[test]
+    fn completions_are_generated_for_bash_zsh_and_fish() {
+        for shell in [
+            clap_complete::Shell::Bash,
+            clap_complete::Shell::Zsh,
+            clap_complete::Shell::Fish,
+        ] {
+            let mut out = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), bin_name(), &mut out);
+            let text = String::from_utf8(out).unwrap();
+            for word in ["install", "rescue", "completions", "json", "asked-yes"] {
+                assert!(text.contains(word), "{shell}: no `{word}`");
+            }
+        }
+    }
+}

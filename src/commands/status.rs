@@ -1,0 +1,592 @@
+//! `vouch status`: what is installed, the config in force, the verifiers and
+//! the log path. The facts are gathered once into [`Status`]; the text and
+//! `--json` are two renderings of it, so they cannot say different things.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+use serde::Serialize;
+
+use crate::cli::StatusArgs;
+use crate::commands::setup;
+use crate::config::{Config, OnUnavailable};
+use crate::context::{Ctx, REPO_CONFIG};
+use crate::git;
+use crate::install::{self, HOOKS, HookState};
+use crate::managers;
+use crate::vocab::Tier;
+use crate::{ExitStatus, trust, ui, verifiers};
+
+/// Everything `vouch status` reports (`--json` prints it as is).
+#[derive(Debug, Clone, Serialize)]
+pub struct Status {
+    /// The hook managers found (name and how), e.g. `pre-commit (.pre-commit-config.yaml)`.
+    pub hook_managers: Vec<String>,
+    /// The agents whose settings call vouch, and a step some still need.
+    pub agents: Vec<AgentStatus>,
+    /// The repository's work tree (or git dir, when bare).
+    pub repository: String,
+    /// Where git looks for hooks.
+    pub hooks_dir: String,
+    /// `core.hooksPath`, when set.
+    pub hooks_path: Option<String>,
+    /// One entry per hook vouch installs.
+    pub hooks: Vec<HookStatus>,
+    /// The user config file.
+    pub user_config: UserConfig,
+    /// The repository's `.vouch.toml`, when there is one.
+    pub repo_config: Option<RepoConfig>,
+    /// What the config files made vouch say (keys ignored, files ignored).
+    pub warnings: Vec<String>,
+    /// Protected branch globs.
+    pub protected: Vec<String>,
+    /// Each remote's default branch is protected too.
+    pub remote_head: bool,
+    /// A hook whose binary is missing refuses.
+    pub strict: bool,
+    /// Verifier programs found.
+    pub verifiers: Vec<String>,
+    /// The AI verifier.
+    pub ai: AiStatus,
+    /// What happens to an operation of each verified tier when no verdict
+    /// can be had (always so while no verifier is configured).
+    pub without_verdict: WithoutVerdict,
+    /// The audit log.
+    pub audit_log: String,
+}
+
+/// One hook's state.
+#[derive(Debug, Clone, Serialize)]
+pub struct HookStatus {
+    /// Whether git reaches vouch through this hook, in words (a hook
+    /// manager's script, a moved hook, a missing binary).
+    pub reach: String,
+    /// `pre-push`, `pre-commit`, `reference-transaction`.
+    pub hook: String,
+    /// `installed`, `missing` or `foreign` (another tool's hook).
+    pub state: &'static str,
+    /// The binary the hook calls, when it is vouch's.
+    pub binary: Option<String>,
+    /// That binary exists.
+    pub binary_found: bool,
+    /// The hook is a link to the binary (`vouch install --direct`).
+    pub direct: bool,
+    /// The hook chains the one that was there before (`<hook>.local`).
+    pub chains_local: bool,
+    /// The command registered in git config (`hook.vouch-<hook>.command`).
+    pub config_hook: Option<String>,
+}
+
+/// The user config file.
+#[derive(Debug, Clone, Serialize)]
+pub struct UserConfig {
+    /// Its path.
+    pub path: String,
+    /// It exists (otherwise the defaults apply).
+    pub exists: bool,
+}
+
+/// The repository's config file.
+#[derive(Debug, Clone, Serialize)]
+pub struct RepoConfig {
+    /// Its path.
+    pub path: String,
+    /// `vouch trust` was run for its content.
+    pub trusted: bool,
+}
+
+/// The AI verifier.
+#[derive(Debug, Clone, Serialize)]
+pub struct AiStatus {
+    /// `[ai] enabled`.
+    pub enabled: bool,
+    /// The providers that have a key, with their model.
+    pub providers: Vec<AiProvider>,
+}
+
+/// A provider that can be asked.
+#[derive(Debug, Clone, Serialize)]
+pub struct AiProvider {
+    /// Its name (`anthropic`, `openai`, ...).
+    pub name: String,
+    /// The model it is asked with.
+    pub model: String,
+}
+
+/// `on_unavailable` per tier: `allow`, `ask` or `block`.
+#[derive(Debug, Clone, Serialize)]
+pub struct WithoutVerdict {
+    /// A verifier is configured (a program, or the AI verifier with a key).
+    pub verifier_configured: bool,
+    /// Critical operations.
+    pub critical: OnUnavailable,
+    /// High operations.
+    pub high: OnUnavailable,
+    /// Standard operations (verified only with `verify_standard`).
+    pub standard: OnUnavailable,
+}
+
+/// `vouch status`.
+pub fn status(ctx: &Ctx, args: &StatusArgs) -> Result<ExitStatus> {
+    let status = gather(ctx, &ctx.dir(args.repo.as_ref()))?;
+    if args.json {
+        ui::out(&serde_json::to_string_pretty(&status)?);
+    } else {
+        ui::out(status.text().trim_end());
+    }
+    Ok(ExitStatus::Allowed)
+}
+
+/// Gathers the facts of `vouch status` for the repository at `path`.
+pub fn gather(ctx: &Ctx, path: &Path) -> Result<Status> {
+    let loc = git::hooks_location(path)?;
+    let root = loc.root();
+    let hook_managers = managers::detect(&root, &loc.dir, loc.hooks_path.as_deref())
+        .iter()
+        .map(|f| format!("{} ({})", f.manager.name(), f.by))
+        .collect();
+    let husky = setup::is_husky(&loc);
+    let hooks = HOOKS
+        .iter()
+        .map(|(hook, _)| {
+            let config_hook = git::config_hook(&root, &git::config_hook_name(hook));
+            let reach = if husky && *hook != install::REF_TX {
+                husky_reach(&root, hook)
+            } else {
+                hook_reach(&loc.dir, hook)
+            };
+            let mut h = HookStatus {
+                reach,
+                hook: (*hook).to_owned(),
+                state: "missing",
+                binary: None,
+                binary_found: false,
+                direct: false,
+                chains_local: false,
+                config_hook,
+            };
+            match install::state(&loc.dir, hook) {
+                HookState::Missing => {}
+                HookState::Foreign => h.state = "foreign",
+                HookState::Ours {
+                    bin,
+                    chained,
+                    direct,
+                } => {
+                    let bin = bin.unwrap_or_default();
+                    h.state = "installed";
+                    h.binary_found = bin.is_file();
+                    h.binary = Some(bin.display().to_string());
+                    h.direct = direct;
+                    h.chains_local = chained;
+                }
+            }
+            h
+        })
+        .collect();
+    let config = ctx.load_config(Some(&root))?;
+    let user = ctx.user_config_path()?;
+    let repo_file = root.join(REPO_CONFIG);
+    let repo_config = if repo_file.is_file() {
+        Some(RepoConfig {
+            path: repo_file.display().to_string(),
+            trusted: trust::is_trusted(&ctx.dirs()?.data, &root),
+        })
+    } else {
+        None
+    };
+    let (programs, providers) = verifiers_found(ctx, &config, &root)?;
+    let verifier_configured = !programs.is_empty() || (config.ai.enabled && !providers.is_empty());
+    Ok(Status {
+        hook_managers,
+        agents: agents_status(ctx, &root),
+        repository: root.display().to_string(),
+        hooks_dir: loc.dir.display().to_string(),
+        hooks_path: loc.hooks_path.clone(),
+        hooks,
+        user_config: UserConfig {
+            path: user.display().to_string(),
+            exists: user.is_file(),
+        },
+        repo_config,
+        warnings: config.warnings.clone(),
+        protected: config.policy.protected_patterns.clone(),
+        remote_head: config.policy.remote_head,
+        strict: config.strict,
+        verifiers: programs,
+        ai: AiStatus {
+            enabled: config.ai.enabled,
+            providers,
+        },
+        without_verdict: without_verdict(&config, verifier_configured),
+        audit_log: ctx.log_path(&config)?.display().to_string(),
+    })
+}
+
+/// The verifier programs found for the repository at `root`, and the AI
+/// providers that have a key.
+fn verifiers_found(
+    ctx: &Ctx,
+    config: &Config,
+    root: &Path,
+) -> Result<(Vec<String>, Vec<AiProvider>)> {
+    let places = ctx.verifier_places(root)?;
+    let programs = verifiers::discover(config, &places)
+        .into_iter()
+        .map(|p| p.name)
+        .collect();
+    let providers = crate::ai::providers(config, ctx.env.as_ref())
+        .iter()
+        .filter(|p| p.has_key())
+        .map(|p| AiProvider {
+            name: p.name.clone(),
+            model: p.model.clone(),
+        })
+        .collect();
+    Ok((programs, providers))
+}
+
+/// What `vouch install` says when no verifier is configured for the
+/// repository at `root` (nothing when one is): the same lines as
+/// `vouch status`.
+pub fn no_verifier_notice(ctx: &Ctx, config: &Config, root: &Path) -> Vec<String> {
+    let Ok((programs, providers)) = verifiers_found(ctx, config, root) else {
+        return Vec::new();
+    };
+    let configured = !programs.is_empty() || (config.ai.enabled && !providers.is_empty());
+    no_verifier_lines(&without_verdict(config, configured), config.verify_standard)
+}
+
+fn without_verdict(config: &Config, verifier_configured: bool) -> WithoutVerdict {
+    let t = &config.on_unavailable;
+    WithoutVerdict {
+        verifier_configured,
+        critical: t.critical,
+        high: t.high,
+        standard: t.standard,
+    }
+}
+
+/// An agent whose settings call vouch.
+#[derive(Debug, Clone, Serialize)]
+pub struct AgentStatus {
+    /// The agent's name.
+    pub agent: String,
+    /// The settings file that calls vouch.
+    pub settings: String,
+    /// A step of the agent's own that vouch cannot take (Codex's hook trust).
+    pub step: Option<String>,
+}
+
+/// What an operation of `tier` meets without a verdict, in words.
+pub fn unverified_meaning(tier: Tier, rule: OnUnavailable) -> String {
+    let what = match rule {
+        OnUnavailable::Allow => "allowed, with a warning",
+        OnUnavailable::Ask => {
+            "asked at a terminal; allowed with a warning where nobody can be asked (CI, agents, GUIs)"
+        }
+        OnUnavailable::Block => "refused",
+    };
+    format!("{tier} operations are {what}")
+}
+
+/// The lines that say no verifier is configured and what that means for
+/// each tier, with the next step; empty when a verifier is configured.
+pub fn no_verifier_lines(w: &WithoutVerdict, verify_standard: bool) -> Vec<String> {
+    if w.verifier_configured {
+        return Vec::new();
+    }
+    let mut lines = vec![
+        "no verifier is configured: nothing can give a verdict, so".to_owned(),
+        format!("  {}", unverified_meaning(Tier::Critical, w.critical)),
+        format!("  {}", unverified_meaning(Tier::High, w.high)),
+    ];
+    if verify_standard {
+        lines.push(format!(
+            "  {}",
+            unverified_meaning(Tier::Standard, w.standard)
+        ));
+    }
+    lines.push(
+        "  next: set ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY (then `vouch doctor`), or stricten `[on_unavailable]` (`vouch config` shows it)"
+            .to_owned(),
+    );
+    lines
+}
+
+/// The agents whose settings (this project's or the user's) call vouch,
+/// and a step of their own some still need.
+fn agents_status(ctx: &Ctx, root: &Path) -> Vec<AgentStatus> {
+    use crate::agent::settings::{self, Agent, Scope};
+    let mut found = Vec::new();
+    let home = ctx
+        .env
+        .var_os("HOME")
+        .map(PathBuf::from)
+        .filter(|h| h.is_absolute());
+    for agent in Agent::ALL {
+        let local = settings::has_local(agent).then_some(Scope::Local);
+        for scope in [Some(Scope::Project), local, Some(Scope::User)]
+            .into_iter()
+            .flatten()
+        {
+            if scope == Scope::User && home.is_none() {
+                continue;
+            }
+            let home = home.clone().unwrap_or_default();
+            let path = settings::settings_path(agent, scope, root, &home, ctx.env.as_ref());
+            let Ok(text) = std::fs::read_to_string(&path) else {
+                continue;
+            };
+            if !text.contains("agent-hook") {
+                continue;
+            }
+            found.push(AgentStatus {
+                agent: agent.title().to_owned(),
+                settings: path.display().to_string(),
+                step: settings::agent_step(agent).map(str::to_owned),
+            });
+        }
+    }
+    found
+}
+
+/// Whether git reaches vouch through `dir/hook`, in words.
+fn hook_reach(dir: &Path, hook: &str) -> String {
+    let p = install::PROGRAM;
+    match install::state(dir, hook) {
+        HookState::Missing => format!("not installed (run `{p} install`)"),
+        HookState::Foreign => {
+            let path = dir.join(hook);
+            let Some(owner) = managers::script_of(&path) else {
+                return format!("someone else's hook; vouch is not reached (run `{p} install`)");
+            };
+            let moved = owner
+                .moved_suffix()
+                .map(|s| dir.join(format!("{hook}{s}")))
+                .filter(|m| install::is_vouch_file(m));
+            match moved {
+                Some(m) if owner.legacy_var().is_some() => format!(
+                    "{}'s hook; vouch is reached: {} runs `{}` first (`{} -f` would delete it)",
+                    owner.name(),
+                    owner.name(),
+                    m.display(),
+                    owner.reinstall()
+                ),
+                Some(m) => format!(
+                    "{}'s hook; vouch is NOT reached: {} moved vouch's hook to `{}` and never runs it (run `{p} install`)",
+                    owner.name(),
+                    owner.name(),
+                    m.display()
+                ),
+                None => format!(
+                    "{}'s hook; vouch is NOT reached (run `{p} install`)",
+                    owner.name()
+                ),
+            }
+        }
+        HookState::Ours {
+            bin,
+            chained,
+            direct,
+        } => {
+            let bin = bin.unwrap_or_default();
+            let found = match (bin.is_file(), direct) {
+                (true, false) => "",
+                (true, true) => " (linked directly)",
+                (false, false) => " (MISSING: the hook falls back to PATH)",
+                (false, true) => {
+                    " (MISSING: git skips this hook silently; run `vouch install` again)"
+                }
+            };
+            let local = install::local_path(&dir.join(hook));
+            let chained = match (chained, managers::script_of(&local)) {
+                (true, Some(m)) => format!("; chains {}'s hook (`{hook}.local`)", m.name()),
+                (true, None) => format!("; chains `{hook}.local`"),
+                (false, _) => String::new(),
+            };
+            format!("installed, calls `{}`{found}{chained}", bin.display())
+        }
+    }
+}
+
+/// Whether husky's `.husky/<hook>` calls vouch, in words.
+fn husky_reach(root: &Path, hook: &str) -> String {
+    let file = root.join(".husky").join(hook);
+    let text = std::fs::read_to_string(&file).unwrap_or_default();
+    if text.contains(managers::BLOCK_BEGIN) {
+        format!("reached through husky: `{}` calls vouch", file.display())
+    } else {
+        format!(
+            "husky owns this hook and `{}` does not call vouch: vouch is NOT reached (run `{} install`)",
+            file.display(),
+            install::PROGRAM
+        )
+    }
+}
+
+impl Status {
+    /// The text `vouch status` prints.
+    pub fn text(&self) -> String {
+        let mut out = Vec::new();
+        out.push(format!("repository:   {}", self.repository));
+        match &self.hooks_path {
+            Some(p) => out.push(format!(
+                "hooks dir:    {} (core.hooksPath = {p})",
+                self.hooks_dir
+            )),
+            None => out.push(format!("hooks dir:    {}", self.hooks_dir)),
+        }
+        if !self.hook_managers.is_empty() {
+            out.push(format!("hook manager: {}", self.hook_managers.join(", ")));
+        }
+        for h in &self.hooks {
+            let line = &h.reach;
+            out.push(format!("{:<13} {line}", format!("{}:", h.hook)));
+            if let Some(command) = &h.config_hook {
+                out.push(format!(
+                    "{:<13} also registered in git config: `{command}` (git 2.54+)",
+                    ""
+                ));
+            }
+        }
+        for a in &self.agents {
+            out.push(format!("agent:        {} (`{}`)", a.agent, a.settings));
+            if let Some(step) = &a.step {
+                out.push(format!("              {step}"));
+            }
+        }
+        out.push(format!(
+            "user config:  {}{}",
+            self.user_config.path,
+            if self.user_config.exists {
+                ""
+            } else {
+                " (none; defaults; `vouch config` shows every setting)"
+            }
+        ));
+        if let Some(r) = &self.repo_config {
+            let trusted = if r.trusted {
+                "trusted"
+            } else {
+                "not trusted: it may only make the guard stricter; `vouch trust` lifts that"
+            };
+            out.push(format!("repo config:  {} ({trusted})", r.path));
+        }
+        for w in &self.warnings {
+            out.push(format!("warning:      {w}"));
+        }
+        out.push(format!(
+            "protected:    {}{}",
+            self.protected.join(", "),
+            if self.remote_head {
+                ", and each remote's default branch"
+            } else {
+                ""
+            }
+        ));
+        out.push(format!("strict:       {}", self.strict));
+        if self.verifiers.is_empty() {
+            out.push("verifiers:    none (programs; see `vouch verify --list`)".to_owned());
+        } else {
+            out.push(format!("verifiers:    {}", self.verifiers.join(", ")));
+        }
+        if !self.ai.enabled {
+            out.push("AI verifier: off (`[ai] enabled = false`)".to_owned());
+        } else if self.ai.providers.is_empty() {
+            out.push("AI verifier: no provider has a key (see `vouch doctor`)".to_owned());
+        } else {
+            let names: Vec<String> = self
+                .ai
+                .providers
+                .iter()
+                .map(|p| format!("{} ({})", p.name, p.model))
+                .collect();
+            out.push(format!("AI providers: {}", names.join(", ")));
+        }
+        out.extend(no_verifier_lines(&self.without_verdict, false));
+        out.push(format!("audit log:    {}", self.audit_log));
+        let mut text = out.join("\n");
+        text.push('\n');
+        text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample(keyed: bool) -> Status {
+        Status {
+            hook_managers: Vec::new(),
+            agents: Vec::new(),
+            repository: "/r".into(),
+            hooks_dir: "/r/.git/hooks".into(),
+            hooks_path: None,
+            hooks: vec![HookStatus {
+                reach: "installed, calls `/bin/vouch`".into(),
+                hook: "pre-push".into(),
+                state: "installed",
+                binary: Some("/bin/vouch".into()),
+                binary_found: true,
+                direct: false,
+                chains_local: false,
+                config_hook: None,
+            }],
+            user_config: UserConfig {
+                path: "/h/.config/vouch/config.toml".into(),
+                exists: false,
+            },
+            repo_config: None,
+            warnings: Vec::new(),
+            protected: vec!["main".into()],
+            remote_head: true,
+            strict: false,
+            verifiers: Vec::new(),
+            ai: AiStatus {
+                enabled: true,
+                providers: if keyed {
+                    vec![AiProvider {
+                        name: "openai".into(),
+                        model: "gpt-5".into(),
+                    }]
+                } else {
+                    Vec::new()
+                },
+            },
+            without_verdict: WithoutVerdict {
+                verifier_configured: keyed,
+                critical: OnUnavailable::Ask,
+                high: OnUnavailable::Allow,
+                standard: OnUnavailable::Allow,
+            },
+            audit_log: "/s/audit.jsonl".into(),
+        }
+    }
+
+    #[test]
+    fn without_a_verifier_the_text_says_what_each_tier_meets() {
+        let text = sample(false).text();
+        assert!(text.contains("no verifier is configured"), "{text}");
+        assert!(
+            text.contains("critical operations are asked at a terminal; allowed with a warning where nobody can be asked"),
+            "{text}"
+        );
+        assert!(
+            text.contains("high operations are allowed, with a warning"),
+            "{text}"
+        );
+        assert!(text.contains("ANTHROPIC_API_KEY"), "{text}");
+        let keyed = sample(true).text();
+        assert!(!keyed.contains("no verifier is configured"), "{keyed}");
+        assert!(keyed.contains("AI providers: openai (gpt-5)"), "{keyed}");
+    }
+
+    #[test]
+    fn a_blocking_rule_reads_as_refused() {
+        assert_eq!(
+            unverified_meaning(Tier::Critical, OnUnavailable::Block),
+            "critical operations are refused"
+        );
+    }
+}

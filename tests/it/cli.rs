@@ -1,0 +1,297 @@
+//! The command line as a tool: `--json` of `status`, `doctor` and `rescue
+//! list` (snapshots in `tests/it/snapshots/`), `config`, completions, the
+//! manual page, filter values, the environment table of the README, and
+//! the restore hint `rescue` prints.
+
+use std::fs;
+use std::path::Path;
+
+use crate::support::TestEnv;
+
+/// Filters for paths of this run, for snapshots.
+fn filters(env: &TestEnv) -> Vec<(String, &'static str)> {
+    vec![
+        (regex_escape(&env.base().display().to_string()), "[tmp]"),
+        (
+            regex_escape(&crate::support::vouch_bin().display().to_string()),
+            "[vouch]",
+        ),
+    ]
+}
+
+fn regex_escape(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '/' || c == '_' || c == '-' {
+                c.to_string()
+            } else {
+                format!("\\{c}")
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn status_json_is_one_object_of_the_same_facts_as_the_text() {
+    let env = TestEnv::new();
+    env.install();
+    let out = env.vouch(&["status", "--json"]);
+    out.code(0);
+    let value: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let filters = filters(&env);
+    let filters: Vec<(&str, &str)> = filters.iter().map(|(a, b)| (a.as_str(), *b)).collect();
+    insta::with_settings!({filters => filters}, {
+        insta::assert_json_snapshot!("status-json", value);
+    });
+    let text = env.vouch(&["status"]);
+    text.code(0).stdout_has("no verifier is configured");
+    assert_eq!(value["without_verdict"]["verifier_configured"], false);
+}
+
+#[test]
+fn doctor_json_is_one_object_and_keeps_the_exit_code() {
+    let env = TestEnv::new();
+    let out = env.vouch(&["doctor", "--json"]);
+    out.code(0);
+    let value: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let filters = filters(&env);
+    let filters: Vec<(&str, &str)> = filters.iter().map(|(a, b)| (a.as_str(), *b)).collect();
+    insta::with_settings!({filters => filters}, {
+        insta::assert_json_snapshot!("doctor-json", value);
+    });
+    // A broken config file: the JSON names it, and the exit says so.
+    env.write_config("strict = maybe\n");
+    let out = env.vouch(&["doctor", "--json"]);
+    out.code(2);
+    let value: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(
+        value["config_errors"].as_array().unwrap().len(),
+        1,
+        "{value}"
+    );
+}
+
+#[test]
+fn rescue_list_json_is_an_array_and_empty_is_brackets() {
+    let env = TestEnv::new();
+    env.vouch(&["rescue", "list", "--json"])
+        .code(0)
+        .stdout_has("[]");
+    assert_eq!(env.vouch(&["rescue", "list", "--json"]).stdout.trim(), "[]");
+}
+
+/// The hint printed when an allowed rewind of the checked-out branch is
+/// saved is a command that works when pasted: the branch and its files
+/// come back.
+#[test]
+fn the_restore_hint_for_the_checked_out_branch_works_when_pasted() {
+    let env = TestEnv::new();
+    env.install();
+    // A commit on no other ref: the rewind loses it, so it is saved.
+    let tip = env.commit(&env.work, "file4.txt", "unpushed");
+    let out = env.git_headless(&env.work, &["reset", "--hard", "HEAD~1"]);
+    out.code(0);
+    assert!(!env.work.join("file4.txt").exists());
+    let hint = out
+        .stderr
+        .split('`')
+        .find(|s| s.contains("rescue restore"))
+        .unwrap_or_else(|| panic!("no restore hint: {}", out.stderr))
+        .to_owned();
+    // The command as printed, run by the binary under test.
+    let words: Vec<&str> = hint
+        .split_whitespace()
+        .skip_while(|w| *w != "rescue")
+        .collect();
+    env.vouch(&words).code(0);
+    assert_eq!(env.rev(&env.work, "main"), tip);
+    assert!(env.work.join("file4.txt").exists(), "the files came back");
+    let status = env.git(&env.work, &["status", "--porcelain"]);
+    assert!(status.trim().is_empty(), "a clean tree: {status}");
+}
+
+#[test]
+fn a_checked_out_branch_with_conflicting_edits_is_left_alone_and_told_what_to_do() {
+    let env = TestEnv::new();
+    env.install();
+    env.commit(&env.work, "file4.txt", "unpushed");
+    let out = env.git_headless(&env.work, &["reset", "--hard", "HEAD~1"]);
+    out.code(0);
+    // An uncommitted file where the restore would write one.
+    fs::write(env.work.join("file4.txt"), "mine\n").unwrap();
+    let name = env
+        .git(
+            &env.work,
+            &["for-each-ref", "--format=%(refname)", "refs/vouch/rescue"],
+        )
+        .trim()
+        .to_owned();
+    let name = name.trim_start_matches("refs/vouch/rescue/");
+    env.vouch(&["rescue", "restore", name])
+        .code(2)
+        .stderr_has("commit or stash your changes");
+    assert_eq!(
+        fs::read_to_string(env.work.join("file4.txt")).unwrap(),
+        "mine\n"
+    );
+}
+
+#[test]
+fn unknown_filter_values_are_errors_that_list_the_accepted_ones() {
+    let env = TestEnv::new();
+    let out = env.vouch(&["log", "--result", "bogus"]);
+    out.code(2)
+        .stderr_has("invalid value 'bogus'")
+        .stderr_has("asked-yes");
+    env.vouch(&["log", "--result", "asked-no"]).code(0);
+    env.vouch(&["install", "--hooks", "pre-pus"])
+        .code(2)
+        .stderr_has("reference-transaction");
+}
+
+#[test]
+fn config_prints_a_template_that_is_a_valid_config() {
+    let env = TestEnv::new();
+    let out = env.vouch(&["config"]);
+    out.code(0).stdout_has("[on_unavailable]");
+    // Used as the user config as printed, it reads without a warning.
+    env.write_config(&out.stdout);
+    env.vouch(&["doctor"]).code(0);
+    let doctor = env.vouch(&["doctor"]);
+    assert!(!doctor.stderr.contains("warning"), "{}", doctor.stderr);
+}
+
+#[test]
+fn completions_and_the_manual_page_are_printed() {
+    let env = TestEnv::new();
+    for shell in ["bash", "zsh", "fish"] {
+        env.vouch(&["completions", shell])
+            .code(0)
+            .stdout_has("rescue");
+    }
+    env.vouch(&["completions", "tcsh"])
+        .code(2)
+        .stderr_has("fish");
+    env.vouch(&["man"])
+        .code(0)
+        .stdout_has(".TH GIT-VOUCH 1")
+        .stdout_has("VOUCH_SKIP");
+}
+
+/// Every `VOUCH_*` name in the sources (`src/`, `hooks/`, `install.sh`)
+/// is a row of the README's environment table, and every row is one the
+/// manual page lists (`env::ENVIRONMENT`).
+#[test]
+fn every_vouch_variable_is_in_the_readme_table() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = fs::read_to_string(root.join("README.md")).unwrap();
+    let table: Vec<&str> = readme
+        .split("<!-- environment-table -->")
+        .nth(1)
+        .expect("the README marks its environment table")
+        .lines()
+        .take_while(|l| l.starts_with('|') || l.trim().is_empty())
+        .filter(|l| l.starts_with("| `VOUCH_"))
+        .collect();
+    let rows: Vec<String> = table
+        .iter()
+        .map(|l| l.split('`').nth(1).unwrap().to_owned())
+        .collect();
+    let mut names = std::collections::BTreeSet::new();
+    let mut files = vec![root.join("install.sh")];
+    for dir in ["src", "hooks", "bench"] {
+        collect(&root.join(dir), &mut files);
+    }
+    for file in files {
+        let Ok(text) = fs::read_to_string(&file) else {
+            continue;
+        };
+        for (at, _) in text.match_indices("VOUCH_") {
+            // `@VOUCH_BIN@` is a placeholder in the hook script, not a variable.
+            if text[..at].ends_with('@') {
+                continue;
+            }
+            let name: String = text[at..]
+                .chars()
+                .take_while(|c| c.is_ascii_uppercase() || *c == '_')
+                .collect();
+            // `VOUCH_<KIND>_COMMAND` is written out as its instances.
+            if name.len() > "VOUCH_".len() && !name.ends_with('_') {
+                names.insert(name);
+            }
+        }
+    }
+    assert!(names.len() > 10, "{names:?}");
+    for name in &names {
+        assert!(
+            rows.contains(name),
+            "`{name}` is used in the sources but not in the README's environment table"
+        );
+    }
+    let documented: Vec<&str> = vouch::env::ENVIRONMENT.iter().map(|(n, _)| *n).collect();
+    assert_eq!(
+        rows, documented,
+        "the README table and `env::ENVIRONMENT` list the same variables, in order"
+    );
+}
+
+fn collect(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+    for entry in fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            collect(&path, out);
+        } else {
+            out.push(path);
+        }
+    }
+}
+
+/// The screen a person reads at a terminal when the AI verifier has
+/// concerns: each fact once, in the order what would be lost, the verdict,
+/// the question.
+#[test]
+fn the_verdict_screen_says_each_thing_once() {
+    use crate::support::llm::{LlmServer, ok};
+    use crate::support::tmux;
+    if !tmux::available() {
+        eprintln!("skipped: tmux is not installed");
+        return;
+    }
+    let verdict = serde_json::json!({"verified": true, "confidence": 0.9,
+        "concerns": ["commit 3 exists nowhere else"], "recommendation": "warn",
+        "reasoning": "the force push destroys a commit nobody else has",
+        "scores": {"recoverability": 0.5, "blast_radius": 0.5, "intent_fit": 0.5, "safeguards": 0.5}});
+    let server = LlmServer::start(vec![ok(serde_json::json!({
+        "content": [{"type": "text", "text": verdict.to_string()}], "stop_reason": "end_turn",
+        "usage": {"input_tokens": 100, "output_tokens": 50}}))]);
+    let mut env = TestEnv::new();
+    env.extra_env
+        .push(("ANTHROPIC_BASE_URL".into(), server.url.clone()));
+    env.extra_env
+        .push(("ANTHROPIC_API_KEY".into(), "sk-ant-TEST-0123456789".into()));
+    env.extra_env
+        .push(("VOUCH_PRIMARY".into(), "openai".into()));
+    env.install();
+    env.rewind(1);
+    let term = tmux::Tmux::start(&env, &env.work, "git push --force origin main");
+    let screen = term.wait_for("Allow this push?");
+    term.send("n");
+    term.send("Enter");
+    term.wait_for("[exit=");
+    let once = |text: &str| {
+        assert_eq!(
+            screen.matches(text).count(),
+            1,
+            "`{text}` once on the screen:\n{screen}"
+        );
+    };
+    once("the force push destroys a commit nobody else has");
+    once("commit 3 exists nowhere else");
+    once("commit 3  (Test User)");
+    // In order: what would be lost, the verdict, the question.
+    let lost = screen.find("commit 3  (Test User)").unwrap();
+    let verdict = screen.find("warn: the force push").unwrap();
+    let question = screen.find("Allow this push?").unwrap();
+    assert!(lost < verdict && verdict < question, "{screen}");
+    assert_eq!(env.last_audit()["decision"], "asked-no");
+}
