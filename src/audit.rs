@@ -525,6 +525,39 @@ pub fn read_all(path: &Path) -> Result<(Vec<Record>, Vec<String>)> {
     Ok((records, problems))
 }
 
+/// Calls `each` with every non-blank line of every generation, oldest
+/// first, and the file and 1-based line number it comes from, holding one
+/// generation in memory at a time: `vouch stats` reads its borrowed view
+/// of each line ([`crate::stats::Line`]) instead of whole [`Record`]s.
+/// The lines are those [`read_all`] reads (a file that is not valid UTF-8
+/// is read as [`read_all`] reads it, with replacement characters).
+pub fn for_each_line(path: &Path, mut each: impl FnMut(&Path, usize, &[u8])) -> Result<()> {
+    let lock = File::open(lock_path(path)).ok();
+    if let Some(l) = &lock {
+        l.lock_shared().ok();
+    }
+    let mut files = generations(path);
+    files.push(path.to_path_buf());
+    for file in files {
+        let bytes = match fs::read(&file) {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(e).with_context(|| format!("cannot read `{}`", file.display())),
+        };
+        let text = match std::str::from_utf8(&bytes) {
+            Ok(t) => std::borrow::Cow::Borrowed(t),
+            Err(_) => String::from_utf8_lossy(&bytes),
+        };
+        for (i, line) in text.lines().enumerate() {
+            if line.trim().is_empty() {
+                continue;
+            }
+            each(&file, i + 1, line.as_bytes());
+        }
+    }
+    Ok(())
+}
+
 /// Appends the records of one file (none when it does not exist).
 fn read_file(file: &Path, records: &mut Vec<Record>, problems: &mut Vec<String>) -> Result<()> {
     let text = match fs::read(file) {
