@@ -768,12 +768,16 @@ fn stats_credits_each_provider_of_a_real_decision() {
         (Some(HAIKU), Some(1))
     );
     assert_eq!(rate(&an["unusable"]), (1, 1));
+    // Each provider is credited with what asking it cost: anthropic's
+    // three answers (3 x 100 in, 3 x 50 out) and its two feedback retries,
+    // which did not end in a verdict; OpenAI's one answer.
     assert_eq!(
-        (an["tokens_in"].as_u64(), an["latency_p50_ms"].as_u64()),
-        (Some(0), None)
+        (an["tokens_in"].as_u64(), an["tokens_out"].as_u64()),
+        (Some(300), Some(150))
     );
-    // The run is counted to the provider whose verdict stood: every token
-    // of it (3 x 100 + 70 in), and its two feedback retries.
+    assert!(an["latency_p50_ms"].as_u64().is_some());
+    assert_eq!(an["retries"], 2);
+    assert_eq!(rate(&an["retry_success"]), (0, 1));
     let op = find("openai");
     assert_eq!(
         (
@@ -785,12 +789,53 @@ fn stats_credits_each_provider_of_a_real_decision() {
     );
     assert_eq!(
         (op["tokens_in"].as_u64(), op["tokens_out"].as_u64()),
-        (Some(370), Some(180))
+        (Some(70), Some(30))
     );
     assert!(op["latency_p50_ms"].as_u64().is_some());
-    assert_eq!(op["retries"], 2);
-    assert_eq!(rate(&op["retry_success"]), (1, 1));
+    assert_eq!(op["retries"], 0);
+    assert_eq!(rate(&op["retry_success"]), (0, 0));
     assert_eq!(rate(&s["labels"]["catch"]), (1, 1));
+
+    // The labelled decision as an eval case, judged by the same answers:
+    // `vouch eval` credits each provider exactly as `vouch stats` did.
+    let anthropic = LlmServer::start(vec![anthropic_text("Looks fine to me!")]);
+    let openai = LlmServer::start(vec![openai_text(&block())]);
+    let mut env = env;
+    for (k, v) in &mut env.extra_env {
+        if k == "ANTHROPIC_BASE_URL" {
+            v.clone_from(&anthropic.url);
+        } else if k == "OPENAI_BASE_URL" {
+            *v = format!("{}/v1", openai.url);
+        }
+    }
+    let cases = env.base().join("cases.jsonl");
+    env.vouch(&["log", "--export-eval", cases.to_str().unwrap()])
+        .code(0);
+    let out = env.vouch(&["eval", "--corpus", cases.to_str().unwrap(), "--json"]);
+    out.code(0);
+    assert_eq!((anthropic.count(), openai.count()), (3, 1));
+    let report: Value = serde_json::from_str(&out.stdout).unwrap();
+    let eval = report["providers"].as_array().unwrap();
+    let names: Vec<_> = eval
+        .iter()
+        .map(|p| p["provider"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["anthropic", "openai"], "in the order asked");
+    for p in eval {
+        let st = find(p["provider"].as_str().unwrap());
+        assert_eq!(p["model"], st["model"]);
+        assert_eq!(p["cases"], st["asked"]);
+        assert_eq!(p["unusable_answers"], st["unusable"]["count"]);
+        assert_eq!(p["unreachable"], st["unreachable"]["count"]);
+        assert_eq!(p["retry_success"], st["retry_success"]);
+        assert_eq!(p["tokens_in"], st["tokens_in"]);
+        assert_eq!(p["tokens_out"], st["tokens_out"]);
+        assert_eq!(p["cost_usd"], st["cost_usd"]);
+    }
+    assert_eq!(
+        report["overall"]["catch"],
+        json!({"count": 1, "of": 1, "rate": 1.0})
+    );
 }
 
 /// The `--explain --json` of `vouch check` for `command`.
