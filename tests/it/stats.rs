@@ -929,9 +929,34 @@ fn explain_redacts_credentials() {
             "-c",
             "PGPASSWORD=hunter2secret git push --force origin main",
         ][..],
+        &[
+            "mysqldump",
+            "--user=admin",
+            "--password=hunter2secret",
+            "prod",
+        ][..],
+        &[
+            "curl",
+            "-H",
+            "X-Api-Key: hunter2secret",
+            "https://example.com/v1/wipe",
+        ][..],
+        &[
+            "sh",
+            "-c",
+            "curl -X DELETE -H 'X-Api-Key: hunter2secret' https://example.com/v1/db && git push --force origin main",
+        ][..],
+        &[
+            "sh",
+            "-c",
+            "curl -H 'Authorization: Bearer hunter2secret' https://example.com/wipe; git reset --hard",
+        ][..],
     ] {
         let e = explained(&env, command);
         let user = e["user"].as_str().unwrap();
+        // The command is in the request, its credential masked.
+        let shown = format!("command: <data>{} ", command[0]);
+        assert!(user.contains(&shown), "{shown}: {user}");
         assert!(!user.contains("hunter2secret"), "{user}");
         assert!(user.contains("***") || user.contains("REDACTED"), "{user}");
         let plain = env.vouch(&[&["check", "--explain", "--"][..], command].concat());
