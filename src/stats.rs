@@ -348,7 +348,10 @@ fn tier_word<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Tier>, D::
 }
 
 /// A check's `details` as [`Spent`] when it is an object, else nothing
-/// (another verifier's checks carry details of their own).
+/// (another verifier's checks carry details of their own). Read leniently:
+/// a key that is not a count (another verifier's `"retries": "none"`) is
+/// left at 0, so that a line is never unreadable here for its details,
+/// as it is not for `Record`, whose details are any JSON.
 fn spent_details<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Spent>, D::Error> {
     struct Details;
     impl<'de> serde::de::Visitor<'de> for Details {
@@ -356,10 +359,33 @@ fn spent_details<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Spent>
         fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
             f.write_str("any JSON value")
         }
-        fn visit_map<M: serde::de::MapAccess<'de>>(self, map: M) -> Result<Self::Value, M::Error> {
-            let spent = Spent::deserialize(serde::de::value::MapAccessDeserializer::new(map));
-            // Another verifier's details that merely share a key name are not ours.
-            Ok(spent.ok())
+        fn visit_map<M: serde::de::MapAccess<'de>>(
+            self,
+            mut map: M,
+        ) -> Result<Self::Value, M::Error> {
+            let mut spent = Spent::default();
+            while let Some(key) = map.next_key::<Text<'de>>()? {
+                let n = map.next_value::<Num>()?;
+                let count = match n {
+                    Num::Count(c) => c,
+                    _ => 0,
+                };
+                match key.as_str() {
+                    "retries" => spent.retries = u32::try_from(count).unwrap_or(u32::MAX),
+                    "tokens_in" => spent.tokens_in = count,
+                    "tokens_out" => spent.tokens_out = count,
+                    "latency_ms" => spent.latency_ms = count,
+                    "cost_usd" => {
+                        spent.cost_usd = match n {
+                            Num::Float(f) => Some(f),
+                            Num::Count(c) => Some(float(c)),
+                            Num::Other => None,
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            Ok(Some(spent))
         }
         fn visit_seq<S: serde::de::SeqAccess<'de>>(
             self,
@@ -388,6 +414,52 @@ fn spent_details<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Spent>
         }
     }
     d.deserialize_any(Details)
+}
+
+/// A JSON value read for a number: a count, a fraction, or anything else.
+enum Num {
+    Count(u64),
+    Float(f64),
+    Other,
+}
+
+impl<'de> Deserialize<'de> for Num {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Num;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_u64<E>(self, v: u64) -> Result<Num, E> {
+                Ok(Num::Count(v))
+            }
+            fn visit_f64<E>(self, v: f64) -> Result<Num, E> {
+                Ok(Num::Float(v))
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Num, E> {
+                Ok(Num::Other)
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Num, E> {
+                Ok(Num::Other)
+            }
+            fn visit_str<E>(self, _: &str) -> Result<Num, E> {
+                Ok(Num::Other)
+            }
+            fn visit_unit<E>(self) -> Result<Num, E> {
+                Ok(Num::Other)
+            }
+            fn visit_seq<S: serde::de::SeqAccess<'de>>(self, mut seq: S) -> Result<Num, S::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(Num::Other)
+            }
+            fn visit_map<M: serde::de::MapAccess<'de>>(self, mut map: M) -> Result<Num, M::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(Num::Other)
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 impl<'r> Line<'r> {
@@ -429,9 +501,7 @@ impl<'r> Line<'r> {
                         .map(|c| CheckLine {
                             name: text(&c.name),
                             message: text(&c.message),
-                            spent: Spent::deserialize(&c.details)
-                                .ok()
-                                .filter(|_| c.details.is_object()),
+                            spent: spent_details(&c.details).ok().flatten(),
                             _status: IgnoredAny,
                         })
                         .collect(),
