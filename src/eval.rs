@@ -334,7 +334,7 @@ fn figures(samples: &[Sample]) -> Figures {
         latency_p95_ms: tally.latency(95).unwrap_or(0),
         tokens_in: tally.tokens_in,
         tokens_out: tally.tokens_out,
-        cost_usd: tally.cost,
+        cost_usd: tally.cost(),
         thresholds,
     }
 }

@@ -635,8 +635,8 @@ pub struct Tally {
     pub tokens_in: u64,
     /// Tokens received.
     pub tokens_out: u64,
-    /// Estimated cost, when a price was known.
-    pub cost: Option<f64>,
+    /// Estimated costs, in the order added, where a price was known.
+    pub costs: Vec<f64>,
 }
 
 impl Tally {
@@ -655,9 +655,7 @@ impl Tally {
         self.latencies.push(spent.latency_ms);
         self.tokens_in += spent.tokens_in;
         self.tokens_out += spent.tokens_out;
-        if let Some(c) = spent.cost_usd {
-            *self.cost.get_or_insert(0.0) += c;
-        }
+        self.costs.extend(spent.cost_usd);
         self.retries += u64::from(spent.retries);
         if spent.retries > 0 {
             self.retried += 1;
@@ -669,6 +667,28 @@ impl Tally {
     pub fn add(&mut self, outcome: Outcome, spent: &Spent) {
         self.ask(outcome);
         self.spend(spent, outcome == Outcome::Verdict);
+    }
+
+    /// The estimated cost, when any price was known: summed in the order
+    /// added, so that the same figures come out however the log was split
+    /// among threads.
+    pub fn cost(&self) -> Option<f64> {
+        (!self.costs.is_empty()).then(|| self.costs.iter().fold(0.0, |a, c| a + c))
+    }
+
+    /// Adds `later`'s figures to these.
+    pub fn merge(&mut self, later: Self) {
+        self.asked += later.asked;
+        self.verdicts += later.verdicts;
+        self.unusable += later.unusable;
+        self.unreachable += later.unreachable;
+        self.retries += later.retries;
+        self.retried += later.retried;
+        self.retried_ok += later.retried_ok;
+        self.latencies.extend(later.latencies);
+        self.tokens_in += later.tokens_in;
+        self.tokens_out += later.tokens_out;
+        self.costs.extend(later.costs);
     }
 
     /// Unusable answers out of the times asked.
@@ -858,6 +878,47 @@ impl Totals {
         );
     }
 
+    /// Adds the figures of `later`, the lines that come after these in
+    /// the log (a later generation): the result is the figures of both
+    /// read in order.
+    pub fn merge(&mut self, later: Self) {
+        self.decisions += later.decisions;
+        if let Some(f) = later.from
+            && self.from.as_deref().is_none_or(|s| second(&f) < second(s))
+        {
+            self.from = Some(f);
+        }
+        if let Some(t) = later.to
+            && self.to.as_deref().is_none_or(|s| second(&t) > second(s))
+        {
+            self.to = Some(t);
+        }
+        for (door, n) in later.doors {
+            *self.doors.entry(door).or_default() += n;
+        }
+        for (mine, theirs) in [
+            (&mut self.tiers[..], &later.tiers[..]),
+            (&mut self.results[..], &later.results[..]),
+            (&mut self.decided[..], &later.decided[..]),
+        ] {
+            for (a, b) in mine.iter_mut().zip(theirs) {
+                *a += b;
+            }
+        }
+        self.skips += later.skips;
+        self.overrides += later.overrides;
+        for (key, (tally, cached)) in later.providers {
+            let mine = self.providers.entry(key).or_default();
+            mine.0.merge(tally);
+            mine.1 += cached;
+        }
+        self.labelled += later.labelled;
+        self.dangerous += later.dangerous;
+        self.caught += later.caught;
+        self.safe += later.safe;
+        self.false_pos += later.false_pos;
+    }
+
     /// The figures.
     pub fn finish(self) -> Stats {
         let mut by_door: Vec<Count> = self
@@ -890,7 +951,7 @@ impl Totals {
                 latency_p95_ms: t.latency(95),
                 tokens_in: t.tokens_in,
                 tokens_out: t.tokens_out,
-                cost_usd: t.cost,
+                cost_usd: t.cost(),
                 retries: t.retries,
                 retry_success: t.retry_success(),
             })
