@@ -6,13 +6,14 @@
 //! How the AI verifier's figures are attributed: the AI verifier's result in
 //! a record's `verifiers` (named `ai` or `ai:<provider>`) has one check per
 //! provider asked, named `<provider> (<model>)`, whose message starts with
-//! its outcome (`verdict`, `unusable` or `unreachable`); each check counts
-//! once as `asked` for that provider and model. The record's `ai` block
-//! (latency, tokens, cost, retries) covers the whole run: it is counted to
-//! the provider whose verdict decided (`verifier_provider`,
-//! `verifier_model`), or, when none did, to the last provider asked. A
-//! verdict reused from the cache made no request: it counts as `cached` and
-//! stays out of the latency figures.
+//! its outcome (`verdict`, `unusable` or `unreachable`) and whose details
+//! say what asking it cost. Each provider is credited with its own check,
+//! as `vouch eval` credits it ([`Tally`] says what each figure means). A
+//! line written before the checks carried their cost has only the whole
+//! run's figures (the record's `ai` block): they go to the provider whose
+//! verdict decided, or, when none did, to the last provider asked. A
+//! verdict reused from the cache made no request: it counts as `cached`
+//! and stays out of the latency figures.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -107,7 +108,8 @@ pub struct ProviderStats {
     /// Decisions on which it was asked for a verdict (its HTTP and feedback
     /// retries are in `retries`, not here).
     pub asked: u64,
-    /// Times its verdict stood.
+    /// Usable verdicts it gave: the one that stood, or a block a
+    /// tiebreaker then overruled.
     pub verdicts: u64,
     /// Asked, and no answer was a usable verdict (the feedback retries included).
     pub unusable: Rate,
@@ -115,7 +117,8 @@ pub struct ProviderStats {
     pub unreachable: Rate,
     /// Decisions settled by a verdict of it reused from the cache (no request).
     pub cached: u64,
-    /// Median latency of its runs (the whole AI verifier run), ms.
+    /// Median time spent asking it, its retries included (on lines older
+    /// than the per-provider figures, the whole AI verifier run), ms.
     pub latency_p50_ms: Option<u64>,
     /// 95th percentile latency of its runs, ms.
     pub latency_p95_ms: Option<u64>,
