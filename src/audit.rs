@@ -525,6 +525,57 @@ pub fn read_all(path: &Path) -> Result<(Vec<Record>, Vec<String>)> {
     Ok((records, problems))
 }
 
+/// The log's files, oldest first: every rotated generation, then the
+/// current file (which may not exist).
+pub fn files(path: &Path) -> Vec<PathBuf> {
+    let mut files = generations(path);
+    files.push(path.to_path_buf());
+    files
+}
+
+/// A shared lock on the log, where it can be taken: while it is held, no
+/// rotation moves the files being read.
+pub fn read_lock(path: &Path) -> Option<File> {
+    let lock = File::open(lock_path(path)).ok()?;
+    lock.lock_shared().ok();
+    Some(lock)
+}
+
+/// Calls `each` with every non-blank line of one file of the log (none
+/// when it does not exist) and its 1-based line number: the lines
+/// [`read_all`] reads as records (a file that is not valid UTF-8 is read
+/// as [`read_all`] reads it, with replacement characters). `vouch stats`
+/// reads its borrowed view of each line ([`crate::stats::Line`]) instead
+/// of whole [`Record`]s.
+pub fn each_line(file: &Path, mut each: impl FnMut(usize, &[u8])) -> Result<()> {
+    let bytes = match fs::read(file) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(e).with_context(|| format!("cannot read `{}`", file.display())),
+    };
+    let text = match std::str::from_utf8(&bytes) {
+        Ok(t) => std::borrow::Cow::Borrowed(t),
+        Err(_) => String::from_utf8_lossy(&bytes),
+    };
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        each(i + 1, line.as_bytes());
+    }
+    Ok(())
+}
+
+/// [`each_line`] over every file of the log, oldest first, under the
+/// shared lock, with the file each line comes from.
+pub fn for_each_line(path: &Path, mut each: impl FnMut(&Path, usize, &[u8])) -> Result<()> {
+    let _lock = read_lock(path);
+    for file in files(path) {
+        each_line(&file, |n, line| each(&file, n, line))?;
+    }
+    Ok(())
+}
+
 /// Appends the records of one file (none when it does not exist).
 fn read_file(file: &Path, records: &mut Vec<Record>, problems: &mut Vec<String>) -> Result<()> {
     let text = match fs::read(file) {

@@ -10,7 +10,9 @@ use std::fmt::Write as _;
 use serde::{Deserialize, Serialize};
 
 use crate::operation::Operation;
-use crate::stats::{Rate, percentile};
+#[cfg(test)]
+use crate::stats::percentile;
+use crate::stats::{Outcome, Rate, Spent, Tally};
 use crate::verdict::{Recommendation, Scores};
 
 /// The version of the `--json` report's shape.
@@ -253,11 +255,18 @@ pub struct Report {
 struct Sample {
     label: Label,
     said: Said,
-    retried: bool,
-    latency_ms: u64,
-    tokens_in: u64,
-    tokens_out: u64,
-    cost_usd: Option<f64>,
+    spent: Spent,
+}
+
+impl Said {
+    /// What came of asking, as `vouch stats` counts it.
+    fn outcome(self) -> Outcome {
+        match self {
+            Self::Verdict { .. } => Outcome::Verdict,
+            Self::Unusable => Outcome::Unusable,
+            Self::Unreachable => Outcome::Unreachable,
+        }
+    }
 }
 
 fn is_flagged(r: Recommendation) -> bool {
@@ -274,13 +283,12 @@ fn figures(samples: &[Sample]) -> Figures {
                 && matches!(s.said, Said::Verdict { recommendation, .. } if is_flagged(recommendation))
         })
     };
-    let unusable_answers = count(&|s| s.said == Said::Unusable);
-    let unreachable = count(&|s| s.said == Said::Unreachable);
-    let retried = count(&|s| s.retried);
-    let retried_ok = count(&|s| s.retried && matches!(s.said, Said::Verdict { .. }));
-    let mut latencies: Vec<u64> = samples.iter().map(|s| s.latency_ms).collect();
-    latencies.sort_unstable();
-    let costs: Vec<f64> = samples.iter().filter_map(|s| s.cost_usd).collect();
+    // Asked, usable verdicts, unusable, unreachable, retry success, time,
+    // tokens and cost: added up as `vouch stats` adds them up.
+    let mut tally = Tally::default();
+    for s in samples {
+        tally.add(s.said.outcome(), &s.spent);
+    }
     let scored: Vec<(Label, Scores)> = samples
         .iter()
         .filter_map(|s| match s.said {
@@ -318,15 +326,15 @@ fn figures(samples: &[Sample]) -> Figures {
         safe,
         catch: Rate::new(flagged(Label::Dangerous), dangerous),
         false_positive: Rate::new(flagged(Label::Safe), safe),
-        unusable: Rate::new(unusable_answers + unreachable, samples.len()),
-        unusable_answers,
-        unreachable,
-        retry_success: Rate::new(retried_ok, retried),
-        latency_p50_ms: percentile(&latencies, 50).unwrap_or(0),
-        latency_p95_ms: percentile(&latencies, 95).unwrap_or(0),
-        tokens_in: samples.iter().map(|s| s.tokens_in).sum(),
-        tokens_out: samples.iter().map(|s| s.tokens_out).sum(),
-        cost_usd: (!costs.is_empty()).then(|| costs.iter().sum()),
+        unusable: Rate::new(tally.unusable + tally.unreachable, tally.asked),
+        unusable_answers: usize::try_from(tally.unusable).unwrap_or(usize::MAX),
+        unreachable: usize::try_from(tally.unreachable).unwrap_or(usize::MAX),
+        retry_success: tally.retry_success(),
+        latency_p50_ms: tally.latency(50).unwrap_or(0),
+        latency_p95_ms: tally.latency(95).unwrap_or(0),
+        tokens_in: tally.tokens_in,
+        tokens_out: tally.tokens_out,
+        cost_usd: tally.cost(),
         thresholds,
     }
 }
@@ -349,11 +357,13 @@ pub fn report(runs: &[CaseRun]) -> Report {
             Sample {
                 label: run.label,
                 said,
-                retried: run.asked.iter().any(|a| a.retries > 0),
-                latency_ms: run.asked.iter().map(|a| a.latency_ms).sum(),
-                tokens_in: run.asked.iter().map(|a| a.tokens_in).sum(),
-                tokens_out: run.asked.iter().map(|a| a.tokens_out).sum(),
-                cost_usd: (!costs.is_empty()).then(|| costs.iter().sum()),
+                spent: Spent {
+                    retries: run.asked.iter().map(|a| a.retries).sum(),
+                    latency_ms: run.asked.iter().map(|a| a.latency_ms).sum(),
+                    tokens_in: run.asked.iter().map(|a| a.tokens_in).sum(),
+                    tokens_out: run.asked.iter().map(|a| a.tokens_out).sum(),
+                    cost_usd: (!costs.is_empty()).then(|| costs.iter().sum()),
+                },
             }
         })
         .collect();
@@ -376,11 +386,13 @@ pub fn report(runs: &[CaseRun]) -> Report {
                         .map(|a| Sample {
                             label: run.label,
                             said: a.said,
-                            retried: a.retries > 0,
-                            latency_ms: a.latency_ms,
-                            tokens_in: a.tokens_in,
-                            tokens_out: a.tokens_out,
-                            cost_usd: a.cost_usd,
+                            spent: Spent {
+                                retries: a.retries,
+                                latency_ms: a.latency_ms,
+                                tokens_in: a.tokens_in,
+                                tokens_out: a.tokens_out,
+                                cost_usd: a.cost_usd,
+                            },
                         })
                 })
                 .collect();

@@ -6,22 +6,24 @@
 //! How the AI verifier's figures are attributed: the AI verifier's result in
 //! a record's `verifiers` (named `ai` or `ai:<provider>`) has one check per
 //! provider asked, named `<provider> (<model>)`, whose message starts with
-//! its outcome (`verdict`, `unusable` or `unreachable`); each check counts
-//! once as `asked` for that provider and model. The record's `ai` block
-//! (latency, tokens, cost, retries) covers the whole run: it is counted to
-//! the provider whose verdict decided (`verifier_provider`,
-//! `verifier_model`), or, when none did, to the last provider asked. A
-//! verdict reused from the cache made no request: it counts as `cached` and
-//! stays out of the latency figures.
+//! its outcome (`verdict`, `unusable` or `unreachable`) and whose details
+//! say what asking it cost. Each provider is credited with its own check,
+//! as `vouch eval` credits it ([`Tally`] says what each figure means). A
+//! line written before the checks carried their cost has only the whole
+//! run's figures (the record's `ai` block): they go to the provider whose
+//! verdict decided, or, when none did, to the last provider asked. A
+//! verdict reused from the cache made no request: it counts as `cached`
+//! and stays out of the latency figures.
 
-use std::collections::{BTreeMap, HashMap};
+use std::borrow::Cow;
+use std::collections::HashMap;
 
+use serde::de::IgnoredAny;
 use serde::{Deserialize, Serialize};
 
-use crate::audit::Record;
+use crate::audit::{AiUsage, Record, Would};
 use crate::classify::Tier;
 use crate::policy::{AuditResult, Decision};
-use crate::verdict::VerifierResult;
 
 pub use crate::vocab::Label;
 
@@ -106,7 +108,8 @@ pub struct ProviderStats {
     /// Decisions on which it was asked for a verdict (its HTTP and feedback
     /// retries are in `retries`, not here).
     pub asked: u64,
-    /// Times its verdict stood.
+    /// Usable verdicts it gave: the one that stood, or a block a
+    /// tiebreaker then overruled.
     pub verdicts: u64,
     /// Asked, and no answer was a usable verdict (the feedback retries included).
     pub unusable: Rate,
@@ -114,7 +117,8 @@ pub struct ProviderStats {
     pub unreachable: Rate,
     /// Decisions settled by a verdict of it reused from the cache (no request).
     pub cached: u64,
-    /// Median latency of its runs (the whole AI verifier run), ms.
+    /// Median time spent asking it, its retries included (on lines older
+    /// than the per-provider figures, the whole AI verifier run), ms.
     pub latency_p50_ms: Option<u64>,
     /// 95th percentile latency of its runs, ms.
     pub latency_p95_ms: Option<u64>,
@@ -188,48 +192,528 @@ const DECISIONS: [Decision; 4] = [
     Decision::AskedNo,
 ];
 
-/// What is added up for one provider and model.
-#[derive(Default)]
-struct Acc {
-    asked: u64,
-    verdicts: u64,
-    unusable: u64,
-    unreachable: u64,
-    cached: u64,
-    latencies: Vec<u64>,
-    tokens_in: u64,
-    tokens_out: u64,
-    cost: Option<f64>,
-    retries: u64,
-    retried: u64,
-    retried_ok: u64,
+/// A string of an audit line, borrowed from the line when it holds no
+/// escape and owned when it does (serde's own `Cow` is always owned inside
+/// an `Option` or a `Vec`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Text<'a>(pub Cow<'a, str>);
+
+impl Text<'_> {
+    /// The string.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
 }
 
-/// The AI verifier's result among a record's verifiers.
-fn ai_result(record: &Record) -> Option<&VerifierResult> {
-    record
-        .verifiers
-        .iter()
-        .rev()
-        .find(|v| v.verifier == "ai" || v.verifier.starts_with("ai:"))
+impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Str;
+        impl<'de> serde::de::Visitor<'de> for Str {
+            type Value = Text<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Text<'de>, E> {
+                Ok(Text(Cow::Borrowed(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Text<'de>, E> {
+                Ok(Text(Cow::Owned(v.to_owned())))
+            }
+            fn visit_string<E>(self, v: String) -> Result<Text<'de>, E> {
+                Ok(Text(Cow::Owned(v)))
+            }
+        }
+        d.deserialize_str(Str)
+    }
 }
 
-/// A check's `<provider> (<model>)` and the outcome its message starts with.
-fn tried(check: &crate::verdict::Check) -> Option<(&str, &str, &str)> {
-    let (provider, model) = check.name.rsplit_once(" (")?;
-    let model = model.strip_suffix(')')?;
-    let outcome = check.message.split(':').next()?.trim();
-    Some((provider, model, outcome))
+/// The fields of one audit line that the figures read, borrowed from the
+/// line: `vouch stats` reads a hundred thousand lines, and allocating a
+/// whole [`Record`] for each (its refs, checks, operation and verdicts)
+/// was most of its time. `vouch log` and everything else read the full
+/// [`Record`].
+///
+/// A line is unreadable here exactly when it is unreadable as a `Record`
+/// for every field read here, and for the presence of every field the
+/// `Record` requires; the fields not read are skipped without being
+/// looked at (a required field of the wrong type, which vouch never
+/// writes, is the one difference). [`Line::of`] gives the same view of a
+/// full record.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Line<'a> {
+    /// UTC, RFC 3339.
+    #[serde(borrow)]
+    pub timestamp: Text<'a>,
+    /// The operation.
+    #[serde(borrow)]
+    pub operation_id: Text<'a>,
+    /// `push`, `commit`, ..., `approve`.
+    #[serde(borrow)]
+    pub operation_type: Text<'a>,
+    /// The door.
+    #[serde(borrow)]
+    pub hook: Text<'a>,
+    /// The tier (a word this version does not know is none, as for `Record`).
+    #[serde(deserialize_with = "tier_word")]
+    pub risk_tier: Option<Tier>,
+    /// The provider whose verdict decided.
+    #[serde(borrow)]
+    pub verifier_provider: Option<Text<'a>>,
+    /// Its model.
+    #[serde(borrow)]
+    pub verifier_model: Option<Text<'a>>,
+    /// What the verifiers said.
+    pub result: AuditResult,
+    /// What happened.
+    pub decision: Decision,
+    /// The AI verifier's usage.
+    #[serde(default)]
+    pub ai: Option<AiUsage>,
+    /// A person overrode the verification.
+    pub was_overridden: bool,
+    /// Why.
+    #[serde(borrow)]
+    pub override_reason: Option<Text<'a>>,
+    /// The repository root.
+    #[serde(borrow)]
+    pub repo: Text<'a>,
+    /// In observe mode: what enforcing would have done.
+    #[serde(default)]
+    pub would_decide: Option<Would>,
+    /// Every verifier's result (only the AI verifier's checks are read).
+    #[serde(default, borrow)]
+    pub verifiers: Vec<VerifierLine<'a>>,
+    #[serde(rename = "schema_version")]
+    _schema_version: IgnoredAny,
+    #[serde(rename = "latency_ms")]
+    _latency_ms: IgnoredAny,
 }
 
-/// Whether vouch stopped the operation: refused it or asked a person
-/// (in observe mode: would have).
-fn stopped(r: &Record) -> bool {
-    r.would_decide.is_some()
-        || matches!(
-            r.decision,
-            Decision::Refused | Decision::AskedYes | Decision::AskedNo
-        )
+/// A verifier's result, as [`Line`] reads it.
+#[derive(Debug, Clone, Deserialize)]
+pub struct VerifierLine<'a> {
+    /// Its name (`ai`, `ai:<provider>` for the AI verifier).
+    #[serde(borrow)]
+    pub verifier: Text<'a>,
+    /// Its checks.
+    #[serde(borrow)]
+    pub checks: Vec<CheckLine<'a>>,
+    #[serde(rename = "version")]
+    _version: IgnoredAny,
+    #[serde(rename = "status")]
+    _status: IgnoredAny,
+    #[serde(rename = "summary")]
+    _summary: IgnoredAny,
+    #[serde(rename = "blocking")]
+    _blocking: IgnoredAny,
+    #[serde(rename = "duration_ms")]
+    _duration_ms: IgnoredAny,
+}
+
+/// A check, as [`Line`] reads it.
+#[derive(Debug, Clone, Deserialize)]
+pub struct CheckLine<'a> {
+    /// `<provider> (<model>)` for the AI verifier's.
+    #[serde(borrow)]
+    pub name: Text<'a>,
+    /// `<outcome>: <why>` for the AI verifier's.
+    #[serde(default, borrow)]
+    pub message: Text<'a>,
+    /// What asking the provider cost, when the line says.
+    #[serde(default, rename = "details", deserialize_with = "spent_details")]
+    pub spent: Option<Spent>,
+    #[serde(rename = "status")]
+    _status: IgnoredAny,
+}
+
+/// What asking one provider cost during one run: the `details` of the AI
+/// verifier's check for it (lines written before vouch recorded it have
+/// none).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Spent {
+    /// Its HTTP and feedback retries.
+    pub retries: u32,
+    /// Tokens sent to it.
+    pub tokens_in: u64,
+    /// Tokens it returned.
+    pub tokens_out: u64,
+    /// Time spent asking it, retries included.
+    pub latency_ms: u64,
+    /// Estimated cost, when its model has a price.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<f64>,
+}
+
+fn tier_word<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Tier>, D::Error> {
+    let word: Option<Text<'de>> = Option::deserialize(d)?;
+    Ok(word.and_then(|w| Tier::from_name(w.as_str())))
+}
+
+/// A check's `details` as [`Spent`] when it is an object, else nothing
+/// (another verifier's checks carry details of their own). Read leniently:
+/// a key that is not a count (another verifier's `"retries": "none"`) is
+/// left at 0, so that a line is never unreadable here for its details,
+/// as it is not for `Record`, whose details are any JSON.
+fn spent_details<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Spent>, D::Error> {
+    struct Details;
+    impl<'de> serde::de::Visitor<'de> for Details {
+        type Value = Option<Spent>;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("any JSON value")
+        }
+        fn visit_map<M: serde::de::MapAccess<'de>>(
+            self,
+            mut map: M,
+        ) -> Result<Self::Value, M::Error> {
+            let mut spent = Spent::default();
+            while let Some(key) = map.next_key::<Text<'de>>()? {
+                let n = map.next_value::<Num>()?;
+                let count = match n {
+                    Num::Count(c) => c,
+                    _ => 0,
+                };
+                match key.as_str() {
+                    "retries" => spent.retries = u32::try_from(count).unwrap_or(u32::MAX),
+                    "tokens_in" => spent.tokens_in = count,
+                    "tokens_out" => spent.tokens_out = count,
+                    "latency_ms" => spent.latency_ms = count,
+                    "cost_usd" => {
+                        spent.cost_usd = match n {
+                            Num::Float(f) => Some(f),
+                            Num::Count(c) => Some(float(c)),
+                            Num::Other => None,
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            Ok(Some(spent))
+        }
+        fn visit_seq<S: serde::de::SeqAccess<'de>>(
+            self,
+            mut seq: S,
+        ) -> Result<Self::Value, S::Error> {
+            while seq.next_element::<IgnoredAny>()?.is_some() {}
+            Ok(None)
+        }
+        fn visit_unit<E>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+    }
+    d.deserialize_any(Details)
+}
+
+/// A JSON value read for a number: a count, a fraction, or anything else.
+enum Num {
+    Count(u64),
+    Float(f64),
+    Other,
+}
+
+impl<'de> Deserialize<'de> for Num {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Num;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_u64<E>(self, v: u64) -> Result<Num, E> {
+                Ok(Num::Count(v))
+            }
+            fn visit_f64<E>(self, v: f64) -> Result<Num, E> {
+                Ok(Num::Float(v))
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Num, E> {
+                Ok(Num::Other)
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Num, E> {
+                Ok(Num::Other)
+            }
+            fn visit_str<E>(self, _: &str) -> Result<Num, E> {
+                Ok(Num::Other)
+            }
+            fn visit_unit<E>(self) -> Result<Num, E> {
+                Ok(Num::Other)
+            }
+            fn visit_seq<S: serde::de::SeqAccess<'de>>(self, mut seq: S) -> Result<Num, S::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(Num::Other)
+            }
+            fn visit_map<M: serde::de::MapAccess<'de>>(self, mut map: M) -> Result<Num, M::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(Num::Other)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl<'r> Line<'r> {
+    /// Reads one audit line.
+    ///
+    /// # Errors
+    ///
+    /// serde's words, when the line is not an audit record.
+    pub fn parse(line: &'r [u8]) -> serde_json::Result<Self> {
+        serde_json::from_slice(line)
+    }
+
+    /// The same view of a full record.
+    pub fn of(r: &'r Record) -> Self {
+        let text = |s: &'r str| Text(Cow::Borrowed(s));
+        Self {
+            timestamp: text(&r.timestamp),
+            operation_id: text(&r.operation_id),
+            operation_type: text(&r.operation_type),
+            hook: text(&r.hook),
+            risk_tier: r.risk_tier,
+            verifier_provider: r.verifier_provider.as_deref().map(text),
+            verifier_model: r.verifier_model.as_deref().map(text),
+            result: r.result,
+            decision: r.decision,
+            ai: r.ai.clone(),
+            was_overridden: r.was_overridden,
+            override_reason: r.override_reason.as_deref().map(text),
+            repo: text(&r.repo),
+            would_decide: r.would_decide,
+            verifiers: r
+                .verifiers
+                .iter()
+                .map(|v| VerifierLine {
+                    verifier: text(&v.verifier),
+                    checks: v
+                        .checks
+                        .iter()
+                        .map(|c| CheckLine {
+                            name: text(&c.name),
+                            message: text(&c.message),
+                            spent: spent_details(&c.details).ok().flatten(),
+                            _status: IgnoredAny,
+                        })
+                        .collect(),
+                    _version: IgnoredAny,
+                    _status: IgnoredAny,
+                    _summary: IgnoredAny,
+                    _blocking: IgnoredAny,
+                    _duration_ms: IgnoredAny,
+                })
+                .collect(),
+            _schema_version: IgnoredAny,
+            _latency_ms: IgnoredAny,
+        }
+    }
+
+    /// The AI verifier's result among the line's verifiers.
+    fn ai_result(&self) -> Option<&VerifierLine<'r>> {
+        self.verifiers.iter().rev().find(|v| {
+            let name = v.verifier.as_str();
+            name == "ai" || name.starts_with("ai:")
+        })
+    }
+
+    /// Whether vouch stopped the operation: refused it or asked a person
+    /// (in observe mode: would have).
+    fn stopped(&self) -> bool {
+        self.would_decide.is_some()
+            || matches!(
+                self.decision,
+                Decision::Refused | Decision::AskedYes | Decision::AskedNo
+            )
+    }
+
+    /// Every provider the AI verifier asked, in order, as its checks say.
+    pub fn attempts(&self) -> Vec<Attempt<'_>> {
+        self.ai_result()
+            .map(|v| v.checks.iter().filter_map(Attempt::of_check).collect())
+            .unwrap_or_default()
+    }
+}
+
+/// What came of asking one provider (the AI verifier's check for it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// It gave a usable verdict. The first one stands; a block that a
+    /// tiebreaker then overruled (SPEC 6) is a usable verdict too.
+    Verdict,
+    /// It answered, but no answer was a usable verdict (its feedback
+    /// retries included): not JSON, a refusal, a safety stop, truncated...
+    Unusable,
+    /// No answer: a transport or HTTP failure, or not asked because the
+    /// time budget ran out.
+    Unreachable,
+}
+
+impl Outcome {
+    /// The word the AI verifier's check message starts with.
+    pub fn from_word(word: &str) -> Option<Self> {
+        match word {
+            "verdict" => Some(Self::Verdict),
+            "unusable" => Some(Self::Unusable),
+            "unreachable" => Some(Self::Unreachable),
+            _ => None,
+        }
+    }
+}
+
+/// One provider asked during one AI verifier run.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Attempt<'a> {
+    /// The provider.
+    pub provider: &'a str,
+    /// The model asked.
+    pub model: &'a str,
+    /// What came of it.
+    pub outcome: Outcome,
+    /// What it cost, when the line says.
+    pub spent: Option<Spent>,
+}
+
+impl<'a> Attempt<'a> {
+    /// The attempt an AI verifier check records: named `<provider>
+    /// (<model>)`, its message starting with the outcome.
+    pub fn of_check(check: &'a CheckLine<'_>) -> Option<Self> {
+        let (provider, model) = check.name.as_str().rsplit_once(" (")?;
+        let model = model.strip_suffix(')')?;
+        let word = check.message.as_str().split(':').next()?.trim();
+        Some(Self {
+            provider,
+            model,
+            outcome: Outcome::from_word(word)?,
+            spent: check.spent,
+        })
+    }
+}
+
+/// One provider's and model's figures, added up the same way by `vouch
+/// stats` (from the audit log) and `vouch eval` (from its runs). What
+/// each figure means:
+///
+/// - `asked`: times the AI verifier asked it, once per decision (or eval
+///   case) whatever its HTTP and feedback retries;
+/// - `verdicts`: of those, the times it gave a usable verdict: the one
+///   that stood, or a block a tiebreaker then overruled;
+/// - `unusable`: the times it answered but gave no usable verdict, even
+///   after the feedback retries, out of `asked`;
+/// - `unreachable`: the times it could not be reached (transport or HTTP
+///   failure, or the time budget ran out first), out of `asked`;
+/// - `retry_success`: of the times it needed a retry (HTTP or feedback),
+///   the ones that still ended in a usable verdict from it;
+/// - latency, tokens and cost: what asking it took, its retries included.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Tally {
+    /// Times asked.
+    pub asked: u64,
+    /// Usable verdicts.
+    pub verdicts: u64,
+    /// Answered, nothing usable.
+    pub unusable: u64,
+    /// Not reached.
+    pub unreachable: u64,
+    /// HTTP and feedback retries.
+    pub retries: u64,
+    /// Times it needed a retry.
+    pub retried: u64,
+    /// Of those, times it still gave a usable verdict.
+    pub retried_ok: u64,
+    /// Time per ask, ms (unsorted).
+    pub latencies: Vec<u64>,
+    /// Tokens sent.
+    pub tokens_in: u64,
+    /// Tokens received.
+    pub tokens_out: u64,
+    /// Estimated costs, in the order added, where a price was known.
+    pub costs: Vec<f64>,
+}
+
+impl Tally {
+    /// Counts one ask.
+    pub fn ask(&mut self, outcome: Outcome) {
+        self.asked += 1;
+        match outcome {
+            Outcome::Verdict => self.verdicts += 1,
+            Outcome::Unusable => self.unusable += 1,
+            Outcome::Unreachable => self.unreachable += 1,
+        }
+    }
+
+    /// Adds what one ask cost; `ok` when it ended in a usable verdict.
+    pub fn spend(&mut self, spent: &Spent, ok: bool) {
+        self.latencies.push(spent.latency_ms);
+        self.tokens_in += spent.tokens_in;
+        self.tokens_out += spent.tokens_out;
+        self.costs.extend(spent.cost_usd);
+        self.retries += u64::from(spent.retries);
+        if spent.retries > 0 {
+            self.retried += 1;
+            self.retried_ok += u64::from(ok);
+        }
+    }
+
+    /// Counts one ask and what it cost.
+    pub fn add(&mut self, outcome: Outcome, spent: &Spent) {
+        self.ask(outcome);
+        self.spend(spent, outcome == Outcome::Verdict);
+    }
+
+    /// The estimated cost, when any price was known: summed in the order
+    /// added, so that the same figures come out however the log was split
+    /// among threads.
+    pub fn cost(&self) -> Option<f64> {
+        (!self.costs.is_empty()).then(|| self.costs.iter().fold(0.0, |a, c| a + c))
+    }
+
+    /// Adds `later`'s figures to these.
+    pub fn merge(&mut self, later: Self) {
+        self.asked += later.asked;
+        self.verdicts += later.verdicts;
+        self.unusable += later.unusable;
+        self.unreachable += later.unreachable;
+        self.retries += later.retries;
+        self.retried += later.retried;
+        self.retried_ok += later.retried_ok;
+        self.latencies.extend(later.latencies);
+        self.tokens_in += later.tokens_in;
+        self.tokens_out += later.tokens_out;
+        self.costs.extend(later.costs);
+    }
+
+    /// Unusable answers out of the times asked.
+    pub fn unusable_rate(&self) -> Rate {
+        Rate::new(self.unusable, self.asked)
+    }
+
+    /// Failures to reach it out of the times asked.
+    pub fn unreachable_rate(&self) -> Rate {
+        Rate::new(self.unreachable, self.asked)
+    }
+
+    /// Usable verdicts out of the times it needed a retry.
+    pub fn retry_success(&self) -> Rate {
+        Rate::new(self.retried_ok, self.retried)
+    }
+
+    /// The latency percentile `p`, ms.
+    pub fn latency(&mut self, p: u64) -> Option<u64> {
+        self.latencies.sort_unstable();
+        percentile(&self.latencies, p)
+    }
 }
 
 /// The nearest-rank percentile `p` (0-100] of sorted `values`.
@@ -244,178 +728,273 @@ pub fn percentile(sorted: &[u64], p: u64) -> Option<u64> {
         .copied()
 }
 
-/// The figures of `records` (already filtered), with `labels` by operation id.
+/// The figures being added up, one line at a time ([`Totals::add`]), so
+/// that no more than one generation of the log is held at once.
+#[derive(Default)]
+pub struct Totals {
+    decisions: u64,
+    from: Option<String>,
+    to: Option<String>,
+    doors: HashMap<String, u64>,
+    tiers: [u64; TIERS.len()],
+    results: [u64; RESULTS.len()],
+    decided: [u64; DECISIONS.len()],
+    skips: u64,
+    overrides: u64,
+    providers: HashMap<(String, String), (Tally, u64)>,
+    labelled: u64,
+    dangerous: u64,
+    caught: u64,
+    safe: u64,
+    false_pos: u64,
+}
+
+/// RFC 3339 UTC stamps compare as text up to the second (the fraction,
+/// when there is one, has no fixed width).
+fn second(s: &str) -> &str {
+    s.get(..19).unwrap_or(s)
+}
+
+impl Totals {
+    /// Adds one decision (already filtered), with `labels` by operation id.
+    pub fn add<S: std::hash::BuildHasher>(
+        &mut self,
+        r: &Line<'_>,
+        labels: &HashMap<String, LabelEntry, S>,
+    ) {
+        self.decisions += 1;
+        let at = r.timestamp.as_str();
+        if self.from.as_deref().is_none_or(|f| second(at) < second(f)) {
+            self.from = Some(at.to_owned());
+        }
+        if self.to.as_deref().is_none_or(|t| second(at) > second(t)) {
+            self.to = Some(at.to_owned());
+        }
+        match self.doors.get_mut(r.hook.as_str()) {
+            Some(n) => *n += 1,
+            None => {
+                self.doors.insert(r.hook.as_str().to_owned(), 1);
+            }
+        }
+        let tier = r.risk_tier.map_or("unknown", Tier::as_str);
+        if let Some(i) = TIERS.iter().position(|t| *t == tier) {
+            self.tiers[i] += 1;
+        }
+        if let Some(i) = RESULTS.iter().position(|x| *x == r.result) {
+            self.results[i] += 1;
+        }
+        if let Some(i) = DECISIONS.iter().position(|x| *x == r.decision) {
+            self.decided[i] += 1;
+        }
+        if r.was_overridden {
+            self.overrides += 1;
+            if r.override_reason
+                .as_ref()
+                .is_some_and(|w| w.as_str().starts_with("VOUCH_SKIP"))
+            {
+                self.skips += 1;
+            }
+        }
+        self.account_ai(r);
+        if let Some(label) = labels.get(r.operation_id.as_str())
+            && !r.was_overridden
+            && r.operation_type.as_str() != "approve"
+        {
+            self.labelled += 1;
+            match label.label {
+                Label::Dangerous => {
+                    self.dangerous += 1;
+                    self.caught += u64::from(r.stopped());
+                }
+                Label::Safe => {
+                    self.safe += 1;
+                    self.false_pos += u64::from(r.stopped());
+                }
+            }
+        }
+    }
+
+    fn provider(&mut self, provider: &str, model: &str) -> &mut (Tally, u64) {
+        let key = (provider.to_owned(), model.to_owned());
+        self.providers.entry(key).or_default()
+    }
+
+    /// Adds one line's AI verifier run to the provider figures. A verdict
+    /// reused from the cache made no request: it counts as `cached` for the
+    /// provider that gave it, and nothing else. Each provider asked is
+    /// credited with what asking it cost, as its check records it; a line
+    /// written before vouch recorded that has only the whole run's
+    /// figures (the `ai` block), which are credited to the provider whose
+    /// verdict decided, or to the last one asked.
+    fn account_ai(&mut self, r: &Line<'_>) {
+        let attempts = r.attempts();
+        let Some(usage) = &r.ai else {
+            for a in &attempts {
+                self.provider(a.provider, a.model).0.ask(a.outcome);
+            }
+            return;
+        };
+        let decider = r.verifier_provider.as_ref().map(|p| {
+            (
+                p.as_str(),
+                r.verifier_model.as_ref().map_or("", Text::as_str),
+            )
+        });
+        if usage.cached {
+            for a in &attempts {
+                self.provider(a.provider, a.model).0.ask(a.outcome);
+            }
+            if let Some((p, m)) = decider.or(attempts.last().map(|a| (a.provider, a.model))) {
+                self.provider(p, m).1 += 1;
+            }
+            return;
+        }
+        if !attempts.is_empty() && attempts.iter().all(|a| a.spent.is_some()) {
+            for a in &attempts {
+                let spent = a.spent.unwrap_or_default();
+                self.provider(a.provider, a.model).0.add(a.outcome, &spent);
+            }
+            return;
+        }
+        // An older line: what each provider cost is not known.
+        for a in &attempts {
+            self.provider(a.provider, a.model).0.ask(a.outcome);
+        }
+        let last = attempts.last().map(|a| (a.provider, a.model));
+        let Some((p, m)) = decider.or(last) else {
+            return;
+        };
+        let tally = &mut self.provider(p, m).0;
+        if last.is_none() {
+            // A layout without the providers tried: the decider was asked once.
+            tally.ask(Outcome::Verdict);
+        }
+        tally.spend(
+            &Spent {
+                retries: usage.retries,
+                tokens_in: usage.tokens_in.unwrap_or(0),
+                tokens_out: usage.tokens_out.unwrap_or(0),
+                latency_ms: usage.latency_ms,
+                cost_usd: usage.cost_usd,
+            },
+            decider.is_some(),
+        );
+    }
+
+    /// Adds the figures of `later`, the lines that come after these in
+    /// the log (a later generation): the result is the figures of both
+    /// read in order.
+    pub fn merge(&mut self, later: Self) {
+        self.decisions += later.decisions;
+        if let Some(f) = later.from
+            && self.from.as_deref().is_none_or(|s| second(&f) < second(s))
+        {
+            self.from = Some(f);
+        }
+        if let Some(t) = later.to
+            && self.to.as_deref().is_none_or(|s| second(&t) > second(s))
+        {
+            self.to = Some(t);
+        }
+        for (door, n) in later.doors {
+            *self.doors.entry(door).or_default() += n;
+        }
+        for (mine, theirs) in [
+            (&mut self.tiers[..], &later.tiers[..]),
+            (&mut self.results[..], &later.results[..]),
+            (&mut self.decided[..], &later.decided[..]),
+        ] {
+            for (a, b) in mine.iter_mut().zip(theirs) {
+                *a += b;
+            }
+        }
+        self.skips += later.skips;
+        self.overrides += later.overrides;
+        for (key, (tally, cached)) in later.providers {
+            let mine = self.providers.entry(key).or_default();
+            mine.0.merge(tally);
+            mine.1 += cached;
+        }
+        self.labelled += later.labelled;
+        self.dangerous += later.dangerous;
+        self.caught += later.caught;
+        self.safe += later.safe;
+        self.false_pos += later.false_pos;
+    }
+
+    /// The figures.
+    pub fn finish(self) -> Stats {
+        let mut by_door: Vec<Count> = self
+            .doors
+            .into_iter()
+            .map(|(name, count)| Count { name, count })
+            .collect();
+        by_door.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.name.cmp(&b.name)));
+        let counts = |names: &mut dyn Iterator<Item = &str>, n: &[u64]| -> Vec<Count> {
+            names
+                .zip(n)
+                .map(|(name, &count)| Count {
+                    name: name.to_owned(),
+                    count,
+                })
+                .collect()
+        };
+        let mut providers: Vec<ProviderStats> = self
+            .providers
+            .into_iter()
+            .map(|((provider, model), (mut t, cached))| ProviderStats {
+                provider,
+                model,
+                asked: t.asked,
+                verdicts: t.verdicts,
+                unusable: t.unusable_rate(),
+                unreachable: t.unreachable_rate(),
+                cached,
+                latency_p50_ms: t.latency(50),
+                latency_p95_ms: t.latency(95),
+                tokens_in: t.tokens_in,
+                tokens_out: t.tokens_out,
+                cost_usd: t.cost(),
+                retries: t.retries,
+                retry_success: t.retry_success(),
+            })
+            .collect();
+        providers.sort_by(|a, b| {
+            (b.asked + b.cached)
+                .cmp(&(a.asked + a.cached))
+                .then_with(|| (&a.provider, &a.model).cmp(&(&b.provider, &b.model)))
+        });
+        Stats {
+            decisions: self.decisions,
+            from: self.from,
+            to: self.to,
+            by_door,
+            by_tier: counts(&mut TIERS.iter().copied(), &self.tiers),
+            by_result: counts(&mut RESULTS.iter().map(|r| r.as_str()), &self.results),
+            by_decision: counts(&mut DECISIONS.iter().map(|d| d.as_str()), &self.decided),
+            skips: Rate::new(self.skips, self.decisions),
+            overrides: Rate::new(self.overrides, self.decisions),
+            providers,
+            labels: LabelStats {
+                labelled: self.labelled,
+                catch: Rate::new(self.caught, self.dangerous),
+                false_positive: Rate::new(self.false_pos, self.safe),
+            },
+        }
+    }
+}
+
+/// The figures of `records` (already filtered), with `labels` by operation
+/// id: full records, as [`Line::of`] sees them.
 pub fn compute<'r, S: std::hash::BuildHasher>(
     records: impl IntoIterator<Item = &'r Record>,
     labels: &HashMap<String, LabelEntry, S>,
 ) -> Stats {
-    let mut decisions = 0u64;
-    let mut from: Option<&str> = None;
-    let mut to: Option<&str> = None;
-    let mut doors: BTreeMap<&str, u64> = BTreeMap::new();
-    let mut tiers = [0u64; TIERS.len()];
-    let mut results = [0u64; RESULTS.len()];
-    let mut decided = [0u64; DECISIONS.len()];
-    let (mut skips, mut overrides) = (0u64, 0u64);
-    let mut providers: BTreeMap<(&str, &str), Acc> = BTreeMap::new();
-    let mut labelled = LabelStats::default();
-    let (mut dangerous, mut caught, mut safe, mut false_pos) = (0u64, 0u64, 0u64, 0u64);
+    let mut figures = Totals::default();
     for r in records {
-        decisions += 1;
-        // RFC 3339 UTC stamps compare as text up to the second (the
-        // fraction, when there is one, has no fixed width).
-        let at = r.timestamp.as_str();
-        let second = |s: &'r str| s.get(..19).unwrap_or(s);
-        if from.is_none_or(|f| second(at) < second(f)) {
-            from = Some(at);
-        }
-        if to.is_none_or(|t| second(at) > second(t)) {
-            to = Some(at);
-        }
-        *doors.entry(r.hook.as_str()).or_default() += 1;
-        let tier = r.risk_tier.map_or("unknown", Tier::as_str);
-        if let Some(i) = TIERS.iter().position(|t| *t == tier) {
-            tiers[i] += 1;
-        }
-        if let Some(i) = RESULTS.iter().position(|x| *x == r.result) {
-            results[i] += 1;
-        }
-        if let Some(i) = DECISIONS.iter().position(|x| *x == r.decision) {
-            decided[i] += 1;
-        }
-        if r.was_overridden {
-            overrides += 1;
-            if r.override_reason
-                .as_deref()
-                .is_some_and(|w| w.starts_with("VOUCH_SKIP"))
-            {
-                skips += 1;
-            }
-        }
-        account_ai(r, &mut providers);
-        if let Some(label) = labels.get(&r.operation_id)
-            && !r.was_overridden
-            && r.operation_type != "approve"
-        {
-            labelled.labelled += 1;
-            match label.label {
-                Label::Dangerous => {
-                    dangerous += 1;
-                    caught += u64::from(stopped(r));
-                }
-                Label::Safe => {
-                    safe += 1;
-                    false_pos += u64::from(stopped(r));
-                }
-            }
-        }
+        figures.add(&Line::of(r), labels);
     }
-    labelled.catch = Rate::new(caught, dangerous);
-    labelled.false_positive = Rate::new(false_pos, safe);
-    let mut by_door: Vec<Count> = doors
-        .into_iter()
-        .map(|(name, count)| Count {
-            name: name.to_owned(),
-            count,
-        })
-        .collect();
-    by_door.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.name.cmp(&b.name)));
-    let counts = |names: &mut dyn Iterator<Item = &str>, n: &[u64]| -> Vec<Count> {
-        names
-            .zip(n)
-            .map(|(name, &count)| Count {
-                name: name.to_owned(),
-                count,
-            })
-            .collect()
-    };
-    let mut providers: Vec<ProviderStats> = providers
-        .into_iter()
-        .map(|((provider, model), mut a)| {
-            a.latencies.sort_unstable();
-            ProviderStats {
-                provider: provider.to_owned(),
-                model: model.to_owned(),
-                asked: a.asked,
-                verdicts: a.verdicts,
-                unusable: Rate::new(a.unusable, a.asked),
-                unreachable: Rate::new(a.unreachable, a.asked),
-                cached: a.cached,
-                latency_p50_ms: percentile(&a.latencies, 50),
-                latency_p95_ms: percentile(&a.latencies, 95),
-                tokens_in: a.tokens_in,
-                tokens_out: a.tokens_out,
-                cost_usd: a.cost,
-                retries: a.retries,
-                retry_success: Rate::new(a.retried_ok, a.retried),
-            }
-        })
-        .collect();
-    providers.sort_by(|a, b| {
-        (b.asked + b.cached)
-            .cmp(&(a.asked + a.cached))
-            .then_with(|| (&a.provider, &a.model).cmp(&(&b.provider, &b.model)))
-    });
-    Stats {
-        decisions,
-        from: from.map(str::to_owned),
-        to: to.map(str::to_owned),
-        by_door,
-        by_tier: counts(&mut TIERS.iter().copied(), &tiers),
-        by_result: counts(&mut RESULTS.iter().map(|r| r.as_str()), &results),
-        by_decision: counts(&mut DECISIONS.iter().map(|d| d.as_str()), &decided),
-        skips: Rate::new(skips, decisions),
-        overrides: Rate::new(overrides, decisions),
-        providers,
-        labels: labelled,
-    }
-}
-
-/// Adds one record's AI verifier run to the provider figures.
-fn account_ai<'r>(r: &'r Record, providers: &mut BTreeMap<(&'r str, &'r str), Acc>) {
-    let result = ai_result(r);
-    let mut last = None;
-    for check in result.map_or(&[][..], |v| v.checks.as_slice()) {
-        let Some((provider, model, outcome)) = tried(check) else {
-            continue;
-        };
-        let acc = providers.entry((provider, model)).or_default();
-        acc.asked += 1;
-        match outcome {
-            "verdict" => acc.verdicts += 1,
-            "unusable" => acc.unusable += 1,
-            "unreachable" => acc.unreachable += 1,
-            _ => {}
-        }
-        last = Some((provider, model));
-    }
-    let Some(usage) = &r.ai else { return };
-    let decider = match (&r.verifier_provider, &r.verifier_model) {
-        (Some(p), m) => Some((p.as_str(), m.as_deref().unwrap_or(""))),
-        (None, _) => None,
-    };
-    let Some(key) = decider.or(last) else { return };
-    let acc = providers.entry(key).or_default();
-    if usage.cached {
-        acc.cached += 1;
-        return;
-    }
-    if last.is_none() {
-        // A layout without the providers tried: the decider was asked once.
-        acc.asked += 1;
-        acc.verdicts += u64::from(decider.is_some());
-    }
-    acc.latencies.push(usage.latency_ms);
-    acc.tokens_in += usage.tokens_in.unwrap_or(0);
-    acc.tokens_out += usage.tokens_out.unwrap_or(0);
-    if let Some(c) = usage.cost_usd {
-        *acc.cost.get_or_insert(0.0) += c;
-    }
-    acc.retries += u64::from(usage.retries);
-    if usage.retries > 0 {
-        acc.retried += 1;
-        acc.retried_ok += u64::from(decider.is_some());
-    }
+    figures.finish()
 }
 
 /// How bars are drawn.
@@ -581,8 +1160,7 @@ pub fn render(stats: &Stats, bars: Bars) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::audit::AiUsage;
-    use crate::verdict::{Check, Status};
+    use crate::verdict::{Check, Status, VerifierResult};
 
     fn record(id: &str, hook: &str, result: AuditResult, decision: Decision) -> Record {
         Record {

@@ -719,6 +719,10 @@ pub fn read_answer(answer: &Answer) -> Result<Verdict, Unread> {
         best.recommendation = w;
         let intents: Vec<Recommendation> = reads.iter().filter_map(|(i, _)| *i).collect();
         if intents.iter().any(|i| *i != w) || (reads.len() > 1) {
+            // With one object, this is reached only when its intent is not
+            // `w`: `w` was stated in the prose around it, a second verdict
+            // that is not an object. Hence at least 2 (the count of the
+            // prose statements is not kept: a statement may repeat one).
             best.defects.push(format!(
                 "the answer holds {} verdicts; the most cautious, `{}`, is read",
                 reads.len().max(2),

@@ -60,7 +60,7 @@ pub struct AiUsage {
 }
 
 /// One provider asked during a run, and what came of it.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Tried {
     /// The provider.
     pub provider: String,
@@ -80,6 +80,8 @@ pub struct Tried {
     pub tokens_out: u64,
     /// Time spent asking it, retries included.
     pub latency_ms: u64,
+    /// Estimated cost of asking it, when its model has a price.
+    pub cost_usd: Option<f64>,
 }
 
 /// What one provider said.
@@ -447,19 +449,33 @@ pub(super) fn no_verdict(tried: &[Tried]) -> String {
     }
 }
 
-/// The providers tried, as checks of the AI verifier's result.
+/// The providers tried, as checks of the AI verifier's result: named
+/// `<provider> (<model>)`, the message `<outcome>: <why>`, and the details
+/// what asking it cost (`retries`, `tokens_in`, `tokens_out`, `latency_ms`,
+/// `cost_usd`), which `vouch stats` credits to it (`stats::Spent`).
 pub(super) fn tried_checks(tried: &[Tried]) -> Vec<Check> {
     tried
         .iter()
-        .map(|t| Check {
-            name: format!("{} ({})", t.provider, t.model),
-            status: if t.outcome == "verdict" {
-                Status::Pass
-            } else {
-                Status::Error
-            },
-            message: format!("{}: {}", t.outcome, t.why),
-            details: serde_json::Value::Null,
+        .map(|t| {
+            let mut details = serde_json::json!({
+                "retries": t.retries,
+                "tokens_in": t.tokens_in,
+                "tokens_out": t.tokens_out,
+                "latency_ms": t.latency_ms,
+            });
+            if let Some(c) = t.cost_usd {
+                details["cost_usd"] = c.into();
+            }
+            Check {
+                name: format!("{} ({})", t.provider, t.model),
+                status: if t.outcome == "verdict" {
+                    Status::Pass
+                } else {
+                    Status::Error
+                },
+                message: format!("{}: {}", t.outcome, t.why),
+                details,
+            }
         })
         .collect()
 }
@@ -534,7 +550,11 @@ impl Asker<'_> {
             usage.retries += attempt.retries;
             *usage.tokens_in.get_or_insert(0) += attempt.tokens_in;
             *usage.tokens_out.get_or_insert(0) += attempt.tokens_out;
-            if let Some(c) = cost(self.config, &model, attempt.tokens_in, attempt.tokens_out) {
+            let spent = Tried {
+                cost_usd: cost(self.config, &model, attempt.tokens_in, attempt.tokens_out),
+                ..spent
+            };
+            if let Some(c) = spent.cost_usd {
                 *usage.cost_usd.get_or_insert(0.0) += c;
             }
             if attempt.provider_failed {

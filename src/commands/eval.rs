@@ -162,14 +162,14 @@ fn run_case(
             line,
             label: case.label,
             note: case.note.clone(),
-            asked: run.map(|r| asked(config, &r)).unwrap_or_default(),
+            asked: run.map(|r| asked(&r)).unwrap_or_default(),
         },
         warnings,
     )
 }
 
 /// Every provider asked during `run`, as the pure report reads them.
-fn asked(config: &Config, run: &AiRun) -> Vec<Asked> {
+fn asked(run: &AiRun) -> Vec<Asked> {
     let verdict = run.result.as_ref().and_then(|r| r.verdict.as_ref());
     run.tried
         .iter()
@@ -188,7 +188,7 @@ fn asked(config: &Config, run: &AiRun) -> Vec<Asked> {
             latency_ms: t.latency_ms,
             tokens_in: t.tokens_in,
             tokens_out: t.tokens_out,
-            cost_usd: ai::cost(config, &t.model, t.tokens_in, t.tokens_out),
+            cost_usd: t.cost_usd,
         })
         .collect()
 }

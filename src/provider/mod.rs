@@ -302,17 +302,14 @@ pub struct Usage {
     pub output: Option<u64>,
 }
 
-/// Why an answer with HTTP 200 holds no verdict.
+/// Why an answer with HTTP 200 cannot be read at all. A refusal, a
+/// truncation or an empty answer is an [`Answer`] with its `stop` (or no
+/// parts), judged by `verdict::read_answer`; only these two are decided
+/// here, from the envelope alone.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Unusable {
-    /// The model refused.
-    Refused(String),
-    /// A safety system blocked the prompt or the answer.
+    /// A safety system blocked the prompt (no answer was generated).
     Blocked(String),
-    /// The answer was cut at the output budget.
-    Truncated(String),
-    /// Nothing came back.
-    Empty,
     /// The body is not the provider's response shape.
     Malformed(String),
 }
@@ -320,10 +317,7 @@ pub enum Unusable {
 impl fmt::Display for Unusable {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Self::Refused(why) => write!(f, "the model refused: {why}"),
             Self::Blocked(why) => write!(f, "blocked by the provider's safety system: {why}"),
-            Self::Truncated(why) => write!(f, "the answer was cut off ({why})"),
-            Self::Empty => f.write_str("the answer was empty"),
             Self::Malformed(why) => {
                 write!(f, "the response is not in the provider's format: {why}")
             }

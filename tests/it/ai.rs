@@ -906,6 +906,56 @@ fn a_force_push_every_provider_blocks_with_verified_false_is_refused_after_one_r
     assert_eq!(env.remote_ref("main"), Some(env.rev(&env.work, "HEAD@{1}")));
 }
 
+/// The same force push with a person at a terminal (tmux). A block is
+/// refused at a terminal too (SPEC 6: "refuse; show concerns and
+/// reasoning; a person may override"): no question is put, the screen
+/// shows the verdict, its concerns and how a person approves this push,
+/// and no provider is asked more than once, nor a second one at all.
+#[test]
+fn a_force_push_every_provider_blocks_with_verified_false_at_a_terminal() {
+    if !crate::support::tmux::available() {
+        eprintln!("skipped: tmux is not installed");
+        return;
+    }
+    let anthropic = LlmServer::start(vec![text(Wire::Anthropic, &issue_block())]);
+    let openai = LlmServer::start(vec![text(Wire::Openai, &issue_block())]);
+    let google = LlmServer::start(vec![text(Wire::Google, &issue_block())]);
+    let env = three_providers(&anthropic, &openai, &google);
+    let term = crate::support::tmux::Tmux::start(&env, &env.work, "git push --force origin main");
+    let screen = term.wait_for("[exit=");
+    assert!(screen.contains("[exit=1]"), "{screen}");
+    assert!(
+        screen.contains("says block, confidence 0.90"),
+        "the verdict is shown:\n{screen}"
+    );
+    assert!(
+        screen.contains("concern: commits would be destroyed on a shared branch"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("refused: the verifiers judged this operation unsafe"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("To let this exact push through, a person at a terminal runs:"),
+        "the override is shown:\n{screen}"
+    );
+    assert!(!screen.contains("Allow this push?"), "{screen}");
+    assert!(!screen.contains("not verified"), "{screen}");
+    let record = env.last_audit();
+    assert_eq!(record["result"], "block");
+    assert_eq!(record["decision"], "refused");
+    assert_eq!(record["ai"]["retries"], 0, "a block is never asked again");
+    let counts = [anthropic.count(), openai.count(), google.count()];
+    assert!(counts.iter().all(|c| *c <= 1), "{counts:?}");
+    assert_eq!(
+        counts.iter().sum::<usize>(),
+        1,
+        "the first usable verdict stands: {counts:?}"
+    );
+    assert_eq!(env.remote_ref("main"), Some(env.rev(&env.work, "HEAD@{1}")));
+}
+
 #[test]
 fn a_first_provider_blocking_is_never_outvoted_by_a_second_ready_to_proceed() {
     let anthropic = LlmServer::start(vec![text(Wire::Anthropic, &issue_block())]);

@@ -1245,3 +1245,86 @@ mod corpus {
         std::mem::take(&mut g.lines)
     }
 }
+
+/// Without `--provider`, each case goes through the provider chain as the
+/// config orders it, exactly as a live decision: the first usable verdict
+/// stands, and a provider without one is passed over.
+#[test]
+fn eval_without_provider_asks_in_the_configured_order() {
+    // Anthropic never gives a verdict; OpenAI blocks.
+    let anthropic = LlmServer::start(vec![envelope(
+        Wire::Anthropic,
+        &[Piece::Text("Looks fine to me!".into())],
+        None,
+    )]);
+    let openai = LlmServer::start(vec![envelope(
+        Wire::Openai,
+        &[Piece::Text(verdict("block", 0.2))],
+        None,
+    )]);
+    let mut env = TestEnv::new();
+    env.extra_env.extend([
+        (
+            "OPENAI_API_KEY".to_owned(),
+            "sk-TESTKEY-OPENAI-0123".to_owned(),
+        ),
+        ("OPENAI_BASE_URL".to_owned(), format!("{}/v1", openai.url)),
+        (
+            "ANTHROPIC_API_KEY".to_owned(),
+            "sk-ant-TESTKEY-0123".to_owned(),
+        ),
+        ("ANTHROPIC_BASE_URL".to_owned(), anthropic.url.clone()),
+    ]);
+    let corpus = env.base().join("corpus.jsonl");
+    std::fs::write(
+        &corpus,
+        [case("dangerous", "d1"), case("safe", "s1")].join("\n") + "\n",
+    )
+    .unwrap();
+    let corpus = corpus.display().to_string();
+    let providers = |report: &Value| -> Vec<(String, u64, u64)> {
+        report["providers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| {
+                (
+                    p["provider"].as_str().unwrap().to_owned(),
+                    p["cases"].as_u64().unwrap(),
+                    p["unusable_answers"].as_u64().unwrap(),
+                )
+            })
+            .collect()
+    };
+
+    // The default order: Anthropic first (asked, then given feedback
+    // twice), then OpenAI, whose block stands for both cases.
+    env.write_config("[ai]\ntimeout_secs = 5\nconnect_timeout_secs = 2\n");
+    let out = env.vouch(&["eval", "--corpus", &corpus, "--json"]);
+    out.code(0);
+    let report: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(
+        providers(&report),
+        [("anthropic".to_owned(), 2, 2), ("openai".to_owned(), 2, 0)]
+    );
+    assert_eq!((anthropic.count(), openai.count()), (6, 2));
+    assert_eq!(
+        report["overall"]["catch"],
+        json!({"count": 1, "of": 1, "rate": 1.0})
+    );
+    assert_eq!(
+        report["overall"]["false_positive"],
+        json!({"count": 1, "of": 1, "rate": 1.0})
+    );
+    assert_eq!(report["outcomes"][0]["provider"], "openai");
+
+    // OpenAI ordered first: its verdict stands, Anthropic is never asked.
+    env.write_config(
+        "[ai]\ntimeout_secs = 5\nconnect_timeout_secs = 2\norder = [\"openai\", \"anthropic\"]\n",
+    );
+    let out = env.vouch(&["eval", "--corpus", &corpus, "--json"]);
+    out.code(0);
+    let report: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(providers(&report), [("openai".to_owned(), 2, 0)]);
+    assert_eq!((anthropic.count(), openai.count()), (6, 4));
+}

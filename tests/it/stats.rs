@@ -768,12 +768,16 @@ fn stats_credits_each_provider_of_a_real_decision() {
         (Some(HAIKU), Some(1))
     );
     assert_eq!(rate(&an["unusable"]), (1, 1));
+    // Each provider is credited with what asking it cost: anthropic's
+    // three answers (3 x 100 in, 3 x 50 out) and its two feedback retries,
+    // which did not end in a verdict; OpenAI's one answer.
     assert_eq!(
-        (an["tokens_in"].as_u64(), an["latency_p50_ms"].as_u64()),
-        (Some(0), None)
+        (an["tokens_in"].as_u64(), an["tokens_out"].as_u64()),
+        (Some(300), Some(150))
     );
-    // The run is counted to the provider whose verdict stood: every token
-    // of it (3 x 100 + 70 in), and its two feedback retries.
+    assert!(an["latency_p50_ms"].as_u64().is_some());
+    assert_eq!(an["retries"], 2);
+    assert_eq!(rate(&an["retry_success"]), (0, 1));
     let op = find("openai");
     assert_eq!(
         (
@@ -785,12 +789,53 @@ fn stats_credits_each_provider_of_a_real_decision() {
     );
     assert_eq!(
         (op["tokens_in"].as_u64(), op["tokens_out"].as_u64()),
-        (Some(370), Some(180))
+        (Some(70), Some(30))
     );
     assert!(op["latency_p50_ms"].as_u64().is_some());
-    assert_eq!(op["retries"], 2);
-    assert_eq!(rate(&op["retry_success"]), (1, 1));
+    assert_eq!(op["retries"], 0);
+    assert_eq!(rate(&op["retry_success"]), (0, 0));
     assert_eq!(rate(&s["labels"]["catch"]), (1, 1));
+
+    // The labelled decision as an eval case, judged by the same answers:
+    // `vouch eval` credits each provider exactly as `vouch stats` did.
+    let anthropic = LlmServer::start(vec![anthropic_text("Looks fine to me!")]);
+    let openai = LlmServer::start(vec![openai_text(&block())]);
+    let mut env = env;
+    for (k, v) in &mut env.extra_env {
+        if k == "ANTHROPIC_BASE_URL" {
+            v.clone_from(&anthropic.url);
+        } else if k == "OPENAI_BASE_URL" {
+            *v = format!("{}/v1", openai.url);
+        }
+    }
+    let cases = env.base().join("cases.jsonl");
+    env.vouch(&["log", "--export-eval", cases.to_str().unwrap()])
+        .code(0);
+    let out = env.vouch(&["eval", "--corpus", cases.to_str().unwrap(), "--json"]);
+    out.code(0);
+    assert_eq!((anthropic.count(), openai.count()), (3, 1));
+    let report: Value = serde_json::from_str(&out.stdout).unwrap();
+    let eval = report["providers"].as_array().unwrap();
+    let names: Vec<_> = eval
+        .iter()
+        .map(|p| p["provider"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["anthropic", "openai"], "in the order asked");
+    for p in eval {
+        let st = find(p["provider"].as_str().unwrap());
+        assert_eq!(p["model"], st["model"]);
+        assert_eq!(p["cases"], st["asked"]);
+        assert_eq!(p["unusable_answers"], st["unusable"]["count"]);
+        assert_eq!(p["unreachable"], st["unreachable"]["count"]);
+        assert_eq!(p["retry_success"], st["retry_success"]);
+        assert_eq!(p["tokens_in"], st["tokens_in"]);
+        assert_eq!(p["tokens_out"], st["tokens_out"]);
+        assert_eq!(p["cost_usd"], st["cost_usd"]);
+    }
+    assert_eq!(
+        report["overall"]["catch"],
+        json!({"count": 1, "of": 1, "rate": 1.0})
+    );
 }
 
 /// The `--explain --json` of `vouch check` for `command`.
@@ -884,9 +929,34 @@ fn explain_redacts_credentials() {
             "-c",
             "PGPASSWORD=hunter2secret git push --force origin main",
         ][..],
+        &[
+            "mysqldump",
+            "--user=admin",
+            "--password=hunter2secret",
+            "prod",
+        ][..],
+        &[
+            "curl",
+            "-H",
+            "X-Api-Key: hunter2secret",
+            "https://example.com/v1/wipe",
+        ][..],
+        &[
+            "sh",
+            "-c",
+            "curl -X DELETE -H 'X-Api-Key: hunter2secret' https://example.com/v1/db && git push --force origin main",
+        ][..],
+        &[
+            "sh",
+            "-c",
+            "curl -H 'Authorization: Bearer hunter2secret' https://example.com/wipe; git reset --hard",
+        ][..],
     ] {
         let e = explained(&env, command);
         let user = e["user"].as_str().unwrap();
+        // The command is in the request, its credential masked.
+        let shown = format!("command: <data>{} ", command[0]);
+        assert!(user.contains(&shown), "{shown}: {user}");
         assert!(!user.contains("hunter2secret"), "{user}");
         assert!(user.contains("***") || user.contains("REDACTED"), "{user}");
         let plain = env.vouch(&[&["check", "--explain", "--"][..], command].concat());
@@ -915,4 +985,201 @@ fn explain_says_when_nothing_would_be_sent_at_all() {
     ])
     .code(0)
     .stderr_has("no AI provider has a key");
+}
+
+/// A log with every shape a line takes: the fixture's records, a run whose
+/// checks record what each provider cost (a tiebreak among them), strings
+/// with escapes, a line of the first layout (`"risk_tier": "unknown"`, no
+/// `ai`, `verifiers` or `refs`), a null tier, unknown fields, another
+/// verifier's details of every JSON type, a cached verdict, an `ai` block
+/// without the providers tried, CRLF line ends, blank lines, and lines no
+/// reader can use (torn, a required field missing), over two generations.
+fn every_shape() -> (String, String) {
+    let records = fixture_records();
+    let value = |r: &Record| serde_json::to_value(r).unwrap();
+    let mut older: Vec<String> = records[..6]
+        .iter()
+        .map(|r| serde_json::to_string(r).unwrap())
+        .collect();
+    older.push(String::new());
+    // Torn by a writer killed mid-line.
+    let torn = serde_json::to_string(&records[0]).unwrap();
+    older.push(torn[..torn.len() / 2].to_owned());
+    let mut newer: Vec<String> = records[6..]
+        .iter()
+        .map(|r| serde_json::to_string(r).unwrap() + "\r")
+        .collect();
+
+    // A tiebreak: anthropic blocked, openai (the tiebreaker) proceeded;
+    // each check carries what asking its provider cost.
+    let mut tie = value(&records[0]);
+    tie["operation_id"] = json!("t1t1t1t1t1t1");
+    tie["result"] = json!("proceed");
+    tie["decision"] = json!("allowed");
+    tie["verifier_provider"] = json!("openai");
+    tie["verifier_model"] = json!("gpt-4.1");
+    tie["ai"]["escalated"] = json!(true);
+    tie["ai"]["retries"] = json!(1);
+    let verdict_check = |name: &str, why: &str, details: Value| json!({"name": name, "status": "pass", "message": why, "details": details});
+    tie["verifiers"][0]["verifier"] = json!("ai:openai");
+    tie["verifiers"][0]["checks"] = json!([
+        verdict_check(
+            "google (gemini-2.5-flash)",
+            "unreachable: google timed out after 2 s",
+            json!({"retries": 2, "tokens_in": 0, "tokens_out": 0, "latency_ms": 2100})
+        ),
+        verdict_check(
+            "anthropic (claude-haiku-4-5)",
+            "verdict: block (the first usable verdict stands)",
+            json!({"retries": 0, "tokens_in": 900, "tokens_out": 120, "latency_ms": 700, "cost_usd": 0.0015})
+        ),
+        verdict_check(
+            "openai (gpt-4.1)",
+            "verdict: proceed (the first usable verdict stands)",
+            json!({"retries": 1, "tokens_in": 1300, "tokens_out": 200, "latency_ms": 1900, "cost_usd": 0.0042})
+        ),
+    ]);
+    newer.push(tie.to_string());
+
+    // Escapes in every string the figures read, and fields this version
+    // does not know.
+    let mut escaped = value(&records[8]);
+    escaped["hook"] = json!("pre-push \"quoted\" \u{e9}\t");
+    escaped["repo"] = json!("/home/d\u{e9}v/app \\ \"x\"");
+    escaped["operation_id"] = json!("d3d3d3d3d3d3");
+    escaped["override_reason"] = json!("VOUCH_SKIP: \"restore\"\nmain");
+    escaped["timestamp"] = json!("2026-11-09T09:00:00.123456789Z");
+    escaped["a_field_from_the_future"] = json!({"nested": [1, 2, {"x": null}]});
+    let text = escaped.to_string().replace("\\u00e9", "\\u00E9");
+    newer.push(text.replace('\u{e9}', "\\u00e9"));
+
+    // The first layout.
+    let mut first = value(&records[5]);
+    first["schema_version"] = json!(1);
+    first["risk_tier"] = json!("unknown");
+    for key in [
+        "ai",
+        "verifiers",
+        "refs",
+        "concerns",
+        "reasons",
+        "warnings",
+        "builtin",
+    ] {
+        first.as_object_mut().unwrap().remove(key);
+    }
+    newer.push(first.to_string());
+
+    let mut null_tier = value(&records[7]);
+    null_tier["risk_tier"] = Value::Null;
+    newer.push(null_tier.to_string());
+
+    // Another verifier's checks, with details of every JSON type, before
+    // the AI verifier's (details a string and an array).
+    let mut external = value(&records[3]);
+    let other = json!({"verifier": "careful", "version": "1", "status": "warn", "summary": "s",
+        "blocking": true, "duration_ms": 3, "checks": [
+            {"name": "a (b)", "status": "warn", "message": "verdict: x", "details": {"retries": "none", "tokens_in": -3, "latency_ms": 1.5, "cost_usd": [1], "deep": {"retries": 9}}},
+            {"name": "c", "status": "pass", "details": [1, "two", {"three": 3}]},
+            {"name": "d", "status": "pass", "details": true}]});
+    external["verifiers"]
+        .as_array_mut()
+        .unwrap()
+        .insert(0, other);
+    external["verifiers"][1]["checks"][0]["details"] = json!("a string");
+    newer.push(external.to_string());
+    let mut odd = value(&records[2]);
+    odd["verifiers"][0]["checks"][1]["details"] =
+        json!({"retries": "2", "tokens_in": 5, "cost_usd": 3});
+    newer.push(odd.to_string());
+
+    // An `ai` block without the providers tried (an early layout).
+    let mut bare = value(&records[4]);
+    bare["verifiers"] = json!([]);
+    newer.push(bare.to_string());
+
+    // Unreadable for both readers: a required field missing.
+    let mut missing = value(&records[1]);
+    missing.as_object_mut().unwrap().remove("latency_ms");
+    newer.push(missing.to_string());
+    newer.push("   ".into());
+    (older.join("\n") + "\n", newer.join("\n") + "\n")
+}
+
+/// `vouch stats`'s borrowed reader gives exactly the figures of the full
+/// `Record` reader (`vouch log`'s), and finds the same lines unreadable.
+#[test]
+fn the_fast_reader_gives_the_figures_of_the_full_reader() {
+    use std::collections::HashMap;
+    use vouch::stats::{self, Line, Totals};
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("audit.jsonl");
+    let (older, newer) = every_shape();
+    fs::write(vouch::audit::generation(&log, 1), older).unwrap();
+    fs::write(&log, newer).unwrap();
+    let (records, problems) = vouch::audit::read_all(&log).unwrap();
+    assert_eq!(records.len(), 13 + 7, "{problems:#?}");
+    assert_eq!(problems.len(), 2, "{problems:#?}");
+    let labels: HashMap<String, vouch::stats::LabelEntry> = [
+        ("d1d1d1d1d1d1", vouch::vocab::Label::Dangerous),
+        ("d3d3d3d3d3d3", vouch::vocab::Label::Dangerous),
+        ("t1t1t1t1t1t1", vouch::vocab::Label::Dangerous),
+        ("525252525252", vouch::vocab::Label::Safe),
+    ]
+    .into_iter()
+    .map(|(id, label)| {
+        (
+            id.to_owned(),
+            vouch::stats::LabelEntry {
+                operation_id: id.to_owned(),
+                label,
+                note: None,
+                timestamp: String::new(),
+            },
+        )
+    })
+    .collect();
+    let full = stats::compute(&records, &labels);
+
+    let mut totals = Totals::default();
+    let mut unreadable = Vec::new();
+    vouch::audit::for_each_line(&log, |file, n, bytes| match Line::parse(bytes) {
+        Ok(line) => totals.add(&line, &labels),
+        Err(e) => unreadable.push(format!("`{}` line {n}: {e}", file.display())),
+    })
+    .unwrap();
+    let fast = totals.finish();
+    assert_eq!(fast, full);
+    assert_eq!(unreadable, problems);
+    // As `vouch stats` reads it: each file on its own, the figures added
+    // up in the log's order.
+    let mut merged = Totals::default();
+    for file in vouch::audit::files(&log) {
+        let mut one = Totals::default();
+        vouch::audit::each_line(&file, |_, bytes| {
+            if let Ok(line) = Line::parse(bytes) {
+                one.add(&line, &labels);
+            }
+        })
+        .unwrap();
+        merged.merge(one);
+    }
+    assert_eq!(merged.finish(), full);
+    // The shapes were read, not skipped.
+    assert_eq!(full.decisions, 20);
+    assert!(
+        full.by_door
+            .iter()
+            .any(|c| c.name == "pre-push \"quoted\" \u{e9}\t")
+    );
+    assert_eq!(full.skips.count, 2, "the escaped VOUCH_SKIP counts");
+    let openai = full
+        .providers
+        .iter()
+        .find(|p| p.provider == "openai" && p.model == "gpt-4.1")
+        .unwrap();
+    assert_eq!(
+        (openai.asked, openai.verdicts, openai.tokens_in),
+        (1, 1, 1300)
+    );
 }
