@@ -262,10 +262,14 @@ pub fn state(dir: &Path, hook: &str) -> HookState {
     }
 }
 
-/// What a hook file is: vouch's script, or a link to the vouch binary.
+/// What a hook file is: vouch's script (or the launcher that carries it),
+/// or a link to the vouch binary.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Form {
-    /// The `sh` script from `hooks/`, with the binary path baked in.
+    /// The file's bytes: on x86-64 Linux the compiled launcher
+    /// ([`crate::launcher`]: one `execve` of the binary, the `sh` script
+    /// when that fails), elsewhere the `sh` script from `hooks/`; either
+    /// way with the binary path and strictness baked in.
     Script(Vec<u8>),
     /// A symbolic link to the binary, which dispatches on its name: no shell
     /// to start, but a missing binary makes git skip the hook silently.
@@ -274,13 +278,17 @@ pub enum Form {
 
 impl Form {
     /// The form for `hook`: a link when `direct` (and always for
-    /// [`REF_TX`]), else the rendered script.
+    /// [`REF_TX`]), else the launcher where it runs, else the rendered script.
     pub fn for_hook(hook: &str, bin: &Path, strict: bool, direct: bool) -> Result<Self> {
-        known(hook)?;
+        let what = known(hook)?;
         Ok(if direct || hook == REF_TX {
             Self::Link(bin.to_path_buf())
         } else {
-            Self::Script(render(hook, bin, strict)?)
+            let script = render(hook, bin, strict)?;
+            let launcher = crate::launcher::SUPPORTED
+                .then(|| crate::launcher::build(bin, &script, strict, what))
+                .flatten();
+            Self::Script(launcher.unwrap_or(script))
         })
     }
 
