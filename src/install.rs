@@ -445,6 +445,42 @@ pub fn uninstall_hook(dir: &Path, hook: &str) -> Result<String> {
     }
 }
 
+/// The command line of a binary started as a hook (by the launcher or a
+/// link), built without clap: git passes each hook fixed arguments, and
+/// building the whole command-line parser cost a tenth of a pre-commit
+/// hook. `None` when the arguments are not what git passes (or not
+/// UTF-8): [`hook_argv`] and clap then take them, and say what is wrong.
+pub fn hook_cli(args: &[std::ffi::OsString]) -> Option<crate::cli::Cli> {
+    use crate::cli::{Cli, Command, HookArgs, HookCommand, PreCommitArgs, PrePushArgs, RefTxArgs};
+    let path = Path::new(args.first()?);
+    let name = path.file_name()?.to_str()?;
+    guards(name)?;
+    let hook_dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .map(Path::to_path_buf);
+    let rest = args[1..]
+        .iter()
+        .map(|a| a.to_str().map(str::to_owned))
+        .collect::<Option<Vec<String>>>()?;
+    let hook = match (name, rest.as_slice()) {
+        ("pre-commit", _) => HookCommand::PreCommit(PreCommitArgs { hook_dir, rest }),
+        ("pre-push", [remote, url]) => HookCommand::PrePush(PrePushArgs {
+            hook_dir,
+            remote: remote.clone(),
+            url: url.clone(),
+        }),
+        (REF_TX, [state]) => HookCommand::ReferenceTransaction(RefTxArgs {
+            hook_dir,
+            state: state.clone(),
+        }),
+        _ => return None,
+    };
+    Some(Cli {
+        command: Command::Hook(HookArgs { hook }),
+    })
+}
+
 /// Rewrites the argv of a binary started as a hook (`.git/hooks/pre-push`
 /// linked to vouch) into `vouch hook pre-push --hook-dir <dir> -- <args>`.
 /// Any other argv is returned as it is.
@@ -551,6 +587,27 @@ mod tests {
             hook_argv(argv(&["/usr/bin/vouch", "status"])),
             argv(&["/usr/bin/vouch", "status"])
         );
+    }
+
+    #[test]
+    fn a_hook_command_line_reads_as_clap_reads_it() {
+        use clap::Parser;
+        let argv = |v: &[&str]| v.iter().map(std::ffi::OsString::from).collect::<Vec<_>>();
+        for args in [
+            argv(&[".git/hooks/pre-push", "origin", "/r.git"]),
+            argv(&["/abs/hooks/pre-push", "--force", "-x"]),
+            argv(&["/abs/hooks/pre-commit"]),
+            argv(&["hooks/pre-commit", "extra", "--hook-dir"]),
+            argv(&[".git/hooks/reference-transaction", "prepared"]),
+            argv(&["reference-transaction", "committed"]),
+        ] {
+            let ours = hook_cli(&args).expect("a hook's command line");
+            let clap = crate::cli::Cli::parse_from(hook_argv(args.clone()));
+            assert_eq!(format!("{ours:?}"), format!("{clap:?}"), "{args:?}");
+        }
+        // Not what git passes: left to clap.
+        assert!(hook_cli(&argv(&[".git/hooks/pre-push", "origin"])).is_none());
+        assert!(hook_cli(&argv(&["/usr/bin/vouch", "status"])).is_none());
     }
 
     #[test]
