@@ -35,11 +35,16 @@ time_it() { # $1: input file, $2...: command
   done
   printf '%s\n' "${times[@]}" | median
 }
+# The baseline of issue 15: a static no-op that reads the same stdin.
+printf '#include <unistd.h>\nint main(void) { char b[4096]; while (read(0, b, sizeof b) > 0) {} return 0; }\n' > "$work/noop.c"
+cc -O2 -static -o "$work/noop" "$work/noop.c" 2>/dev/null || cc -O2 -o "$work/noop" "$work/noop.c"
 true_ns=$(time_it "$work/harmless.json" /bin/true)
+noop_ns=$(time_it "$work/harmless.json" "$work/noop")
 harmless_ns=$(time_it "$work/harmless.json" "$vouch" agent-hook claude)
 dangerous_ns=$(time_it "$work/dangerous.json" "$vouch" agent-hook claude)
 echo "1. agent-hook claude, whole process, median of $runs"
 printf '   harmless command   %7s ms   (target 2 ms: x%s)\n' "$(ms "$harmless_ns")" "$(ratio "$harmless_ns" 2000000)"
+printf '   static no-op       %7s ms   (reads the same stdin; vouch x%s, target 1.5)\n' "$(ms "$noop_ns")" "$(ratio "$harmless_ns" "$noop_ns")"
 printf '   /bin/true          %7s ms   (process start, for scale)\n' "$(ms "$true_ns")"
 printf '   reset --hard, dirty %6s ms   (facts measured, answered ask)\n' "$(ms "$dangerous_ns")"
 echo

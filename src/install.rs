@@ -283,10 +283,14 @@ pub fn state(dir: &Path, hook: &str) -> HookState {
     }
 }
 
-/// What a hook file is: vouch's script, or a link to the vouch binary.
+/// What a hook file is: vouch's script (or the launcher that carries it),
+/// or a link to the vouch binary.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Form {
-    /// The `sh` script from `hooks/`, with the binary path baked in.
+    /// The file's bytes: on x86-64 Linux the compiled launcher
+    /// ([`crate::launcher`]: one `execve` of the binary, the `sh` script
+    /// when that fails), elsewhere the `sh` script from `hooks/`; either
+    /// way with the binary path and strictness baked in.
     Script(Vec<u8>),
     /// A symbolic link to the binary, which dispatches on its name: no shell
     /// to start, but a missing binary makes git skip the hook silently.
@@ -295,13 +299,17 @@ pub enum Form {
 
 impl Form {
     /// The form for `hook`: a link when `direct` (and always for
-    /// [`REF_TX`]), else the rendered script.
+    /// [`REF_TX`]), else the launcher where it runs, else the rendered script.
     pub fn for_hook(hook: &str, bin: &Path, strict: bool, direct: bool) -> Result<Self> {
-        known(hook)?;
+        let what = known(hook)?;
         Ok(if direct || hook == REF_TX {
             Self::Link(bin.to_path_buf())
         } else {
-            Self::Script(render(hook, bin, strict)?)
+            let script = render(hook, bin, strict)?;
+            let launcher = crate::launcher::SUPPORTED
+                .then(|| crate::launcher::build(bin, &script, strict, what))
+                .flatten();
+            Self::Script(launcher.unwrap_or(script))
         })
     }
 
@@ -458,6 +466,42 @@ pub fn uninstall_hook(dir: &Path, hook: &str) -> Result<String> {
     }
 }
 
+/// The command line of a binary started as a hook (by the launcher or a
+/// link), built without clap: git passes each hook fixed arguments, and
+/// building the whole command-line parser cost a tenth of a pre-commit
+/// hook. `None` when the arguments are not what git passes (or not
+/// UTF-8): [`hook_argv`] and clap then take them, and say what is wrong.
+pub fn hook_cli(args: &[std::ffi::OsString]) -> Option<crate::cli::Cli> {
+    use crate::cli::{Cli, Command, HookArgs, HookCommand, PreCommitArgs, PrePushArgs, RefTxArgs};
+    let path = Path::new(args.first()?);
+    let name = path.file_name()?.to_str()?;
+    guards(name)?;
+    let hook_dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .map(Path::to_path_buf);
+    let rest = args[1..]
+        .iter()
+        .map(|a| a.to_str().map(str::to_owned))
+        .collect::<Option<Vec<String>>>()?;
+    let hook = match (name, rest.as_slice()) {
+        ("pre-commit", _) => HookCommand::PreCommit(PreCommitArgs { hook_dir, rest }),
+        ("pre-push", [remote, url]) => HookCommand::PrePush(PrePushArgs {
+            hook_dir,
+            remote: remote.clone(),
+            url: url.clone(),
+        }),
+        (REF_TX, [state]) => HookCommand::ReferenceTransaction(RefTxArgs {
+            hook_dir,
+            state: state.clone(),
+        }),
+        _ => return None,
+    };
+    Some(Cli {
+        command: Command::Hook(HookArgs { hook }),
+    })
+}
+
 /// Rewrites the argv of a binary started as a hook (`.git/hooks/pre-push`
 /// linked to vouch) into `vouch hook pre-push --hook-dir <dir> -- <args>`.
 /// Any other argv is returned as it is.
@@ -564,6 +608,27 @@ mod tests {
             hook_argv(argv(&["/usr/bin/vouch", "status"])),
             argv(&["/usr/bin/vouch", "status"])
         );
+    }
+
+    #[test]
+    fn a_hook_command_line_reads_as_clap_reads_it() {
+        use clap::Parser;
+        let argv = |v: &[&str]| v.iter().map(std::ffi::OsString::from).collect::<Vec<_>>();
+        for args in [
+            argv(&[".git/hooks/pre-push", "origin", "/r.git"]),
+            argv(&["/abs/hooks/pre-push", "--force", "-x"]),
+            argv(&["/abs/hooks/pre-commit"]),
+            argv(&["hooks/pre-commit", "extra", "--hook-dir"]),
+            argv(&[".git/hooks/reference-transaction", "prepared"]),
+            argv(&["reference-transaction", "committed"]),
+        ] {
+            let ours = hook_cli(&args).expect("a hook's command line");
+            let clap = crate::cli::Cli::parse_from(hook_argv(args.clone()));
+            assert_eq!(format!("{ours:?}"), format!("{clap:?}"), "{args:?}");
+        }
+        // Not what git passes: left to clap.
+        assert!(hook_cli(&argv(&[".git/hooks/pre-push", "origin"])).is_none());
+        assert!(hook_cli(&argv(&["/usr/bin/vouch", "status"])).is_none());
     }
 
     #[test]

@@ -26,6 +26,7 @@ pub mod facts;
 pub mod git;
 pub mod hooks;
 pub mod install;
+pub mod launcher;
 pub mod managers;
 pub mod operation;
 pub mod parent;

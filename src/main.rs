@@ -20,8 +20,12 @@ fn main() -> ExitCode {
         Quick::Judge(input) => Some(input),
         Quick::Parse => None,
     };
-    // A hook linked to the binary (`vouch install --direct`) is started under the hook's name.
-    let cli = Cli::parse_from(vouch::install::hook_argv(args));
+    // A hook started under its own name (the launcher, a link) is read
+    // without building the whole command-line parser.
+    let cli = match vouch::install::hook_cli(&args) {
+        Some(cli) => cli,
+        None => Cli::parse_from(vouch::install::hook_argv(args)),
+    };
     let ctx = Ctx::new(
         Box::new(ProcessEnv),
         std::env::current_dir().unwrap_or_else(|_| ".".into()),

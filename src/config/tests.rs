@@ -806,3 +806,20 @@ fn a_broken_file_is_left_out_whole_with_its_error_and_line() {
     assert!(c.warnings[0].contains("config.toml") && c.warnings[0].contains("line 3"));
     assert!(c.warnings[0].contains("built-in defaults until it is fixed"));
 }
+
+#[test]
+fn every_built_in_glob_is_valid() {
+    // The built-in sets are parsed on first use; a bad pattern would panic there.
+    let lists = [DEFAULT_PROTECTED, DEFAULT_RELEASE_TAGS]
+        .into_iter()
+        .chain(COMMIT_GLOBS.iter().map(|(_, p)| *p));
+    for list in lists {
+        for p in list {
+            assert!(glob(p).is_ok(), "{p}");
+        }
+    }
+    let rules = CommitRules::default();
+    assert!(rules.migrations.is_match("db/migrations/001.sql"));
+    assert!(!rules.migrations.is_match("src/main.rs"));
+    assert!(Policy::default().protected.is_match("main"));
+}

@@ -94,10 +94,14 @@ impl Repo {
         let mut files = files.into_inner();
         // Concluding a merge: what is staged exactly as the merged side has it
         // was committed (and judged) there; what the merge itself adds is not.
+        // (Looked for as a file first: resolving the name tries six refs.)
         if let Some(theirs) = self
             .repo
-            .revparse_single("MERGE_HEAD")
-            .ok()
+            .path()
+            .join("MERGE_HEAD")
+            .is_file()
+            .then(|| self.repo.revparse_single("MERGE_HEAD").ok())
+            .flatten()
             .and_then(|o| o.peel_to_tree().ok())
         {
             files.retain(|f| {

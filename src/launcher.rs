@@ -1,0 +1,348 @@
+//! The compiled hook launcher: what `vouch install` writes as a hook file on
+//! x86-64 Linux instead of the bare `sh` script.
+//!
+//! A hook that is a script pays for two programs on every commit and push:
+//! `sh` (with the dynamic loader and the C library's start-up) and then
+//! vouch. A hook that is a link to the binary pays for one, but git skips a
+//! link whose binary is gone without a word. The launcher is a static
+//! program of a few hundred bytes of code that does one `execve` of the
+//! vouch binary (the path baked in at install time, with git's own
+//! arguments, input and environment: vouch sees the hook's path as its
+//! `argv[0]` and dispatches on its name, as a linked hook does). It has no C
+//! library, so starting it costs one `execve` and nothing else.
+//!
+//! When that `execve` fails (the binary was moved, deleted, or lost its
+//! execute bit), the launcher runs `/bin/sh -c SCRIPT <hook path> <args>`,
+//! where SCRIPT is the same `hooks/hook.sh` text a script install writes:
+//! it looks for vouch on `PATH`, then warns and allows, or refuses in
+//! strict mode, and runs a chained `<hook>.local`, exactly as before. When
+//! even `/bin/sh` cannot start, it says so on stderr and exits 0 (1 when
+//! strict).
+//!
+//! The file carries the script's text whole, with its marker line near the
+//! start, so everything that reads a hook file (`install::is_ours`, the
+//! baked binary path for `vouch status`, the refusal to chain vouch's own
+//! hook) reads a launcher as it reads a script.
+//!
+//! This is a pure byte builder: it writes an ELF executable by hand (headers,
+//! then data, then 24 instructions), so it needs no compiler at install
+//! time. Other systems get the script.
+
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+
+/// Whether launchers run on this system (the one the running vouch was built for).
+pub const SUPPORTED: bool = cfg!(all(target_os = "linux", target_arch = "x86_64"));
+
+/// Where the kernel maps the file (a classic non-PIE executable's address).
+const BASE: u64 = 0x40_0000;
+/// The ELF header, then two program headers.
+const EHDR_LEN: u16 = 64;
+const PHDR_LEN: u16 = 56;
+const HEADERS_LEN: usize = 64 + 2 * 56;
+
+/// Linux x86-64 system call numbers.
+const SYS_WRITE: u32 = 1;
+const SYS_EXECVE: u32 = 59;
+const SYS_EXIT: u32 = 60;
+
+/// The data the code refers to.
+#[derive(Clone, Copy)]
+enum Label {
+    Bin,
+    Sh,
+    DashC,
+    Script,
+    Msg,
+}
+
+/// x86-64 machine code with `rip`-relative references to the data, fixed
+/// up once the layout is known.
+#[derive(Default)]
+struct Code {
+    bytes: Vec<u8>,
+    fixups: Vec<(usize, Label)>,
+}
+
+impl Code {
+    fn raw(&mut self, b: &[u8]) -> &mut Self {
+        self.bytes.extend_from_slice(b);
+        self
+    }
+
+    /// `lea <reg>, [rip + label]`; `modrm` selects the register
+    /// (0x3d rdi, 0x35 rsi, 0x05 rax).
+    fn lea(&mut self, modrm: u8, label: Label) -> &mut Self {
+        self.raw(&[0x48, 0x8d, modrm]);
+        self.fixups.push((self.bytes.len(), label));
+        self.raw(&[0; 4])
+    }
+
+    /// `mov <reg32>, imm32`; `op` selects the register (0xb8 eax, 0xba edx, 0xbf edi).
+    fn mov_imm(&mut self, op: u8, imm: u32) -> &mut Self {
+        self.raw(&[op]).raw(&imm.to_le_bytes())
+    }
+
+    fn syscall(&mut self, nr: u32) -> &mut Self {
+        self.mov_imm(0xb8, nr).raw(&[0x0f, 0x05])
+    }
+}
+
+/// The program: exec the binary; else `sh -c SCRIPT`; else say so and exit.
+fn program(exit_code: u32, msg_len: u32) -> Code {
+    let mut c = Code::default();
+    c.raw(&[0x48, 0x8b, 0x04, 0x24]) // mov rax, [rsp]            argc
+        .raw(&[0x48, 0x8d, 0x74, 0x24, 0x08]) // lea rsi, [rsp+8]        argv
+        .raw(&[0x48, 0x8d, 0x54, 0xc6, 0x08]) // lea rdx, [rsi+rax*8+8]  envp
+        .lea(0x3d, Label::Bin) // rdi = the vouch binary
+        .syscall(SYS_EXECVE) // execve(bin, argv, envp): returns only on failure
+        // argv for sh, built over the argc slot: "/bin/sh", "-c", SCRIPT, argv[0], ...
+        .raw(&[0x48, 0x83, 0xec, 0x10]) // sub rsp, 16
+        .lea(0x3d, Label::Sh)
+        .raw(&[0x48, 0x89, 0x3c, 0x24]) // mov [rsp], rdi
+        .lea(0x05, Label::DashC)
+        .raw(&[0x48, 0x89, 0x44, 0x24, 0x08]) // mov [rsp+8], rax
+        .lea(0x05, Label::Script)
+        .raw(&[0x48, 0x89, 0x44, 0x24, 0x10]) // mov [rsp+16], rax
+        .raw(&[0x48, 0x89, 0xe6]) // mov rsi, rsp
+        .syscall(SYS_EXECVE) // execve("/bin/sh", argv', envp)
+        .mov_imm(0xbf, 2) // edi = stderr
+        .lea(0x35, Label::Msg)
+        .mov_imm(0xba, msg_len)
+        .syscall(SYS_WRITE)
+        .mov_imm(0xbf, exit_code)
+        .syscall(SYS_EXIT);
+    c
+}
+
+/// The launcher for a hook: `bin` is the vouch binary, `script` the
+/// rendered `hooks/hook.sh` (run when `bin` cannot start), `what` what the
+/// hook guards (for the last-resort message). `None` when `bin` cannot be
+/// written into it (a NUL byte), or `script` has one: write the script then.
+pub fn build(bin: &Path, script: &[u8], strict: bool, what: &str) -> Option<Vec<u8>> {
+    let bin = bin.as_os_str().as_bytes();
+    if bin.contains(&0) || script.contains(&0) {
+        return None;
+    }
+    let msg = format!(
+        "vouch: neither the vouch binary nor /bin/sh can start: this {what} is {}\n",
+        if strict { "refused" } else { "NOT checked" }
+    );
+    let msg_len = u32::try_from(msg.len()).ok()?;
+    // Data first (so the script's marker line is near the start of the
+    // file), each string ended by a NUL; the script starts on a line of its own.
+    let mut data = vec![b'\n'];
+    let at = |data: &mut Vec<u8>, s: &[u8], nul: bool| {
+        let off = HEADERS_LEN + data.len();
+        data.extend_from_slice(s);
+        if nul {
+            data.push(0);
+        }
+        off
+    };
+    let script_at = at(&mut data, script, true);
+    let bin_at = at(&mut data, bin, true);
+    let sh_at = at(&mut data, b"/bin/sh", true);
+    let dash_c_at = at(&mut data, b"-c", true);
+    let msg_at = at(&mut data, msg.as_bytes(), false);
+    let code = program(u32::from(strict), msg_len);
+    // Padding before the code moves the entry point and the file size, the
+    // only header fields that vary: pick one that puts no newline byte in
+    // the headers, so the marker line stays among the file's first lines.
+    for pad in 0..256 {
+        let code_at = HEADERS_LEN + data.len() + pad;
+        let mut out = headers(code_at, code_at + code.bytes.len());
+        if out.contains(&b'\n') {
+            continue;
+        }
+        out.extend_from_slice(&data);
+        out.resize(code_at, 0);
+        let mut bytes = code.bytes.clone();
+        for &(pos, label) in &code.fixups {
+            let target = match label {
+                Label::Bin => bin_at,
+                Label::Sh => sh_at,
+                Label::DashC => dash_c_at,
+                Label::Script => script_at,
+                Label::Msg => msg_at,
+            };
+            // rip is the end of the 4-byte displacement (each lea ends there).
+            let rip = code_at + pos + 4;
+            let rel = i32::try_from(i64::try_from(target).ok()? - i64::try_from(rip).ok()?).ok()?;
+            bytes[pos..pos + 4].copy_from_slice(&rel.to_le_bytes());
+        }
+        out.extend_from_slice(&bytes);
+        return Some(out);
+    }
+    None
+}
+
+/// The ELF header and program headers of a static executable whose code
+/// starts at file offset `entry` and whose file is `len` bytes: one
+/// read-and-execute segment holding the whole file, and a stack that is not
+/// executable.
+fn headers(entry: usize, len: usize) -> Vec<u8> {
+    let mut h = Vec::with_capacity(HEADERS_LEN);
+    let u16_ = |h: &mut Vec<u8>, v: u16| h.extend_from_slice(&v.to_le_bytes());
+    let u32_ = |h: &mut Vec<u8>, v: u32| h.extend_from_slice(&v.to_le_bytes());
+    let u64_ = |h: &mut Vec<u8>, v: u64| h.extend_from_slice(&v.to_le_bytes());
+    let len = len as u64;
+    // e_ident: ELF, 64-bit, little-endian, version 1, System V ABI.
+    h.extend_from_slice(b"\x7fELF\x02\x01\x01\x00");
+    h.extend_from_slice(&[0; 8]);
+    u16_(&mut h, 2); // e_type: ET_EXEC
+    u16_(&mut h, 0x3e); // e_machine: x86-64
+    u32_(&mut h, 1); // e_version
+    u64_(&mut h, BASE + entry as u64); // e_entry
+    u64_(&mut h, u64::from(EHDR_LEN)); // e_phoff
+    u64_(&mut h, 0); // e_shoff: no sections
+    u32_(&mut h, 0); // e_flags
+    u16_(&mut h, EHDR_LEN); // e_ehsize
+    u16_(&mut h, PHDR_LEN); // e_phentsize
+    u16_(&mut h, 2); // e_phnum
+    u16_(&mut h, 0); // e_shentsize
+    u16_(&mut h, 0); // e_shnum
+    u16_(&mut h, 0); // e_shstrndx
+    // PT_LOAD, readable and executable: the whole file at BASE.
+    u32_(&mut h, 1);
+    u32_(&mut h, 5);
+    u64_(&mut h, 0); // p_offset
+    u64_(&mut h, BASE); // p_vaddr
+    u64_(&mut h, BASE); // p_paddr
+    u64_(&mut h, len); // p_filesz
+    u64_(&mut h, len); // p_memsz
+    u64_(&mut h, 0x1000); // p_align
+    // PT_GNU_STACK, readable and writable (not executable).
+    u32_(&mut h, 0x6474_e551);
+    u32_(&mut h, 6);
+    for _ in 0..6 {
+        u64_(&mut h, 0);
+    }
+    debug_assert_eq!(h.len(), HEADERS_LEN);
+    h
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn headers_point_at_the_code_and_hold_no_newline() {
+        let script = b"#!/bin/sh\n# vouch-managed-hook: pre-push\nexit 0\n";
+        for path in ["/usr/local/bin/vouch", "/opt/it's here/vouch", "/\n/vouch"] {
+            let bytes = build(Path::new(path), script, false, "push").unwrap();
+            assert!(bytes.starts_with(b"\x7fELF\x02\x01\x01"));
+            assert!(!bytes[..HEADERS_LEN].contains(&b'\n'), "{path}");
+            let entry = u64::from_le_bytes(bytes[24..32].try_into().unwrap()) - BASE;
+            let filesz = u64::from_le_bytes(bytes[96..104].try_into().unwrap());
+            assert_eq!(filesz, bytes.len() as u64);
+            // The code is last, and starts with `mov rax, [rsp]`.
+            assert_eq!(
+                &bytes[usize::try_from(entry).unwrap()..][..4],
+                &[0x48, 0x8b, 0x04, 0x24]
+            );
+            let tail = &bytes[usize::try_from(entry).unwrap()..];
+            assert_eq!(tail.len(), program(0, 1).bytes.len());
+            // The binary's path is there as a C string.
+            let mut needle = path.as_bytes().to_vec();
+            needle.push(0);
+            assert!(bytes.windows(needle.len()).any(|w| w == needle));
+        }
+        assert!(build(Path::new("/a\0b"), script, false, "push").is_none());
+    }
+
+    /// Writes `bytes` as an executable file and runs it with `args`, `stdin`
+    /// and `VOUCH_T=set` in its environment.
+    #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+    fn run(
+        dir: &Path,
+        name: &str,
+        bytes: &[u8],
+        args: &[&str],
+        stdin: &str,
+    ) -> (i32, String, String) {
+        use std::io::Write;
+        use std::os::unix::fs::PermissionsExt;
+        let path = dir.join(name);
+        std::fs::write(&path, bytes).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        // Another test's fork may hold the file open for writing for a moment.
+        let mut tries = 0;
+        let mut child = loop {
+            match std::process::Command::new(&path)
+                .args(args)
+                .env("VOUCH_T", "set")
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+            {
+                Ok(c) => break c,
+                Err(e) if e.raw_os_error() == Some(26) && tries < 50 => {
+                    tries += 1;
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                }
+                Err(e) => panic!("{e}"),
+            }
+        };
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(stdin.as_bytes())
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    }
+
+    #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+    #[test]
+    fn starts_the_binary_with_the_hooks_arguments_input_and_name() {
+        let dir = tempfile::tempdir().unwrap();
+        // A stand-in for vouch: says what it was started with.
+        let bin = dir.path().join("fake vouch");
+        std::fs::write(
+            &bin,
+            "#!/bin/sh\necho \"bin $0 [$1] [$2] $VOUCH_T\"; cat; exit 7\n",
+        )
+        .unwrap();
+        std::fs::set_permissions(&bin, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .unwrap();
+        let script = b"echo \"fallback $0 [$1] [$2]\"; cat; exit 5\n";
+        let launcher = build(&bin, script, false, "push").unwrap();
+        let (code, out, _) = run(
+            dir.path(),
+            "pre-push",
+            &launcher,
+            &["origin", "a b"],
+            "ref lines\n",
+        );
+        // (A script started by the kernel sees its own path as `$0`; vouch
+        // itself gets the hook's path as `argv[0]`, which the integration
+        // tests' hooks rely on.)
+        assert_eq!(code, 7);
+        assert_eq!(
+            out,
+            format!("bin {} [origin] [a b] set\nref lines\n", bin.display())
+        );
+        let hook = dir.path().join("pre-push");
+        // The binary is gone: the script runs, under the hook's own name.
+        std::fs::remove_file(&bin).unwrap();
+        let (code, out, _) = run(
+            dir.path(),
+            "pre-push",
+            &launcher,
+            &["origin", "a b"],
+            "ref lines\n",
+        );
+        assert_eq!(code, 5);
+        assert_eq!(
+            out,
+            format!("fallback {} [origin] [a b]\nref lines\n", hook.display())
+        );
+    }
+}
