@@ -299,14 +299,22 @@ pub enum Form {
 
 impl Form {
     /// The form for `hook`: a link when `direct` (and always for
-    /// [`REF_TX`]), else the launcher where it runs, else the rendered script.
-    pub fn for_hook(hook: &str, bin: &Path, strict: bool, direct: bool) -> Result<Self> {
+    /// [`REF_TX`]), else the launcher where it runs, else the rendered
+    /// script. `text_only` asks for the script: hook managers read the
+    /// hook they find as text (prek's `install` fails on a binary one).
+    pub fn for_hook(
+        hook: &str,
+        bin: &Path,
+        strict: bool,
+        direct: bool,
+        text_only: bool,
+    ) -> Result<Self> {
         let what = known(hook)?;
         Ok(if direct || hook == REF_TX {
             Self::Link(bin.to_path_buf())
         } else {
             let script = render(hook, bin, strict)?;
-            let launcher = crate::launcher::SUPPORTED
+            let launcher = (crate::launcher::SUPPORTED && !text_only)
                 .then(|| crate::launcher::build(bin, &script, strict, what))
                 .flatten();
             Self::Script(launcher.unwrap_or(script))
@@ -474,8 +482,7 @@ pub fn uninstall_hook(dir: &Path, hook: &str) -> Result<String> {
 pub fn hook_cli(args: &[std::ffi::OsString]) -> Option<crate::cli::Cli> {
     use crate::cli::{Cli, Command, HookArgs, HookCommand, PreCommitArgs, PrePushArgs, RefTxArgs};
     let path = Path::new(args.first()?);
-    let name = path.file_name()?.to_str()?;
-    guards(name)?;
+    let name = hook_of_file(path.file_name()?.to_str()?)?;
     let hook_dir = path
         .parent()
         .filter(|d| !d.as_os_str().is_empty())
@@ -502,6 +509,18 @@ pub fn hook_cli(args: &[std::ffi::OsString]) -> Option<crate::cli::Cli> {
     })
 }
 
+/// The hook a file of the hooks directory stands for: its own name, or
+/// the name a hook manager gave vouch's hook when it moved it aside
+/// (`pre-commit.legacy` of pre-commit's migration mode, lefthook's
+/// `pre-push.old`), which the manager still runs under the hook's name.
+fn hook_of_file(file: &str) -> Option<&'static str> {
+    let name = [".legacy", ".old"]
+        .iter()
+        .find_map(|s| file.strip_suffix(s))
+        .unwrap_or(file);
+    HOOKS.iter().map(|(h, _)| *h).find(|h| *h == name)
+}
+
 /// Rewrites the argv of a binary started as a hook (`.git/hooks/pre-push`
 /// linked to vouch) into `vouch hook pre-push --hook-dir <dir> -- <args>`.
 /// Any other argv is returned as it is.
@@ -510,12 +529,13 @@ pub fn hook_argv(args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
         return args;
     };
     let path = Path::new(first);
-    let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+    let Some(name) = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .and_then(hook_of_file)
+    else {
         return args;
     };
-    if guards(name).is_none() {
-        return args;
-    }
     let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
     let mut out: Vec<std::ffi::OsString> = vec!["vouch".into(), "hook".into(), name.into()];
     if !dir.as_os_str().is_empty() {
@@ -562,7 +582,7 @@ mod tests {
         fs::write(&hook, foreign).unwrap();
         fs::set_permissions(&hook, fs::Permissions::from_mode(0o750)).unwrap();
         let bin = Path::new("/usr/local/bin/vouch");
-        let form = Form::for_hook("pre-push", bin, false, false).unwrap();
+        let form = Form::for_hook("pre-push", bin, false, false, false).unwrap();
         install_hook(dir.path(), "pre-push", &form).unwrap();
         assert!(is_ours(&hook));
         assert_eq!(
@@ -635,7 +655,7 @@ mod tests {
     fn direct_install_links_the_binary_and_uninstall_removes_it() {
         let dir = tempfile::tempdir().unwrap();
         let bin = Path::new("/opt/bin/vouch");
-        let link = Form::for_hook("pre-push", bin, false, true).unwrap();
+        let link = Form::for_hook("pre-push", bin, false, true, false).unwrap();
         install_hook(dir.path(), "pre-push", &link).unwrap();
         assert_eq!(fs::read_link(dir.path().join("pre-push")).unwrap(), bin);
         assert!(matches!(
@@ -645,7 +665,7 @@ mod tests {
         let again = install_hook(dir.path(), "pre-push", &link).unwrap();
         assert!(again.contains("nothing changed"), "{again}");
         // Switching back to the script replaces the link.
-        let script = Form::for_hook("pre-push", bin, false, false).unwrap();
+        let script = Form::for_hook("pre-push", bin, false, false, false).unwrap();
         install_hook(dir.path(), "pre-push", &script).unwrap();
         assert!(matches!(
             state(dir.path(), "pre-push"),
@@ -660,7 +680,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         fs::write(dir.path().join("pre-push"), "#!/bin/sh\n").unwrap();
         fs::write(dir.path().join("pre-push.local"), "#!/bin/sh\n").unwrap();
-        let form = Form::for_hook("pre-push", Path::new("/v"), false, false).unwrap();
+        let form = Form::for_hook("pre-push", Path::new("/v"), false, false, false).unwrap();
         let err = install_hook(dir.path(), "pre-push", &form).unwrap_err();
         assert!(err.to_string().contains("nowhere to keep it"), "{err}");
     }

@@ -98,8 +98,11 @@ pub fn install(ctx: &Ctx, args: &InstallArgs) -> Result<ExitStatus> {
     } else {
         loc.dir.clone()
     };
+    // Beside a hook manager the hook stays a script: managers read the
+    // hook they find as text.
+    let text_only = !managers::detect(&root, &loc.dir, loc.hooks_path.as_deref()).is_empty();
     for hook in &args.hooks {
-        let form = install::Form::for_hook(hook, &bin, config.strict, args.direct)?;
+        let form = install::Form::for_hook(hook, &bin, config.strict, args.direct, text_only)?;
         if !args.config_hooks {
             match mend_moved(&dir, hook)? {
                 Mended::Reached(said) => {
@@ -253,7 +256,7 @@ fn install_husky(ctx: &Ctx, args: &InstallArgs, loc: &HooksLocation) -> Result<E
     let mut committed = Vec::new();
     for hook in &args.hooks {
         if hook == install::REF_TX {
-            let form = install::Form::for_hook(hook, &bin, config.strict, args.direct)?;
+            let form = install::Form::for_hook(hook, &bin, config.strict, args.direct, true)?;
             ui::info(&install::install_hook(&loc.dir, hook, &form)?);
             continue;
         }

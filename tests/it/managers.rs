@@ -428,7 +428,9 @@ fn an_upgrade_of_a_versioned_install_keeps_the_hooks_working() {
         ),
     ));
     run(&env, "vouch", &["install"]).code(0);
-    let script = fs::read_to_string(hooks(&env).join("pre-push")).unwrap();
+    // A script, or the compiled launcher that holds the script's text.
+    let script =
+        String::from_utf8_lossy(&fs::read(hooks(&env).join("pre-push")).unwrap()).into_owned();
     assert!(
         script.contains(&format!("vouch_bin='{}'", base.join("bin/vouch").display())),
         "the PATH name, not the versioned file: {script}"
