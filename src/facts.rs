@@ -545,6 +545,96 @@ impl StagedFacts {
     }
 }
 
+/// What kind of content a command would take from the work tree or index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Discarded {
+    /// Staged and unstaged changes to tracked files (`reset --hard`, `checkout -f`).
+    TrackedChanges,
+    /// Unstaged changes to tracked files (`checkout -- <paths>`, `restore <paths>`).
+    UnstagedChanges,
+    /// Untracked files (`clean -f`).
+    UntrackedFiles,
+    /// Untracked and ignored files (`clean -fx`).
+    UntrackedAndIgnoredFiles,
+    /// Ignored files only (`clean -fX`).
+    IgnoredFiles,
+    /// Nothing: `reset --merge` and `--keep` keep local changes or stop.
+    KeptOrStops,
+}
+
+/// What a command would take from the work tree (or index).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WorktreeLoss {
+    /// What kind of content.
+    pub what: Discarded,
+    /// How many files would lose it.
+    pub files: usize,
+    /// The first few of them.
+    pub sample: Vec<String>,
+}
+
+impl WorktreeLoss {
+    /// Nothing of kind `what`.
+    pub fn none(what: Discarded) -> Self {
+        Self {
+            what,
+            files: 0,
+            sample: Vec::new(),
+        }
+    }
+}
+
+/// Why a command's facts were not measured (its rule's tier stands).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unmeasured {
+    /// No repository where the command runs.
+    NoRepository,
+    /// `--git-dir`, `--work-tree` or `GIT_DIR` name another repository.
+    OtherRepository,
+    /// `git worktree` or `git submodule`: nothing here to measure.
+    NotApplicable,
+    /// A mirror push: every ref, measured by the pre-push door when it runs.
+    MirrorPush,
+    /// `--prune` or a wildcard refspec: refs the planned push does not list.
+    PrunesOrPatterns,
+    /// The push could not be resolved (no upstream, an unknown revision).
+    PushUnresolved(String),
+    /// Reading the repository failed.
+    Failed(String),
+}
+
+/// The facts of one command of a shell line, measured before the line
+/// runs (SPEC 2.4) by the git adapter; [`crate::classify`] turns them into
+/// its tier and sentences.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CommandFacts {
+    /// Not measured: the rule's tier stands.
+    Unmeasured(Unmeasured),
+    /// What the command would discard from the work tree; for
+    /// `reset <rev>`, also the move of the checked-out branch.
+    Worktree {
+        /// The loss.
+        loss: WorktreeLoss,
+        /// The branch move `reset <rev>` stands for.
+        moves: Option<LocalFacts>,
+    },
+    /// The planned ref updates of `branch -D`/`-f`; `None` when no branch
+    /// named exists here.
+    Branch(Option<LocalFacts>),
+    /// The stash entries that would be dropped (`stash@{n}: subject`);
+    /// empty when the stash is empty.
+    StashDrop(Vec<String>),
+    /// The planned push, measured as the pre-push door would.
+    Push {
+        /// Its facts.
+        facts: PushFacts,
+        /// Why the remote's values are the remote-tracking refs, when the
+        /// remote did not answer.
+        remote_unanswered: Option<String>,
+    },
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

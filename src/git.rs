@@ -23,7 +23,7 @@ mod hooks;
 mod local;
 mod push;
 mod staged;
-pub use command::{Discards, LazyRepo, WorktreeLoss, repo_at};
+pub use command::{LazyRepo, command_facts, repo_at};
 pub use hooks::{
     CONFIG_HOOKS_SINCE, HooksLocation, config_hook, config_hook_name, git_version, hooks_location,
     parse_git_version, remove_config_hook, set_config_hook,
