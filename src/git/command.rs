@@ -411,7 +411,7 @@ pub fn command_facts(repo: Option<&Repo>, facts: &Facts, command: &SimpleCommand
                 _ => Discarded::TrackedChanges,
             };
             let loss = if sub == "clean" {
-                let (dirs, excludes) = clean_options(argv);
+                let (dirs, excludes) = git.clean_options();
                 repo.clean_loss(
                     git.has_flag(&["-x"]),
                     git.has_flag(&["-X"]),
@@ -489,44 +489,6 @@ pub fn command_facts(repo: Option<&Repo>, facts: &Facts, command: &SimpleCommand
             }
         }
     }
-}
-
-/// `git clean`'s `-d` and its `-e` patterns.
-fn clean_options(argv: &[String]) -> (bool, Vec<String>) {
-    let mut dirs = false;
-    let mut excludes = Vec::new();
-    let mut i = 2;
-    while let Some(arg) = argv.get(i) {
-        i += 1;
-        if arg == "--" {
-            break;
-        }
-        if let Some(value) = arg.strip_prefix("--exclude=") {
-            excludes.push(value.to_owned());
-        } else if arg == "--exclude" {
-            excludes.extend(argv.get(i).cloned());
-            i += 1;
-        } else if let Some(letters) = arg.strip_prefix('-')
-            && !letters.starts_with('-')
-        {
-            for (at, c) in letters.char_indices() {
-                if c == 'd' {
-                    dirs = true;
-                }
-                if c == 'e' {
-                    let rest = &letters[at + 1..];
-                    if rest.is_empty() {
-                        excludes.extend(argv.get(i).cloned());
-                        i += 1;
-                    } else {
-                        excludes.push(rest.to_owned());
-                    }
-                    break;
-                }
-            }
-        }
-    }
-    (dirs, excludes)
 }
 
 /// Opens the repository at or above `dir` for measuring a command, if any.
