@@ -1,7 +1,9 @@
 //! The ONLY module that uses git2 or runs the git CLI. It measures facts
 //! and hands back vouch's own types (`facts.rs`).
 //!
-//! This file holds the open repository and the lost-commit walk; its
+//! This file holds the open repository, what holds commits in it (the input
+//! of the one survivor rule, [`crate::facts::surviving`]) and the one
+//! lost-commit walk ([`Repo::lost_commits`]), used by every door; its
 //! parts: `push` (a push's facts; the algorithm of
 //! `research/git-semantics.md` section 1.4), `staged` (a commit's change),
 //! `local` (local ref transactions and rescue refs), `command` (the facts a
