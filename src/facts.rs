@@ -208,6 +208,77 @@ impl LostBuilder {
     }
 }
 
+/// What holds commits in a repository, read before an operation: every
+/// ref that points at an object directly (full names, as git gives them to
+/// a hook), a detached `HEAD`, and the stash entries (the stash's reflog,
+/// `stash@{0}` first). `T` is an object id: the rule never looks inside.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Holders<T> {
+    /// Direct refs and their targets.
+    pub refs: Vec<(String, T)>,
+    /// `HEAD`'s target when no branch is checked out.
+    pub detached_head: Option<T>,
+    /// The stash entries, newest first.
+    pub stash: Vec<T>,
+}
+
+impl<T> Default for Holders<T> {
+    fn default() -> Self {
+        Self {
+            refs: Vec::new(),
+            detached_head: None,
+            stash: Vec::new(),
+        }
+    }
+}
+
+/// The survivor rule, the one answer to "which refs still hold commits
+/// once the operation has run", for every door (pre-push, the
+/// reference-transaction hook, the command door, rescue listings):
+///
+/// - a ref the operation deletes or moves (`changing`, full names; `HEAD`
+///   for a detached `HEAD`) does not survive with its old value (the
+///   caller adds the new values of moved refs);
+/// - vouch's own refs (`refs/vouch/*`) never count: a rescue ref must not
+///   make the deletion it rescued look harmless;
+/// - symbolic `*/HEAD` names never count on their own (they name a ref);
+/// - a detached `HEAD` holds its commit, as git's own gc and reflog see it;
+/// - every stash entry holds its commit (and the commit it was made on),
+///   unless the operation changes `refs/stash` (a drop or clear may take any
+///   entry: none is counted, the cautious reading).
+///
+/// Returns the surviving targets, deduplicated and ordered.
+pub fn surviving<T: Clone + Ord>(holders: &Holders<T>, changing: &dyn Fn(&str) -> bool) -> Vec<T> {
+    let mut out = std::collections::BTreeSet::new();
+    for (name, target) in &holders.refs {
+        if changing(name)
+            || name.starts_with("refs/vouch/")
+            || name.ends_with("/HEAD")
+            || name == "refs/stash"
+        {
+            continue;
+        }
+        out.insert(target.clone());
+    }
+    if let Some(head) = holders.detached_head.clone()
+        && !changing("HEAD")
+    {
+        out.insert(head);
+    }
+    if !changing("refs/stash") {
+        out.extend(holders.stash.iter().cloned());
+        // The stash ref itself, should its reflog be unreadable.
+        out.extend(
+            holders
+                .refs
+                .iter()
+                .filter(|(n, _)| n == "refs/stash")
+                .map(|(_, t)| t.clone()),
+        );
+    }
+    out.into_iter().collect()
+}
+
 /// The deletions a mirror push makes: every ref the remote lists (`git
 /// ls-remote` output as `(oid, name)`) that this push does not update and
 /// that does not exist here (`updated_or_here`). git never shows them to the
@@ -471,5 +542,146 @@ impl StagedFacts {
         self.files
             .iter()
             .fold((0, 0), |(a, d), f| (a + f.added_lines, d + f.deleted_lines))
+    }
+}
+
+/// What kind of content a command would take from the work tree or index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Discarded {
+    /// Staged and unstaged changes to tracked files (`reset --hard`, `checkout -f`).
+    TrackedChanges,
+    /// Unstaged changes to tracked files (`checkout -- <paths>`, `restore <paths>`).
+    UnstagedChanges,
+    /// Untracked files (`clean -f`).
+    UntrackedFiles,
+    /// Untracked and ignored files (`clean -fx`).
+    UntrackedAndIgnoredFiles,
+    /// Ignored files only (`clean -fX`).
+    IgnoredFiles,
+    /// Nothing: `reset --merge` and `--keep` keep local changes or stop.
+    KeptOrStops,
+}
+
+/// What a command would take from the work tree (or index).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WorktreeLoss {
+    /// What kind of content.
+    pub what: Discarded,
+    /// How many files would lose it.
+    pub files: usize,
+    /// The first few of them.
+    pub sample: Vec<String>,
+}
+
+impl WorktreeLoss {
+    /// Nothing of kind `what`.
+    pub fn none(what: Discarded) -> Self {
+        Self {
+            what,
+            files: 0,
+            sample: Vec::new(),
+        }
+    }
+}
+
+/// Why a command's facts were not measured (its rule's tier stands).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unmeasured {
+    /// No repository where the command runs.
+    NoRepository,
+    /// `--git-dir`, `--work-tree` or `GIT_DIR` name another repository.
+    OtherRepository,
+    /// `git worktree` or `git submodule`: nothing here to measure.
+    NotApplicable,
+    /// A mirror push: every ref, measured by the pre-push door when it runs.
+    MirrorPush,
+    /// `--prune` or a wildcard refspec: refs the planned push does not list.
+    PrunesOrPatterns,
+    /// The push could not be resolved (no upstream, an unknown revision).
+    PushUnresolved(String),
+    /// Reading the repository failed.
+    Failed(String),
+}
+
+/// The facts of one command of a shell line, measured before the line
+/// runs (SPEC 2.4) by the git adapter; [`crate::classify`] turns them into
+/// its tier and sentences.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CommandFacts {
+    /// Not measured: the rule's tier stands.
+    Unmeasured(Unmeasured),
+    /// What the command would discard from the work tree; for
+    /// `reset <rev>`, also the move of the checked-out branch.
+    Worktree {
+        /// The loss.
+        loss: WorktreeLoss,
+        /// The branch move `reset <rev>` stands for.
+        moves: Option<LocalFacts>,
+    },
+    /// The planned ref updates of `branch -D`/`-f`; `None` when no branch
+    /// named exists here.
+    Branch(Option<LocalFacts>),
+    /// The stash entries that would be dropped (`stash@{n}: subject`);
+    /// empty when the stash is empty.
+    StashDrop(Vec<String>),
+    /// The planned push, measured as the pre-push door would.
+    Push {
+        /// Its facts.
+        facts: PushFacts,
+        /// Why the remote's values are the remote-tracking refs, when the
+        /// remote did not answer.
+        remote_unanswered: Option<String>,
+    },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn holders() -> Holders<u32> {
+        Holders {
+            refs: vec![
+                ("refs/heads/main".into(), 1),
+                ("refs/heads/topic".into(), 2),
+                ("refs/tags/v1".into(), 3),
+                ("refs/remotes/origin/main".into(), 4),
+                ("refs/remotes/origin/HEAD".into(), 5),
+                ("refs/vouch/rescue/gone/20261122T101500Z".into(), 6),
+                ("refs/stash".into(), 7),
+            ],
+            detached_head: Some(8),
+            stash: vec![7, 9],
+        }
+    }
+
+    #[test]
+    fn stash_entries_hold_their_commits() {
+        // Every entry, not only `stash@{0}`: `git stash drop` of one keeps
+        // the others, and each keeps the commit it was made on.
+        let s = surviving(&holders(), &|_| false);
+        assert!(s.contains(&7) && s.contains(&9), "{s:?}");
+    }
+
+    #[test]
+    fn an_operation_on_the_stash_keeps_none_of_its_entries() {
+        let s = surviving(&holders(), &|n| n == "refs/stash");
+        assert!(!s.contains(&7) && !s.contains(&9), "{s:?}");
+        assert!(s.contains(&1));
+    }
+
+    #[test]
+    fn a_detached_head_holds_its_commit() {
+        let s = surviving(&holders(), &|_| false);
+        assert!(s.contains(&8), "{s:?}");
+        // ... unless the operation moves HEAD itself.
+        let s = surviving(&holders(), &|n| n == "HEAD");
+        assert!(!s.contains(&8), "{s:?}");
+    }
+
+    #[test]
+    fn changing_refs_vouch_refs_and_symbolic_heads_do_not_survive() {
+        let s = surviving(&holders(), &|n| n == "refs/heads/topic");
+        assert_eq!(s, vec![1, 3, 4, 7, 8, 9]);
     }
 }

@@ -1,7 +1,9 @@
 //! The ONLY module that uses git2 or runs the git CLI. It measures facts
 //! and hands back vouch's own types (`facts.rs`).
 //!
-//! This file holds the open repository and the lost-commit walk; its
+//! This file holds the open repository, what holds commits in it (the input
+//! of the one survivor rule, [`crate::facts::surviving`]) and the one
+//! lost-commit walk ([`Repo::lost_commits`]), used by every door; its
 //! parts: `push` (a push's facts; the algorithm of
 //! `research/git-semantics.md` section 1.4), `staged` (a commit's change),
 //! `local` (local ref transactions and rescue refs), `command` (the facts a
@@ -15,7 +17,7 @@ use std::process::Command;
 use anyhow::{Context, Result, bail};
 use git2::{Oid, Repository};
 
-use crate::facts::{Lost, LostBuilder};
+use crate::facts::{Holders, Lost, LostBuilder, surviving};
 use crate::text::redact_text;
 
 mod command;
@@ -23,7 +25,7 @@ mod hooks;
 mod local;
 mod push;
 mod staged;
-pub use command::{Discards, LazyRepo, WorktreeLoss, repo_at};
+pub use command::{LazyRepo, command_facts, repo_at};
 pub use hooks::{
     CONFIG_HOOKS_SINCE, HooksLocation, config_hook, config_hook_name, git_version, hooks_location,
     parse_git_version, remove_config_hook, set_config_hook,
@@ -134,17 +136,92 @@ impl Repo {
             .map(str::to_owned)
     }
 
-    /// Commits reachable from `from` and from none of `hide`.
-    fn lost_commits(&self, from: Oid, hide: &[Oid]) -> Result<Lost, git2::Error> {
+    /// Every direct ref and its target; names made UTF-8 lossily, as git
+    /// gives them to a hook.
+    fn direct_refs(&self) -> Vec<(String, Oid)> {
+        let mut out = Vec::new();
+        if let Ok(refs) = self.repo.references() {
+            for r in refs.flatten() {
+                if let Some(t) = r.target() {
+                    out.push((String::from_utf8_lossy(r.name_bytes()).into_owned(), t));
+                }
+            }
+        }
+        out
+    }
+
+    /// What holds commits here (the survivor rule's input,
+    /// [`crate::facts::surviving`]): every direct ref, a detached `HEAD`
+    /// and the stash entries.
+    pub(crate) fn holders(&self) -> Holders<Oid> {
+        self.holders_with(self.direct_refs())
+    }
+
+    /// [`Repo::holders`], with the refs already read.
+    pub(crate) fn holders_with(&self, refs: Vec<(String, Oid)>) -> Holders<Oid> {
+        let detached_head = self
+            .repo
+            .head()
+            .ok()
+            .filter(|h| !h.is_branch())
+            .and_then(|h| h.target());
+        let stash = self
+            .repo
+            .reflog("refs/stash")
+            .map(|log| log.iter().map(|e| e.id_new()).collect())
+            .unwrap_or_default();
+        Holders {
+            refs,
+            detached_head,
+            stash,
+        }
+    }
+
+    /// The commits the refs that survive an operation point at (the one
+    /// survivor rule, [`crate::facts::surviving`]), peeled and deduplicated:
+    /// what to hide in [`Repo::lost_commits`].
+    pub(crate) fn survivor_commits(
+        &self,
+        holders: &Holders<Oid>,
+        changing: &dyn Fn(&str) -> bool,
+    ) -> Vec<Oid> {
+        let commits: std::collections::BTreeSet<Oid> = surviving(holders, changing)
+            .into_iter()
+            .filter_map(|t| self.peel_commit(t))
+            .collect();
+        commits.into_iter().collect()
+    }
+
+    /// The one lost-commit walk: commits reachable from `from` and from none
+    /// of `hide`, newest first, at most `limit`.
+    pub(crate) fn reachable_only(
+        &self,
+        from: Oid,
+        hide: &[Oid],
+        limit: usize,
+    ) -> Result<Vec<Oid>, git2::Error> {
         let mut walk = self.repo.revwalk()?;
         walk.push(from)?;
         for h in hide {
             walk.hide(*h)?;
         }
+        walk.take(limit).collect()
+    }
+
+    /// Commits reachable from `from` and from none of `hide` (for "is it
+    /// lost": the [`Repo::survivor_commits`] of the operation), counted up
+    /// to a limit and summarised.
+    pub fn lost_commits(&self, from: Oid, hide: &[Oid]) -> Result<Lost, git2::Error> {
+        let commits = self.reachable_only(from, hide, LOST_COUNT_LIMIT + 1)?;
+        self.summarize(&commits)
+    }
+
+    /// Summarises commits a walk yielded (newest first); more than the
+    /// count limit marks the summary truncated.
+    pub(crate) fn summarize(&self, commits: &[Oid]) -> Result<Lost, git2::Error> {
         let mut lost = LostBuilder::new(LOST_COUNT_LIMIT, LOST_SAMPLE);
-        for oid in walk {
-            let oid = oid?;
-            let commit = self.repo.find_commit(oid)?;
+        for oid in commits {
+            let commit = self.repo.find_commit(*oid)?;
             let author = commit.author();
             let more = lost.add(
                 &oid.to_string(),

@@ -157,41 +157,35 @@ pub fn is_git_program(argv0: &str) -> bool {
     name == "git" || name == "git.exe"
 }
 
-/// Reads the argv of the `git push` process that runs the hook.
+/// Reads the argv of the `git push` process that runs the hook (or of a
+/// `git push` the agent door judges).
 pub fn parse_push_argv(argv: &[String]) -> PushArgs {
-    let Some(push_at) = argv.iter().position(|a| a == "push") else {
+    let Some(git) = GitCommand::parse(argv).filter(|g| g.sub == "push") else {
         return PushArgs::default();
     };
-    if !argv.first().is_some_and(|a| is_git_program(a)) {
-        return PushArgs::default();
-    }
     let mut forced = false;
     let mut mirror = false;
     // `git -c remote.origin.push=+refs/heads/*:... push` and `-c remote.origin.mirror=true`.
-    for pair in argv[..push_at].windows(2) {
-        if pair[0] == "-c"
-            && let Some((key, value)) = pair[1].split_once('=')
-        {
-            let key = key.to_ascii_lowercase();
-            let (section, name) = (
-                key.split('.').next().unwrap_or(""),
-                key.rsplit('.').next().unwrap_or(""),
-            );
-            if section != "remote" {
-                continue;
-            }
-            if name == "push" && value.starts_with('+') {
-                forced = true;
-            }
-            if name == "mirror" && matches!(value, "true" | "1" | "yes" | "on") {
-                mirror = true;
-                forced = true;
-            }
+    for (key, value) in &git.globals.config {
+        let key = key.to_ascii_lowercase();
+        let (section, name) = (
+            key.split('.').next().unwrap_or(""),
+            key.rsplit('.').next().unwrap_or(""),
+        );
+        if section != "remote" {
+            continue;
+        }
+        if name == "push" && value.starts_with('+') {
+            forced = true;
+        }
+        if name == "mirror" && matches!(value.as_str(), "true" | "1" | "yes" | "on") {
+            mirror = true;
+            forced = true;
         }
     }
     let mut positional = 0usize;
     let mut options_done = false;
-    for arg in &argv[push_at + 1..] {
+    for arg in &git.args {
         if !options_done && arg == "--" {
             options_done = true;
             continue;
@@ -322,11 +316,93 @@ pub fn guarded_updates(input: &[u8]) -> Vec<RefUpdate> {
         .collect()
 }
 
-/// The git command that runs a hook, from its argv: the subcommand and its
-/// arguments, past git's own options (`git -C dir -c k=v branch -D x` is
-/// `branch` with `-D x`).
+/// Git's global options, the ones before the subcommand (`git -C dir -c
+/// k=v --git-dir=x <sub>`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GitGlobals {
+    /// `-C <path>` directories, in order (each relative to the previous).
+    pub dirs: Vec<String>,
+    /// `-c key=value` settings (a bare `-c key` is `true`; `--config-env
+    /// key=VAR` is `$VAR`).
+    pub config: Vec<(String, String)>,
+    /// `--git-dir`.
+    pub git_dir: Option<String>,
+    /// `--work-tree`.
+    pub work_tree: Option<String>,
+}
+
+impl GitGlobals {
+    /// Reads the global options at the start of `words` (the argv after
+    /// `git`); returns them and how many words they took. An option missing
+    /// its value (`git -c`) takes the rest: git refuses to run it.
+    pub fn read(words: &[String]) -> (Self, usize) {
+        let mut globals = Self::default();
+        let mut i = 0;
+        while let Some(arg) = words.get(i) {
+            if !arg.starts_with('-') || arg == "-" {
+                break;
+            }
+            let (name, inline) = match arg.split_once('=') {
+                Some((n, v)) if n.starts_with("--") => (n, Some(v.to_owned())),
+                _ => (arg.as_str(), None),
+            };
+            let takes_value = matches!(
+                name,
+                "-C" | "-c"
+                    | "--git-dir"
+                    | "--work-tree"
+                    | "--namespace"
+                    | "--config-env"
+                    | "--super-prefix"
+                    | "--list-cmds"
+                    | "--attr-source"
+            );
+            let value = if takes_value && inline.is_none() {
+                i += 1;
+                words.get(i).cloned()
+            } else {
+                inline
+            };
+            i += 1;
+            let value = value.unwrap_or_default();
+            match name {
+                "-C" => globals.dirs.push(value),
+                "-c" => globals.config.push(match value.split_once('=') {
+                    Some((k, v)) => (k.to_owned(), v.to_owned()),
+                    None => (value, "true".to_owned()),
+                }),
+                "--config-env" => {
+                    let (k, v) = value.split_once('=').unwrap_or((&value, ""));
+                    globals.config.push((k.to_owned(), format!("${v}")));
+                }
+                "--git-dir" => globals.git_dir = Some(value),
+                "--work-tree" => globals.work_tree = Some(value),
+                _ => {}
+            }
+        }
+        (globals, i.min(words.len()))
+    }
+
+    /// The value of a `-c` setting, the key compared case-insensitively
+    /// (the last one wins, as in git).
+    pub fn setting(&self, key: &str) -> Option<&str> {
+        self.config
+            .iter()
+            .rev()
+            .find(|(k, _)| k.eq_ignore_ascii_case(key))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// The one model of a git command line: global options, the subcommand,
+/// its options and operands (`git -C dir -c k=v branch -D x` is `branch`
+/// with `-D x`). Read from the argv of the git process that runs a hook,
+/// from a shell command the agent door judges, and used by the command
+/// facts and the shell rules' read-only test.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct GitCommand {
+    /// The options before the subcommand.
+    pub globals: GitGlobals,
     /// The subcommand (`branch`, `reset`); empty when none was found.
     pub sub: String,
     /// Its arguments.
@@ -339,24 +415,19 @@ impl GitCommand {
         if !argv.first().is_some_and(|a| is_git_program(a)) {
             return None;
         }
-        let mut rest = argv[1..].iter();
-        while let Some(arg) = rest.next() {
-            match arg.as_str() {
-                // Global options that take their value as the next word.
-                "-C" | "-c" | "--git-dir" | "--work-tree" | "--namespace" | "--exec-path"
-                | "--config-env" | "--super-prefix" | "--list-cmds" | "--attr-source" => {
-                    rest.next();
-                }
-                a if a.starts_with('-') => {}
-                sub => {
-                    return Some(Self {
-                        sub: sub.to_owned(),
-                        args: rest.cloned().collect(),
-                    });
-                }
-            }
-        }
-        Some(Self::default())
+        let words = &argv[1..];
+        let (globals, used) = GitGlobals::read(words);
+        let Some((sub, rest)) = words[used..].split_first() else {
+            return Some(Self {
+                globals,
+                ..Self::default()
+            });
+        };
+        Some(Self {
+            globals,
+            sub: sub.clone(),
+            args: rest.to_vec(),
+        })
     }
 
     /// True when one of `flags` is among the options (bundled short options
@@ -383,6 +454,55 @@ impl GitCommand {
             .iter()
             .find(|a| !a.starts_with('-'))
             .map(String::as_str)
+    }
+
+    /// The operands: the words that are not options (everything after `--`).
+    pub fn operands(&self) -> Vec<&str> {
+        let mut dashdash = false;
+        self.args
+            .iter()
+            .filter(|a| {
+                let operand = dashdash || !a.starts_with('-') || *a == "-";
+                dashdash |= *a == "--";
+                operand && *a != "--"
+            })
+            .map(String::as_str)
+            .collect()
+    }
+
+    /// `git clean`'s `-d` and its `-e`/`--exclude` patterns.
+    pub fn clean_options(&self) -> (bool, Vec<String>) {
+        let mut dirs = false;
+        let mut excludes = Vec::new();
+        let mut words = self.args.iter();
+        while let Some(arg) = words.next() {
+            if arg == "--" {
+                break;
+            }
+            if let Some(value) = arg.strip_prefix("--exclude=") {
+                excludes.push(value.to_owned());
+            } else if arg == "--exclude" {
+                excludes.extend(words.next().cloned());
+            } else if let Some(letters) = arg.strip_prefix('-')
+                && !letters.starts_with('-')
+            {
+                for (at, c) in letters.char_indices() {
+                    if c == 'd' {
+                        dirs = true;
+                    }
+                    if c == 'e' {
+                        let rest = &letters[at + 1..];
+                        if rest.is_empty() {
+                            excludes.extend(words.next().cloned());
+                        } else {
+                            excludes.push(rest.to_owned());
+                        }
+                        break;
+                    }
+                }
+            }
+        }
+        (dirs, excludes)
     }
 }
 
@@ -602,6 +722,27 @@ mod tests {
         assert!(GitCommand::parse(&argv("sh -c x")).is_none());
         let stash = GitCommand::parse(&argv("/usr/bin/git stash pop -q")).unwrap();
         assert_eq!(stash.action(), Some("pop"));
+    }
+
+    #[test]
+    fn one_model_reads_globals_options_and_operands() {
+        let c = GitCommand::parse(&argv(
+            "git -C a -C b -c user.name=x -c Core.Bare --git-dir=.g --work-tree w --no-pager clean -fd -e keep -- p q",
+        ))
+        .unwrap();
+        assert_eq!(c.globals.dirs, ["a", "b"]);
+        assert_eq!(c.globals.setting("core.bare"), Some("true"));
+        assert_eq!(c.globals.setting("USER.NAME"), Some("x"));
+        assert_eq!(c.globals.git_dir.as_deref(), Some(".g"));
+        assert_eq!(c.globals.work_tree.as_deref(), Some("w"));
+        assert_eq!(c.sub, "clean");
+        assert_eq!(c.operands(), ["keep", "p", "q"]);
+        assert_eq!(c.clean_options(), (true, vec!["keep".to_owned()]));
+        let c = GitCommand::parse(&argv("git clean -fdekeep --exclude=x --exclude y")).unwrap();
+        assert_eq!(c.clean_options().1, ["keep", "x", "y"]);
+        // No subcommand: an empty one, never a global option's value.
+        let c = GitCommand::parse(&argv("git -C dir")).unwrap();
+        assert_eq!((c.sub.as_str(), c.globals.dirs.len()), ("", 1));
     }
 
     #[test]

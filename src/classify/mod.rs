@@ -1,12 +1,15 @@
 //! PURE: facts to a risk tier (SPEC section 2): a push (`push.rs`), a local
-//! ref transaction (`local.rs`); the staged change is classified in
+//! ref transaction (`local.rs`), a shell command's measured facts
+//! (`command.rs`); the staged change is classified in
 //! [`crate::staged`] and a shell command by [`crate::shell`]. Every rule has
 //! a name (used in config `[tiers]` and in the audit log) and a default
 //! tier. Nothing here touches git, the network or the terminal.
 
+mod command;
 mod local;
 mod push;
 
+pub use command::{classify_command, discarded_noun};
 pub use local::{builtin_local, classify_local};
 pub use push::{builtin_result, classify_push, protected_by};
 

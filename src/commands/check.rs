@@ -2,11 +2,12 @@
 //! agent door (`agent.rs`) uses the same assessment.
 //!
 //! The command is parsed and classified by the pure [`crate::shell`]; then
-//! every match that asks for facts is measured in the real repository (what
-//! `reset --hard` would discard, which commits `branch -D` would orphan,
-//! what `push --force` would destroy on the remote), and the facts settle
-//! the tier: a clean work tree makes `git reset --hard` harmless, a push
-//! whose remote tip was fetched is not one that destroys unseen commits.
+//! every match that asks for facts is measured in the real repository by
+//! the git adapter ([`git::command_facts`]: what `reset --hard` would
+//! discard, which commits `branch -D` would orphan, what `push --force`
+//! would destroy on the remote), and the pure
+//! [`crate::classify::classify_command`] turns those facts into the tier:
+//! facts -> tier, once.
 
 use std::path::Path;
 use std::time::Instant;
@@ -15,12 +16,12 @@ use anyhow::{Context, Result};
 use serde::Serialize;
 
 use super::decide::{Interaction, Run};
-use crate::classify::{Assessment, RefRisk, Rule, Tier, classify_local, classify_push};
+use crate::classify::{Assessment, RefRisk, Rule, Tier, classify_command};
 use crate::cli::CheckArgs;
 use crate::config::Config;
 use crate::context::Ctx;
-use crate::git::{self, Discards, LazyRepo, Moment, Repo};
-use crate::hooks::{GitCommand, parse_push_argv};
+use crate::facts::CommandFacts;
+use crate::git::{self, LazyRepo, Repo};
 use crate::operation::{Assessed, Operation};
 use crate::policy::AuditResult;
 use crate::shell::{self, Facts, Match, Rules};
@@ -42,16 +43,9 @@ pub fn assess(config: &Config, command: &str, cwd: &Path, repo: &LazyRepo) -> Re
     let mut refs = Vec::new();
     let mut facts = Vec::new();
     for m in &classification.matches {
-        let (mut tier, mut note) = measure(config, m, cwd, repo);
-        // Facts describe the repository before the line runs; an earlier
-        // command may change it first, so they cannot lower this one.
-        if m.after_change && m.facts.is_some() && tier < m.tier {
-            tier = m.tier;
-            note = Some(format!(
-                "{}an earlier command of the line may change the repository first: the facts measured now cannot lower it",
-                note.map(|n| format!("{n}; ")).unwrap_or_default()
-            ));
-        }
+        let measured = m.facts.as_ref().map(|f| measure(f, m, cwd, repo));
+        let (tier, note) =
+            classify_command(m.tier, m.after_change, measured.as_ref(), &config.policy);
         let mut reason = format!(
             "{}: `{}`",
             m.reason,
@@ -87,44 +81,6 @@ pub fn assess(config: &Config, command: &str, cwd: &Path, repo: &LazyRepo) -> Re
         root: repo.root(),
         branch: repo.opened().and_then(Repo::current_branch),
     })
-}
-
-/// `git clean`'s `-d` and its `-e` patterns.
-fn clean_options(argv: &[String]) -> (bool, Vec<String>) {
-    let mut dirs = false;
-    let mut excludes = Vec::new();
-    let mut i = 2;
-    while let Some(arg) = argv.get(i) {
-        i += 1;
-        if arg == "--" {
-            break;
-        }
-        if let Some(value) = arg.strip_prefix("--exclude=") {
-            excludes.push(value.to_owned());
-        } else if arg == "--exclude" {
-            excludes.extend(argv.get(i).cloned());
-            i += 1;
-        } else if let Some(letters) = arg.strip_prefix('-')
-            && !letters.starts_with('-')
-        {
-            for (at, c) in letters.char_indices() {
-                if c == 'd' {
-                    dirs = true;
-                }
-                if c == 'e' {
-                    let rest = &letters[at + 1..];
-                    if rest.is_empty() {
-                        excludes.extend(argv.get(i).cloned());
-                        i += 1;
-                    } else {
-                        excludes.push(rest.to_owned());
-                    }
-                    break;
-                }
-            }
-        }
-    }
-    (dirs, excludes)
 }
 
 /// The largest script file the agent door reads to judge it.
@@ -168,11 +124,9 @@ fn redact(text: &str) -> String {
     crate::text::redact_secrets(&crate::text::redact_text(text))
 }
 
-/// The tier of one match once its facts are measured, and what they say.
-fn measure(config: &Config, m: &Match, cwd: &Path, repo: &LazyRepo) -> (Tier, Option<String>) {
-    let Some(facts) = &m.facts else {
-        return (m.tier, None);
-    };
+/// The facts one match asks for, measured in the repository where its
+/// command runs (`cd`, `git -C`).
+fn measure(facts: &Facts, m: &Match, cwd: &Path, repo: &LazyRepo) -> CommandFacts {
     let here;
     let repo = match &m.dir {
         Some(dir) => {
@@ -181,193 +135,7 @@ fn measure(config: &Config, m: &Match, cwd: &Path, repo: &LazyRepo) -> (Tier, Op
         }
         None => repo.get(),
     };
-    let Some(repo) = repo else {
-        return (
-            m.tier,
-            Some("not inside a git repository here: facts not measured".into()),
-        );
-    };
-    let argv = &m.command.argv;
-    let git = GitCommand::parse(argv).unwrap_or_default();
-    let sub = git.sub.as_str();
-    // Another repository named by `--git-dir`, `--work-tree` or `GIT_DIR`:
-    // the facts here would be the wrong ones.
-    let elsewhere = m
-        .command
-        .git
-        .as_ref()
-        .is_some_and(|g| g.git_dir.is_some() || g.work_tree.is_some())
-        || m.command
-            .env
-            .iter()
-            .any(|(k, _)| k == "GIT_DIR" || k == "GIT_WORK_TREE");
-    if elsewhere {
-        return (
-            m.tier,
-            Some("the command names another git directory or work tree: facts not measured".into()),
-        );
-    }
-    match facts {
-        Facts::Worktree { target, paths } => {
-            let discards = match sub {
-                // From the index: unstaged changes go. From a commit
-                // (`checkout <rev> -- <paths>`, `restore --source`): staged ones too.
-                "checkout" | "restore"
-                    if !paths.is_empty()
-                        && target.is_none()
-                        && !git.has_flag(&["--staged", "-S"]) =>
-                {
-                    Discards::UnstagedChanges
-                }
-                "worktree" | "submodule" => return (m.tier, None),
-                _ => Discards::TrackedChanges,
-            };
-            let loss = if sub == "clean" {
-                let (dirs, excludes) = clean_options(argv);
-                repo.clean_loss(
-                    git.has_flag(&["-x"]),
-                    git.has_flag(&["-X"]),
-                    dirs,
-                    &excludes,
-                    paths,
-                )
-            } else if sub == "reset" && git.has_flag(&["--merge", "--keep"]) {
-                // `--merge` and `--keep` stop rather than lose local changes.
-                Ok(git::WorktreeLoss {
-                    what: "local changes (`--merge`/`--keep` keep them or stop)".into(),
-                    ..git::WorktreeLoss::default()
-                })
-            } else {
-                repo.worktree_loss(discards, paths)
-            };
-            let loss = match loss {
-                Ok(l) => l,
-                Err(e) => return (m.tier, Some(format!("{e:#}"))),
-            };
-            let mut tier = m.tier;
-            let mut note = if loss.files == 0 {
-                tier = Tier::None;
-                format!("nothing would be lost: no {}", loss.what)
-            } else {
-                format!(
-                    "would discard {} file(s) with {}: {}",
-                    loss.files,
-                    loss.what,
-                    loss.sample.join(", ")
-                )
-            };
-            // `reset --hard <older>` also moves the branch back.
-            if sub == "reset"
-                && let (Some(target), Some(head)) = (target, repo.head_ref())
-                && let Some(update) = repo.planned_update(&head, Some(target))
-            {
-                let local = repo.local_facts(&[update], Moment::Planned);
-                let a = classify_local(&local, &config.policy);
-                if a.tier > Tier::None {
-                    tier = tier.max(a.tier);
-                    for r in a.reasons(Tier::Standard) {
-                        note.push_str(&format!("; {}", r.reason));
-                    }
-                }
-            }
-            (tier, Some(note))
-        }
-        Facts::Branch { names } => {
-            let deleting = git.has_flag(&["-D", "-d", "--delete"]);
-            let updates: Vec<_> = if deleting {
-                names
-                    .iter()
-                    .filter_map(|n| repo.planned_update(n, None))
-                    .collect()
-            } else {
-                names
-                    .first()
-                    .and_then(|n| {
-                        repo.planned_update(n, Some(names.get(1).map_or("HEAD", String::as_str)))
-                    })
-                    .into_iter()
-                    .collect()
-            };
-            if updates.is_empty() {
-                return (
-                    Tier::None,
-                    Some("no such branch here: nothing would be lost".into()),
-                );
-            }
-            let local = repo.local_facts(&updates, Moment::Planned);
-            let a = classify_local(&local, &config.policy);
-            let note = a
-                .refs
-                .iter()
-                .map(|r| r.reason.clone())
-                .collect::<Vec<_>>()
-                .join("; ");
-            let note = if note.is_empty() {
-                "the branch's commits are all on other refs: nothing would be lost".into()
-            } else {
-                note
-            };
-            (a.tier, Some(note))
-        }
-        Facts::Stash { entries } => {
-            let all = repo.stash_entries();
-            if all.is_empty() {
-                return (
-                    Tier::None,
-                    Some("the stash is empty: nothing would be lost".into()),
-                );
-            }
-            let dropped = if git.action() == Some("clear") {
-                all
-            } else if entries.is_empty() {
-                all.into_iter().take(1).collect()
-            } else {
-                entries.clone()
-            };
-            (m.tier, Some(format!("would drop {}", dropped.join("; "))))
-        }
-        Facts::Push { remote, refspecs } => {
-            let push_args = parse_push_argv(argv);
-            if push_args.mirror {
-                return (m.tier, None);
-            }
-            // `--prune` and wildcard refspecs delete or move refs the
-            // planned push does not list: the rule's tier stands.
-            if argv.iter().any(|a| a == "--prune") || refspecs.iter().any(|r| r.contains('*')) {
-                return (
-                    m.tier,
-                    Some("the push prunes or matches refs by pattern: facts not measured".into()),
-                );
-            }
-            let delete = git.has_flag(&["-d", "--delete"]);
-            match repo.planned_push(remote.as_deref(), refspecs, delete) {
-                Ok((remote, url, updates, ls_note)) => {
-                    let facts = repo.push_facts(&remote, &url, updates, &push_args);
-                    let a = classify_push(&facts, &config.policy);
-                    // The remote's tips unknown: the facts cannot lower the tier.
-                    let tier = if ls_note.is_some() {
-                        a.tier.max(m.tier)
-                    } else {
-                        a.tier
-                    };
-                    let mut notes: Vec<String> = a
-                        .reasons(Tier::Standard)
-                        .iter()
-                        .map(|r| r.reason.clone())
-                        .collect();
-                    if notes.is_empty() {
-                        notes.push("the push would destroy nothing on the remote".into());
-                    }
-                    notes.extend(ls_note);
-                    (tier, Some(notes.join("; ")))
-                }
-                Err(e) => (
-                    m.tier,
-                    Some(format!("the push could not be resolved: {e:#}")),
-                ),
-            }
-        }
-    }
+    git::command_facts(repo, facts, &m.command)
 }
 
 /// What `vouch check --json` prints: the contract scripts read.

@@ -90,19 +90,10 @@ use serde::Deserialize;
 
 use crate::vocab::Tier;
 
-/// Default protected branches (SPEC section 2).
-pub const DEFAULT_PROTECTED: &[&str] = &[
-    "main",
-    "master",
-    "trunk",
-    "develop",
-    "release/*",
-    "production",
-    "prod",
-];
-
-/// Default release tags: moving or deleting one is critical.
-pub const DEFAULT_RELEASE_TAGS: &[&str] = &["v[0-9]*", "release-*", "release/*"];
+// The built-in defaults that are data (protected branches, release tags,
+// the tier of every rule, the pre-commit rules): `defaults.toml`, turned
+// into constants by build.rs.
+include!(concat!(env!("OUT_DIR"), "/defaults.rs"));
 
 /// Default verifier program timeout (SPEC section 4).
 pub const DEFAULT_VERIFIER_TIMEOUT_SECS: u64 = 30;
@@ -173,23 +164,7 @@ pub struct TierTable {
 
 impl Default for TierTable {
     fn default() -> Self {
-        Self {
-            force_push_protected: Tier::Critical,
-            force_push_unseen: Tier::Critical,
-            force_push: Tier::High,
-            delete_protected: Tier::Critical,
-            delete_branch: Tier::High,
-            tag_move: Tier::High,
-            release_tag_move: Tier::Critical,
-            mass_ref_changes: Tier::Critical,
-            push_protected: Tier::None,
-            local_rewind: Tier::Critical,
-            local_rewind_reachable: Tier::Standard,
-            local_rewrite: Tier::High,
-            local_delete: Tier::Critical,
-            local_tag: Tier::High,
-            stash_drop: Tier::High,
-        }
+        DEFAULT_TIERS
     }
 }
 
@@ -244,122 +219,6 @@ pub struct CommitRules {
     pub tiers: BTreeMap<&'static str, Tier>,
 }
 
-/// Default globs of the pre-commit rules, by setting name.
-pub const COMMIT_GLOBS: &[(&str, &[&str])] = &[
-    (
-        "migrations",
-        &["**/migrations/**", "**/migrate/**", "**/*migration*.sql"],
-    ),
-    // Down migrations are meant to drop what the up migration made.
-    (
-        "migration_exceptions",
-        &[
-            "**/*.down.sql",
-            "**/*_down.sql",
-            "**/down.sql",
-            "**/*.down.*",
-        ],
-    ),
-    // Lockfiles and generated files: their churn is no deletion by a person.
-    (
-        "generated",
-        &[
-            "**/Cargo.lock",
-            "**/package-lock.json",
-            "**/yarn.lock",
-            "**/pnpm-lock.yaml",
-            "**/poetry.lock",
-            "**/Gemfile.lock",
-            "**/go.sum",
-            "**/composer.lock",
-            "**/uv.lock",
-        ],
-    ),
-    (
-        "credentials",
-        &[
-            "**/.env",
-            "**/.env.*",
-            "**/*.pem",
-            "**/*.key",
-            "**/id_rsa",
-            "**/id_dsa",
-            "**/id_ecdsa",
-            "**/id_ed25519",
-            "**/*.p12",
-            "**/*.pfx",
-            "**/.aws/credentials",
-            "**/credentials.json",
-            "**/service-account*.json",
-            "**/.netrc",
-            "**/.pypirc",
-            "**/*.keystore",
-            "**/*.jks",
-        ],
-    ),
-    (
-        "credential_exceptions",
-        &[
-            "**/.env.example",
-            "**/.env.sample",
-            "**/.env.template",
-            "**/.env.dist",
-        ],
-    ),
-    (
-        "ci",
-        &[
-            "**/.github/workflows/**",
-            "**/.github/actions/**",
-            "**/.gitlab-ci.yml",
-            "**/Jenkinsfile",
-            "**/.circleci/**",
-            "**/azure-pipelines.yml",
-            "**/.travis.yml",
-            "**/bitbucket-pipelines.yml",
-            "**/.buildkite/**",
-            "**/.drone.yml",
-        ],
-    ),
-    (
-        "infrastructure",
-        &[
-            "**/*.tf",
-            "**/*.tfvars",
-            "**/Pulumi.*",
-            "**/Chart.yaml",
-            "**/charts/*/templates/**",
-            "**/charts/*/values*.yaml",
-            "**/helm/**",
-            "**/k8s/**",
-            "**/kubernetes/**",
-            "**/kustomization.yaml",
-        ],
-    ),
-    (
-        "manifests",
-        &[
-            "**/Cargo.toml",
-            "**/package.json",
-            "**/pyproject.toml",
-            "**/go.mod",
-            "**/requirements*.txt",
-            "**/Gemfile",
-        ],
-    ),
-];
-
-/// Default tiers of the pre-commit rules.
-pub const COMMIT_TIERS: &[(&str, Tier)] = &[
-    ("destructive_sql", Tier::Critical),
-    ("credential_file", Tier::Critical),
-    ("bulk_deletion", Tier::High),
-    ("ci_config", Tier::High),
-    ("infrastructure", Tier::High),
-    ("dependency_major_bump", Tier::High),
-    ("large_change", Tier::Standard),
-];
-
 fn default_globs(name: &str) -> Globs {
     let patterns = COMMIT_GLOBS
         .iter()
@@ -380,10 +239,10 @@ impl Default for CommitRules {
             ci: default_globs("ci"),
             infrastructure: default_globs("infrastructure"),
             manifests: default_globs("manifests"),
-            bulk_deleted_files: 10,
-            bulk_deleted_lines: 500,
-            large_files: 10,
-            large_lines: 500,
+            bulk_deleted_files: COMMIT_BULK_DELETED_FILES,
+            bulk_deleted_lines: COMMIT_BULK_DELETED_LINES,
+            large_files: COMMIT_LARGE_FILES,
+            large_lines: COMMIT_LARGE_LINES,
             tiers: COMMIT_TIERS.iter().copied().collect(),
         }
     }
@@ -648,7 +507,7 @@ impl Default for Policy {
             remote_head: true,
             release_tags: Globs::built_in(&release_tag_patterns),
             release_tag_patterns,
-            mass_ref_changes: 5,
+            mass_ref_changes: DEFAULT_MASS_REF_CHANGES,
             tiers: TierTable::default(),
         }
     }

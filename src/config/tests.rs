@@ -823,3 +823,32 @@ fn every_built_in_glob_is_valid() {
     assert!(!rules.migrations.is_match("src/main.rs"));
     assert!(Policy::default().protected.is_match("main"));
 }
+
+/// The built-in defaults are data (`defaults.toml`, compiled in by
+/// build.rs): the file parses, every table the build reads is there, and
+/// what it says is what a config that sets nothing gets.
+#[test]
+fn the_defaults_file_is_what_an_empty_config_means() {
+    let text = include_str!("defaults.toml");
+    let value: toml::Table = toml::from_str(text).expect("defaults.toml parses");
+    let tiers = value["tiers"].as_table().unwrap();
+    assert_eq!(tiers.len(), 15, "one entry per TierTable field");
+    assert_eq!(tiers["force_push_protected"].as_str(), Some("critical"));
+    let c = Config::default();
+    assert_eq!(c.policy.tiers.force_push_protected, Tier::Critical);
+    assert_eq!(c.policy.tiers.local_rewind_reachable, Tier::Standard);
+    assert_eq!(c.policy.tiers.push_protected, Tier::None);
+    assert_eq!(c.policy.mass_ref_changes, 5);
+    assert_eq!(c.policy.protected_patterns[0], "main");
+    let commit = value["commit"].as_table().unwrap();
+    assert_eq!(
+        commit["globs"].as_table().unwrap().len(),
+        COMMIT_GLOBS.len()
+    );
+    assert_eq!(COMMIT_GLOBS.len(), 8);
+    assert_eq!(c.commit.tier("destructive_sql"), Tier::Critical);
+    assert_eq!(c.commit.tier("large_change"), Tier::Standard);
+    assert_eq!(c.commit.bulk_deleted_files, 10);
+    assert_eq!(c.commit.large_lines, 500);
+    assert!(default_list("generated").contains(&"**/Cargo.lock".to_owned()));
+}

@@ -7,31 +7,13 @@ use std::path::Path;
 use anyhow::{Context, Result, bail};
 use git2::{Oid, Status, StatusOptions};
 
-use super::{Repo, ls_remote_within, tracking_ref};
-use crate::hooks::{PushUpdate, RefUpdate};
+use super::{Moment, Repo, ls_remote_within, tracking_ref};
+use crate::facts::{CommandFacts, Discarded, Unmeasured, WorktreeLoss};
+use crate::hooks::{GitCommand, PushUpdate, RefUpdate, parse_push_argv};
+use crate::shell::{Facts, SimpleCommand};
 
 /// How many file names a loss lists.
 const FILES_SHOWN: usize = 20;
-
-/// What a command would take from the work tree (or index).
-#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
-pub struct WorktreeLoss {
-    /// How many files would lose uncommitted content.
-    pub files: usize,
-    /// The first few of them.
-    pub sample: Vec<String>,
-    /// What kind of content: `uncommitted changes`, `untracked files`, ...
-    pub what: String,
-}
-
-/// What a work-tree command throws away.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Discards {
-    /// Staged and unstaged changes to tracked files (`reset --hard`, `checkout -f`).
-    TrackedChanges,
-    /// Unstaged changes to tracked files (`checkout -- <paths>`, `restore <paths>`).
-    UnstagedChanges,
-}
 
 impl Repo {
     /// The work tree's status within `paths` (all of it when empty), with
@@ -69,12 +51,15 @@ impl Repo {
 
     /// What a command that `discards` would take within `paths` (all of
     /// the work tree when empty).
-    pub fn worktree_loss(&self, discards: Discards, paths: &[String]) -> Result<WorktreeLoss> {
+    pub fn worktree_loss(&self, discards: Discarded, paths: &[String]) -> Result<WorktreeLoss> {
         let Some(statuses) = self.statuses(paths, false, false)? else {
-            return Ok(WorktreeLoss::default());
+            return Ok(WorktreeLoss::none(discards));
         };
         let wanted = match discards {
-            Discards::TrackedChanges => {
+            Discarded::UnstagedChanges => {
+                Status::WT_MODIFIED | Status::WT_DELETED | Status::WT_TYPECHANGE
+            }
+            _ => {
                 Status::INDEX_NEW
                     | Status::INDEX_MODIFIED
                     | Status::INDEX_DELETED
@@ -85,18 +70,8 @@ impl Repo {
                     | Status::WT_TYPECHANGE
                     | Status::WT_RENAMED
             }
-            Discards::UnstagedChanges => {
-                Status::WT_MODIFIED | Status::WT_DELETED | Status::WT_TYPECHANGE
-            }
         };
-        let mut loss = WorktreeLoss {
-            what: match discards {
-                Discards::TrackedChanges => "uncommitted changes (staged or not)",
-                Discards::UnstagedChanges => "unstaged changes",
-            }
-            .to_owned(),
-            ..WorktreeLoss::default()
-        };
+        let mut loss = WorktreeLoss::none(discards);
         for entry in statuses.iter() {
             if entry.status().intersects(wanted) {
                 loss.files += 1;
@@ -120,8 +95,15 @@ impl Repo {
         excludes: &[String],
         paths: &[String],
     ) -> Result<WorktreeLoss> {
+        let what = if only_ignored {
+            Discarded::IgnoredFiles
+        } else if ignored {
+            Discarded::UntrackedAndIgnoredFiles
+        } else {
+            Discarded::UntrackedFiles
+        };
         let Some(statuses) = self.statuses(paths, true, ignored || only_ignored)? else {
-            return Ok(WorktreeLoss::default());
+            return Ok(WorktreeLoss::none(what));
         };
         let wanted = if only_ignored {
             Status::IGNORED
@@ -171,17 +153,7 @@ impl Repo {
                 }
             })
         };
-        let mut loss = WorktreeLoss {
-            what: if only_ignored {
-                "ignored files"
-            } else if ignored {
-                "untracked and ignored files"
-            } else {
-                "untracked files"
-            }
-            .to_owned(),
-            ..WorktreeLoss::default()
-        };
+        let mut loss = WorktreeLoss::none(what);
         for entry in statuses.iter() {
             if !entry.status().intersects(wanted) {
                 continue;
@@ -395,6 +367,127 @@ impl Repo {
                 )
             })
             .collect()
+    }
+}
+
+/// Measures what a shell rule asks for (`facts`) about `command`, before
+/// it runs, in `repo` (`None`: no repository where it runs). Only facts:
+/// what they make of the rule's tier is [`crate::classify::classify_command`]'s.
+pub fn command_facts(repo: Option<&Repo>, facts: &Facts, command: &SimpleCommand) -> CommandFacts {
+    let Some(repo) = repo else {
+        return CommandFacts::Unmeasured(Unmeasured::NoRepository);
+    };
+    let argv = &command.argv;
+    let git = GitCommand::parse(argv).unwrap_or_default();
+    let sub = git.sub.as_str();
+    // Another repository named by `--git-dir`, `--work-tree` or `GIT_DIR`:
+    // the facts here would be the wrong ones.
+    let elsewhere = command
+        .git
+        .as_ref()
+        .is_some_and(|g| g.git_dir.is_some() || g.work_tree.is_some())
+        || command
+            .env
+            .iter()
+            .any(|(k, _)| k == "GIT_DIR" || k == "GIT_WORK_TREE");
+    if elsewhere {
+        return CommandFacts::Unmeasured(Unmeasured::OtherRepository);
+    }
+    match facts {
+        Facts::Worktree { target, paths } => {
+            let discards = match sub {
+                // From the index: unstaged changes go. From a commit
+                // (`checkout <rev> -- <paths>`, `restore --source`): staged ones too.
+                "checkout" | "restore"
+                    if !paths.is_empty()
+                        && target.is_none()
+                        && !git.has_flag(&["--staged", "-S"]) =>
+                {
+                    Discarded::UnstagedChanges
+                }
+                "worktree" | "submodule" => {
+                    return CommandFacts::Unmeasured(Unmeasured::NotApplicable);
+                }
+                _ => Discarded::TrackedChanges,
+            };
+            let loss = if sub == "clean" {
+                let (dirs, excludes) = git.clean_options();
+                repo.clean_loss(
+                    git.has_flag(&["-x"]),
+                    git.has_flag(&["-X"]),
+                    dirs,
+                    &excludes,
+                    paths,
+                )
+            } else if sub == "reset" && git.has_flag(&["--merge", "--keep"]) {
+                Ok(WorktreeLoss::none(Discarded::KeptOrStops))
+            } else {
+                repo.worktree_loss(discards, paths)
+            };
+            let loss = match loss {
+                Ok(l) => l,
+                Err(e) => return CommandFacts::Unmeasured(Unmeasured::Failed(format!("{e:#}"))),
+            };
+            // `reset --hard <older>` also moves the branch back.
+            let moves = (sub == "reset")
+                .then(|| {
+                    let update =
+                        repo.planned_update(&repo.head_ref()?, Some(target.as_deref()?))?;
+                    Some(repo.local_facts(&[update], Moment::Planned))
+                })
+                .flatten();
+            CommandFacts::Worktree { loss, moves }
+        }
+        Facts::Branch { names } => {
+            let deleting = git.has_flag(&["-D", "-d", "--delete"]);
+            let updates: Vec<_> = if deleting {
+                names
+                    .iter()
+                    .filter_map(|n| repo.planned_update(n, None))
+                    .collect()
+            } else {
+                names
+                    .first()
+                    .and_then(|n| {
+                        repo.planned_update(n, Some(names.get(1).map_or("HEAD", String::as_str)))
+                    })
+                    .into_iter()
+                    .collect()
+            };
+            CommandFacts::Branch(
+                (!updates.is_empty()).then(|| repo.local_facts(&updates, Moment::Planned)),
+            )
+        }
+        Facts::Stash { entries } => {
+            let all = repo.stash_entries();
+            let dropped = if all.is_empty() || git.action() == Some("clear") {
+                all
+            } else if entries.is_empty() {
+                all.into_iter().take(1).collect()
+            } else {
+                entries.clone()
+            };
+            CommandFacts::StashDrop(dropped)
+        }
+        Facts::Push { remote, refspecs } => {
+            let push_args = parse_push_argv(argv);
+            if push_args.mirror {
+                return CommandFacts::Unmeasured(Unmeasured::MirrorPush);
+            }
+            // `--prune` and wildcard refspecs delete or move refs the
+            // planned push does not list.
+            if argv.iter().any(|a| a == "--prune") || refspecs.iter().any(|r| r.contains('*')) {
+                return CommandFacts::Unmeasured(Unmeasured::PrunesOrPatterns);
+            }
+            let delete = git.has_flag(&["-d", "--delete"]);
+            match repo.planned_push(remote.as_deref(), refspecs, delete) {
+                Ok((remote, url, updates, remote_unanswered)) => CommandFacts::Push {
+                    facts: repo.push_facts(&remote, &url, updates, &push_args),
+                    remote_unanswered,
+                },
+                Err(e) => CommandFacts::Unmeasured(Unmeasured::PushUnresolved(format!("{e:#}"))),
+            }
+        }
     }
 }
 

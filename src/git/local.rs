@@ -13,7 +13,7 @@ use anyhow::{Context, Result, bail};
 use git2::{DiffOptions, Oid};
 
 use super::{LOST_COUNT_LIMIT, LOST_SAMPLE, Repo};
-use crate::facts::{LocalChange, LocalFacts, LocalRefFacts, Lost, LostBuilder};
+use crate::facts::{LocalChange, LocalFacts, LocalRefFacts, LostBuilder};
 use crate::hooks::{RefUpdate, is_zero_oid};
 
 /// The namespace of rescue refs.
@@ -96,7 +96,7 @@ impl Repo {
                 }
             };
             let (survivors, tip_set) = survivors.get_or_insert_with(|| {
-                let mut tips = self.survivor_tips(&changing);
+                let mut tips = self.survivor_commits(&self.holders(), &|n| changing.contains(n));
                 tips.extend(updates.iter().filter_map(|u| {
                     (!u.is_delete())
                         .then(|| Oid::from_str(&u.new).ok())
@@ -167,38 +167,6 @@ impl Repo {
                 .then(|| r.target())
                 .flatten()
         })
-    }
-
-    /// The commits every ref but `except`, vouch's own and the stash points at,
-    /// plus a detached `HEAD`. Names are compared as the hook got them
-    /// (lossily, when not UTF-8).
-    fn survivor_tips(&self, except: &HashSet<&str>) -> Vec<Oid> {
-        let mut tips = HashSet::new();
-        if let Ok(refs) = self.repo.references() {
-            for r in refs.flatten() {
-                let name = String::from_utf8_lossy(r.name_bytes());
-                let name = name.as_ref();
-                if except.contains(name)
-                    || name.starts_with("refs/vouch/")
-                    || name == "refs/stash"
-                    || name.ends_with("/HEAD")
-                {
-                    continue;
-                }
-                if let Some(t) = r.target() {
-                    tips.insert(t);
-                }
-            }
-        }
-        if let Ok(head) = self.repo.head()
-            && !head.is_branch()
-            && let Some(t) = head.target()
-        {
-            tips.insert(t);
-        }
-        tips.into_iter()
-            .filter_map(|t| self.peel_commit(t))
-            .collect()
     }
 
     fn local_ref_facts(
@@ -289,14 +257,14 @@ impl Repo {
         if new_c.parent_ids().any(|p| p == old) {
             return Ok(false);
         }
-        let left = self.walk(old, &[new], LOST_COUNT_LIMIT)?;
+        let left = self.reachable_only(old, &[new], LOST_COUNT_LIMIT + 1)?;
         if left.is_empty() {
             return Ok(false);
         }
-        f.left_behind = left.len();
+        f.left_behind = left.len().min(LOST_COUNT_LIMIT);
         let mut hide = survivors.to_vec();
         hide.push(new);
-        let gone = self.walk(old, &hide, LOST_COUNT_LIMIT)?;
+        let gone = self.reachable_only(old, &hide, LOST_COUNT_LIMIT + 1)?;
         if self.repo.graph_descendant_of(old, new)? {
             f.change = LocalChange::Rewind;
             f.lost = Some(self.summarize(&gone)?);
@@ -317,33 +285,6 @@ impl Repo {
         Ok(true)
     }
 
-    /// Commits reachable from `from` and from none of `hide`, up to `limit`.
-    fn walk(&self, from: Oid, hide: &[Oid], limit: usize) -> Result<Vec<Oid>, git2::Error> {
-        let mut walk = self.repo.revwalk()?;
-        walk.push(from)?;
-        for h in hide {
-            walk.hide(*h)?;
-        }
-        walk.take(limit).collect()
-    }
-
-    fn summarize(&self, commits: &[Oid]) -> Result<Lost, git2::Error> {
-        let mut lost = LostBuilder::new(LOST_COUNT_LIMIT, LOST_SAMPLE);
-        for oid in commits {
-            let commit = self.repo.find_commit(*oid)?;
-            let author = commit.author();
-            lost.add(
-                &oid.to_string(),
-                &String::from_utf8_lossy(author.email_bytes()),
-                &String::from_utf8_lossy(author.name_bytes()),
-                commit.summary().ok().flatten().unwrap_or(""),
-            );
-        }
-        let mut lost = lost.finish();
-        lost.truncated = commits.len() >= LOST_COUNT_LIMIT;
-        Ok(lost)
-    }
-
     /// The commits of `gone` whose change appears nowhere in `new`'s history.
     /// When `new` holds every path the old side changed (since the merge
     /// base) with the old tip's content, nothing vanished: a squash, a
@@ -362,7 +303,7 @@ impl Repo {
                 return Ok(Vec::new());
             }
         }
-        let new_side = self.walk(new, &[old], PATCH_ID_LIMIT)?;
+        let new_side = self.reachable_only(new, &[old], PATCH_ID_LIMIT)?;
         let mut ids = HashSet::new();
         for c in &new_side {
             if let Some(id) = self.patch_id(*c)? {
@@ -490,9 +431,10 @@ impl Repo {
                 .and_then(|c| c.summary().ok().flatten().map(str::to_owned))
                 .unwrap_or_default();
             // Every other ref is read once, for all rescue refs.
-            let survivors = survivors.get_or_insert_with(|| self.survivor_tips(&HashSet::new()));
+            let survivors =
+                survivors.get_or_insert_with(|| self.survivor_commits(&self.holders(), &|_| false));
             let only_here = commit.map_or(0, |c| {
-                self.walk(c, survivors, LOST_COUNT_LIMIT)
+                self.reachable_only(c, survivors, LOST_COUNT_LIMIT)
                     .map_or(0, |w| w.len())
             });
             out.push(Rescue {

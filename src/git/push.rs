@@ -2,7 +2,7 @@
 //! from local knowledge (the remote-tracking refs), and what `git push`
 //! of the current branch would send.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::process::Command;
 
@@ -11,7 +11,8 @@ use git2::Oid;
 
 use super::{LOST_COUNT_LIMIT, LOST_SAMPLE, MEASURED_REFS_LIMIT, Repo, git_output};
 use crate::facts::{
-    Change, Lease, Lost, LostBuilder, PushFacts, RefFacts, RefKind, RemoteTip, mirror_deletions,
+    Change, Holders, Lease, Lost, LostBuilder, PushFacts, RefFacts, RefKind, RemoteTip,
+    mirror_deletions, surviving,
 };
 use crate::hooks::{PushArgs, PushUpdate, effective_force};
 use crate::text::redact_url;
@@ -220,30 +221,25 @@ impl Measure<'_> {
         self.all_refs().get(name).copied()
     }
 
-    /// The commit tips of every ref but the excluded ones and vouch's own,
-    /// deduplicated: what still holds commits after the push.
+    /// What still holds commits after the push (the survivor rule,
+    /// [`crate::facts::surviving`], with the remote-tracking refs of the
+    /// deleted refs as what the push removes), computed once.
     fn survivors(&mut self) -> &[Oid] {
-        if self.survivors.is_some() {
-            return self.survivors.as_deref().unwrap_or_default();
+        if self.survivors.is_none() {
+            let refs = self
+                .all_refs()
+                .iter()
+                .map(|(n, o)| (n.clone(), *o))
+                .collect();
+            let holders = self.repo.holders_with(refs);
+            let exclude = &self.exclude;
+            let commits = self
+                .repo
+                .survivor_commits(&holders, &|n| exclude.contains(n));
+            self.survivor_set = commits.iter().copied().collect();
+            self.survivors = Some(commits);
         }
-        let exclude = std::mem::take(&mut self.exclude);
-        let tips: BTreeSet<Oid> = self
-            .all_refs()
-            .iter()
-            .filter(|(name, _)| {
-                !exclude.contains(*name)
-                    && !name.ends_with("/HEAD")
-                    && !name.starts_with("refs/vouch/")
-            })
-            .map(|(_, oid)| *oid)
-            .collect();
-        let commits: BTreeSet<Oid> = tips
-            .into_iter()
-            .filter_map(|o| self.peel_commit(o))
-            .collect();
-        self.survivor_set = commits.iter().copied().collect();
-        self.exclude = exclude;
-        self.survivors.insert(commits.into_iter().collect())
+        self.survivors.as_deref().unwrap_or_default()
     }
 
     fn lease(&mut self, remote_ref: &str, remote_oid: Oid) -> Lease {
@@ -438,6 +434,14 @@ pub fn cli_push_facts(
             .filter(|_| named)
             .map(|b| format!("refs/remotes/{remote}/{b}"))
     };
+    // What a deletion destroys is what no ref left after the push holds
+    // (the same survivor rule as git2's measurement), read on first use.
+    let deleted: HashSet<String> = updates
+        .iter()
+        .filter(|(u, _)| u.is_delete())
+        .filter_map(|(u, _)| tracking(&u.remote_ref))
+        .collect();
+    let mut survivors: Option<Vec<String>> = None;
     let mut measured = 0;
     for (update, by_vouch) in updates {
         let change = Change::of(&update);
@@ -449,18 +453,17 @@ pub fn cli_push_facts(
                 f.remote_tip = RemoteTip::missing(facts.shallow);
             } else {
                 f.remote_tip = RemoteTip::Known;
-                let hide = if change == Change::Delete {
-                    let mut hide = vec!["--not".to_owned()];
-                    if let Some(t) = tracking(&f.remote_ref) {
-                        hide.push(format!("--exclude={t}"));
-                    }
-                    hide.push("--all".into());
-                    hide
+                let hide: Vec<String> = if change == Change::Delete {
+                    survivors
+                        .get_or_insert_with(|| {
+                            surviving(&cli_holders(&run), &|n| deleted.contains(n))
+                        })
+                        .clone()
                 } else if run(&["merge-base", "--is-ancestor", &old, &f.new_oid]).is_some() {
                     f.change = Change::FastForward;
                     Vec::new()
                 } else {
-                    vec![format!("^{}", f.new_oid)]
+                    vec![f.new_oid.clone()]
                 };
                 if f.change != Change::FastForward {
                     if f.kind != RefKind::Tag {
@@ -472,36 +475,103 @@ pub fn cli_push_facts(
                             None => Lease::NoTrackingRef,
                         };
                     }
-                    let limit = (LOST_COUNT_LIMIT + 1).to_string();
-                    let mut args =
-                        vec!["log", "--format=%H%x00%ae%x00%an%x00%s", "-n", &limit, &old];
-                    args.extend(hide.iter().map(String::as_str));
                     measured += 1;
                     f.lost = (measured <= MEASURED_REFS_LIMIT)
-                        .then(|| run(&args))
-                        .flatten()
-                        .map(|text| {
-                            let mut lost = LostBuilder::new(LOST_COUNT_LIMIT, LOST_SAMPLE);
-                            for line in text.lines() {
-                                let mut p = line.split('\0');
-                                let (id, email, name, subject) = (
-                                    p.next().unwrap_or(""),
-                                    p.next().unwrap_or(""),
-                                    p.next().unwrap_or(""),
-                                    p.next().unwrap_or(""),
-                                );
-                                if !lost.add(id, email, name, subject) {
-                                    break;
-                                }
-                            }
-                            lost.finish()
-                        });
+                        .then(|| cli_lost_commits(dir, &old, &hide))
+                        .flatten();
                 }
             }
         }
         facts.refs.push(f);
     }
     Some(facts)
+}
+
+/// [`Repo::holders`] read with the git CLI: every direct ref
+/// (`for-each-ref`), a detached `HEAD` and the stash entries.
+fn cli_holders(run: &dyn Fn(&[&str]) -> Option<String>) -> Holders<String> {
+    let lines = |args: &[&str]| -> Vec<String> {
+        run(args)
+            .map(|t| t.lines().map(str::to_owned).collect())
+            .unwrap_or_default()
+    };
+    let refs = lines(&[
+        "for-each-ref",
+        "--format=%(objectname) %(refname) %(symref)",
+    ])
+    .into_iter()
+    .filter_map(|l| {
+        let mut parts = l.splitn(3, ' ');
+        let (oid, name, symref) = (parts.next()?, parts.next()?, parts.next().unwrap_or(""));
+        symref.is_empty().then(|| (name.to_owned(), oid.to_owned()))
+    })
+    .collect::<Vec<_>>();
+    let detached_head = run(&["symbolic-ref", "-q", "HEAD"])
+        .is_none()
+        .then(|| run(&["rev-parse", "-q", "--verify", "HEAD"]))
+        .flatten();
+    let stash = if refs.iter().any(|(n, _)| n == "refs/stash") {
+        lines(&["log", "-g", "--format=%H", "refs/stash"])
+    } else {
+        Vec::new()
+    };
+    Holders {
+        refs,
+        detached_head,
+        stash,
+    }
+}
+
+/// [`Repo::lost_commits`] with the git CLI: commits reachable from `from`
+/// and from none of `hide` (given on stdin: a push may keep 10,000 refs).
+fn cli_lost_commits(dir: &Path, from: &str, hide: &[String]) -> Option<Lost> {
+    use std::io::Write;
+    let limit = (LOST_COUNT_LIMIT + 1).to_string();
+    let mut child = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args([
+            "log",
+            "--format=%H%x00%ae%x00%an%x00%s",
+            "-n",
+            &limit,
+            "--stdin",
+            from,
+        ])
+        .env("GIT_NO_LAZY_FETCH", "1")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .ok()?;
+    let mut input = String::new();
+    for h in hide {
+        input.push('^');
+        input.push_str(h);
+        input.push('\n');
+    }
+    let mut stdin = child.stdin.take()?;
+    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
+    let out = child.wait_with_output().ok()?;
+    writer.join().ok()?.ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut lost = LostBuilder::new(LOST_COUNT_LIMIT, LOST_SAMPLE);
+    for line in text.lines() {
+        let mut p = line.split('\0');
+        let (id, email, name, subject) = (
+            p.next().unwrap_or(""),
+            p.next().unwrap_or(""),
+            p.next().unwrap_or(""),
+            p.next().unwrap_or(""),
+        );
+        if !lost.add(id, email, name, subject) {
+            break;
+        }
+    }
+    Some(lost.finish())
 }
 
 /// The remote-tracking ref that mirrors `remote_ref` of `remote`.

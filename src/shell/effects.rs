@@ -9,6 +9,7 @@
 
 use super::parse::SimpleCommand;
 use super::rules::Facts;
+use crate::hooks::GitCommand;
 
 /// Git subcommands that never change refs, the index, the stash or the work
 /// tree (with the arguments they are given, see [`git_reads_only`]).
@@ -55,10 +56,14 @@ const GIT_READERS: &[&str] = &[
 
 /// True when a git command (argv starting with `git`) only reads.
 pub(crate) fn git_reads_only(argv: &[String]) -> bool {
-    let Some(sub) = argv.get(1).map(String::as_str) else {
+    let Some(git) = GitCommand::parse(argv) else {
         return true;
     };
-    let rest = &argv[2..];
+    if git.sub.is_empty() {
+        return true;
+    }
+    let sub = git.sub.as_str();
+    let rest = git.args.as_slice();
     let positionals = || rest.iter().filter(|a| !a.starts_with('-')).count();
     match sub {
         "hash-object" => !rest.iter().any(|a| a == "-w"),

@@ -51,6 +51,7 @@
 use std::path::PathBuf;
 
 use super::lex::{self, LexError, Op, RedirectKind, Token, Word};
+use crate::hooks::GitGlobals;
 
 /// How deep `sh -c`, `eval`, substitutions and `!` aliases may nest.
 pub const MAX_DEPTH: usize = 4;
@@ -1142,49 +1143,15 @@ impl Parser<'_> {
             }
         }
         let words = &command.argv[1..];
-        let mut i = 0;
-        while let Some(arg) = words.get(i) {
-            let next = words.get(i + 1).cloned();
-            let (name, inline) = match arg.split_once('=') {
-                Some((n, v)) if n.starts_with("--") => (n, Some(v.to_owned())),
-                _ => (arg.as_str(), None),
-            };
-            let takes_value = matches!(
-                name,
-                "-C" | "-c"
-                    | "--git-dir"
-                    | "--work-tree"
-                    | "--namespace"
-                    | "--config-env"
-                    | "--super-prefix"
-                    | "--list-cmds"
-                    | "--attr-source"
-            );
-            if !arg.starts_with('-') || arg == "-" {
-                break;
-            }
-            let value = if takes_value && inline.is_none() {
-                i += 1;
-                next
-            } else {
-                inline
-            };
-            i += 1;
-            let value = value.unwrap_or_default();
-            match name {
-                "-C" => call.dirs.push(value),
-                "-c" => call.config.push(match value.split_once('=') {
-                    Some((k, v)) => (k.to_owned(), v.to_owned()),
-                    None => (value, "true".to_owned()),
-                }),
-                "--config-env" => {
-                    let (k, v) = value.split_once('=').unwrap_or((&value, ""));
-                    call.config.push((k.to_owned(), format!("${v}")));
-                }
-                "--git-dir" => call.git_dir = Some(value),
-                "--work-tree" => call.work_tree = Some(value),
-                _ => {}
-            }
+        // Git's global options: the one model of a git command line.
+        let (globals, i) = GitGlobals::read(words);
+        call.dirs.extend(globals.dirs);
+        call.config.extend(globals.config);
+        if globals.git_dir.is_some() {
+            call.git_dir = globals.git_dir;
+        }
+        if globals.work_tree.is_some() {
+            call.work_tree = globals.work_tree;
         }
         let mut normalized = vec![command.argv[0].clone()];
         // An option missing its value (`git -c`) runs nothing: git refuses it.

@@ -774,3 +774,35 @@ fn a_branch_whose_tip_object_is_missing_can_be_deleted() {
         "no rescue ref for an object that is not there"
     );
 }
+
+/// The survivor rule (issue 10): every stash entry, not only the newest,
+/// and a detached `HEAD` still hold their commits, so deleting a branch
+/// they hold loses nothing.
+#[test]
+fn a_branch_a_stash_entry_or_a_detached_head_still_holds_deletes_quietly() {
+    let (env, calls) = judged_env();
+    env.git(&env.work, &["switch", "-q", "-c", "solo"]);
+    env.commit(&env.work, "solo.txt", "only here");
+    fs::write(env.work.join("file1.txt"), "made on solo\n").unwrap();
+    env.git(&env.work, &["stash", "-q"]);
+    env.git(&env.work, &["switch", "-q", "main"]);
+    fs::write(env.work.join("file1.txt"), "made on main\n").unwrap();
+    env.git(&env.work, &["stash", "-q"]);
+    // `solo`'s commit is now held only by `stash@{1}`.
+    env.git_headless(&env.work, &["branch", "-D", "solo"])
+        .code(0);
+    assert!(!calls.exists(), "no verifier was asked");
+    env.git(&env.work, &["switch", "-q", "-c", "solo2"]);
+    env.commit(&env.work, "solo2.txt", "only here too");
+    env.git(&env.work, &["switch", "-q", "--detach", "solo2"]);
+    env.git_headless(&env.work, &["branch", "-D", "solo2"])
+        .code(0);
+    assert!(!calls.exists(), "no verifier was asked");
+    // Without the stash entry the commit is lost: judged, and refused.
+    env.git(&env.work, &["switch", "-q", "-c", "solo3"]);
+    env.commit(&env.work, "solo3.txt", "really only here");
+    env.git(&env.work, &["switch", "-q", "main"]);
+    let out = env.git_headless(&env.work, &["branch", "-D", "solo3"]);
+    assert_ne!(out.code, 0, "{}", out.stderr);
+    assert!(calls.exists(), "the verifier was asked");
+}

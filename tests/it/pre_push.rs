@@ -431,4 +431,51 @@ fn sha256_repository_is_measured_with_the_git_cli() {
     );
     assert_eq!(record["refs"][0]["lost_commits"], 2);
     assert_eq!(record["refs"][0]["old_oid"].as_str().unwrap().len(), 64);
+    // Deletions use the same survivor rule: a detached HEAD holds `held`,
+    // nothing holds `gone`.
+    for side in ["held", "gone"] {
+        env.git(&work, &["switch", "-q", "-c", side, "main"]);
+        env.commit(&work, &format!("{side}.txt"), side);
+        env.git(&work, &["push", "-q", "--no-verify", "origin", side]);
+    }
+    env.git(&work, &["switch", "-q", "--detach", "held"]);
+    env.git(&work, &["branch", "-q", "-D", "held", "gone"]);
+    for (side, lost) in [("held", 0), ("gone", 1)] {
+        env.push_in(&work, &["origin", "--delete", side]).code(1);
+        assert_eq!(env.last_audit()["refs"][0]["lost_commits"], lost, "{side}");
+    }
+}
+
+/// The survivor rule (issue 10) at the push door: a remote branch whose
+/// commits a detached `HEAD` or an older stash entry still holds here is
+/// deleted with no commit counted lost.
+#[test]
+fn a_deletion_counts_nothing_lost_that_a_detached_head_or_stash_entry_holds() {
+    let env = TestEnv::new();
+    env.write_config(BLOCK_UNAVAILABLE);
+    for side in ["side1", "side2", "side3"] {
+        env.git(&env.work, &["switch", "-q", "-c", side, "main"]);
+        env.commit(&env.work, &format!("{side}.txt"), side);
+        env.git(&env.work, &["push", "-q", "origin", side]);
+    }
+    // side1: held by the stash's older entry.
+    env.git(&env.work, &["switch", "-q", "side1"]);
+    std::fs::write(env.work.join("file1.txt"), "made on side1\n").unwrap();
+    env.git(&env.work, &["stash", "-q"]);
+    env.git(&env.work, &["switch", "-q", "main"]);
+    std::fs::write(env.work.join("file1.txt"), "made on main\n").unwrap();
+    env.git(&env.work, &["stash", "-q"]);
+    // side2: held by a detached HEAD. side3: held by nothing here.
+    env.git(&env.work, &["switch", "-q", "--detach", "side2"]);
+    for side in ["side1", "side2", "side3"] {
+        env.git(&env.work, &["branch", "-q", "-D", side]);
+    }
+    env.install_hooks("pre-push");
+    let lost = |side: &str| {
+        env.push(&["origin", "--delete", side]).code(1);
+        env.last_audit()["refs"][0]["lost_commits"].clone()
+    };
+    assert_eq!(lost("side1"), 0);
+    assert_eq!(lost("side2"), 0);
+    assert_eq!(lost("side3"), 1);
 }
