@@ -22,6 +22,7 @@ mod command;
 mod hooks;
 mod local;
 mod push;
+mod receive;
 mod staged;
 pub use command::{Discards, LazyRepo, WorktreeLoss, repo_at};
 pub use hooks::{

@@ -30,6 +30,7 @@ pub mod operation;
 pub mod parent;
 pub mod policy;
 pub mod prompt;
+pub mod receive;
 pub mod provider;
 pub mod report;
 pub mod review;

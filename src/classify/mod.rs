@@ -6,9 +6,11 @@
 
 mod local;
 mod push;
+mod server;
 
 pub use local::{builtin_local, classify_local};
 pub use push::{builtin_result, classify_push, protected_by};
+pub use server::{builtin_server, classify_server, protected_changes};
 
 use crate::verdict::{Check, Status, VerifierResult};
 pub use crate::vocab::{Assessment, RefRisk, Rule, Tier};
