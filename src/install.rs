@@ -27,6 +27,11 @@ pub const HOOKS: &[(&str, &str)] = &[
     (REF_TX, "ref update"),
 ];
 
+/// The server door's hook (`vouch install --server`), with what it guards.
+/// Not among [`HOOKS`]: it belongs in a server's bare repositories, not in
+/// a clone.
+pub const SERVER_HOOK: (&str, &str) = ("pre-receive", "push to this server");
+
 /// The hook git runs for every ref update. In the hooks directory it is
 /// always a link to the binary: git calls it many times per command (once
 /// per ref on a fetch), so no `sh` may start each time, and git skips a
@@ -42,6 +47,7 @@ pub const LOCAL_SUFFIX: &str = ".local";
 pub fn guards(hook: &str) -> Option<&'static str> {
     HOOKS
         .iter()
+        .chain(std::iter::once(&SERVER_HOOK))
         .find(|(n, _)| *n == hook)
         .map(|(_, what)| *what)
 }

@@ -84,6 +84,7 @@ pub fn run(cli: &Cli, ctx: &Ctx) -> Result<ExitStatus> {
             HookCommand::ReferenceTransaction(args) => {
                 commands::reftx::reference_transaction(ctx, args)
             }
+            HookCommand::PreReceive(args) => commands::pre_receive::pre_receive(ctx, args),
         },
     }
 }

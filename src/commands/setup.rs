@@ -60,6 +60,9 @@ fn config_hooks_dir(loc: &HooksLocation) -> PathBuf {
 
 /// `vouch install`.
 pub fn install(ctx: &Ctx, args: &InstallArgs) -> Result<ExitStatus> {
+    if args.server {
+        return install_server(ctx, args);
+    }
     let path = ctx.dir(args.repo.as_ref());
     let loc = git::hooks_location(&path)?;
     if args.config_hooks {
@@ -127,6 +130,51 @@ pub fn install(ctx: &Ctx, args: &InstallArgs) -> Result<ExitStatus> {
     Ok(ExitStatus::Allowed)
 }
 
+/// `vouch install --server`: the server door in one bare repository, or in
+/// every one under `--all-under`.
+fn install_server(ctx: &Ctx, args: &InstallArgs) -> Result<ExitStatus> {
+    let (hook, _) = install::SERVER_HOOK;
+    let repos = match &args.all_under {
+        Some(dir) => {
+            let found = git::bare_repositories_under(dir);
+            if found.is_empty() {
+                bail!("no bare repository at or below `{}`", dir.display());
+            }
+            found
+        }
+        None => vec![ctx.dir(args.repo.as_ref())],
+    };
+    let bin = current_binary()?;
+    for repo in &repos {
+        let loc = git::hooks_location(repo)?;
+        if loc.worktree.is_some() {
+            bail!(
+                "`{}` has a work tree: the server door belongs in the bare repository a server receives pushes into (`git init --bare`)",
+                repo.display()
+            );
+        }
+        check_hooks_path(&loc, args.force)?;
+        let config = ctx.config(Some(&loc.common_dir));
+        for w in &config.warnings {
+            ui::warn(w);
+        }
+        let form = install::Form::for_hook(hook, &bin, config.strict, args.direct)?;
+        let said = install::install_hook(&loc.dir, hook, &form)
+            .with_context(|| format!("failed to install the `{hook}` hook"))?;
+        ui::info(&said);
+        git::advertise_push_options(&loc.common_dir)?;
+    }
+    ui::info(&format!(
+        "{} guarded by vouch's pre-receive; pushers may send `-o vouch.skip=\"<reason>\"` and `-o vouch.approve=<id>` (receive.advertisePushOptions = true)",
+        if repos.len() == 1 {
+            format!("`{}` is", repos[0].display())
+        } else {
+            format!("{} repositories are", repos.len())
+        }
+    ));
+    Ok(ExitStatus::Allowed)
+}
+
 /// `vouch uninstall`.
 pub fn uninstall(ctx: &Ctx, args: &RepoArgs) -> Result<ExitStatus> {
     let path = ctx.dir(args.repo.as_ref());
@@ -144,6 +192,11 @@ pub fn uninstall(ctx: &Ctx, args: &RepoArgs) -> Result<ExitStatus> {
     }
     for (hook, _) in HOOKS {
         ui::info(&install::uninstall_hook(&loc.dir, hook)?);
+    }
+    // The server door, where `vouch install --server` put it.
+    let (server_hook, _) = install::SERVER_HOOK;
+    if matches!(install::state(&loc.dir, server_hook), HookState::Ours { .. }) {
+        ui::info(&install::uninstall_hook(&loc.dir, server_hook)?);
     }
     let config_dir = config_hooks_dir(&loc);
     for (hook, _) in HOOKS {

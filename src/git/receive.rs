@@ -212,3 +212,51 @@ impl Measure<'_> {
         f
     }
 }
+
+/// Lets the clients of the bare repository at `git_dir` send push options
+/// (`receive.advertisePushOptions = true`): without it `git push -o` fails.
+pub fn advertise_push_options(git_dir: &std::path::Path) -> anyhow::Result<()> {
+    use anyhow::Context as _;
+    let repo = git2::Repository::open_bare(git_dir)
+        .with_context(|| format!("`{}` is not a bare git repository", git_dir.display()))?;
+    repo.config()
+        .and_then(|c| c.open_level(git2::ConfigLevel::Local))
+        .and_then(|mut c| c.set_bool("receive.advertisePushOptions", true))
+        .with_context(|| {
+            format!(
+                "cannot set `receive.advertisePushOptions` in `{}`",
+                git_dir.display()
+            )
+        })
+}
+
+/// Every bare repository at or below `dir` (a forge's repository root:
+/// `<owner>/<name>.git`, GitLab's `@hashed/ab/cd/<hash>.git`), sorted. A
+/// repository's own directories are not searched further, and links are
+/// not followed.
+pub fn bare_repositories_under(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    fn is_bare(p: &std::path::Path) -> bool {
+        p.join("HEAD").is_file() && p.join("objects").is_dir() && p.join("refs").is_dir()
+    }
+    let mut found = Vec::new();
+    let mut todo = vec![(dir.to_path_buf(), 0usize)];
+    while let Some((d, depth)) = todo.pop() {
+        if is_bare(&d) {
+            found.push(d);
+            continue;
+        }
+        if depth >= 8 {
+            continue;
+        }
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            if e.file_type().is_ok_and(|t| t.is_dir()) {
+                todo.push((e.path(), depth + 1));
+            }
+        }
+    }
+    found.sort();
+    found
+}
