@@ -94,7 +94,10 @@ pub fn refs(op: &Operation) -> Vec<RefRecord> {
 }
 
 /// The audit line's `refs` for a push, at the client or at the server.
-fn push_refs(facts: &crate::facts::PushFacts, assessment: &crate::classify::Assessment) -> Vec<RefRecord> {
+fn push_refs(
+    facts: &crate::facts::PushFacts,
+    assessment: &crate::classify::Assessment,
+) -> Vec<RefRecord> {
     facts
         .refs
         .iter()

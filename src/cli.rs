@@ -84,6 +84,10 @@ pub struct RepoArgs {
 
 /// `vouch install`.
 #[derive(Debug, Args)]
+#[expect(
+    clippy::struct_excessive_bools,
+    reason = "each is an independent command-line flag"
+)]
 pub struct InstallArgs {
     /// The repository (default: the current directory).
     #[arg(long, value_name = "PATH")]

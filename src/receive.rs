@@ -111,7 +111,8 @@ impl Pusher {
     /// The variables a server sets to the authenticated pusher, first wins:
     /// GitLab, Gitea and Forgejo, a web server's authentication (smart
     /// HTTP), gitolite (the ssh key's name).
-    pub const VARS: [&'static str; 4] = ["GL_USERNAME", "GITEA_PUSHER_NAME", "REMOTE_USER", "GL_USER"];
+    pub const VARS: [&'static str; 4] =
+        ["GL_USERNAME", "GITEA_PUSHER_NAME", "REMOTE_USER", "GL_USER"];
 
     /// The pusher from the server's variables, else the committer of the
     /// pushed tip (unauthenticated).
@@ -163,9 +164,8 @@ impl AllowSkip {
     /// Reads the config value; an unknown word is the strictest reading.
     pub fn from_value(value: Option<&str>) -> Self {
         match value.map(str::trim) {
-            None | Some("") => Self::Unprotected,
+            None | Some("" | "unprotected") => Self::Unprotected,
             Some("always") => Self::Always,
-            Some("unprotected") => Self::Unprotected,
             Some(_) => Self::Never,
         }
     }
@@ -215,7 +215,7 @@ impl SkipPolicy {
             return Ok(());
         }
         match pusher {
-            Some(p) if p.is_authenticated() && self.users.iter().any(|u| *u == p.name) => Ok(()),
+            Some(p) if p.is_authenticated() && self.users.contains(&p.name) => Ok(()),
             Some(p) if p.is_authenticated() => Err(format!(
                 "`{}` is not among the server's `vouch.skipUser`s",
                 p.name
@@ -249,7 +249,8 @@ mod tests {
 
     #[test]
     fn receive_lines_become_updates_of_the_servers_refs() {
-        let input = format!("{A} {B} refs/heads/main\n{A} {Z} refs/heads/old\n{Z} {B} refs/tags/v1\n");
+        let input =
+            format!("{A} {B} refs/heads/main\n{A} {Z} refs/heads/old\n{Z} {B} refs/tags/v1\n");
         let u = parse_pre_receive(input.as_bytes()).unwrap();
         assert_eq!(u.len(), 3);
         assert_eq!(u[0].remote_ref, "refs/heads/main");
@@ -271,17 +272,32 @@ mod tests {
         ]);
         assert_eq!(o.skip.as_deref(), Some("restoring main after a bad merge"));
         assert_eq!(o.approve.as_deref(), Some("abc123"));
-        assert_eq!(PushOptions::parse(&["vouch.skip".into()]).skip.as_deref(), Some(""));
+        assert_eq!(
+            PushOptions::parse(&["vouch.skip".into()]).skip.as_deref(),
+            Some("")
+        );
         assert_eq!(PushOptions::parse(&[]), PushOptions::default());
     }
 
     #[test]
     fn the_pusher_is_the_servers_name_before_the_committer() {
         let vars = |pairs: &'static [(&'static str, &'static str)]| {
-            move |k: &str| pairs.iter().find(|(n, _)| *n == k).map(|(_, v)| (*v).to_owned())
+            move |k: &str| {
+                pairs
+                    .iter()
+                    .find(|(n, _)| *n == k)
+                    .map(|(_, v)| (*v).to_owned())
+            }
         };
-        let p = Pusher::find(vars(&[("GL_USER", "bob"), ("REMOTE_USER", "alice")]), Some("c".into())).unwrap();
-        assert_eq!((p.name.as_str(), p.source.as_str()), ("alice", "REMOTE_USER"));
+        let p = Pusher::find(
+            vars(&[("GL_USER", "bob"), ("REMOTE_USER", "alice")]),
+            Some("c".into()),
+        )
+        .unwrap();
+        assert_eq!(
+            (p.name.as_str(), p.source.as_str()),
+            ("alice", "REMOTE_USER")
+        );
         let p = Pusher::find(vars(&[("GL_USER", "bob")]), None).unwrap();
         assert_eq!(p.shown(), "bob (GL_USER)");
         let p = Pusher::find(vars(&[("GL_USERNAME", " ")]), Some("Carol".into())).unwrap();
@@ -302,7 +318,12 @@ mod tests {
         let main = vec!["main".to_owned()];
         let default = SkipPolicy::default();
         assert!(default.may_skip(Some(&alice), &[]).is_ok());
-        assert!(default.may_skip(Some(&alice), &main).unwrap_err().contains("`main`"));
+        assert!(
+            default
+                .may_skip(Some(&alice), &main)
+                .unwrap_err()
+                .contains("`main`")
+        );
         let always = SkipPolicy {
             allow: AllowSkip::Always,
             users: vec!["alice".into()],

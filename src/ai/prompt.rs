@@ -231,7 +231,11 @@ pub fn server_prompt(facts: &ServerFacts, assessment: &Assessment, repo_name: &s
         );
     }
     if let Some(head) = &facts.push.remote_head {
-        let _ = writeln!(context, "the server's default branch: <data>{}</data>", data(head, 200));
+        let _ = writeln!(
+            context,
+            "the server's default branch: <data>{}</data>",
+            data(head, 200)
+        );
     }
     push_prompt(&facts.push, assessment, repo_name).replacen("## Context\n", &context, 1)
 }

@@ -21,7 +21,11 @@ pub fn builtin_server(facts: &ServerFacts, assessment: &Assessment) -> VerifierR
 
 /// The branches a push deletes or rewrites that are the server's default
 /// branch or protected by the policy (where a skip may be kept off).
-pub fn protected_changes(facts: &ServerFacts, assessment: &Assessment, policy: &Policy) -> Vec<String> {
+pub fn protected_changes(
+    facts: &ServerFacts,
+    assessment: &Assessment,
+    policy: &Policy,
+) -> Vec<String> {
     facts
         .push
         .refs
@@ -97,8 +101,16 @@ mod tests {
         let a = classify_server(&f, &policy);
         assert_eq!(a.tier, Tier::Critical);
         assert_eq!(a.refs[0].rule, Rule::ForcePushProtected);
-        assert!(a.refs[0].reason.contains("default branch of `team.git`"), "{}", a.refs[0].reason);
-        assert!(a.refs[0].reason.contains("2 commits by 1 author"), "{}", a.refs[0].reason);
+        assert!(
+            a.refs[0].reason.contains("default branch of `team.git`"),
+            "{}",
+            a.refs[0].reason
+        );
+        assert!(
+            a.refs[0].reason.contains("2 commits by 1 author"),
+            "{}",
+            a.refs[0].reason
+        );
         assert_eq!(protected_changes(&f, &a, &policy), vec!["main".to_owned()]);
     }
 

@@ -70,38 +70,39 @@ pub fn pre_receive(ctx: &Ctx, args: &PreReceiveArgs) -> Result<ExitStatus> {
     }
     let env = ctx.env.as_ref();
     let quarantine = env.var_os(QUARANTINE_PATH).is_some();
-    let (mut facts, git_dir, skip_policy, repo_warning, committer) =
-        match Repo::open_for_hook(&ctx.cwd) {
-            Ok(repo) => {
-                let committer = updates
-                    .iter()
-                    .find(|u| !u.is_delete())
-                    .and_then(|u| repo.committer_of(&u.local_oid));
-                (
-                    repo.receive_facts(updates, quarantine),
-                    repo.git_dir(),
-                    repo.skip_policy(),
-                    None,
-                    committer,
-                )
-            }
-            Err(e) => {
-                let why = format!("{e:#}");
-                (
-                    unmeasured(&ctx.cwd.display().to_string(), updates, &why, quarantine),
-                    ctx.cwd.clone(),
-                    // Nothing can be read from the server's config: no skips.
-                    crate::receive::SkipPolicy {
-                        allow: crate::receive::AllowSkip::Never,
-                        users: Vec::new(),
-                    },
-                    Some(format!(
-                        "git2 cannot open this repository ({why}): nothing could be measured, so every change is treated as at least high"
-                    )),
-                    None,
-                )
-            }
-        };
+    let (mut facts, git_dir, skip_policy, repo_warning, committer) = match Repo::open_for_hook(
+        &ctx.cwd,
+    ) {
+        Ok(repo) => {
+            let committer = updates
+                .iter()
+                .find(|u| !u.is_delete())
+                .and_then(|u| repo.committer_of(&u.local_oid));
+            (
+                repo.receive_facts(&updates, quarantine),
+                repo.git_dir(),
+                repo.skip_policy(),
+                None,
+                committer,
+            )
+        }
+        Err(e) => {
+            let why = format!("{e:#}");
+            (
+                unmeasured(&ctx.cwd.display().to_string(), updates, &why, quarantine),
+                ctx.cwd.clone(),
+                // Nothing can be read from the server's config: no skips.
+                crate::receive::SkipPolicy {
+                    allow: crate::receive::AllowSkip::Never,
+                    users: Vec::new(),
+                },
+                Some(format!(
+                    "git2 cannot open this repository ({why}): nothing could be measured, so every change is treated as at least high"
+                )),
+                None,
+            )
+        }
+    };
     facts.pusher = Pusher::find(|name| env.var(name), committer);
 
     // The server's policy: its account's config and the bare repository's

@@ -195,7 +195,10 @@ pub fn uninstall(ctx: &Ctx, args: &RepoArgs) -> Result<ExitStatus> {
     }
     // The server door, where `vouch install --server` put it.
     let (server_hook, _) = install::SERVER_HOOK;
-    if matches!(install::state(&loc.dir, server_hook), HookState::Ours { .. }) {
+    if matches!(
+        install::state(&loc.dir, server_hook),
+        HookState::Ours { .. }
+    ) {
         ui::info(&install::uninstall_hook(&loc.dir, server_hook)?);
     }
     let config_dir = config_hooks_dir(&loc);

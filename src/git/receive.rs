@@ -9,8 +9,8 @@
 //! `Repository::open_from_env` reads both, so every object of the push is
 //! readable here.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
 use git2::Oid;
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 use super::{LOST_COUNT_LIMIT, LOST_SAMPLE, MEASURED_REFS_LIMIT, Repo};
 use crate::facts::{Change, LostBuilder, PushFacts, RefFacts, RefKind, RemoteTip};
@@ -52,7 +52,7 @@ impl Repo {
     /// Measures a push on the server: for each ref, how it changes and,
     /// for a deletion or a rewrite, the commits that would be on no ref of
     /// the server once the push is in.
-    pub fn receive_facts(&self, updates: Vec<PushUpdate>, quarantine: bool) -> ServerFacts {
+    pub fn receive_facts(&self, updates: &[PushUpdate], quarantine: bool) -> ServerFacts {
         let git_dir = self.git_dir();
         let mut name = git_dir
             .file_name()
@@ -67,7 +67,7 @@ impl Repo {
         }
         let mut m = Measure {
             repo: self,
-            updates: &updates,
+            updates,
             survivors: None,
             peeled: HashMap::new(),
             measured: 0,
@@ -114,7 +114,8 @@ impl Measure<'_> {
     /// push leaves alone, and the new value of every ref it sets.
     fn survivors(&mut self) -> &(Vec<Oid>, HashSet<Oid>) {
         if self.survivors.is_none() {
-            let updated: HashSet<&str> = self.updates.iter().map(|u| u.remote_ref.as_str()).collect();
+            let updated: HashSet<&str> =
+                self.updates.iter().map(|u| u.remote_ref.as_str()).collect();
             let mut tips = BTreeSet::new();
             if let Ok(refs) = self.repo.repo.references() {
                 for r in refs.flatten() {
@@ -130,7 +131,10 @@ impl Measure<'_> {
                     tips.insert(oid);
                 }
             }
-            let commits: BTreeSet<Oid> = tips.into_iter().filter_map(|o| self.peel_commit(o)).collect();
+            let commits: BTreeSet<Oid> = tips
+                .into_iter()
+                .filter_map(|o| self.peel_commit(o))
+                .collect();
             let set = commits.iter().copied().collect();
             self.survivors = Some((commits.into_iter().collect(), set));
         }
@@ -182,7 +186,9 @@ impl Measure<'_> {
             self.lost_after(&mut f, old_commit);
             return f;
         }
-        let new_commit = Oid::from_str(&f.new_oid).ok().and_then(|o| self.peel_commit(o));
+        let new_commit = Oid::from_str(&f.new_oid)
+            .ok()
+            .and_then(|o| self.peel_commit(o));
         let Some(new_commit) = new_commit else {
             f.remote_tip = RemoteTip::Unknown(
                 "the new value is not a commit, or not readable (quarantine not found?)".into(),
