@@ -64,21 +64,8 @@ impl RefRecord {
 /// the record's `reasons`).
 pub fn refs(op: &Operation) -> Vec<RefRecord> {
     match op {
-        Operation::Push { facts, assessment } => facts
-            .refs
-            .iter()
-            .zip(&assessment.refs)
-            .map(|(f, risk)| RefRecord {
-                remote_ref: f.remote_ref.clone(),
-                old_oid: f.old_oid.clone(),
-                new_oid: f.new_oid.clone(),
-                change: f.change.as_str().to_owned(),
-                tier: risk.tier,
-                rule: risk.rule.as_str().to_owned(),
-                remote_tip: f.remote_tip.as_str().to_owned(),
-                lost_commits: f.lost.as_ref().map(|l| l.count),
-            })
-            .collect(),
+        Operation::Push { facts, assessment } => push_refs(facts, assessment),
+        Operation::ServerPush { facts, assessment } => push_refs(&facts.push, assessment),
         Operation::Commit { assessment, .. } => assessment
             .refs
             .iter()
@@ -104,6 +91,28 @@ pub fn refs(op: &Operation) -> Vec<RefRecord> {
             .collect(),
         Operation::Unjudged(_) => Vec::new(),
     }
+}
+
+/// The audit line's `refs` for a push, at the client or at the server.
+fn push_refs(
+    facts: &crate::facts::PushFacts,
+    assessment: &crate::classify::Assessment,
+) -> Vec<RefRecord> {
+    facts
+        .refs
+        .iter()
+        .zip(&assessment.refs)
+        .map(|(f, risk)| RefRecord {
+            remote_ref: f.remote_ref.clone(),
+            old_oid: f.old_oid.clone(),
+            new_oid: f.new_oid.clone(),
+            change: f.change.as_str().to_owned(),
+            tier: risk.tier,
+            rule: risk.rule.as_str().to_owned(),
+            remote_tip: f.remote_tip.as_str().to_owned(),
+            lost_commits: f.lost.as_ref().map(|l| l.count),
+        })
+        .collect()
 }
 
 /// `op` as the audit line keeps it: serialized, every string passed through
@@ -209,6 +218,11 @@ pub struct Record {
     /// The AI agent whose command ran this git hook, when one said so.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub driven_by: Option<String>,
+    /// Who pushed, as the server knows them (the server door): `alice
+    /// (GL_USERNAME)`, or the pushed commit's committer when the server
+    /// authenticated nobody.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pusher: Option<String>,
     /// The operation itself, with its facts and tier (credentials masked),
     /// so that a logged decision can be replayed as a `vouch eval` case.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -271,6 +285,7 @@ impl Record {
             would_decide: None,
             asked_through: None,
             driven_by: None,
+            pusher: None,
             operation: None,
             builtin: None,
             verifiers: Vec::new(),

@@ -117,6 +117,10 @@ pub struct CompletionsArgs {
 
 /// `vouch install`.
 #[derive(Debug, Args)]
+#[expect(
+    clippy::struct_excessive_bools,
+    reason = "each is an independent command-line flag"
+)]
 pub struct InstallArgs {
     /// The repository (default: the current directory).
     #[arg(long, value_name = "PATH")]
@@ -142,6 +146,16 @@ pub struct InstallArgs {
     /// directory: they run even when another tool owns `core.hooksPath`.
     #[arg(long)]
     pub config_hooks: bool,
+    /// Install the server door instead: vouch's `pre-receive` in a bare
+    /// repository on the git server (chaining the `pre-receive` that is
+    /// there), and `receive.advertisePushOptions = true` so that pushers
+    /// can send `-o vouch.skip=...` and `-o vouch.approve=...`.
+    #[arg(long, conflicts_with_all = ["hooks", "config_hooks"])]
+    pub server: bool,
+    /// With `--server`: every bare repository at or below this directory
+    /// (a forge's repository root).
+    #[arg(long, value_name = "DIR", requires = "server", conflicts_with = "repo")]
+    pub all_under: Option<PathBuf>,
 }
 
 /// `vouch trust`.
@@ -433,6 +447,19 @@ pub enum HookCommand {
     PreCommit(PreCommitArgs),
     /// git's reference-transaction: `<state>`, ref lines on stdin.
     ReferenceTransaction(RefTxArgs),
+    /// git's pre-receive on a server: ref lines on stdin, push options in
+    /// the environment.
+    PreReceive(PreReceiveArgs),
+}
+
+/// `vouch hook pre-receive`.
+#[derive(Debug, Args)]
+pub struct PreReceiveArgs {
+    /// The directory of the hook script, to find a chained `pre-receive.local`.
+    #[arg(long, value_name = "DIR")]
+    pub hook_dir: Option<PathBuf>,
+    /// Arguments git passed (none for pre-receive).
+    pub rest: Vec<String>,
 }
 
 /// `vouch hook reference-transaction`.

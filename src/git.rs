@@ -24,6 +24,7 @@ mod command;
 mod hooks;
 mod local;
 mod push;
+mod receive;
 mod staged;
 pub use command::{LazyRepo, command_facts, repo_at};
 pub use hooks::{
@@ -33,6 +34,7 @@ pub use hooks::{
 pub use local::{Moment, RESCUE_PREFIX, Rescue, fast_forward, stash_store, update_ref};
 use push::tracking_ref;
 pub use push::{cli_push_facts, ls_remote, ls_remote_within};
+pub use receive::{advertise_push_options, bare_repositories_under};
 
 /// How many commits a lost-commit count walks before it stops counting.
 pub(crate) const LOST_COUNT_LIMIT: usize = 10_000;

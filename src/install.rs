@@ -48,6 +48,11 @@ pub const HOOKS: &[(&str, &str)] = &[
     (REF_TX, "ref update"),
 ];
 
+/// The server door's hook (`vouch install --server`), with what it guards.
+/// Not among [`HOOKS`]: it belongs in a server's bare repositories, not in
+/// a clone.
+pub const SERVER_HOOK: (&str, &str) = ("pre-receive", "push to this server");
+
 /// The hook git runs for every ref update. In the hooks directory it is
 /// always a link to the binary: git calls it many times per command (once
 /// per ref on a fetch), so no `sh` may start each time, and git skips a
@@ -63,6 +68,7 @@ pub const LOCAL_SUFFIX: &str = ".local";
 pub fn guards(hook: &str) -> Option<&'static str> {
     HOOKS
         .iter()
+        .chain(std::iter::once(&SERVER_HOOK))
         .find(|(n, _)| *n == hook)
         .map(|(_, what)| *what)
 }
@@ -518,7 +524,11 @@ fn hook_of_file(file: &str) -> Option<&'static str> {
         .iter()
         .find_map(|s| file.strip_suffix(s))
         .unwrap_or(file);
-    HOOKS.iter().map(|(h, _)| *h).find(|h| *h == name)
+    HOOKS
+        .iter()
+        .chain(std::iter::once(&SERVER_HOOK))
+        .map(|(h, _)| *h)
+        .find(|h| *h == name)
 }
 
 /// Rewrites the argv of a binary started as a hook (`.git/hooks/pre-push`

@@ -33,6 +33,7 @@ pub mod parent;
 pub mod policy;
 pub mod prompt;
 pub mod provider;
+pub mod receive;
 pub mod report;
 pub mod review;
 pub mod shell;
@@ -88,6 +89,7 @@ pub fn run(cli: &Cli, ctx: &Ctx) -> Result<ExitStatus> {
             HookCommand::ReferenceTransaction(args) => {
                 commands::reftx::reference_transaction(ctx, args)
             }
+            HookCommand::PreReceive(args) => commands::pre_receive::pre_receive(ctx, args),
         },
     }
 }

@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::classify::{Assessment, Tier};
 use crate::facts::{LocalFacts, PushFacts, StagedFacts};
+use crate::receive::{Pusher, ServerFacts};
 
 /// What is about to happen, with its measured facts and its tier.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -49,6 +50,13 @@ pub enum Operation {
         door: String,
         /// The agent's session id.
         session: Option<String>,
+    },
+    /// A push arriving at the server (the pre-receive hook, SPEC 3.5).
+    ServerPush {
+        /// What was measured on the server.
+        facts: ServerFacts,
+        /// Its tier, ref by ref.
+        assessment: Assessment,
     },
     /// Decided before it could be judged: a hook message vouch cannot read,
     /// a chained hook's refusal, a person's approval.
@@ -127,7 +135,7 @@ impl Operation {
     /// `push`, `commit`, the local change (`branch deletion`, ...), `command`.
     pub fn noun(&self) -> &str {
         match self {
-            Self::Push { .. } => "push",
+            Self::Push { .. } | Self::ServerPush { .. } => "push",
             Self::Commit { .. } => "commit",
             Self::LocalRefs { facts, assessment } => facts
                 .refs
@@ -146,6 +154,7 @@ impl Operation {
             Self::Push { .. } => "pre-push",
             Self::Commit { .. } => "pre-commit",
             Self::LocalRefs { .. } => "reference-transaction",
+            Self::ServerPush { .. } => "pre-receive",
             Self::Command { door, .. } => door,
             Self::Unjudged(u) => &u.hook,
         }
@@ -156,7 +165,8 @@ impl Operation {
         match self {
             Self::Push { assessment, .. }
             | Self::Commit { assessment, .. }
-            | Self::LocalRefs { assessment, .. } => assessment,
+            | Self::LocalRefs { assessment, .. }
+            | Self::ServerPush { assessment, .. } => assessment,
             Self::Command { assessed, .. } => &assessed.assessment,
             Self::Unjudged(u) => &u.assessment,
         }
@@ -174,6 +184,7 @@ impl Operation {
     pub fn remote(&self) -> Option<String> {
         match self {
             Self::Push { facts, .. } => Some(facts.url.clone()),
+            Self::ServerPush { facts, .. } => Some(facts.push.url.clone()),
             Self::Unjudged(u) => u.remote.clone(),
             _ => None,
         }
@@ -194,7 +205,15 @@ impl Operation {
             Self::Commit { staged, .. } => staged.branch.clone(),
             Self::LocalRefs { facts, .. } => facts.branch.clone(),
             Self::Command { assessed, .. } => assessed.branch.clone(),
-            Self::Unjudged(_) => None,
+            Self::ServerPush { .. } | Self::Unjudged(_) => None,
+        }
+    }
+
+    /// Who pushes, for a push arriving at the server.
+    pub fn pusher(&self) -> Option<&Pusher> {
+        match self {
+            Self::ServerPush { facts, .. } => facts.pusher.as_ref(),
+            _ => None,
         }
     }
 
@@ -242,6 +261,7 @@ impl Operation {
             Self::Push { facts, .. } => serde_json::to_value(facts),
             Self::Commit { staged, .. } => serde_json::to_value(staged),
             Self::LocalRefs { facts, .. } => serde_json::to_value(facts),
+            Self::ServerPush { facts, .. } => serde_json::to_value(facts),
             Self::Command { assessed, .. } => serde_json::to_value(&assessed.facts),
             Self::Unjudged(_) => Ok(serde_json::Value::Null),
         };
@@ -254,6 +274,7 @@ impl Operation {
             Self::Push { facts, .. } => serde_json::to_value(&facts.refs),
             Self::Commit { staged, .. } => serde_json::to_value(&staged.files),
             Self::LocalRefs { facts, .. } => serde_json::to_value(&facts.refs),
+            Self::ServerPush { facts, .. } => serde_json::to_value(&facts.push.refs),
             Self::Command { .. } | Self::Unjudged(_) => Ok(serde_json::Value::Null),
         };
         value.unwrap_or_default()
@@ -292,6 +313,17 @@ mod tests {
             },
             Operation::LocalRefs {
                 facts: LocalFacts::default(),
+                assessment: assessment(Tier::Critical),
+            },
+            Operation::ServerPush {
+                facts: ServerFacts {
+                    pusher: Some(Pusher {
+                        name: "alice".into(),
+                        source: "REMOTE_USER".into(),
+                    }),
+                    quarantine: true,
+                    ..ServerFacts::default()
+                },
                 assessment: assessment(Tier::Critical),
             },
             Operation::Command {

@@ -170,6 +170,7 @@ pub fn describe(op: &Operation) -> String {
             text
         }
         Operation::LocalRefs { facts, assessment } => describe_local(op.noun(), facts, assessment),
+        Operation::ServerPush { facts, assessment } => describe_server(facts, assessment),
         Operation::Command { assessed, .. } => {
             let mut text = format!(
                 "command `{}` [{} risk]\n",
@@ -217,10 +218,26 @@ fn describe_local(noun: &str, facts: &LocalFacts, assessment: &Assessment) -> St
     text
 }
 
+/// A push arriving at the server: what it does, who pushes, the facts.
+fn describe_server(facts: &crate::receive::ServerFacts, assessment: &Assessment) -> String {
+    let mut text = format!(
+        "{}{} [{} risk]\n",
+        describe_push(&facts.push),
+        facts
+            .pusher
+            .as_ref()
+            .map(|p| format!(" by {}", one_line(&p.shown(), 200)))
+            .unwrap_or_default(),
+        assessment.tier
+    );
+    text.push_str(&push_details(&facts.push, assessment));
+    text
+}
+
 /// The command a person runs again with a skip (`git push ...`).
 pub fn again(op: &Operation) -> String {
     match op {
-        Operation::Push { .. } => "git push ...".into(),
+        Operation::Push { .. } | Operation::ServerPush { .. } => "git push ...".into(),
         Operation::Commit { .. } => "git commit ...".into(),
         Operation::LocalRefs { facts, .. } => {
             facts.command.clone().unwrap_or_else(|| "git ...".into())

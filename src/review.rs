@@ -191,6 +191,7 @@ pub fn refs(op: &Operation) -> Vec<ReviewRef> {
     };
     match op {
         Operation::Push { facts, .. } => refs_of(facts),
+        Operation::ServerPush { facts, .. } => refs_of(&facts.push),
         Operation::Commit { staged, .. } => staged
             .files
             .iter()

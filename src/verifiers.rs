@@ -252,6 +252,9 @@ pub fn builtin(op: &Operation) -> VerifierResult {
     match op {
         Operation::Push { facts, assessment } => builtin_result(facts, assessment),
         Operation::LocalRefs { facts, assessment } => builtin_local(facts, assessment),
+        Operation::ServerPush { facts, assessment } => {
+            crate::classify::builtin_server(facts, assessment)
+        }
         // The reasons name the files, lines and commands already.
         Operation::Commit { assessment, .. } => {
             builtin_from(assessment, |_| serde_json::Value::Null)

@@ -9,6 +9,7 @@ use std::fmt::Write as _;
 use crate::classify::{Assessment, Tier};
 use crate::facts::{Change, Lease, LocalFacts, PushFacts, RemoteTip, StagedFacts};
 use crate::operation::Operation;
+use crate::receive::ServerFacts;
 use crate::text::{one_line, redact_secrets};
 
 /// The input cap for the whole request, in characters (about 4 a token):
@@ -69,6 +70,7 @@ pub fn for_operation(op: &Operation, repo_name: &str) -> String {
         Operation::Push { facts, assessment } => push_prompt(facts, assessment, repo_name),
         Operation::Commit { staged, assessment } => commit_prompt(staged, assessment, repo_name),
         Operation::LocalRefs { facts, assessment } => local_prompt(facts, assessment, repo_name),
+        Operation::ServerPush { facts, assessment } => server_prompt(facts, assessment, repo_name),
         Operation::Command {
             assessed, session, ..
         } => command_prompt(
@@ -208,6 +210,34 @@ fn render(facts: &PushFacts, assessment: &Assessment, repo_name: &str, limits: L
         "\n## Your assessment\nAnswer with the JSON object described in your instructions."
     );
     t
+}
+
+/// The user message for a push arriving at the team's git server: the
+/// push's message, with where it is judged and who pushes.
+pub fn server_prompt(facts: &ServerFacts, assessment: &Assessment, repo_name: &str) -> String {
+    let mut context = String::from(
+        "## Context\nwhere: the team's shared git server, before it accepts a push (pre-receive); the commits counted as leaving a ref are on no other ref of the server once the push is in, so the push deletes them from the shared history\n",
+    );
+    if let Some(p) = &facts.pusher {
+        let _ = writeln!(
+            context,
+            "pusher: <data>{}</data> ({})",
+            data(&p.name, 100),
+            if p.is_authenticated() {
+                format!("authenticated by the server, {}", p.source)
+            } else {
+                "not authenticated: the committer of the pushed commit".to_owned()
+            }
+        );
+    }
+    if let Some(head) = &facts.push.remote_head {
+        let _ = writeln!(
+            context,
+            "the server's default branch: <data>{}</data>",
+            data(head, 200)
+        );
+    }
+    push_prompt(&facts.push, assessment, repo_name).replacen("## Context\n", &context, 1)
 }
 
 /// The user message for a commit: the staged change and its findings.

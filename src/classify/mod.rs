@@ -8,10 +8,12 @@
 mod command;
 mod local;
 mod push;
+mod server;
 
 pub use command::{classify_command, discarded_noun};
 pub use local::{builtin_local, classify_local};
 pub use push::{builtin_result, classify_push, protected_by};
+pub use server::{builtin_server, classify_server, protected_changes};
 
 use crate::verdict::{Check, Status, VerifierResult};
 pub use crate::vocab::{Assessment, RefRisk, Rule, Tier};

@@ -39,6 +39,10 @@ pub(crate) enum Interaction {
     },
     /// `vouch check --verify`: headless; the command prints its own report.
     Report,
+    /// The server door (`pre-receive`): always headless; what is printed
+    /// reaches the pusher as `remote:` lines, and skips and approvals
+    /// travel as push options.
+    Server,
 }
 
 /// What the runner decided, for the door to word.
@@ -86,6 +90,9 @@ pub(crate) struct Run<'a> {
     driven_by: Option<&'static str>,
     /// Why the audit line could not be written, when it could not.
     unlogged: Option<String>,
+    /// A skip the door read itself (a push option), in place of `VOUCH_SKIP`,
+    /// with the words its override reason starts with.
+    skip: Option<(Skip, String)>,
 }
 
 impl<'a> Run<'a> {
@@ -115,6 +122,7 @@ impl<'a> Run<'a> {
             rescued: Vec::new(),
             driven_by: None,
             unlogged: None,
+            skip: None,
         }
     }
 
@@ -130,6 +138,13 @@ impl<'a> Run<'a> {
         self
     }
 
+    /// A skip the door read itself (the server's push option), in place of
+    /// `VOUCH_SKIP`; `label` names it in the override reason.
+    pub(crate) fn skip(mut self, skip: Skip, label: String) -> Self {
+        self.skip = Some((skip, label));
+        self
+    }
+
     /// A deadline for the whole decision (verifier programs are cut to it).
     pub(crate) fn within(mut self, budget: Duration) -> Self {
         self.budget = Some(budget);
@@ -137,14 +152,16 @@ impl<'a> Run<'a> {
     }
 
     pub(crate) fn warn(&mut self, w: String) {
-        if self.interaction == Interaction::Git {
+        if self.is_git() {
             ui::warn(&w);
         }
         self.warnings.push(w);
     }
 
+    /// Whether vouch prints the outcome itself (a git hook, at the client
+    /// or at the server).
     fn is_git(&self) -> bool {
-        self.interaction == Interaction::Git
+        matches!(self.interaction, Interaction::Git | Interaction::Server)
     }
 
     /// The whole protocol; a git hook exits with the status.
@@ -157,7 +174,10 @@ impl<'a> Run<'a> {
         let tier = self.op.assessment().tier;
         let env = self.ctx.env.as_ref();
         let state = self.ctx.dirs()?.state;
-        let skip = Skip::from_value(env.var(vars::VOUCH_SKIP).as_deref());
+        let skip = match &self.skip {
+            Some((skip, _)) => skip.clone(),
+            None => Skip::from_value(env.var(vars::VOUCH_SKIP).as_deref()),
+        };
         let observe = self.config.mode == Mode::Observe;
         let approved = policy::is_verified(tier, self.config.verify_standard)
             && skip == Skip::No
@@ -197,7 +217,7 @@ impl<'a> Run<'a> {
                 Interaction::Git if driven.is_some() => Asker::Agent { can_ask: false },
                 Interaction::Git if tty.is_some() => Asker::Terminal,
                 Interaction::Agent { can_ask, .. } => Asker::Agent { can_ask },
-                Interaction::Git | Interaction::Report => Asker::Nobody,
+                Interaction::Git | Interaction::Report | Interaction::Server => Asker::Nobody,
             };
             self.run_verifiers(tty.is_some())?;
             situation.late = self.budget.is_some_and(|b| self.started.elapsed() >= b);
@@ -220,6 +240,15 @@ impl<'a> Run<'a> {
         // refusal shows the verdict in its own screen, once.
         if tty.is_some() && matches!(plan.action, Action::Allow { .. }) {
             self.show_ai_verdict();
+        }
+        let mut plan = plan;
+        if let Some((_, label)) = &self.skip
+            && let Some(reason) = plan.override_reason.take()
+        {
+            plan.override_reason = Some(match reason.strip_prefix("VOUCH_SKIP: ") {
+                Some(why) => format!("{label}: {why}"),
+                None => reason,
+            });
         }
         let (decision, status) = self.act(&plan, tty.as_deref(), &state);
         let status = self.log(&plan, decision, status);
@@ -408,6 +437,11 @@ impl<'a> Run<'a> {
             text.push_str(&format!(
                 "This {noun} was started by {agent}, and an agent cannot decide it: only the person it works for can, at their own terminal.\n"
             ));
+        } else if approvable && self.interaction == Interaction::Server {
+            let id = &self.operation_id;
+            text.push_str(&format!(
+                "To let this exact push through, a person who runs the server approves it there, as the account git runs under:\n    vouch approve {id}\nand you push again within 15 minutes:\n    git push -o vouch.approve={id} ...\nOr skip verification with a reason that is logged with your name (where the server's policy lets you):\n    git push -o vouch.skip=\"<why this is safe>\" ...\n"
+            ));
         } else if approvable {
             text.push_str(&format!(
                 "To let this exact {noun} through, a person at a terminal runs:\n    vouch approve {}\nand runs it again within 15 minutes.\n",
@@ -529,6 +563,7 @@ impl<'a> Run<'a> {
                 _ => None,
             },
             driven_by: self.driven_by.map(str::to_owned),
+            pusher: self.op.pusher().map(crate::receive::Pusher::shown),
             operation: match self.op {
                 Operation::Unjudged(_) => None,
                 op if op.assessment().tier > Tier::None => audit::operation_value(op),

@@ -27,6 +27,7 @@ pub mod label;
 pub mod log;
 pub mod person;
 pub mod pre_push;
+pub mod pre_receive;
 pub mod reftx;
 pub mod rescue;
 pub mod setup;

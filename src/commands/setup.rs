@@ -9,7 +9,7 @@ use crate::cli::{InstallArgs, RepoArgs, TrustArgs};
 use crate::commands::person;
 use crate::context::{Ctx, REPO_CONFIG};
 use crate::git::{self, HooksLocation};
-use crate::install::{self, HOOKS};
+use crate::install::{self, HOOKS, HookState};
 use crate::managers::{self, Manager};
 use crate::{ExitStatus, trust, ui};
 
@@ -52,6 +52,9 @@ fn config_hooks_dir(loc: &HooksLocation) -> PathBuf {
 
 /// `vouch install`.
 pub fn install(ctx: &Ctx, args: &InstallArgs) -> Result<ExitStatus> {
+    if args.server {
+        return install_server(ctx, args);
+    }
     let path = ctx.dir(args.repo.as_ref());
     let loc = git::hooks_location(&path)?;
     if args.config_hooks {
@@ -336,6 +339,51 @@ fn uninstall_moved(root: &Path, dir: &Path, hook: &str) -> Result<()> {
     Ok(())
 }
 
+/// `vouch install --server`: the server door in one bare repository, or in
+/// every one under `--all-under`.
+fn install_server(ctx: &Ctx, args: &InstallArgs) -> Result<ExitStatus> {
+    let (hook, _) = install::SERVER_HOOK;
+    let repos = match &args.all_under {
+        Some(dir) => {
+            let found = git::bare_repositories_under(dir);
+            if found.is_empty() {
+                bail!("no bare repository at or below `{}`", dir.display());
+            }
+            found
+        }
+        None => vec![ctx.dir(args.repo.as_ref())],
+    };
+    let bin = current_binary(ctx)?;
+    for repo in &repos {
+        let loc = git::hooks_location(repo)?;
+        if loc.worktree.is_some() {
+            bail!(
+                "`{}` has a work tree: the server door belongs in the bare repository a server receives pushes into (`git init --bare`)",
+                repo.display()
+            );
+        }
+        check_hooks_path(&loc, args.force)?;
+        let config = ctx.config(Some(&loc.common_dir));
+        for w in &config.warnings {
+            ui::warn(w);
+        }
+        let form = install::Form::for_hook(hook, &bin, config.strict, args.direct, false)?;
+        let said = install::install_hook(&loc.dir, hook, &form)
+            .with_context(|| format!("failed to install the `{hook}` hook"))?;
+        ui::info(&said);
+        git::advertise_push_options(&loc.common_dir)?;
+    }
+    ui::info(&format!(
+        "{} guarded by vouch's pre-receive; pushers may send `-o vouch.skip=\"<reason>\"` and `-o vouch.approve=<id>` (receive.advertisePushOptions = true)",
+        if repos.len() == 1 {
+            format!("`{}` is", repos[0].display())
+        } else {
+            format!("{} repositories are", repos.len())
+        }
+    ));
+    Ok(ExitStatus::Allowed)
+}
+
 /// `vouch uninstall`.
 pub fn uninstall(ctx: &Ctx, args: &RepoArgs) -> Result<ExitStatus> {
     let path = ctx.dir(args.repo.as_ref());
@@ -360,6 +408,14 @@ pub fn uninstall(ctx: &Ctx, args: &RepoArgs) -> Result<ExitStatus> {
         if default_dir != loc.dir && install::is_vouch_file(&default_dir.join(hook)) {
             ui::info(&install::uninstall_hook(&default_dir, hook)?);
         }
+    }
+    // The server door, where `vouch install --server` put it.
+    let (server_hook, _) = install::SERVER_HOOK;
+    if matches!(
+        install::state(&loc.dir, server_hook),
+        HookState::Ours { .. }
+    ) {
+        ui::info(&install::uninstall_hook(&loc.dir, server_hook)?);
     }
     let config_dir = config_hooks_dir(&loc);
     for (hook, _) in HOOKS {

@@ -26,6 +26,7 @@ mod paths;
 mod pre_commit;
 mod pre_push;
 mod scenarios;
+mod server;
 mod snapshots;
 mod stats;
 mod verifiers;

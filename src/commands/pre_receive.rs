@@ -1,0 +1,201 @@
+//! `vouch hook pre-receive`: the server door (SPEC 3.5). The pipeline of
+//! SPEC section 1 for a push arriving at the team's git server, where no
+//! client can skip it (`--no-verify` only skips the client's own hooks).
+//!
+//! stdin (`<old> <new> <ref>` lines) -> facts measured on the server ->
+//! tier -> verifiers -> decision -> the pusher reads it as `remote:` lines
+//! -> audit line with the pusher. Always headless. Skips and approvals come
+//! as push options (`git push -o vouch.skip="..."`, `-o vouch.approve=<id>`);
+//! the server's git config decides who may skip (`vouch.allowSkip`,
+//! `vouch.skipUser`). The policy is the server account's vouch config plus
+//! `.vouch.toml` in the bare repository's git directory: never anything
+//! pushed.
+
+use std::io::Read;
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+
+use super::decide::{Interaction, Run};
+use super::pre_push::{log_refusal, run_chained};
+use crate::classify::{classify_server, protected_changes};
+use crate::cli::PreReceiveArgs;
+use crate::config::OnUnavailable;
+use crate::context::Ctx;
+use crate::facts::{Change, PushFacts, RefFacts, RemoteTip};
+use crate::git::Repo;
+use crate::hooks::{ForceHint, PushUpdate};
+use crate::operation::Operation;
+use crate::policy::{self, Skip};
+use crate::receive::{PushOptions, Pusher, ServerFacts, parse_pre_receive};
+use crate::{ExitStatus, review, ui};
+
+/// git's count of push options; each is `GIT_PUSH_OPTION_<n>`.
+const PUSH_OPTION_COUNT: &str = "GIT_PUSH_OPTION_COUNT";
+/// Set by git while the pushed objects wait in quarantine.
+const QUARANTINE_PATH: &str = "GIT_QUARANTINE_PATH";
+
+/// Runs the pre-receive hook.
+pub fn pre_receive(ctx: &Ctx, args: &PreReceiveArgs) -> Result<ExitStatus> {
+    let started = Instant::now();
+    // Read all of git's input before anything else (STYLE section 5).
+    let mut input = Vec::new();
+    std::io::stdin()
+        .read_to_end(&mut input)
+        .context("cannot read the ref lines git passes on stdin")?;
+
+    // The server's own hook (a forge's, an admin's) runs first and may refuse.
+    if let Some(dir) = &args.hook_dir
+        && let Some(code) = run_chained(ctx.env.as_ref(), dir, "pre-receive", &[], &input)?
+        && code != 0
+    {
+        let why = format!("the chained hook `pre-receive.local` refused this push (exit {code})");
+        ui::info(&why);
+        log_refusal(ctx, ("push", "pre-receive"), "", &why);
+        return Ok(ExitStatus::Refused);
+    }
+
+    let updates = match parse_pre_receive(&input) {
+        Ok(u) => u,
+        Err(e) => {
+            ui::error(&anyhow::anyhow!(
+                "{e}\nThis push is refused because vouch cannot tell what it changes. If git itself sent this, please report it"
+            ));
+            log_refusal(ctx, ("push", "pre-receive"), "", &e.to_string());
+            return Ok(ExitStatus::Refused);
+        }
+    };
+    if updates.is_empty() {
+        return Ok(ExitStatus::Allowed);
+    }
+    let env = ctx.env.as_ref();
+    let quarantine = env.var_os(QUARANTINE_PATH).is_some();
+    let (mut facts, git_dir, skip_policy, repo_warning, committer) = match Repo::open_for_hook(
+        &ctx.cwd,
+    ) {
+        Ok(repo) => {
+            let committer = updates
+                .iter()
+                .find(|u| !u.is_delete())
+                .and_then(|u| repo.committer_of(&u.local_oid));
+            (
+                repo.receive_facts(&updates, quarantine),
+                repo.git_dir(),
+                repo.skip_policy(),
+                None,
+                committer,
+            )
+        }
+        Err(e) => {
+            let why = format!("{e:#}");
+            (
+                unmeasured(&ctx.cwd.display().to_string(), updates, &why, quarantine),
+                ctx.cwd.clone(),
+                // Nothing can be read from the server's config: no skips.
+                crate::receive::SkipPolicy {
+                    allow: crate::receive::AllowSkip::Never,
+                    users: Vec::new(),
+                },
+                Some(format!(
+                    "git2 cannot open this repository ({why}): nothing could be measured, so every change is treated as at least high"
+                )),
+                None,
+            )
+        }
+    };
+    facts.pusher = Pusher::find(|name| env.var(name), committer);
+
+    // The server's policy: its account's config and the bare repository's
+    // own `.vouch.toml` (in the git directory, where no push can write).
+    let mut config = ctx.config(Some(&git_dir));
+    let assessment = classify_server(&facts, &config.policy);
+    if policy::answers_at_once(assessment.tier, &config, false) {
+        return Ok(ExitStatus::Allowed);
+    }
+    let mut notes = Vec::new();
+    // Nobody can be asked on a server: "ask" means refuse there (said in
+    // the refusal's reason: `on_unavailable.critical = "block"`).
+    if config.on_unavailable.critical == OnUnavailable::Ask {
+        config.on_unavailable.critical = OnUnavailable::Block;
+    }
+
+    let count = env
+        .var(PUSH_OPTION_COUNT)
+        .and_then(|c| c.trim().parse::<usize>().ok())
+        .unwrap_or(0);
+    let options: Vec<String> = (0..count.min(1000))
+        .filter_map(|i| env.var(&format!("GIT_PUSH_OPTION_{i}")))
+        .collect();
+    let options = PushOptions::parse(&options);
+    let protected = protected_changes(&facts, &assessment, &config.policy);
+    let pusher_shown = facts
+        .pusher
+        .as_ref()
+        .map_or_else(|| "an unknown pusher".to_owned(), Pusher::shown);
+    // Only a push option skips here: the server's own environment does not.
+    let skip = match options.skip.as_deref() {
+        None => Skip::No,
+        Some("") => {
+            notes.push(
+                "`-o vouch.skip` needs a reason (`git push -o vouch.skip=\"<why this is safe>\"`): this push is judged as usual".to_owned(),
+            );
+            Skip::No
+        }
+        Some(reason) => match skip_policy.may_skip(facts.pusher.as_ref(), &protected) {
+            Ok(()) => Skip::Reason(reason.to_owned()),
+            Err(why) => {
+                notes.push(format!(
+                    "`-o vouch.skip` is not honoured: {why}; this push is judged as usual"
+                ));
+                Skip::No
+            }
+        },
+    };
+
+    let op = Operation::ServerPush { facts, assessment };
+    let id = review::id_of(&op, &git_dir);
+    if let Some(asked) = options.approve.as_deref()
+        && asked != id
+    {
+        notes.push(format!(
+            "`-o vouch.approve={}` names another operation: this push is `{id}` (its refs or their values differ)",
+            crate::text::one_line(asked, 80)
+        ));
+    }
+    let mut run = Run::new(ctx, &config, &git_dir, &op, started)
+        .through(Interaction::Server)
+        .skip(skip, format!("push option vouch.skip from {pusher_shown}"));
+    if let Some(w) = repo_warning {
+        run.warn(w);
+    }
+    for w in config.warnings.iter().cloned().chain(notes) {
+        run.warn(w);
+    }
+    run.decide_and_act()
+}
+
+/// Facts for a repository git2 cannot open: only what the lines say.
+fn unmeasured(git_dir: &str, updates: Vec<PushUpdate>, why: &str, quarantine: bool) -> ServerFacts {
+    let refs = updates
+        .into_iter()
+        .map(|u| {
+            let change = Change::of(&u);
+            let mut f = RefFacts::new(u, change);
+            if matches!(change, Change::Delete | Change::Rewrite) {
+                f.remote_tip = RemoteTip::Unknown(why.to_owned());
+            }
+            f
+        })
+        .collect();
+    ServerFacts {
+        push: PushFacts {
+            remote: git_dir.to_owned(),
+            url: git_dir.to_owned(),
+            refs,
+            force: ForceHint::Forced,
+            ..PushFacts::default()
+        },
+        pusher: None,
+        quarantine,
+    }
+}
