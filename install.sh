@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds vouch, installs it on PATH (cargo's bin dir), and guards the git
-# repository you run this from. Extra arguments go to `vouch install`
+# repository you run this from. Extra arguments go to `git vouch install`
 # (for example `--repo PATH`).
 #
 # `./install.sh --build-only` builds the same release binary into `target/`
@@ -45,25 +45,37 @@ if [ "${1:-}" = --build-only ]; then
   echo "building vouch (release) into target/: the first build takes a few minutes; cargo's progress follows" >&2
   build build
   if [ ${#static[@]} -gt 0 ]; then
-    echo "$here/target/$host/release/vouch"
+    echo "$here/target/$host/release/git-vouch"
   else
-    echo "$here/target/release/vouch"
+    echo "$here/target/release/git-vouch"
   fi
   exit 0
 fi
 
 echo "building vouch (release): the first build takes a few minutes (about 3-4 on 2 cores), later ones less; cargo's progress follows" >&2
 build install
-bin="${CARGO_HOME:-$HOME/.cargo}/bin/vouch"
-echo "installed $bin"
+bin="${CARGO_HOME:-$HOME/.cargo}/bin/git-vouch"
+echo "installed $bin (run it as \`git vouch\`)"
+# The old name, for hooks and agent settings written before the rename:
+# they call `.../bin/vouch` (or `vouch` on PATH). When that is an older vouch
+# (its binary carries vouch's hook marker), it becomes a link to git-vouch,
+# so those hooks run the new program instead of the old one. A `vouch`
+# that is another program (the crates.io package `vouch` is one) is left
+# alone, and a fresh install makes no `vouch` name at all.
+old="$(dirname "$bin")/vouch"
+if [ -f "$old" ] && [ ! -L "$old" ] && grep -q vouch-managed-hook "$old" 2>/dev/null; then
+  cargo uninstall vouch >/dev/null 2>&1 || rm -f "$old"
+  ln -sfn git-vouch "$old"
+  echo "linked $old to git-vouch: hooks written by the old vouch run git-vouch; \`git vouch install\` in a repository rewrites them"
+fi
 case ":$PATH:" in
   *":$(dirname "$bin"):"*) ;;
-  *) echo "note: $(dirname "$bin") is not on your PATH; add it so that \`vouch\` works in your shell" ;;
+  *) echo "note: $(dirname "$bin") is not on your PATH; add it so that \`git vouch\` works in your shell" ;;
 esac
 
 if git rev-parse --git-dir >/dev/null 2>&1 || [ "$#" -gt 0 ]; then
   "$bin" install "$@"
 else
-  echo "not inside a git repository: run \`vouch install\` in each repository you want guarded"
-  echo "next: set an AI provider's key (ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY) so that vouch can get verdicts; \`vouch doctor\` shows what it finds"
+  echo "not inside a git repository: run \`git vouch install\` in each repository you want guarded"
+  echo "next: set an AI provider's key (ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY) so that vouch can get verdicts; \`git vouch doctor\` shows what it finds"
 fi

@@ -145,14 +145,14 @@ pub enum Would {
 pub use crate::ai::AiUsage;
 
 /// One decision: the audit line of SPEC 7. Written by the runner
-/// (`commands/decide.rs`), read back with the same type by `vouch log`.
+/// (`commands/decide.rs`), read back with the same type by `git vouch log`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Record {
     /// Layout version.
     pub schema_version: u32,
     /// UTC, RFC 3339.
     pub timestamp: String,
-    /// Stable id of the operation (refs and oids), used by `vouch approve`.
+    /// Stable id of the operation (refs and oids), used by `git vouch approve`.
     pub operation_id: String,
     /// `push`, `commit`, `ref-update`, `command`, `approve`.
     pub operation_type: String,
@@ -224,7 +224,7 @@ pub struct Record {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pusher: Option<String>,
     /// The operation itself, with its facts and tier (credentials masked),
-    /// so that a logged decision can be replayed as a `vouch eval` case.
+    /// so that a logged decision can be replayed as a `git vouch eval` case.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub operation: Option<serde_json::Value>,
     /// The built-in deterministic checks, in the verifier result shape.
@@ -451,7 +451,7 @@ pub fn survive_file_size_limit() {
     signal_hook::flag::register(signal_hook::consts::SIGXFSZ, &HIT).ok();
 }
 
-/// Whether the audit log at `path` can take a record now: `vouch doctor`.
+/// Whether the audit log at `path` can take a record now: `git vouch doctor`.
 /// Nothing is written: the directory and the file are opened for appending.
 pub fn check_writable(path: &Path) -> Result<()> {
     let fail = |e: std::io::Error| {
@@ -559,7 +559,7 @@ pub fn read_lock(path: &Path) -> Option<File> {
 /// Calls `each` with every non-blank line of one file of the log (none
 /// when it does not exist) and its 1-based line number: the lines
 /// [`read_all`] reads as records (a file that is not valid UTF-8 is read
-/// as [`read_all`] reads it, with replacement characters). `vouch stats`
+/// as [`read_all`] reads it, with replacement characters). `git vouch stats`
 /// reads its borrowed view of each line ([`crate::stats::Line`]) instead
 /// of whole [`Record`]s.
 pub fn each_line(file: &Path, mut each: impl FnMut(usize, &[u8])) -> Result<()> {

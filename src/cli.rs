@@ -8,7 +8,12 @@ use clap::{Args, Parser, Subcommand};
 /// tag deletion), vouch gets an independent verdict and then allows the
 /// operation, asks you at the terminal, or refuses it.
 #[derive(Debug, Parser)]
-#[command(name = "vouch", version, propagate_version = true)]
+#[command(
+    name = "git-vouch",
+    bin_name = "git vouch",
+    version,
+    propagate_version = true
+)]
 pub struct Cli {
     /// What to do.
     #[command(subcommand)]
@@ -45,8 +50,8 @@ pub enum Command {
     /// model, and catch and false-positive rates where decisions were labelled.
     Stats(StatsArgs),
     /// Label a logged operation dangerous or safe: the ground truth for the
-    /// catch and false-positive rates (`vouch stats`) and for eval cases
-    /// (`vouch log --export-eval`). A label never changes a decision.
+    /// catch and false-positive rates (`git vouch stats`) and for eval cases
+    /// (`git vouch log --export-eval`). A label never changes a decision.
     Label(LabelArgs),
     /// Judge a shell command before it runs: its tier, the reasons, the
     /// repository's facts, and with `--verify` the verdict. Exit 0 allowed
@@ -54,7 +59,7 @@ pub enum Command {
     /// needs a verdict), 2 error.
     Check(CheckArgs),
     /// Answer an AI coding agent's pre-tool hook: the agent's JSON on stdin,
-    /// the answer in its protocol on stdout (what `vouch agent install` sets up).
+    /// the answer in its protocol on stdout (what `git vouch agent install` sets up).
     AgentHook(AgentHookArgs),
     /// Install vouch into an AI coding agent's hook settings, or take it out.
     Agent(AgentArgs),
@@ -78,11 +83,11 @@ pub enum Command {
     /// Print a shell completion script: `bash`, `zsh`, `fish`, `elvish` or
     /// `powershell`.
     ///
-    /// bash: `vouch completions bash > ~/.local/share/bash-completion/completions/vouch`;
-    /// zsh: `vouch completions zsh > ~/.zfunc/_vouch` (with `~/.zfunc` in `fpath`);
-    /// fish: `vouch completions fish > ~/.config/fish/completions/vouch.fish`.
+    /// bash: `git vouch completions bash > ~/.local/share/bash-completion/completions/git-vouch`;
+    /// zsh: `git vouch completions zsh > ~/.zfunc/_git-vouch` (with `~/.zfunc` in `fpath`);
+    /// fish: `git vouch completions fish > ~/.config/fish/completions/git-vouch.fish`.
     Completions(CompletionsArgs),
-    /// Print the manual page (roff), for `man`: `vouch man > ~/.local/share/man/man1/git-vouch.1`.
+    /// Print the manual page (roff), for `man`: `git vouch man > ~/.local/share/man/man1/git-vouch.1`.
     Man,
     /// Entry point of the installed git hooks (not for people).
     #[command(hide = true)]
@@ -97,7 +102,7 @@ pub struct RepoArgs {
     pub repo: Option<PathBuf>,
 }
 
-/// `vouch status`.
+/// `git vouch status`.
 #[derive(Debug, Args)]
 pub struct StatusArgs {
     /// The repository (default: the current directory).
@@ -108,14 +113,14 @@ pub struct StatusArgs {
     pub json: bool,
 }
 
-/// `vouch completions`.
+/// `git vouch completions`.
 #[derive(Debug, Args)]
 pub struct CompletionsArgs {
     /// The shell.
     pub shell: clap_complete::Shell,
 }
 
-/// `vouch install`.
+/// `git vouch install`.
 #[derive(Debug, Args)]
 #[expect(
     clippy::struct_excessive_bools,
@@ -158,7 +163,7 @@ pub struct InstallArgs {
     pub all_under: Option<PathBuf>,
 }
 
-/// `vouch trust`.
+/// `git vouch trust`.
 #[derive(Debug, Args)]
 pub struct TrustArgs {
     /// The repository (default: the current directory).
@@ -169,7 +174,7 @@ pub struct TrustArgs {
     pub revoke: bool,
 }
 
-/// `vouch verify`.
+/// `git vouch verify`.
 #[derive(Debug, Args)]
 pub struct VerifyArgs {
     /// List the verifiers vouch finds, and exit.
@@ -191,7 +196,7 @@ pub struct VerifyArgs {
     pub explain: bool,
 }
 
-/// `vouch doctor`.
+/// `git vouch doctor`.
 #[derive(Debug, Args)]
 pub struct DoctorArgs {
     /// Send each available provider a minimal real request and show its latency.
@@ -205,14 +210,14 @@ pub struct DoctorArgs {
     pub json: bool,
 }
 
-/// `vouch approve`.
+/// `git vouch approve`.
 #[derive(Debug, Args)]
 pub struct ApproveArgs {
     /// The operation id printed with the refusal.
     pub id: String,
 }
 
-/// `vouch check`.
+/// `git vouch check`.
 #[derive(Debug, Args)]
 pub struct CheckArgs {
     /// Print JSON.
@@ -239,14 +244,14 @@ pub struct CheckArgs {
     pub command: Vec<String>,
 }
 
-/// `vouch agent-hook`.
+/// `git vouch agent-hook`.
 #[derive(Debug, Args)]
 pub struct AgentHookArgs {
     /// The agent whose protocol is spoken.
     pub agent: crate::agent::settings::Agent,
 }
 
-/// `vouch agent`.
+/// `git vouch agent`.
 #[derive(Debug, Args)]
 pub struct AgentArgs {
     /// What to do.
@@ -254,7 +259,7 @@ pub struct AgentArgs {
     pub action: AgentAction,
 }
 
-/// `vouch agent <action>`.
+/// `git vouch agent <action>`.
 #[derive(Debug, Subcommand)]
 pub enum AgentAction {
     /// Add vouch to the agent's hook settings, keeping every other hook.
@@ -263,7 +268,7 @@ pub enum AgentAction {
     Uninstall(AgentInstallArgs),
 }
 
-/// `vouch agent install|uninstall`.
+/// `git vouch agent install|uninstall`.
 #[derive(Debug, Args)]
 pub struct AgentInstallArgs {
     /// The agent.
@@ -284,7 +289,7 @@ pub struct AgentInstallArgs {
     pub repo: Option<PathBuf>,
 }
 
-/// `vouch rescue`.
+/// `git vouch rescue`.
 #[derive(Debug, Args)]
 pub struct RescueArgs {
     /// What to do (default: list).
@@ -295,7 +300,7 @@ pub struct RescueArgs {
     pub repo: Option<PathBuf>,
 }
 
-/// `vouch rescue <action>`.
+/// `git vouch rescue <action>`.
 #[derive(Debug, Subcommand)]
 pub enum RescueAction {
     /// List the rescue refs, newest first, with what they hold.
@@ -324,7 +329,7 @@ pub enum RescueAction {
     },
 }
 
-/// `vouch log`.
+/// `git vouch log`.
 #[derive(Debug, Args)]
 pub struct LogArgs {
     /// Print the JSON lines instead of a table.
@@ -341,13 +346,13 @@ pub struct LogArgs {
     /// Only records of this repository.
     #[arg(long, value_name = "PATH")]
     pub repo: Option<PathBuf>,
-    /// Write the labelled decisions (`vouch label`) as eval cases, one JSON
+    /// Write the labelled decisions (`git vouch label`) as eval cases, one JSON
     /// line each, to FILE (`-` or none: stdout).
     #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = "-")]
     pub export_eval: Option<PathBuf>,
 }
 
-/// A result or decision word of the audit log, for `vouch log --result`.
+/// A result or decision word of the audit log, for `git vouch log --result`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum ResultFilter {
     /// Result: the verifiers said proceed.
@@ -387,7 +392,7 @@ impl ResultFilter {
     }
 }
 
-/// `vouch stats`.
+/// `git vouch stats`.
 #[derive(Debug, Args)]
 pub struct StatsArgs {
     /// Print the figures as one JSON object.
@@ -402,10 +407,10 @@ pub struct StatsArgs {
     pub repo: Option<PathBuf>,
 }
 
-/// `vouch label`.
+/// `git vouch label`.
 #[derive(Debug, Args)]
 pub struct LabelArgs {
-    /// The operation id, as `vouch log` shows it.
+    /// The operation id, as `git vouch log` shows it.
     pub operation_id: String,
     /// What it was.
     pub label: crate::stats::Label,
@@ -414,14 +419,14 @@ pub struct LabelArgs {
     pub note: Option<String>,
 }
 
-/// `vouch eval`.
+/// `git vouch eval`.
 #[derive(Debug, Args)]
 pub struct EvalArgs {
     /// The corpus: JSONL, one labelled case a line
     /// (`{"label": "dangerous"|"safe", "operation": {...}, "note": "..."}`).
     #[arg(long, value_name = "FILE")]
     pub corpus: PathBuf,
-    /// Ask only this provider (a name `vouch doctor` lists), with its own
+    /// Ask only this provider (a name `git vouch doctor` lists), with its own
     /// model, and no other in its place.
     #[arg(long, value_name = "NAME")]
     pub provider: Option<String>,
@@ -430,7 +435,7 @@ pub struct EvalArgs {
     pub json: bool,
 }
 
-/// `vouch hook <name> ...`.
+/// `git vouch hook <name> ...`.
 #[derive(Debug, Args)]
 pub struct HookArgs {
     /// The hook.
@@ -452,7 +457,7 @@ pub enum HookCommand {
     PreReceive(PreReceiveArgs),
 }
 
-/// `vouch hook pre-receive`.
+/// `git vouch hook pre-receive`.
 #[derive(Debug, Args)]
 pub struct PreReceiveArgs {
     /// The directory of the hook script, to find a chained `pre-receive.local`.
@@ -462,7 +467,7 @@ pub struct PreReceiveArgs {
     pub rest: Vec<String>,
 }
 
-/// `vouch hook reference-transaction`.
+/// `git vouch hook reference-transaction`.
 #[derive(Debug, Args)]
 pub struct RefTxArgs {
     /// The directory of the hook, to find a chained `reference-transaction.local`.
@@ -472,7 +477,7 @@ pub struct RefTxArgs {
     pub state: String,
 }
 
-/// `vouch hook pre-commit`.
+/// `git vouch hook pre-commit`.
 #[derive(Debug, Args)]
 pub struct PreCommitArgs {
     /// The directory of the hook script, to find a chained `pre-commit.local`.
@@ -482,7 +487,7 @@ pub struct PreCommitArgs {
     pub rest: Vec<String>,
 }
 
-/// `vouch hook pre-push`.
+/// `git vouch hook pre-push`.
 #[derive(Debug, Args)]
 pub struct PrePushArgs {
     /// The directory of the hook script, to find a chained `pre-push.local`.
@@ -494,8 +499,65 @@ pub struct PrePushArgs {
     pub url: String,
 }
 
+/// The command line of a binary started as a hook (by the launcher or a
+/// link), built without clap: git passes each hook fixed arguments, and
+/// building the whole command-line parser cost a tenth of a pre-commit
+/// hook. `None` when the arguments are not what git passes (or not
+/// UTF-8): [`crate::install::hook_argv`] and clap then take them, and say what is wrong.
+pub fn hook_cli(args: &[std::ffi::OsString]) -> Option<Cli> {
+    use crate::install::{REF_TX, hook_of_file};
+    use std::path::Path;
+    let path = Path::new(args.first()?);
+    let name = hook_of_file(path.file_name()?.to_str()?)?;
+    let hook_dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .map(Path::to_path_buf);
+    let rest = args[1..]
+        .iter()
+        .map(|a| a.to_str().map(str::to_owned))
+        .collect::<Option<Vec<String>>>()?;
+    let hook = match (name, rest.as_slice()) {
+        ("pre-commit", _) => HookCommand::PreCommit(PreCommitArgs { hook_dir, rest }),
+        ("pre-push", [remote, url]) => HookCommand::PrePush(PrePushArgs {
+            hook_dir,
+            remote: remote.clone(),
+            url: url.clone(),
+        }),
+        (REF_TX, [state]) => HookCommand::ReferenceTransaction(RefTxArgs {
+            hook_dir,
+            state: state.clone(),
+        }),
+        _ => return None,
+    };
+    Some(Cli {
+        command: Command::Hook(HookArgs { hook }),
+    })
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_hook_command_line_reads_as_clap_reads_it() {
+        use clap::Parser;
+        let argv = |v: &[&str]| v.iter().map(std::ffi::OsString::from).collect::<Vec<_>>();
+        for args in [
+            argv(&[".git/hooks/pre-push", "origin", "/r.git"]),
+            argv(&["/abs/hooks/pre-push", "--force", "-x"]),
+            argv(&["/abs/hooks/pre-commit"]),
+            argv(&["hooks/pre-commit", "extra", "--hook-dir"]),
+            argv(&[".git/hooks/reference-transaction", "prepared"]),
+            argv(&["reference-transaction", "committed"]),
+        ] {
+            let ours = hook_cli(&args).expect("a hook's command line");
+            let clap = Cli::parse_from(crate::install::hook_argv(args.clone()));
+            assert_eq!(format!("{ours:?}"), format!("{clap:?}"), "{args:?}");
+        }
+        // Not what git passes: left to clap.
+        assert!(hook_cli(&argv(&[".git/hooks/pre-push", "origin"])).is_none());
+        assert!(hook_cli(&argv(&["/usr/bin/vouch", "status"])).is_none());
+    }
+
     use super::*;
     use clap::CommandFactory;
 

@@ -1,4 +1,4 @@
-//! PURE: calibration (SPEC 8). The corpus format of `vouch eval`, and the
+//! PURE: calibration (SPEC 8). The corpus format of `git vouch eval`, and the
 //! report computed from labelled cases and what the verifier said about
 //! each: catch and false-positive rates, unusable and retry success rates,
 //! latency, tokens and cost per provider and model, and what other score
@@ -232,7 +232,7 @@ pub struct CaseOutcome {
     pub note: Option<String>,
 }
 
-/// The whole report (`vouch eval --json` prints it).
+/// The whole report (`git vouch eval --json` prints it).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Report {
     /// The shape's version.
@@ -259,7 +259,7 @@ struct Sample {
 }
 
 impl Said {
-    /// What came of asking, as `vouch stats` counts it.
+    /// What came of asking, as `git vouch stats` counts it.
     fn outcome(self) -> Outcome {
         match self {
             Self::Verdict { .. } => Outcome::Verdict,
@@ -284,7 +284,7 @@ fn figures(samples: &[Sample]) -> Figures {
         })
     };
     // Asked, usable verdicts, unusable, unreachable, retry success, time,
-    // tokens and cost: added up as `vouch stats` adds them up.
+    // tokens and cost: added up as `git vouch stats` adds them up.
     let mut tally = Tally::default();
     for s in samples {
         tally.add(s.said.outcome(), &s.spent);
@@ -503,7 +503,7 @@ pub fn render(report: &Report) -> String {
     let mut t = String::new();
     let _ = writeln!(
         t,
-        "vouch eval: {} case(s), {} dangerous, {} safe",
+        "git vouch eval: {} case(s), {} dangerous, {} safe",
         report.cases, report.dangerous, report.safe
     );
     // With one model asked about every case, the chain's figures are its own.

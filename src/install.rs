@@ -15,10 +15,10 @@ use anyhow::{Context, Result, bail};
 
 /// The program name hooks, recipes and agent settings call vouch by (on
 /// `PATH`). Every recipe and hook command is built from this one constant.
-pub const PROGRAM: &str = "vouch";
+pub const PROGRAM: &str = "git-vouch";
 
 /// The path hooks and agent settings call vouch by: the `PATH` entry that
-/// is this binary (`/opt/homebrew/bin/vouch`, `~/.cargo/bin/vouch`), as
+/// is this binary (`/opt/homebrew/bin/git-vouch`, `~/.cargo/bin/git-vouch`), as
 /// written, not resolved: a versioned install's link there is what its
 /// upgrades keep, while the directory it points into goes away. A binary
 /// that is not on `PATH` is called by its own path.
@@ -48,7 +48,7 @@ pub const HOOKS: &[(&str, &str)] = &[
     (REF_TX, "ref update"),
 ];
 
-/// The server door's hook (`vouch install --server`), with what it guards.
+/// The server door's hook (`git vouch install --server`), with what it guards.
 /// Not among [`HOOKS`]: it belongs in a server's bare repositories, not in
 /// a clone.
 pub const SERVER_HOOK: (&str, &str) = ("pre-receive", "push to this server");
@@ -185,10 +185,9 @@ pub fn is_vouch_file(path: &Path) -> bool {
 /// Whether a link at `path` pointing at `target` points at a vouch binary:
 /// its file name starts with `vouch`, or it is the running binary.
 fn links_to_vouch(path: &Path, target: &Path) -> bool {
-    if target
-        .file_name()
-        .is_some_and(|n| n.as_bytes().starts_with(b"vouch"))
-    {
+    if target.file_name().is_some_and(|n| {
+        n.as_bytes().starts_with(b"vouch") || n.as_bytes().starts_with(b"git-vouch")
+    }) {
         return true;
     }
     let resolved = fs::canonicalize(path).ok();
@@ -415,7 +414,7 @@ pub fn install_hook(dir: &Path, hook: &str, form: &Form) -> Result<String> {
         HookState::Foreign => {
             if fs::symlink_metadata(&local).is_ok() {
                 bail!(
-                    "`{}` is someone else's hook and `{}` already exists, so vouch has nowhere to keep it. Move one of them away and run `vouch install` again",
+                    "`{}` is someone else's hook and `{}` already exists, so vouch has nowhere to keep it. Move one of them away and run `git vouch install` again",
                     path.display(),
                     local.display()
                 );
@@ -480,46 +479,11 @@ pub fn uninstall_hook(dir: &Path, hook: &str) -> Result<String> {
     }
 }
 
-/// The command line of a binary started as a hook (by the launcher or a
-/// link), built without clap: git passes each hook fixed arguments, and
-/// building the whole command-line parser cost a tenth of a pre-commit
-/// hook. `None` when the arguments are not what git passes (or not
-/// UTF-8): [`hook_argv`] and clap then take them, and say what is wrong.
-pub fn hook_cli(args: &[std::ffi::OsString]) -> Option<crate::cli::Cli> {
-    use crate::cli::{Cli, Command, HookArgs, HookCommand, PreCommitArgs, PrePushArgs, RefTxArgs};
-    let path = Path::new(args.first()?);
-    let name = hook_of_file(path.file_name()?.to_str()?)?;
-    let hook_dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .map(Path::to_path_buf);
-    let rest = args[1..]
-        .iter()
-        .map(|a| a.to_str().map(str::to_owned))
-        .collect::<Option<Vec<String>>>()?;
-    let hook = match (name, rest.as_slice()) {
-        ("pre-commit", _) => HookCommand::PreCommit(PreCommitArgs { hook_dir, rest }),
-        ("pre-push", [remote, url]) => HookCommand::PrePush(PrePushArgs {
-            hook_dir,
-            remote: remote.clone(),
-            url: url.clone(),
-        }),
-        (REF_TX, [state]) => HookCommand::ReferenceTransaction(RefTxArgs {
-            hook_dir,
-            state: state.clone(),
-        }),
-        _ => return None,
-    };
-    Some(Cli {
-        command: Command::Hook(HookArgs { hook }),
-    })
-}
-
 /// The hook a file of the hooks directory stands for: its own name, or
 /// the name a hook manager gave vouch's hook when it moved it aside
 /// (`pre-commit.legacy` of pre-commit's migration mode, lefthook's
 /// `pre-push.old`), which the manager still runs under the hook's name.
-fn hook_of_file(file: &str) -> Option<&'static str> {
+pub(crate) fn hook_of_file(file: &str) -> Option<&'static str> {
     let name = [".legacy", ".old"]
         .iter()
         .find_map(|s| file.strip_suffix(s))
@@ -532,7 +496,7 @@ fn hook_of_file(file: &str) -> Option<&'static str> {
 }
 
 /// Rewrites the argv of a binary started as a hook (`.git/hooks/pre-push`
-/// linked to vouch) into `vouch hook pre-push --hook-dir <dir> -- <args>`.
+/// linked to vouch) into `git vouch hook pre-push --hook-dir <dir> -- <args>`.
 /// Any other argv is returned as it is.
 pub fn hook_argv(args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
     let Some(first) = args.first() else {
@@ -638,27 +602,6 @@ mod tests {
             hook_argv(argv(&["/usr/bin/vouch", "status"])),
             argv(&["/usr/bin/vouch", "status"])
         );
-    }
-
-    #[test]
-    fn a_hook_command_line_reads_as_clap_reads_it() {
-        use clap::Parser;
-        let argv = |v: &[&str]| v.iter().map(std::ffi::OsString::from).collect::<Vec<_>>();
-        for args in [
-            argv(&[".git/hooks/pre-push", "origin", "/r.git"]),
-            argv(&["/abs/hooks/pre-push", "--force", "-x"]),
-            argv(&["/abs/hooks/pre-commit"]),
-            argv(&["hooks/pre-commit", "extra", "--hook-dir"]),
-            argv(&[".git/hooks/reference-transaction", "prepared"]),
-            argv(&["reference-transaction", "committed"]),
-        ] {
-            let ours = hook_cli(&args).expect("a hook's command line");
-            let clap = crate::cli::Cli::parse_from(hook_argv(args.clone()));
-            assert_eq!(format!("{ours:?}"), format!("{clap:?}"), "{args:?}");
-        }
-        // Not what git passes: left to clap.
-        assert!(hook_cli(&argv(&[".git/hooks/pre-push", "origin"])).is_none());
-        assert!(hook_cli(&argv(&["/usr/bin/vouch", "status"])).is_none());
     }
 
     #[test]

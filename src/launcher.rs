@@ -1,4 +1,4 @@
-//! The compiled hook launcher: what `vouch install` writes as a hook file on
+//! The compiled hook launcher: what `git vouch install` writes as a hook file on
 //! x86-64 Linux instead of the bare `sh` script.
 //!
 //! A hook that is a script pays for two programs on every commit and push:
@@ -21,7 +21,7 @@
 //!
 //! The file carries the script's text whole, with its marker line near the
 //! start, so everything that reads a hook file (`install::is_ours`, the
-//! baked binary path for `vouch status`, the refusal to chain vouch's own
+//! baked binary path for `git vouch status`, the refusal to chain vouch's own
 //! hook) reads a launcher as it reads a script.
 //!
 //! This is a pure byte builder: it writes an ELF executable by hand (headers,
@@ -252,7 +252,7 @@ mod tests {
     }
 
     /// Writes `bytes` as an executable file and runs it with `args`, `stdin`
-    /// and `VOUCH_T=set` in its environment.
+    /// and `LAUNCHER_PROBE=set` in its environment.
     #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
     fn run(
         dir: &Path,
@@ -271,7 +271,7 @@ mod tests {
         let mut child = loop {
             match std::process::Command::new(&path)
                 .args(args)
-                .env("VOUCH_T", "set")
+                .env("LAUNCHER_PROBE", "set")
                 .stdin(std::process::Stdio::piped())
                 .stdout(std::process::Stdio::piped())
                 .stderr(std::process::Stdio::piped())
@@ -307,7 +307,7 @@ mod tests {
         let bin = dir.path().join("fake vouch");
         std::fs::write(
             &bin,
-            "#!/bin/sh\necho \"bin $0 [$1] [$2] $VOUCH_T\"; cat; exit 7\n",
+            "#!/bin/sh\necho \"bin $0 [$1] [$2] $LAUNCHER_PROBE\"; cat; exit 7\n",
         )
         .unwrap();
         std::fs::set_permissions(&bin, std::os::unix::fs::PermissionsExt::from_mode(0o755))

@@ -22,7 +22,7 @@ fn main() -> ExitCode {
     };
     // A hook started under its own name (the launcher, a link) is read
     // without building the whole command-line parser.
-    let cli = match vouch::install::hook_cli(&args) {
+    let cli = match vouch::cli::hook_cli(&args) {
         Some(cli) => cli,
         None => Cli::parse_from(vouch::install::hook_argv(args)),
     };
@@ -51,7 +51,7 @@ fn main() -> ExitCode {
     match vouch::run(&cli, &ctx) {
         Ok(status) => ExitCode::from(status as u8),
         Err(err) => {
-            // A closed pipe (`vouch log | head`) is not an error.
+            // A closed pipe (`git vouch log | head`) is not an error.
             if err
                 .chain()
                 .filter_map(|c| c.downcast_ref::<std::io::Error>())

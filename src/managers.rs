@@ -215,7 +215,7 @@ pub fn guarded_call(hook: &str, args: &str) -> String {
 }
 
 /// The first and last line of the block vouch writes into a husky hook file.
-pub const BLOCK_BEGIN: &str = "# >>> vouch (`vouch uninstall` removes this block)";
+pub const BLOCK_BEGIN: &str = "# >>> vouch (`git vouch uninstall` removes this block)";
 /// See [`BLOCK_BEGIN`].
 pub const BLOCK_END: &str = "# <<< vouch";
 
@@ -274,7 +274,7 @@ mod tests {
         let with = with_block(husky, "pre-push").unwrap();
         assert!(with.starts_with("#!/usr/bin/env sh\n# >>> vouch"));
         assert!(with.ends_with("# <<< vouch\nnpm test\n"));
-        assert!(with.contains("command -v vouch"));
+        assert!(with.contains("command -v git-vouch"));
         assert_eq!(
             with_block(&with, "pre-push"),
             None,

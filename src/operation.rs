@@ -7,7 +7,7 @@
 //! input to an `Operation`.
 //!
 //! It serializes (and reads back) with its facts and tier, so that any
-//! decision can be replayed: `vouch eval` cases are operations.
+//! decision can be replayed: `git vouch eval` cases are operations.
 
 use std::path::PathBuf;
 
@@ -42,7 +42,7 @@ pub enum Operation {
         /// Its tier, ref by ref.
         assessment: Assessment,
     },
-    /// A shell command (the agent door, `vouch check`).
+    /// A shell command (the agent door, `git vouch check`).
     Command {
         /// The command, its findings and facts.
         assessed: Assessed,

@@ -102,9 +102,9 @@ fn is_vouch(pid: u32) -> bool {
         return false;
     };
     let same = std::fs::read_link("/proc/self/exe").is_ok_and(|me| me == exe);
-    same || exe
-        .file_name()
-        .is_some_and(|n| n.to_string_lossy().starts_with("vouch"))
+    same || exe.file_name().is_some_and(|n| {
+        n.to_string_lossy().starts_with("vouch") || n.to_string_lossy().starts_with("git-vouch")
+    })
 }
 
 /// 128 random bits, hex, from the kernel.

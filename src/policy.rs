@@ -190,7 +190,7 @@ pub struct Situation {
     pub verify_standard: bool,
     /// `VOUCH_SKIP`.
     pub skip: Skip,
-    /// A person approved this exact operation with `vouch approve`.
+    /// A person approved this exact operation with `git vouch approve`.
     pub approved: bool,
     /// Who can be asked.
     pub asker: Asker,
@@ -241,7 +241,7 @@ pub fn before_verifying(s: &Situation) -> Option<Plan> {
             would: None,
         },
         Skip::Reason(reason) => allow(Some(format!("VOUCH_SKIP: {reason}"))),
-        Skip::No if s.approved => allow(Some("approved by a person with `vouch approve`".into())),
+        Skip::No if s.approved => allow(Some("approved by a person with `git vouch approve`".into())),
         Skip::No => return None,
     };
     Some(observed(s, plan))
@@ -531,7 +531,7 @@ mod tests {
             assert_eq!(p.override_reason.as_deref(), Some("VOUCH_SKIP: fixing"));
             assert!(is_logged(Tier::Critical, false, &p, false));
             let p = before_verifying(&s(Tier::Critical, Skip::No, true)).unwrap();
-            assert!(p.override_reason.unwrap().contains("vouch approve"));
+            assert!(p.override_reason.unwrap().contains("git vouch approve"));
             let mut standard = s(Tier::Standard, Skip::No, false);
             standard.verify_standard = true;
             assert!(before_verifying(&standard).is_none());

@@ -12,7 +12,7 @@ use crate::hooks::{ParseError, PushUpdate};
 
 /// The push option that skips verification, with a reason.
 pub const SKIP_OPTION: &str = "vouch.skip";
-/// The push option that names an approval (`vouch approve <id>` on the server).
+/// The push option that names an approval (`git vouch approve <id>` on the server).
 pub const APPROVE_OPTION: &str = "vouch.approve";
 
 /// Parses all of `pre-receive` stdin: `<old oid> <new oid> <ref>` lines.

@@ -1,6 +1,6 @@
 //! PURE: the text people read about an operation: what it does, what it
 //! would destroy, and what the verifiers said. Used by the prompt, the
-//! refusal message and `vouch verify`.
+//! refusal message and `git vouch verify`.
 
 use std::fmt::Write as _;
 

@@ -1,6 +1,6 @@
 //! Review requests and approvals, files in the state dir.
 //!
-//! A refused operation leaves `reviews/<id>.json`; `vouch approve <id>`, at a
+//! A refused operation leaves `reviews/<id>.json`; `git vouch approve <id>`, at a
 //! terminal, turns it into `approvals/<id>.json`, valid for 15 minutes and
 //! good for one use. The id is a hash of the repository, the remote and every
 //! ref with its oids, so an approval cannot be carried to other refs.

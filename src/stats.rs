@@ -1,5 +1,5 @@
-//! PURE: the figures of `vouch stats` (SPEC 7), computed from audit records
-//! and the labels people gave with `vouch label`, and their text with bars.
+//! PURE: the figures of `git vouch stats` (SPEC 7), computed from audit records
+//! and the labels people gave with `git vouch label`, and their text with bars.
 //! Records in, figures out: no file system, no terminal, no clock (the
 //! command reads the log and the labels, and prints).
 //!
@@ -8,7 +8,7 @@
 //! provider asked, named `<provider> (<model>)`, whose message starts with
 //! its outcome (`verdict`, `unusable` or `unreachable`) and whose details
 //! say what asking it cost. Each provider is credited with its own check,
-//! as `vouch eval` credits it ([`Tally`] says what each figure means). A
+//! as `git vouch eval` credits it ([`Tally`] says what each figure means). A
 //! line written before the checks carried their cost has only the whole
 //! run's figures (the record's `ai` block): they go to the provider whose
 //! verdict decided, or, when none did, to the last provider asked. A
@@ -69,7 +69,7 @@ pub struct Count {
     pub count: u64,
 }
 
-/// A share: `count` of `of` (also `vouch eval`'s rates).
+/// A share: `count` of `of` (also `git vouch eval`'s rates).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct Rate {
     /// Those that did.
@@ -138,7 +138,7 @@ pub struct ProviderStats {
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct LabelStats {
     /// Labelled decisions counted. An override (`VOUCH_SKIP`, an approval)
-    /// and `vouch approve`'s own line are left out: a person decided those.
+    /// and `git vouch approve`'s own line are left out: a person decided those.
     pub labelled: u64,
     /// Dangerous decisions that were refused or asked (in observe mode:
     /// that enforcing would have refused or asked).
@@ -147,7 +147,7 @@ pub struct LabelStats {
     pub false_positive: Rate,
 }
 
-/// What `vouch stats` shows; `--json` prints it as it is (the contract
+/// What `git vouch stats` shows; `--json` prints it as it is (the contract
 /// scripts read).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Stats {
@@ -228,9 +228,9 @@ impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
 }
 
 /// The fields of one audit line that the figures read, borrowed from the
-/// line: `vouch stats` reads a hundred thousand lines, and allocating a
+/// line: `git vouch stats` reads a hundred thousand lines, and allocating a
 /// whole [`Record`] for each (its refs, checks, operation and verdicts)
-/// was most of its time. `vouch log` and everything else read the full
+/// was most of its time. `git vouch log` and everything else read the full
 /// [`Record`].
 ///
 /// A line is unreadable here exactly when it is unreadable as a `Record`
@@ -602,7 +602,7 @@ impl<'a> Attempt<'a> {
 }
 
 /// One provider's and model's figures, added up the same way by `vouch
-/// stats` (from the audit log) and `vouch eval` (from its runs). What
+/// stats` (from the audit log) and `git vouch eval` (from its runs). What
 /// each figure means:
 ///
 /// - `asked`: times the AI verifier asked it, once per decision (or eval
@@ -1147,7 +1147,7 @@ pub fn render(stats: &Stats, bars: Bars) -> String {
         ));
     }
     t.push_str(&format!(
-        "\nlabelled decisions (`vouch label`): {}\n",
+        "\nlabelled decisions (`git vouch label`): {}\n",
         stats.labels.labelled
     ));
     if stats.labels.labelled > 0 {

@@ -63,7 +63,7 @@ fn read(data_dir: &Path) -> Store {
         .unwrap_or_default()
 }
 
-/// True when `vouch trust` was run for this repository and its files are
+/// True when `git vouch trust` was run for this repository and its files are
 /// unchanged since.
 pub fn is_trusted(data_dir: &Path, repo_root: &Path) -> bool {
     read(data_dir)
@@ -85,7 +85,7 @@ pub fn set_as_seen(data_dir: &Path, repo_root: &Path, seen: String) -> Result<()
     store(data_dir, repo_root, Some(seen))?;
     if changed {
         anyhow::bail!(
-            "the files changed while you read them, so what is there now is not trusted: run `vouch trust` again"
+            "the files changed while you read them, so what is there now is not trusted: run `git vouch trust` again"
         );
     }
     Ok(())

@@ -7,7 +7,7 @@
 use console::style;
 
 /// A line of command output, on stdout. A reader that went away
-/// (`vouch log | head`) ends the output quietly.
+/// (`git vouch log | head`) ends the output quietly.
 pub fn out(text: &str) {
     use std::io::Write;
     let _ = writeln!(std::io::stdout().lock(), "{text}");

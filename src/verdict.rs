@@ -112,7 +112,7 @@ pub struct Scores {
 
 impl Scores {
     /// What the overall score says with `proceed_at` and `block_below` as
-    /// the band's edges (SPEC 5.3: 0.7 and 0.5; `vouch eval` tries others).
+    /// the band's edges (SPEC 5.3: 0.7 and 0.5; `git vouch eval` tries others).
     pub fn band_at(&self, proceed_at: f64, block_below: f64) -> Recommendation {
         let overall = self.overall();
         if overall >= proceed_at {

@@ -190,7 +190,7 @@ impl Assessment {
     }
 }
 
-/// A person's ground truth about an operation (`vouch label`, `vouch eval`
+/// A person's ground truth about an operation (`git vouch label`, `git vouch eval`
 /// cases): dangerous means warn or block is a catch, safe means it is a
 /// false positive.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]

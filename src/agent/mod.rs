@@ -4,7 +4,7 @@
 //! - [`protocol`] (pure) reads each agent's hook input and writes vouch's
 //!   answer in that agent's words;
 //! - [`settings`] writes vouch's hook into an agent's configuration and takes
-//!   it out again (`vouch agent install` / `vouch agent uninstall`), leaving
+//!   it out again (`git vouch agent install` / `git vouch agent uninstall`), leaving
 //!   every other hook and setting in the file as it was.
 
 pub mod protocol;
@@ -41,7 +41,7 @@ impl Agent {
         Agent::Opencode,
     ];
 
-    /// The name used on the command line (`vouch agent-hook <name>`).
+    /// The name used on the command line (`git vouch agent-hook <name>`).
     pub fn name(self) -> &'static str {
         match self {
             Agent::Claude => "claude",

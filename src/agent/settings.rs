@@ -3,7 +3,7 @@
 //!
 //! This module owns the agents' configuration files and nothing else: it
 //! never prints, never reads the process environment (the caller hands an
-//! [`Env`]) and does not know what `vouch agent-hook` answers.
+//! [`Env`]) and does not know what `git vouch agent-hook` answers.
 //!
 //! The work is split in two: [`merged`] and [`removed`] are pure (text in,
 //! text out) and carry the format knowledge; [`install`] and [`uninstall`]
@@ -347,7 +347,7 @@ pub fn hook_command(agent: Agent, bin: &Path) -> String {
     let quoted = shell_words::quote(&shown).into_owned();
     let name = agent.name();
     let message = format!(
-        "vouch: the vouch binary is missing (not at {shown}), so this command cannot be checked and is refused. A person must reinstall vouch (./install.sh) and run `vouch agent install {name}` again"
+        "vouch: the vouch binary is missing (not at {shown}), so this command cannot be checked and is refused. A person must reinstall vouch (./install.sh) and run `git vouch agent install {name}` again"
     );
     let say = |text: &str| format!("printf '%s\\n' {}", shell_words::quote(text));
     let refuse = match agent {
@@ -422,7 +422,7 @@ pub fn agent_step(agent: Agent) -> Option<&'static str> {
     }
 }
 
-/// True when `command` runs `vouch agent-hook …`: some word names a program
+/// True when `command` runs `git vouch agent-hook …`: some word names a program
 /// whose file name starts with `vouch`, and the next word is `agent-hook`.
 pub fn is_vouch_command(command: &str) -> bool {
     let Ok(words) = shell_words::split(command) else {
@@ -430,9 +430,10 @@ pub fn is_vouch_command(command: &str) -> bool {
     };
     words.windows(2).any(|w| {
         w[1] == "agent-hook"
-            && Path::new(&w[0])
-                .file_name()
-                .is_some_and(|n| n.to_string_lossy().starts_with("vouch"))
+            && Path::new(&w[0]).file_name().is_some_and(|n| {
+                n.to_string_lossy().starts_with("vouch")
+                    || n.to_string_lossy().starts_with("git-vouch")
+            })
     })
 }
 
@@ -914,8 +915,8 @@ fn plugin_text(command: &str) -> String {
     let command = serde_json::to_string(command).expect("a string always serializes");
     let timeout_ms = HOOK_TIMEOUT_SECS * 1000;
     format!(
-        r#"{PLUGIN_MARKER}: written by `vouch agent install opencode`; `vouch agent uninstall opencode` removes it.
-// Every bash command the agent wants to run is first put to `vouch agent-hook opencode`,
+        r#"{PLUGIN_MARKER}: written by `git vouch agent install opencode`; `git vouch agent uninstall opencode` removes it.
+// Every bash command the agent wants to run is first put to `git vouch agent-hook opencode`,
 // which answers {{"decision": "allow" | "deny", "reason": "..."}} on stdout.
 import {{ spawnSync }} from "node:child_process";
 

@@ -391,7 +391,7 @@ fn render_local(
 }
 
 /// The user prompt for a shell command an agent (or a person, through
-/// `vouch check`) is about to run: the command, where, and what the rules
+/// `git vouch check`) is about to run: the command, where, and what the rules
 /// found (each finding carries what the repository's facts say). Never the
 /// agent's own reasoning.
 pub fn command_prompt(

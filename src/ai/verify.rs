@@ -255,7 +255,7 @@ pub fn verify(
 }
 
 /// [`verify`], asking only the provider named `only` when one is given
-/// (`vouch eval --provider`): no other provider stands in for it, and its
+/// (`git vouch eval --provider`): no other provider stands in for it, and its
 /// own model judges whatever the proposer's family (there is no proposer).
 pub fn verify_with(
     config: &Config,
@@ -452,7 +452,7 @@ pub(super) fn no_verdict(tried: &[Tried]) -> String {
 /// The providers tried, as checks of the AI verifier's result: named
 /// `<provider> (<model>)`, the message `<outcome>: <why>`, and the details
 /// what asking it cost (`retries`, `tokens_in`, `tokens_out`, `latency_ms`,
-/// `cost_usd`), which `vouch stats` credits to it (`stats::Spent`).
+/// `cost_usd`), which `git vouch stats` credits to it (`stats::Spent`).
 pub(super) fn tried_checks(tried: &[Tried]) -> Vec<Check> {
     tried
         .iter()
@@ -595,7 +595,7 @@ impl Asker<'_> {
     }
 }
 
-/// The answer of `vouch doctor --ping` for one provider: latency or error.
+/// The answer of `git vouch doctor --ping` for one provider: latency or error.
 pub fn ping(p: &Provider, config: &Config) -> Result<Duration, String> {
     let client = Client::new(
         Duration::from_secs(config.ai.connect_timeout_secs),

@@ -1,8 +1,8 @@
-//! The agent door (SPEC 3.4): `vouch agent-hook <agent>` answers an AI
-//! coding agent's pre-tool hook, and `vouch agent install|uninstall` puts
+//! The agent door (SPEC 3.4): `git vouch agent-hook <agent>` answers an AI
+//! coding agent's pre-tool hook, and `git vouch agent install|uninstall` puts
 //! vouch into (or takes it out of) the agent's hook settings.
 //!
-//! The command is assessed as `vouch check` does (`check.rs`). Commands
+//! The command is assessed as `git vouch check` does (`check.rs`). Commands
 //! vouch has nothing against get no opinion, within milliseconds. Verified
 //! ones are judged by the verifier programs and the AI verifier, whose
 //! primary is the agent's own vendor (or its `model` field), within the
@@ -32,7 +32,7 @@ use crate::{ExitStatus, git, ui};
 /// The most hook input read (an agent's message is a few kilobytes).
 const MAX_INPUT: u64 = 1 << 20;
 
-/// `vouch agent-hook <agent>`.
+/// `git vouch agent-hook <agent>`.
 pub fn agent_hook(ctx: &Ctx, args: &AgentHookArgs) -> Result<ExitStatus> {
     let started = Instant::now();
     let agent = args.agent;
@@ -124,7 +124,7 @@ fn decide(ctx: &Ctx, agent: Agent, request: &Request, started: Instant) -> Answe
     let root = repo.root();
     // A config file that cannot be used is left out, as at every door (SPEC
     // 3.2). What was left out goes to the audit log, not to the agent: the
-    // line names `vouch trust`, which is for a person.
+    // line names `git vouch trust`, which is for a person.
     let mut config = ctx.config(root.as_deref());
     let warnings = config.warnings.clone();
     // SPEC 5.1: `VOUCH_PRIMARY` first, then what the agent says of itself.
@@ -218,7 +218,7 @@ fn decide(ctx: &Ctx, agent: Agent, request: &Request, started: Instant) -> Answe
     }
 }
 
-/// `vouch agent install|uninstall`.
+/// `git vouch agent install|uninstall`.
 pub fn agent(ctx: &Ctx, args: &AgentArgs) -> Result<ExitStatus> {
     let (AgentAction::Install(a) | AgentAction::Uninstall(a)) = &args.action;
     let project = ctx.dir(a.repo.as_ref());
@@ -262,7 +262,7 @@ pub fn agent(ctx: &Ctx, args: &AgentArgs) -> Result<ExitStatus> {
             if scope == Scope::Project && settings::has_local(a.agent) {
                 ui::info(&said);
                 ui::info(&format!(
-                    "`{}` is meant to be committed: where vouch is installed it judges, and a teammate without it is told once per command that the project suggests it. For this machine only, `vouch agent install {} --local` writes `{}` instead, which {} keeps out of git",
+                    "`{}` is meant to be committed: where vouch is installed it judges, and a teammate without it is told once per command that the project suggests it. For this machine only, `git vouch agent install {} --local` writes `{}` instead, which {} keeps out of git",
                     path.display(),
                     a.agent.name(),
                     settings::settings_path(
@@ -290,7 +290,7 @@ pub fn agent(ctx: &Ctx, args: &AgentArgs) -> Result<ExitStatus> {
                 path.display(),
                 a.agent.title()
             );
-            if !super::person::confirms(ctx, "vouch agent uninstall", &what) {
+            if !super::person::confirms(ctx, "git vouch agent uninstall", &what) {
                 return Ok(ExitStatus::Refused);
             }
             settings::uninstall(a.agent, &path)?

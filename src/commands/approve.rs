@@ -1,4 +1,4 @@
-//! `vouch approve <id>`: a person at a terminal lets one refused operation
+//! `git vouch approve <id>`: a person at a terminal lets one refused operation
 //! through after typing `yes`. Without a terminal it refuses, so an agent
 //! cannot approve itself.
 
@@ -14,12 +14,12 @@ use crate::review;
 use crate::text::short_oid;
 use crate::{ExitStatus, ui};
 
-/// `vouch approve`.
+/// `git vouch approve`.
 pub fn approve(ctx: &Ctx, args: &ApproveArgs) -> Result<ExitStatus> {
     let state = ctx.dirs()?.state;
     let request = review::load_request(&state, args.id.trim())?;
     // Without a terminal it refuses, so an agent cannot approve itself.
-    let Some(tty) = person::terminal(ctx, "vouch approve") else {
+    let Some(tty) = person::terminal(ctx, "git vouch approve") else {
         return Ok(ExitStatus::Refused);
     };
     let mut text = format!(
@@ -64,7 +64,8 @@ pub fn approve(ctx: &Ctx, args: &ApproveArgs) -> Result<ExitStatus> {
     let plan = Plan {
         action: Action::Allow { warning: None },
         result: AuditResult::Skipped,
-        override_reason: yes.then(|| "approved at the terminal with `vouch approve`".to_owned()),
+        override_reason: yes
+            .then(|| "approved at the terminal with `git vouch approve`".to_owned()),
         would: None,
     };
     let root = std::path::PathBuf::from(&request.repo);

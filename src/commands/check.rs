@@ -1,4 +1,4 @@
-//! `vouch check`: a shell command, judged before it runs (SPEC 2.4). The
+//! `git vouch check`: a shell command, judged before it runs (SPEC 2.4). The
 //! agent door (`agent.rs`) uses the same assessment.
 //!
 //! The command is parsed and classified by the pure [`crate::shell`]; then
@@ -138,7 +138,7 @@ fn measure(facts: &Facts, m: &Match, cwd: &Path, repo: &LazyRepo) -> CommandFact
     git::command_facts(repo, facts, &m.command)
 }
 
-/// What `vouch check --json` prints: the contract scripts read.
+/// What `git vouch check --json` prints: the contract scripts read.
 #[derive(Debug, Serialize)]
 pub struct CheckReport<'a> {
     /// The command, credentials masked.
@@ -179,7 +179,7 @@ pub struct CheckVerdict<'a> {
     pub verifiers: &'a [VerifierResult],
 }
 
-/// `vouch check`.
+/// `git vouch check`.
 pub fn check(ctx: &Ctx, args: &CheckArgs) -> Result<ExitStatus> {
     let started = Instant::now();
     let command = match (&args.operation, args.command.is_empty()) {
@@ -189,7 +189,7 @@ pub fn check(ctx: &Ctx, args: &CheckArgs) -> Result<ExitStatus> {
             anyhow::bail!("give the command either after `--` or with `--operation`, not both")
         }
         (None, true) => anyhow::bail!(
-            "no command to check: `vouch check -- git reset --hard` or `vouch check --operation \"git reset --hard\"`"
+            "no command to check: `git vouch check -- git reset --hard` or `git vouch check --operation \"git reset --hard\"`"
         ),
     };
     let cwd = ctx.dir(args.cwd.as_ref());

@@ -1,4 +1,4 @@
-//! `vouch hook pre-commit`: the staged change, judged (SPEC 2.3). The same
+//! `git vouch hook pre-commit`: the staged change, judged (SPEC 2.3). The same
 //! decision protocol as a push (`decide.rs`), with a commit as its subject.
 
 use std::time::Instant;

@@ -1,4 +1,4 @@
-//! `vouch completions <shell>` and `vouch man`: both generated from the
+//! `git vouch completions <shell>` and `git vouch man`: both generated from the
 //! command line's definition (`cli.rs`), so they cannot drift from it.
 //!
 //! The manual page is `git-vouch(1)`: `git vouch --help` runs
@@ -20,7 +20,7 @@ fn bin_name() -> String {
     Cli::command().get_name().to_owned()
 }
 
-/// `vouch completions <shell>`.
+/// `git vouch completions <shell>`.
 pub fn completions(args: &CompletionsArgs) -> Result<ExitStatus> {
     let mut out = Vec::new();
     clap_complete::generate(args.shell, &mut Cli::command(), bin_name(), &mut out);
@@ -28,7 +28,7 @@ pub fn completions(args: &CompletionsArgs) -> Result<ExitStatus> {
     Ok(ExitStatus::Allowed)
 }
 
-/// `vouch man`.
+/// `git vouch man`.
 pub fn man() -> Result<ExitStatus> {
     let page = man_page()?;
     std::io::Write::write_all(&mut std::io::stdout().lock(), page.as_bytes())

@@ -37,7 +37,7 @@ pub(crate) enum Interaction {
         /// Its protocol can ask its person.
         can_ask: bool,
     },
-    /// `vouch check --verify`: headless; the command prints its own report.
+    /// `git vouch check --verify`: headless; the command prints its own report.
     Report,
     /// The server door (`pre-receive`): always headless; what is printed
     /// reaches the pusher as `remote:` lines, and skips and approvals
@@ -440,11 +440,11 @@ impl<'a> Run<'a> {
         } else if approvable && self.interaction == Interaction::Server {
             let id = &self.operation_id;
             text.push_str(&format!(
-                "To let this exact push through, a person who runs the server approves it there, as the account git runs under:\n    vouch approve {id}\nand you push again within 15 minutes:\n    git push -o vouch.approve={id} ...\nOr skip verification with a reason that is logged with your name (where the server's policy lets you):\n    git push -o vouch.skip=\"<why this is safe>\" ...\n"
+                "To let this exact push through, a person who runs the server approves it there, as the account git runs under:\n    git vouch approve {id}\nand you push again within 15 minutes:\n    git push -o vouch.approve={id} ...\nOr skip verification with a reason that is logged with your name (where the server's policy lets you):\n    git push -o vouch.skip=\"<why this is safe>\" ...\n"
             ));
         } else if approvable {
             text.push_str(&format!(
-                "To let this exact {noun} through, a person at a terminal runs:\n    vouch approve {}\nand runs it again within 15 minutes.\n",
+                "To let this exact {noun} through, a person at a terminal runs:\n    git vouch approve {}\nand runs it again within 15 minutes.\n",
                 self.operation_id
             ));
             text.push_str(&format!(
@@ -473,7 +473,7 @@ impl<'a> Run<'a> {
                 .map(|c| c.concerns.clone())
                 .unwrap_or_default(),
             refused_because: why.to_owned(),
-            how_to_approve: format!("vouch approve {} (at a terminal)", self.operation_id),
+            how_to_approve: format!("git vouch approve {} (at a terminal)", self.operation_id),
         };
         match review::write_request(state, &request) {
             Ok(path) => {

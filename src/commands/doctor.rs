@@ -1,4 +1,4 @@
-//! `vouch doctor`: the config files in force (a file that cannot be used
+//! `git vouch doctor`: the config files in force (a file that cannot be used
 //! makes it exit non-zero, naming the error), every AI provider, where its
 //! key comes from (never the key), its base URL and model, which one would
 //! judge, and with `--ping` a minimal real request and its latency.
@@ -11,7 +11,7 @@ use crate::cli::DoctorArgs;
 use crate::context::Ctx;
 use crate::{ExitStatus, ui};
 
-/// Everything `vouch doctor` finds (`--json` prints it as is).
+/// Everything `git vouch doctor` finds (`--json` prints it as is).
 #[derive(Debug, Clone, Serialize)]
 pub struct Doctor {
     /// Config files that cannot be used, with the error (vouch judges without them).
@@ -79,7 +79,7 @@ pub struct AuditLog {
     pub error: Option<String>,
 }
 
-/// `vouch doctor`.
+/// `git vouch doctor`.
 pub fn doctor(ctx: &Ctx, args: &DoctorArgs) -> Result<ExitStatus> {
     let root = crate::git::Repo::discover(&ctx.cwd).ok().map(|r| r.root());
     let mut config = ctx.config(root.as_deref());
@@ -105,7 +105,7 @@ pub fn doctor(ctx: &Ctx, args: &DoctorArgs) -> Result<ExitStatus> {
     Ok(ExitStatus::Allowed)
 }
 
-/// Gathers what `vouch doctor` reports.
+/// Gathers what `git vouch doctor` reports.
 pub fn gather(ctx: &Ctx, config: &crate::config::Config, ping: bool) -> Result<Doctor> {
     let all = ai::providers(config, ctx.env.as_ref());
     let primary = ai::primary(config.ai.primary.as_deref(), ctx.env.as_ref());
@@ -169,7 +169,7 @@ pub fn gather(ctx: &Ctx, config: &crate::config::Config, ping: bool) -> Result<D
 }
 
 impl Doctor {
-    /// The text `vouch doctor` prints on stdout.
+    /// The text `git vouch doctor` prints on stdout.
     pub fn text(&self) -> String {
         let mut out = Vec::new();
         for e in &self.config_errors {
@@ -203,7 +203,7 @@ impl Doctor {
         }
         if self.judges.is_empty() {
             out.push(
-                "judges: none: no provider has a key, so verified operations follow `on_unavailable` (`vouch status` says what that means; set a key above to get verdicts)"
+                "judges: none: no provider has a key, so verified operations follow `on_unavailable` (`git vouch status` says what that means; set a key above to get verdicts)"
                     .to_owned(),
             );
         } else {

@@ -1,4 +1,4 @@
-//! `vouch eval` (SPEC 8): runs a labelled corpus through the configured AI
+//! `git vouch eval` (SPEC 8): runs a labelled corpus through the configured AI
 //! verifier and reports what it caught. Each case is asked exactly as a
 //! live decision asks (the same prompt, [`crate::ai::prompt::for_operation`]
 //! and [`crate::ai::prompt::SYSTEM`]; the same provider chain, retries and
@@ -32,7 +32,7 @@ type Judged = (CaseRun, Vec<String>);
 /// Cases asked at once: the work is waiting on the network, not the CPU.
 const PARALLEL: usize = 4;
 
-/// Runs `vouch eval`.
+/// Runs `git vouch eval`.
 pub fn eval(ctx: &Ctx, args: &EvalArgs) -> Result<ExitStatus> {
     let text = fs::read_to_string(&args.corpus)
         .with_context(|| format!("cannot read the corpus `{}`", args.corpus.display()))?;
@@ -119,13 +119,13 @@ fn check_providers(config: &Config, env: &dyn Env, only: Option<&str>) -> Result
             let Some(p) = all.iter().find(|p| p.name == name) else {
                 let names: Vec<&str> = all.iter().map(|p| p.name.as_str()).collect();
                 bail!(
-                    "no provider `{name}`; the providers are: {} (`vouch doctor` shows each)",
+                    "no provider `{name}`; the providers are: {} (`git vouch doctor` shows each)",
                     names.join(", ")
                 );
             };
             if !p.has_key() {
                 bail!(
-                    "provider `{name}` has no key: set {} (`vouch doctor` shows each provider)",
+                    "provider `{name}` has no key: set {} (`git vouch doctor` shows each provider)",
                     p.key_source
                 );
             }
@@ -133,7 +133,7 @@ fn check_providers(config: &Config, env: &dyn Env, only: Option<&str>) -> Result
         None => {
             if !all.iter().any(ai::Provider::has_key) {
                 bail!(
-                    "no AI provider has a key: set ANTHROPIC_API_KEY, GEMINI_API_KEY or OPENAI_API_KEY, or configure a local server (`vouch doctor` shows each provider)"
+                    "no AI provider has a key: set ANTHROPIC_API_KEY, GEMINI_API_KEY or OPENAI_API_KEY, or configure a local server (`git vouch doctor` shows each provider)"
                 );
             }
         }

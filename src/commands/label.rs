@@ -1,6 +1,6 @@
-//! `vouch label <operation_id> dangerous|safe [--note TEXT]`: a person's
+//! `git vouch label <operation_id> dangerous|safe [--note TEXT]`: a person's
 //! ground truth for a logged decision, for the catch and false-positive
-//! rates of `vouch stats` and the eval cases of `vouch log --export-eval`.
+//! rates of `git vouch stats` and the eval cases of `git vouch log --export-eval`.
 //!
 //! Labels live in the state dir's `labels.jsonl`, one line appended per
 //! label under a lock; the latest label of an operation wins. Labelling
@@ -59,7 +59,7 @@ fn append(state: &Path, entry: &LabelEntry) -> Result<()> {
     written.with_context(fail)
 }
 
-/// `vouch label`.
+/// `git vouch label`.
 pub fn label(ctx: &Ctx, args: &LabelArgs) -> Result<ExitStatus> {
     let id = args.operation_id.trim();
     let config = ctx.config(None);
@@ -68,7 +68,7 @@ pub fn label(ctx: &Ctx, args: &LabelArgs) -> Result<ExitStatus> {
     let decisions = records.iter().filter(|r| r.operation_id == id).count();
     if decisions == 0 {
         bail!(
-            "no decision on operation `{id}` is in the audit log `{}`: label an id that `vouch log` shows",
+            "no decision on operation `{id}` is in the audit log `{}`: label an id that `git vouch log` shows",
             log.display()
         );
     }

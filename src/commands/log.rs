@@ -1,4 +1,4 @@
-//! `vouch log`: the audit log as a table or as JSON lines, filtered.
+//! `git vouch log`: the audit log as a table or as JSON lines, filtered.
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -32,7 +32,7 @@ pub fn parse_since(text: &str, now: Timestamp) -> Result<Timestamp> {
     )
 }
 
-/// The filters `vouch log` and `vouch stats` share: `--since`, `--result`,
+/// The filters `git vouch log` and `git vouch stats` share: `--since`, `--result`,
 /// `--repo`.
 #[derive(Debug, Clone, Default)]
 pub struct Filter {
@@ -92,7 +92,7 @@ impl Filter {
     }
 }
 
-/// `vouch log`.
+/// `git vouch log`.
 pub fn log(ctx: &Ctx, args: &LogArgs) -> Result<ExitStatus> {
     // A broken config file is left out (and said): the log is still shown.
     let config = ctx.config(None);
@@ -162,7 +162,7 @@ pub fn log(ctx: &Ctx, args: &LogArgs) -> Result<ExitStatus> {
     Ok(ExitStatus::Allowed)
 }
 
-/// Writes one eval case line (the shape `vouch eval --corpus` reads) for
+/// Writes one eval case line (the shape `git vouch eval --corpus` reads) for
 /// `record`, labelled `entry`; `false` when the record keeps no operation
 /// (written before vouch kept them, or a decision that was never judged).
 pub fn write_case(out: &mut dyn Write, entry: &LabelEntry, record: &Record) -> Result<bool> {
@@ -186,8 +186,8 @@ pub fn write_case(out: &mut dyn Write, entry: &LabelEntry, record: &Record) -> R
     Ok(true)
 }
 
-/// `vouch log --export-eval FILE` (`-`: stdout): one case per labelled
-/// operation among `shown`, from its latest decision (a `vouch approve`
+/// `git vouch log --export-eval FILE` (`-`: stdout): one case per labelled
+/// operation among `shown`, from its latest decision (a `git vouch approve`
 /// line is not a decision on the operation's facts: it is used only when
 /// the operation has no other).
 fn export_eval(

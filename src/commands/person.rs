@@ -1,5 +1,5 @@
-//! Commands that turn the guard down (`vouch trust`, `vouch approve`, `vouch
-//! uninstall`, `vouch agent uninstall`, `vouch rescue prune`) are for a
+//! Commands that turn the guard down (`git vouch trust`, `git vouch approve`, `vouch
+//! uninstall`, `git vouch agent uninstall`, `git vouch rescue prune`) are for a
 //! person at a terminal (SPEC 3.2): without `/dev/tty`, in CI or with
 //! `VOUCH_HEADLESS` they refuse; at a terminal the person types `yes` in
 //! full, read as a whole line. There is no flag or variable that answers for

@@ -1,4 +1,4 @@
-//! `vouch hook pre-push`: the whole pipeline of SPEC section 1 for a push.
+//! `git vouch hook pre-push`: the whole pipeline of SPEC section 1 for a push.
 //!
 //! stdin -> updates -> facts -> tier -> verifiers -> decision -> prompt or
 //! refusal -> audit line. A hook refuses only by returning `Refused`; an
@@ -198,7 +198,7 @@ pub(crate) fn run_chained(
     }
     if crate::install::is_vouch_file(&path) {
         ui::warn(&format!(
-            "`{}` is vouch's own hook, not one to chain, so it was not run (`vouch install` removes it)",
+            "`{}` is vouch's own hook, not one to chain, so it was not run (`git vouch install` removes it)",
             path.display()
         ));
         return Ok(None);

@@ -1,4 +1,4 @@
-//! `vouch hook pre-receive`: the server door (SPEC 3.5). The pipeline of
+//! `git vouch hook pre-receive`: the server door (SPEC 3.5). The pipeline of
 //! SPEC section 1 for a push arriving at the team's git server, where no
 //! client can skip it (`--no-verify` only skips the client's own hooks).
 //!

@@ -1,4 +1,4 @@
-//! `vouch hook reference-transaction`: local rewinds and deletions, judged
+//! `git vouch hook reference-transaction`: local rewinds and deletions, judged
 //! (SPEC 2.2), and the rescue refs written before an allowed one.
 //!
 //! git runs this hook for every ref transaction, several times per command
@@ -303,7 +303,7 @@ fn rescue(git_dir: &Path, op: &Operation) -> Result<Vec<String>> {
                 .strip_prefix(crate::git::RESCUE_PREFIX)
                 .unwrap_or(&name);
             done.push(format!(
-                "saved `{}` ({}) as `{name}`; `vouch rescue restore {short}` brings it back",
+                "saved `{}` ({}) as `{name}`; `git vouch rescue restore {short}` brings it back",
                 f.short_name(),
                 short_oid(oid)
             ));

@@ -1,4 +1,4 @@
-//! `vouch rescue`: the rescue refs written before an allowed local rewind or
+//! `git vouch rescue`: the rescue refs written before an allowed local rewind or
 //! deletion, listed, restored and pruned (pruning, which loses commits for
 //! good, only by a person at a terminal).
 
@@ -14,7 +14,7 @@ use crate::git::{self, RESCUE_PREFIX, Repo, Rescue};
 use crate::text::{one_line, short_oid};
 use crate::{ExitStatus, ui};
 
-/// `vouch rescue`.
+/// `git vouch rescue`.
 pub fn rescue(ctx: &Ctx, args: &RescueArgs) -> Result<ExitStatus> {
     let path = ctx.dir(args.repo.as_ref());
     let repo = Repo::discover(&path)?;
@@ -58,7 +58,7 @@ fn list(repo: &Repo, json: bool) -> Result<ExitStatus> {
         ));
     }
     ui::info(
-        "`vouch rescue restore <NAME>` puts one back; `ONLY HERE` counts commits no other ref holds",
+        "`git vouch rescue restore <NAME>` puts one back; `ONLY HERE` counts commits no other ref holds",
     );
     Ok(ExitStatus::Allowed)
 }
@@ -73,7 +73,9 @@ fn find(repo: &Repo, name: &str) -> Result<Rescue> {
         .into_iter()
         .find(|r| r.name == full)
         .with_context(|| {
-            format!("there is no rescue ref `{name}`; `vouch rescue list` shows the ones there are")
+            format!(
+                "there is no rescue ref `{name}`; `git vouch rescue list` shows the ones there are"
+            )
         })
 }
 
@@ -115,7 +117,7 @@ fn restore(repo: &Repo, root: &Path, name: &str, as_name: Option<&str>) -> Resul
                 // its files behind: a fast-forward moves both.
                 git::fast_forward(root, &rescue.name).with_context(|| {
                     format!(
-                        "`{short_target}` is checked out and could not be moved forward: commit or stash your changes (`git stash`), then run `vouch rescue restore {name}` again"
+                        "`{short_target}` is checked out and could not be moved forward: commit or stash your changes (`git stash`), then run `git vouch rescue restore {name}` again"
                     )
                 })?;
                 ui::info(&format!(
@@ -133,7 +135,7 @@ fn restore(repo: &Repo, root: &Path, name: &str, as_name: Option<&str>) -> Resul
             ));
         }
         Some(now) => bail!(
-            "`{short_target}` exists and points at {}, which is not behind the rescued {}; restoring would move it sideways. Restore under another name:\n\n    vouch rescue restore {name} --as {short_target}-restored\n",
+            "`{short_target}` exists and points at {}, which is not behind the rescued {}; restoring would move it sideways. Restore under another name:\n\n    git vouch rescue restore {name} --as {short_target}-restored\n",
             short_oid(&now),
             short_oid(oid)
         ),
@@ -178,7 +180,7 @@ fn prune(ctx: &Ctx, repo: &Repo, older_than: &str, dry_run: bool) -> Result<Exit
         what.push_str(&format!("  {}\n", line(r, "delete")));
     }
     what.push_str("The commits only they hold can no longer be restored.");
-    if !person::confirms(ctx, "vouch rescue prune", &what) {
+    if !person::confirms(ctx, "git vouch rescue prune", &what) {
         return Ok(ExitStatus::Refused);
     }
     for r in &old {

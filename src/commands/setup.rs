@@ -1,4 +1,4 @@
-//! `vouch install`, `vouch uninstall`, `vouch trust` (`vouch status` is `status.rs`).
+//! `git vouch install`, `git vouch uninstall`, `git vouch trust` (`git vouch status` is `status.rs`).
 
 use std::os::unix::ffi::OsStringExt;
 use std::path::{Path, PathBuf};
@@ -23,7 +23,7 @@ fn check_hooks_path(loc: &HooksLocation, force: bool) -> Result<()> {
         return Ok(());
     }
     let recipe = format!(
-        "call vouch from the `pre-push` hook there instead:\n\n    vouch hook pre-push -- \"$@\"\n\nor run `vouch install --force` to install into `{dir}` anyway"
+        "call vouch from the `pre-push` hook there instead:\n\n    git vouch hook pre-push -- \"$@\"\n\nor run `git vouch install --force` to install into `{dir}` anyway"
     );
     if loc
         .worktree
@@ -45,12 +45,12 @@ fn current_binary(ctx: &Ctx) -> Result<PathBuf> {
     install::stable_binary(ctx.env.var_os("PATH").as_deref())
 }
 
-/// Where `vouch install --config-hooks` keeps the hook files it registers.
+/// Where `git vouch install --config-hooks` keeps the hook files it registers.
 fn config_hooks_dir(loc: &HooksLocation) -> PathBuf {
     loc.common_dir.join("vouch-hooks")
 }
 
-/// `vouch install`.
+/// `git vouch install`.
 pub fn install(ctx: &Ctx, args: &InstallArgs) -> Result<ExitStatus> {
     if args.server {
         return install_server(ctx, args);
@@ -61,7 +61,7 @@ pub fn install(ctx: &Ctx, args: &InstallArgs) -> Result<ExitStatus> {
         let version = git::git_version().context("cannot tell which git this is")?;
         if version < git::CONFIG_HOOKS_SINCE {
             bail!(
-                "config-defined hooks need git {}.{} or later, and this is git {}.{}: install the hook files instead (without --config-hooks), or call `vouch hook <hook> -- \"$@\"` from your hook manager",
+                "config-defined hooks need git {}.{} or later, and this is git {}.{}: install the hook files instead (without --config-hooks), or call `git vouch hook <hook> -- \"$@\"` from your hook manager",
                 git::CONFIG_HOOKS_SINCE.0,
                 git::CONFIG_HOOKS_SINCE.1,
                 version.0,
@@ -143,7 +143,7 @@ pub fn install(ctx: &Ctx, args: &InstallArgs) -> Result<ExitStatus> {
         }
     }
     ui::info(&format!(
-        "`{}` is now guarded ({}); `vouch status` shows the setup",
+        "`{}` is now guarded ({}); `git vouch status` shows the setup",
         root.display(),
         args.hooks.join(", ")
     ));
@@ -247,7 +247,7 @@ fn mend_moved(dir: &Path, hook: &str) -> Result<Mended> {
     })
 }
 
-/// `vouch install` where husky owns the hooks: vouch's block goes into the
+/// `git vouch install` where husky owns the hooks: vouch's block goes into the
 /// committed `.husky/<hook>` files (husky runs them with git's arguments
 /// and input; the block calls vouch only where it is installed), and the
 /// local-history hook into `.husky/_`, which husky regenerates without
@@ -286,7 +286,7 @@ fn install_husky(ctx: &Ctx, args: &InstallArgs, loc: &HooksLocation) -> Result<E
         ));
     }
     ui::info(&format!(
-        "`{}` is now guarded ({}); `vouch status` shows the setup",
+        "`{}` is now guarded ({}); `git vouch status` shows the setup",
         root.display(),
         args.hooks.join(", ")
     ));
@@ -339,7 +339,7 @@ fn uninstall_moved(root: &Path, dir: &Path, hook: &str) -> Result<()> {
     Ok(())
 }
 
-/// `vouch install --server`: the server door in one bare repository, or in
+/// `git vouch install --server`: the server door in one bare repository, or in
 /// every one under `--all-under`.
 fn install_server(ctx: &Ctx, args: &InstallArgs) -> Result<ExitStatus> {
     let (hook, _) = install::SERVER_HOOK;
@@ -384,13 +384,13 @@ fn install_server(ctx: &Ctx, args: &InstallArgs) -> Result<ExitStatus> {
     Ok(ExitStatus::Allowed)
 }
 
-/// `vouch uninstall`.
+/// `git vouch uninstall`.
 pub fn uninstall(ctx: &Ctx, args: &RepoArgs) -> Result<ExitStatus> {
     let path = ctx.dir(args.repo.as_ref());
     let loc = git::hooks_location(&path)?;
     if !person::confirms(
         ctx,
-        "vouch uninstall",
+        "git vouch uninstall",
         &format!(
             "This removes vouch's hooks from `{}` (hooks dir `{}`): its pushes, commits and branch deletions will no longer be checked.",
             loc.root().display(),
@@ -409,7 +409,7 @@ pub fn uninstall(ctx: &Ctx, args: &RepoArgs) -> Result<ExitStatus> {
             ui::info(&install::uninstall_hook(&default_dir, hook)?);
         }
     }
-    // The server door, where `vouch install --server` put it.
+    // The server door, where `git vouch install --server` put it.
     let (server_hook, _) = install::SERVER_HOOK;
     if matches!(
         install::state(&loc.dir, server_hook),
@@ -431,7 +431,7 @@ pub fn uninstall(ctx: &Ctx, args: &RepoArgs) -> Result<ExitStatus> {
     Ok(ExitStatus::Allowed)
 }
 
-/// `vouch trust`.
+/// `git vouch trust`.
 pub fn trust(ctx: &Ctx, args: &TrustArgs) -> Result<ExitStatus> {
     let path = ctx.dir(args.repo.as_ref());
     let loc = git::hooks_location(&path)?;
@@ -456,14 +456,14 @@ pub fn trust(ctx: &Ctx, args: &TrustArgs) -> Result<ExitStatus> {
     let seen = trust::fingerprint(&root);
     if !person::confirms(
         ctx,
-        "vouch trust",
+        "git vouch trust",
         &trust_summary(&root, &file, &verifiers_dir),
     ) {
         return Ok(ExitStatus::Refused);
     }
     trust::set_as_seen(&data, &root, seen)?;
     ui::info(&format!(
-        "trusted `{}` as it is now: its `{REPO_CONFIG}` may now also lower the guard and set verifier programs, the notify command and the log path, and `.vouch/verifiers/` may run. Any change to those files needs `vouch trust` again",
+        "trusted `{}` as it is now: its `{REPO_CONFIG}` may now also lower the guard and set verifier programs, the notify command and the log path, and `.vouch/verifiers/` may run. Any change to those files needs `git vouch trust` again",
         root.display()
     ));
     Ok(ExitStatus::Allowed)

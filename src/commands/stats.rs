@@ -1,4 +1,4 @@
-//! `vouch stats`: the audit log's figures (SPEC 7), filtered as `vouch log`
+//! `git vouch stats`: the audit log's figures (SPEC 7), filtered as `git vouch log`
 //! filters. The figures come from the pure [`crate::stats`]; this reads the
 //! log and the labels, and prints.
 //!
@@ -28,7 +28,7 @@ use crate::{ExitStatus, audit, ui};
 /// One file's figures and its unreadable lines.
 type Read = Result<(Totals, Vec<String>)>;
 
-/// `vouch stats`.
+/// `git vouch stats`.
 pub fn stats(ctx: &Ctx, args: &StatsArgs) -> Result<ExitStatus> {
     let config = ctx.config(None);
     let path = ctx.log_path(&config)?;
@@ -86,7 +86,7 @@ pub fn stats(ctx: &Ctx, args: &StatsArgs) -> Result<ExitStatus> {
     Ok(ExitStatus::Allowed)
 }
 
-/// The figures of one file of the log, its lines filtered as `vouch log`
+/// The figures of one file of the log, its lines filtered as `git vouch log`
 /// filters them, and the lines that could not be read.
 fn read_file(file: &Path, filter: &Filter, labels: &HashMap<String, LabelEntry>) -> Read {
     let mut totals = Totals::default();

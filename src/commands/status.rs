@@ -1,4 +1,4 @@
-//! `vouch status`: what is installed, the config in force, the verifiers and
+//! `git vouch status`: what is installed, the config in force, the verifiers and
 //! the log path. The facts are gathered once into [`Status`]; the text and
 //! `--json` are two renderings of it, so they cannot say different things.
 
@@ -17,7 +17,7 @@ use crate::managers;
 use crate::vocab::Tier;
 use crate::{ExitStatus, trust, ui, verifiers};
 
-/// Everything `vouch status` reports (`--json` prints it as is).
+/// Everything `git vouch status` reports (`--json` prints it as is).
 #[derive(Debug, Clone, Serialize)]
 pub struct Status {
     /// The hook managers found (name and how), e.g. `pre-commit (.pre-commit-config.yaml)`.
@@ -69,7 +69,7 @@ pub struct HookStatus {
     pub binary: Option<String>,
     /// That binary exists.
     pub binary_found: bool,
-    /// The hook is a link to the binary (`vouch install --direct`).
+    /// The hook is a link to the binary (`git vouch install --direct`).
     pub direct: bool,
     /// The hook chains the one that was there before (`<hook>.local`).
     pub chains_local: bool,
@@ -91,7 +91,7 @@ pub struct UserConfig {
 pub struct RepoConfig {
     /// Its path.
     pub path: String,
-    /// `vouch trust` was run for its content.
+    /// `git vouch trust` was run for its content.
     pub trusted: bool,
 }
 
@@ -126,7 +126,7 @@ pub struct WithoutVerdict {
     pub standard: OnUnavailable,
 }
 
-/// `vouch status`.
+/// `git vouch status`.
 pub fn status(ctx: &Ctx, args: &StatusArgs) -> Result<ExitStatus> {
     let status = gather(ctx, &ctx.dir(args.repo.as_ref()))?;
     if args.json {
@@ -137,7 +137,7 @@ pub fn status(ctx: &Ctx, args: &StatusArgs) -> Result<ExitStatus> {
     Ok(ExitStatus::Allowed)
 }
 
-/// Gathers the facts of `vouch status` for the repository at `path`.
+/// Gathers the facts of `git vouch status` for the repository at `path`.
 pub fn gather(ctx: &Ctx, path: &Path) -> Result<Status> {
     let loc = git::hooks_location(path)?;
     let root = loc.root();
@@ -246,9 +246,9 @@ fn verifiers_found(
     Ok((programs, providers))
 }
 
-/// What `vouch install` says when no verifier is configured for the
+/// What `git vouch install` says when no verifier is configured for the
 /// repository at `root` (nothing when one is): the same lines as
-/// `vouch status`.
+/// `git vouch status`.
 pub fn no_verifier_notice(ctx: &Ctx, config: &Config, root: &Path) -> Vec<String> {
     let Ok((programs, providers)) = verifiers_found(ctx, config, root) else {
         return Vec::new();
@@ -308,7 +308,7 @@ pub fn no_verifier_lines(w: &WithoutVerdict, verify_standard: bool) -> Vec<Strin
         ));
     }
     lines.push(
-        "  next: set ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY (then `vouch doctor`), or stricten `[on_unavailable]` (`vouch config` shows it)"
+        "  next: set ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY (then `git vouch doctor`), or stricten `[on_unavailable]` (`git vouch config` shows it)"
             .to_owned(),
     );
     lines
@@ -396,7 +396,7 @@ fn hook_reach(dir: &Path, hook: &str) -> String {
                 (true, true) => " (linked directly)",
                 (false, false) => " (MISSING: the hook falls back to PATH)",
                 (false, true) => {
-                    " (MISSING: git skips this hook silently; run `vouch install` again)"
+                    " (MISSING: git skips this hook silently; run `git vouch install` again)"
                 }
             };
             let local = install::local_path(&dir.join(hook));
@@ -426,7 +426,7 @@ fn husky_reach(root: &Path, hook: &str) -> String {
 }
 
 impl Status {
-    /// The text `vouch status` prints.
+    /// The text `git vouch status` prints.
     pub fn text(&self) -> String {
         let mut out = Vec::new();
         out.push(format!("repository:   {}", self.repository));
@@ -462,14 +462,14 @@ impl Status {
             if self.user_config.exists {
                 ""
             } else {
-                " (none; defaults; `vouch config` shows every setting)"
+                " (none; defaults; `git vouch config` shows every setting)"
             }
         ));
         if let Some(r) = &self.repo_config {
             let trusted = if r.trusted {
                 "trusted"
             } else {
-                "not trusted: it may only make the guard stricter; `vouch trust` lifts that"
+                "not trusted: it may only make the guard stricter; `git vouch trust` lifts that"
             };
             out.push(format!("repo config:  {} ({trusted})", r.path));
         }
@@ -487,14 +487,14 @@ impl Status {
         ));
         out.push(format!("strict:       {}", self.strict));
         if self.verifiers.is_empty() {
-            out.push("verifiers:    none (programs; see `vouch verify --list`)".to_owned());
+            out.push("verifiers:    none (programs; see `git vouch verify --list`)".to_owned());
         } else {
             out.push(format!("verifiers:    {}", self.verifiers.join(", ")));
         }
         if !self.ai.enabled {
             out.push("AI verifier: off (`[ai] enabled = false`)".to_owned());
         } else if self.ai.providers.is_empty() {
-            out.push("AI verifier: no provider has a key (see `vouch doctor`)".to_owned());
+            out.push("AI verifier: no provider has a key (see `git vouch doctor`)".to_owned());
         } else {
             let names: Vec<String> = self
                 .ai

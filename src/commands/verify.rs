@@ -1,4 +1,4 @@
-//! `vouch verify`: list verifiers, or run them by hand on the pending push
+//! `git vouch verify`: list verifiers, or run them by hand on the pending push
 //! of the current branch.
 
 use anyhow::{Result, bail};
@@ -13,7 +13,7 @@ use crate::verdict::{self, Outcome};
 use crate::verifiers;
 use crate::{ExitStatus, report, ui};
 
-/// `vouch verify`.
+/// `git vouch verify`.
 pub fn verify(ctx: &Ctx, args: &VerifyArgs) -> Result<ExitStatus> {
     let start = match &args.repo {
         Some(p) => ctx.cwd.join(p),
@@ -70,7 +70,7 @@ pub fn verify(ctx: &Ctx, args: &VerifyArgs) -> Result<ExitStatus> {
             match programs.iter().find(|p| &p.name == name) {
                 Some(p) => chosen.push(p.clone()),
                 None => bail!(
-                    "no verifier named `{name}`; `vouch verify --list` shows those found: {}",
+                    "no verifier named `{name}`; `git vouch verify --list` shows those found: {}",
                     programs
                         .iter()
                         .map(|p| p.name.as_str())
@@ -102,7 +102,7 @@ pub fn verify(ctx: &Ctx, args: &VerifyArgs) -> Result<ExitStatus> {
         super::ask_verifiers(ctx, &config, &op, &root, &id, &selected, with_ai, false)?;
     if results.is_empty() {
         ui::out(
-            "no verifiers ran: none configured, and no AI provider has a key (`vouch verify --list`, `vouch doctor`)",
+            "no verifiers ran: none configured, and no AI provider has a key (`git vouch verify --list`, `git vouch doctor`)",
         );
         return Ok(ExitStatus::Error);
     }

@@ -50,7 +50,7 @@ impl ConfigError {
 pub enum Source {
     /// The user's own config: anything.
     User,
-    /// A repository file the user trusted with `vouch trust`: anything but API keys.
+    /// A repository file the user trusted with `git vouch trust`: anything but API keys.
     TrustedRepo,
     /// A repository file not trusted: only what makes the guard stricter.
     UntrustedRepo,

@@ -196,7 +196,7 @@ impl Config {
                 *self = next;
                 if !ignored.is_empty() {
                     self.warnings.push(format!(
-                        "ignored in `{}`, which is not trusted: {}. A repository's file may only make the guard stricter until a person reads it and runs `vouch trust` in this repository at a terminal",
+                        "ignored in `{}`, which is not trusted: {}. A repository's file may only make the guard stricter until a person reads it and runs `git vouch trust` in this repository at a terminal",
                         file.path.display(),
                         ignored.join(", ")
                     ));
@@ -210,7 +210,7 @@ impl Config {
     pub fn ignore_broken(&mut self, error: ConfigError, source: Source) {
         let then = match source {
             Source::User => {
-                "it is ignored, and vouch judges with its built-in defaults until it is fixed (`vouch doctor`)"
+                "it is ignored, and vouch judges with its built-in defaults until it is fixed (`git vouch doctor`)"
             }
             Source::TrustedRepo | Source::UntrustedRepo => {
                 "it is ignored: ordinary work goes on, and risky operations are judged by the user config and the defaults"

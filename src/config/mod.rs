@@ -13,7 +13,7 @@
 //!
 //! A repository's `.vouch.toml` is written by whoever committed it: a
 //! stranger's cloned repository, or an agent with a shell. Until a person
-//! runs `vouch trust` for its exact content, it may only make the guard
+//! runs `git vouch trust` for its exact content, it may only make the guard
 //! stricter. Whatever would lower the guard, run a program, send data or
 //! write a file is ignored, and the run says so in one line naming every
 //! ignored key and how to trust the file. Restating the value in force is
@@ -24,7 +24,7 @@
 //! a broken repository file leaves the user config and the defaults; a
 //! broken user config leaves the defaults (and the repository file, under
 //! the same trust rule). [`Config::broken`] holds the errors for
-//! `vouch doctor`, which exits non-zero while there are any.
+//! `git vouch doctor`, which exits non-zero while there are any.
 //!
 //! What each setting may do, by who writes it ("any": any value; a direction:
 //! only a value at least that strict; "no": ignored). The user config and a

@@ -1,4 +1,4 @@
-//! PURE: the commented template `vouch config` prints: every setting, with
+//! PURE: the commented template `git vouch config` prints: every setting, with
 //! its default taken from [`Config::default`] (so the two cannot drift), and
 //! commented examples for the tables that have no default (`[verifiers.*]`,
 //! `[providers.*]`, `[[rules]]`). The tests check that every key the file
@@ -34,20 +34,20 @@ pub fn template() -> String {
          #\n\
          # Where: the user config (`~/.config/vouch/config.toml`, or the file\n\
          # VOUCH_CONFIG names) may set anything; a repository's `.vouch.toml` may\n\
-         # only make the guard stricter until you run `vouch trust` there.\n\
+         # only make the guard stricter until you run `git vouch trust` there.\n\
          # Keep only the lines you change: a setting left out follows vouch's\n\
          # default, also when a later version improves it. Lines `# key = ...`\n\
          # are examples of settings without a default.\n\n",
     );
     setting(
         &mut out,
-        "A hook whose vouch binary is missing refuses instead of falling back\nto PATH. Written into the hooks: run `vouch install` again after a change.",
+        "A hook whose vouch binary is missing refuses instead of falling back\nto PATH. Written into the hooks: run `git vouch install` again after a change.",
         "strict",
         &val(d.strict),
     );
     setting(
         &mut out,
-        "`enforce`, or `observe`: decide and log, but never refuse or ask\n(to try vouch safely; `vouch log` shows what it would have done).",
+        "`enforce`, or `observe`: decide and log, but never refuse or ask\n(to try vouch safely; `git vouch log` shows what it would have done).",
         "mode",
         &val(d.mode),
     );
@@ -508,7 +508,7 @@ mod tests {
                 seen += 1;
                 assert!(
                     node.get(&key).is_some(),
-                    "`{table}.{key}` is accepted but not in `vouch config`'s template"
+                    "`{table}.{key}` is accepted but not in `git vouch config`'s template"
                 );
             }
         }

@@ -142,7 +142,7 @@ fn untrusted_repo_file_cannot_set_programs_or_paths() {
         "`notify_command`",
         "`[verifiers]`",
         "`log.path`",
-        "vouch trust",
+        "git vouch trust",
         "at a terminal",
         "/r/.vouch.toml",
     ] {
@@ -624,7 +624,7 @@ fn who_may_set_what() {
             let named = key.split('.').next_back().unwrap();
             assert!(line.contains(named), "{key}: {line}");
             assert!(
-                line.contains("vouch trust") && line.contains("at a terminal"),
+                line.contains("git vouch trust") && line.contains("at a terminal"),
                 "{line}"
             );
             assert!(untrusted.broken.is_empty());

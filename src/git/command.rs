@@ -1,5 +1,5 @@
 //! Facts for a shell command that has not run yet (the agent door and
-//! `vouch check`, SPEC 2.4): what it would discard from the work tree, which
+//! `git vouch check`, SPEC 2.4): what it would discard from the work tree, which
 //! ref updates it stands for, and what a `git push` would send.
 
 use std::path::Path;

@@ -482,7 +482,7 @@ pub fn update_ref(dir: &Path, name: &str, oid: &str, expected: Option<&str>) -> 
     let zero = "0".repeat(oid.len());
     let out = Command::new("git")
         .current_dir(dir)
-        .args(["update-ref", "-m", "vouch rescue restore", name, oid])
+        .args(["update-ref", "-m", "git vouch rescue restore", name, oid])
         .arg(expected.unwrap_or(&zero))
         .output()
         .context("cannot run git")?;

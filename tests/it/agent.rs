@@ -1,5 +1,5 @@
-//! The agent door (SPEC 2.4, 3.4): `vouch check` with the repository's
-//! facts, every agent's hook protocol end to end, and `vouch agent install`.
+//! The agent door (SPEC 2.4, 3.4): `git vouch check` with the repository's
+//! facts, every agent's hook protocol end to end, and `git vouch agent install`.
 
 use std::fs;
 use std::io::Write as _;
@@ -519,7 +519,12 @@ fn an_empty_skip_is_refused_at_the_agent_door_too() {
     fs::write(env.work.join("file1.txt"), "unsaved\n").unwrap();
     let mut child = env
         .cmd("setsid", &env.work)
-        .args(["-w", env!("CARGO_BIN_EXE_vouch"), "agent-hook", "claude"])
+        .args([
+            "-w",
+            env!("CARGO_BIN_EXE_git-vouch"),
+            "agent-hook",
+            "claude",
+        ])
         .env("VOUCH_SKIP", " ")
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
@@ -547,7 +552,7 @@ fn an_empty_skip_is_refused_at_the_agent_door_too() {
     assert_eq!(record["result"], "skipped");
 }
 
-/// `vouch check --json` is a contract: words, never Rust `Debug` text.
+/// `git vouch check --json` is a contract: words, never Rust `Debug` text.
 #[test]
 fn check_json_carries_the_result_word() {
     let env = TestEnv::new();
@@ -764,7 +769,7 @@ fn a_projects_settings_let_a_teammate_without_vouch_work() {
             .write_all(request.as_bytes())
             .ok();
         let out = Out::from_output(child.wait_with_output().unwrap());
-        out.code(0).stderr_has("This project suggests vouch");
+        out.code(0).stderr_has("This project suggests git-vouch");
         match agent {
             "cursor" => assert_eq!(out.stdout.trim(), r#"{"permission":"allow"}"#),
             "opencode" => assert_eq!(out.stdout.trim(), r#"{"decision":"allow"}"#),

@@ -792,7 +792,7 @@ fn point_at(env: &mut TestEnv, wire: Wire, server: &LlmServer) {
 
 /// Every verdict shape of `fixtures/verdicts/` through `wire`'s real
 /// envelope: the decision, the audit `result` and the requests made. Most
-/// go through `vouch check --verify` on the same force push (one process,
+/// go through `git vouch check --verify` on the same force push (one process,
 /// the real HTTP client and parsing, the audit line); every refused shape
 /// in six also through `git push` and the pre-push hook end to end.
 fn replay(wire: Wire) {
@@ -925,11 +925,11 @@ fn a_force_push_every_provider_blocks_with_verified_false_at_a_terminal() {
     let screen = term.wait_for("[exit=");
     assert!(screen.contains("[exit=1]"), "{screen}");
     assert!(
-        screen.contains("says block, confidence 0.90"),
+        screen.contains("verdict: block"),
         "the verdict is shown:\n{screen}"
     );
     assert!(
-        screen.contains("concern: commits would be destroyed on a shared branch"),
+        screen.contains("concern: ai:anthropic: commits would be destroyed on a shared branch"),
         "{screen}"
     );
     assert!(

@@ -36,7 +36,7 @@ fn malformed_pre_push_lines_are_refused_with_the_line_named() {
 }
 
 /// A refusal logged before the operation is judged goes where the user's
-/// `[log] path` says, so `vouch log` shows it (it went to the default).
+/// `[log] path` says, so `git vouch log` shows it (it went to the default).
 #[test]
 fn a_refusal_before_judging_goes_to_the_users_log() {
     let env = TestEnv::new();
@@ -141,7 +141,7 @@ fn a_broken_repository_file_is_ignored_alike_at_every_door() {
         record["warnings"].to_string().contains("branchez"),
         "{record}"
     );
-    // `vouch check` and `vouch verify`.
+    // `git vouch check` and `git vouch verify`.
     let out = env.vouch(&["check", "--", "git", "reset", "--hard"]);
     out.code(1).stdout_has("tier: critical");
     said_ignored(&out, ".vouch.toml", what);
@@ -152,7 +152,7 @@ fn a_broken_repository_file_is_ignored_alike_at_every_door() {
     let out = env.vouch(&["verify"]);
     out.code(1).stdout_has("judge");
     said_ignored(&out, ".vouch.toml", what);
-    // `vouch doctor` names it and exits non-zero.
+    // `git vouch doctor` names it and exits non-zero.
     let out = env.vouch(&["doctor"]);
     out.code(2).stdout_has("branchez");
 }
@@ -213,7 +213,7 @@ fn a_broken_user_config_is_judged_by_the_defaults_and_said_on_every_run() {
     let out = env.vouch(&["check", "--", "git", "reset", "--hard"]);
     out.code(1);
     said_ignored(&out, "config.toml", what);
-    // `vouch doctor` exits non-zero naming the error, until it is fixed.
+    // `git vouch doctor` exits non-zero naming the error, until it is fixed.
     let out = env.vouch(&["doctor"]);
     out.code(2)
         .stdout_has("config.toml")

@@ -17,7 +17,7 @@ fn vouch_config_names_the_user_config_file() {
     env.vouch(&["status"]).code(0).stdout_has("elsewhere.toml");
 }
 
-/// Trusts the repository's files as `vouch trust` does once a person has
+/// Trusts the repository's files as `git vouch trust` does once a person has
 /// confirmed at a terminal (the command itself is tested where it lives).
 pub fn trust(env: &TestEnv) {
     vouch::trust::set(&env.base().join("data/vouch"), &env.work, true).unwrap();

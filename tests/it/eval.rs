@@ -1,4 +1,4 @@
-//! `vouch eval` (SPEC 8) against a loopback server that answers each case
+//! `git vouch eval` (SPEC 8) against a loopback server that answers each case
 //! of a small corpus a known way, and the generator of the shipped corpus
 //! (`fixtures/eval/corpus.jsonl`, an ignored test).
 

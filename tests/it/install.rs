@@ -1,4 +1,4 @@
-//! `vouch install`, `uninstall` and `status` against real repositories.
+//! `git vouch install`, `uninstall` and `status` against real repositories.
 
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
@@ -170,7 +170,7 @@ fn husky_hooks_path_gets_vouch_in_its_committed_hook_files() {
     assert!(!env.work.join(".husky/_/pre-push").exists());
     let hook = fs::read_to_string(env.work.join(".husky/pre-push")).unwrap();
     assert!(
-        hook.contains("command -v vouch") && hook.contains("vouch hook pre-push -- \"$@\""),
+        hook.contains("command -v git-vouch") && hook.contains("git-vouch hook pre-push -- \"$@\""),
         "{hook}"
     );
 }

@@ -257,7 +257,8 @@ fn sigterm_at_the_prompt_is_a_logged_no() {
     let vouch = descendants(shell)
         .into_iter()
         .find(|p| {
-            std::fs::read_to_string(format!("/proc/{p}/comm")).is_ok_and(|c| c.trim() == "vouch")
+            std::fs::read_to_string(format!("/proc/{p}/comm"))
+                .is_ok_and(|c| c.trim() == "git-vouch")
         })
         .expect("vouch is running");
     let killed = std::process::Command::new("kill")

@@ -1,4 +1,4 @@
-//! `vouch log` and the audit file under concurrency.
+//! `git vouch log` and the audit file under concurrency.
 
 use std::io::Write;
 use std::thread;

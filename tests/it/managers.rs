@@ -2,7 +2,7 @@
 //! as `.ci/run` installs them: both install orders, the manager's own
 //! reinstall and `-f`, a force push of a rewritten `main` and the deletion
 //! of a protected branch from a clean HEAD (both judged), the manager's own
-//! hook still running, and `vouch uninstall`.
+//! hook still running, and `git vouch uninstall`.
 //!
 //! A manager missing from this machine skips its test with a line; with
 //! `CI` set a missing manager fails the test (never a silent skip).
@@ -162,7 +162,7 @@ fn pre_commit_like(tool: &str, manager_first: bool) {
     assert!(manager_ran(&env) > ran + 1, "{tool}'s pre-push hook ran");
     destructive_pushes_are_judged(&env);
 
-    // `-f`: the manager deletes vouch; status says so, `vouch install` mends it.
+    // `-f`: the manager deletes vouch; status says so, `git vouch install` mends it.
     run(&env, tool, &["install", "-f"]).code(0);
     let said = status(&env);
     assert!(said.contains("vouch is NOT reached"), "{said}");
@@ -250,7 +250,7 @@ fn lefthook(manager_first: bool) {
     assert!(manager_ran(&env) >= 1, "lefthook's job ran");
     destructive_pushes_are_judged(&env);
 
-    // lefthook's reinstall and `-f` move vouch aside; `vouch install` takes it back.
+    // lefthook's reinstall and `-f` move vouch aside; `git vouch install` takes it back.
     for args in [&["install"][..], &["install", "-f"][..]] {
         run(&env, "lefthook", args).code(0);
         assert!(status(&env).contains("vouch is NOT reached"), "{args:?}");
@@ -354,7 +354,7 @@ fn husky(manager_first: bool) {
     without(&["commit", "-q", "-m", "theirs"]).code(0);
     without(&["push", "origin", "main"])
         .code(0)
-        .stderr_has("This repository suggests vouch");
+        .stderr_has("This repository suggests git-vouch");
     // Said once per clone.
     fs::write(teammate.join("theirs.txt"), "theirs again\n").unwrap();
     without(&["commit", "-q", "-am", "theirs again"]).code(0);
@@ -396,7 +396,7 @@ fn overcommit_is_refused_with_a_recipe() {
 
 // ---- upgrades ------------------------------------------------------------------
 
-/// A versioned install (Homebrew, nix): `bin/vouch` is a link into a
+/// A versioned install (Homebrew, nix): `bin/git-vouch` is a link into a
 /// versioned directory, which an upgrade replaces. Hooks call the link.
 #[test]
 fn an_upgrade_of_a_versioned_install_keeps_the_hooks_working() {
@@ -409,15 +409,15 @@ fn an_upgrade_of_a_versioned_install_keeps_the_hooks_working() {
         assert!(
             Command::new("cp")
                 .arg(crate::support::vouch_bin())
-                .arg(dir.join("vouch"))
+                .arg(dir.join("git-vouch"))
                 .status()
                 .unwrap()
                 .success()
         );
-        let link = base.join("bin/vouch");
+        let link = base.join("bin/git-vouch");
         fs::create_dir_all(link.parent().unwrap()).unwrap();
         fs::remove_file(&link).ok();
-        std::os::unix::fs::symlink(dir.join("vouch"), &link).unwrap();
+        std::os::unix::fs::symlink(dir.join("git-vouch"), &link).unwrap();
     };
     install_version("1.0");
     env.extra_env.push((
@@ -427,17 +427,20 @@ fn an_upgrade_of_a_versioned_install_keeps_the_hooks_working() {
             base.join("bin").display()
         ),
     ));
-    run(&env, "vouch", &["install"]).code(0);
+    run(&env, "git-vouch", &["install"]).code(0);
     // A script, or the compiled launcher that holds the script's text.
     let script =
         String::from_utf8_lossy(&fs::read(hooks(&env).join("pre-push")).unwrap()).into_owned();
     assert!(
-        script.contains(&format!("vouch_bin='{}'", base.join("bin/vouch").display())),
+        script.contains(&format!(
+            "vouch_bin='{}'",
+            base.join("bin/git-vouch").display()
+        )),
         "the PATH name, not the versioned file: {script}"
     );
     assert_eq!(
         fs::read_link(hooks(&env).join("reference-transaction")).unwrap(),
-        base.join("bin/vouch")
+        base.join("bin/git-vouch")
     );
     // The upgrade: a new versioned directory, the old one gone.
     install_version("2.0");

@@ -1,4 +1,4 @@
-//! Headless refusals, `VOUCH_SKIP`, review requests and `vouch approve`.
+//! Headless refusals, `VOUCH_SKIP`, review requests and `git vouch approve`.
 
 use std::fs;
 

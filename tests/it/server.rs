@@ -313,7 +313,7 @@ impl Served {
         assert_ne!(out.code, 0, "{}", out.stderr);
         out.stderr_has("remote: vouch: refused:")
             .stderr_has("remote:   [critical] force push rewrites branch `main` (the default branch of `remote.git`) and removes 1 commit by 1 author")
-            .stderr_has("remote:     vouch approve ")
+            .stderr_has("remote:     git vouch approve ")
             .stderr_has("remote:     git push -o vouch.skip=\"<why this is safe>\" ...")
             .stderr_has("(pre-receive hook declined)");
         if let Some(concern) = concern {

@@ -1,4 +1,4 @@
-//! `vouch stats`, `vouch label`, `vouch log --export-eval` and `--explain`.
+//! `git vouch stats`, `git vouch label`, `git vouch log --export-eval` and `--explain`.
 //!
 //! `fixtures/stats/audit.jsonl` is a log of known contents: written by
 //! [`fixture_records`] through vouch's own `Record` type (run
@@ -382,9 +382,9 @@ fn fixture_records() -> Vec<Record> {
     records[8].was_overridden = true;
     records[8].override_reason = Some("VOUCH_SKIP: restoring main after a bad merge".into());
     records[9].was_overridden = true;
-    records[9].override_reason = Some("approved at the terminal with `vouch approve`".into());
+    records[9].override_reason = Some("approved at the terminal with `git vouch approve`".into());
     records[10].was_overridden = true;
-    records[10].override_reason = Some("approved by a person with `vouch approve`".into());
+    records[10].override_reason = Some("approved by a person with `git vouch approve`".into());
     records[11].mode = Some(Mode::Observe);
     records[11].would_decide = Some(Would::Refused);
     records[12].warnings = vec!["cannot read the hook's input".into()];
@@ -464,7 +464,7 @@ fn rate(v: &Value) -> (u64, u64) {
     (count, of)
 }
 
-/// A distribution's row as `vouch stats` prints it (the fixture's widest
+/// A distribution's row as `git vouch stats` prints it (the fixture's widest
 /// name is `reference-transaction`).
 fn row(name: &str, count: u64, bar: usize) -> String {
     format!("\n  {name:<21}  {count:>7}  {}\n", "#".repeat(bar)).replace(" \n", "\n")
@@ -583,7 +583,7 @@ fn stats_counts_the_fixture_by_door_tier_result_and_decision() {
         .stdout_has(&rate_row("override rate", 3, 13, "23.1%", 7))
         .stdout_has("\n  anthropic (claude-haiku-4-5)\n    asked 5: verdict 4, unusable 0 (0.0%), unreachable 1 (20.0%); cached 1\n    latency p50 1200 ms, p95 3000 ms; tokens 5000 in, 1300 out; cost $0.0100\n    retries 5; retry success 1 of 2 (50.0%)\n")
         .stdout_has("\n  openai (gpt-4.1-mini)\n    asked 2: verdict 0, unusable 2 (100.0%)")
-        .stdout_has("labelled decisions (`vouch label`): 0");
+        .stdout_has("labelled decisions (`git vouch label`): 0");
     assert!(!out.stdout.contains('█'), "NO_COLOR: plain bars");
 
     // Without NO_COLOR the bars are blocks.
@@ -659,7 +659,7 @@ fn labels_give_catch_and_false_positive_rates_and_export_as_eval_cases() {
     assert_eq!(rate(&s["labels"]["false_positive"]), (1, 2));
     env.vouch(&["stats"])
         .code(0)
-        .stdout_has("labelled decisions (`vouch label`): 5")
+        .stdout_has("labelled decisions (`git vouch label`): 5")
         .stdout_has(&rate_row("catch rate", 2, 3, "66.7%", 20))
         .stdout_has(&rate_row("false-positive rate", 1, 2, "50.0%", 15));
 
@@ -673,7 +673,7 @@ fn labels_give_catch_and_false_positive_rates_and_export_as_eval_cases() {
     assert_eq!(fs::read_to_string(&file).unwrap(), "");
 }
 
-/// A real decision, labelled, becomes a case `vouch eval` reads: the
+/// A real decision, labelled, becomes a case `git vouch eval` reads: the
 /// operation with its facts, the label and the note.
 #[test]
 fn a_labelled_decision_exports_as_an_eval_case() {
@@ -690,7 +690,7 @@ fn a_labelled_decision_exports_as_an_eval_case() {
         .code(0);
     let out = env.vouch(&["log", "--export-eval"]);
     out.code(0);
-    let cases = vouch::eval::parse_corpus(&out.stdout).expect("a corpus `vouch eval` reads");
+    let cases = vouch::eval::parse_corpus(&out.stdout).expect("a corpus `git vouch eval` reads");
     assert_eq!(cases.len(), 1, "{}", out.stdout);
     let (_, case) = &cases[0];
     assert_eq!(case.label, vouch::vocab::Label::Dangerous);
@@ -797,7 +797,7 @@ fn stats_credits_each_provider_of_a_real_decision() {
     assert_eq!(rate(&s["labels"]["catch"]), (1, 1));
 
     // The labelled decision as an eval case, judged by the same answers:
-    // `vouch eval` credits each provider exactly as `vouch stats` did.
+    // `git vouch eval` credits each provider exactly as `git vouch stats` did.
     let anthropic = LlmServer::start(vec![anthropic_text("Looks fine to me!")]);
     let openai = LlmServer::start(vec![openai_text(&block())]);
     let mut env = env;
@@ -838,7 +838,7 @@ fn stats_credits_each_provider_of_a_real_decision() {
     );
 }
 
-/// The `--explain --json` of `vouch check` for `command`.
+/// The `--explain --json` of `git vouch check` for `command`.
 fn explained(env: &TestEnv, command: &[&str]) -> Value {
     let mut args = vec!["check", "--explain", "--json", "--"];
     args.extend_from_slice(command);
@@ -888,7 +888,7 @@ fn explain_prints_the_exact_request_and_sends_nothing() {
     assert_eq!(body["messages"][0]["content"], explained["user"]);
     assert_eq!(openai.count(), 0);
 
-    // `vouch verify --explain`: the pending push of the branch.
+    // `git vouch verify --explain`: the pending push of the branch.
     let out = env.vouch(&["verify", "--explain"]);
     out.code(0)
         .stdout_has("=== system prompt ===\nYou are a safety verification agent.")
@@ -1106,8 +1106,8 @@ fn every_shape() -> (String, String) {
     (older.join("\n") + "\n", newer.join("\n") + "\n")
 }
 
-/// `vouch stats`'s borrowed reader gives exactly the figures of the full
-/// `Record` reader (`vouch log`'s), and finds the same lines unreadable.
+/// `git vouch stats`'s borrowed reader gives exactly the figures of the full
+/// `Record` reader (`git vouch log`'s), and finds the same lines unreadable.
 #[test]
 fn the_fast_reader_gives_the_figures_of_the_full_reader() {
     use std::collections::HashMap;
@@ -1151,7 +1151,7 @@ fn the_fast_reader_gives_the_figures_of_the_full_reader() {
     let fast = totals.finish();
     assert_eq!(fast, full);
     assert_eq!(unreadable, problems);
-    // As `vouch stats` reads it: each file on its own, the figures added
+    // As `git vouch stats` reads it: each file on its own, the figures added
     // up in the log's order.
     let mut merged = Totals::default();
     for file in vouch::audit::files(&log) {

@@ -1,4 +1,4 @@
-//! Verifier programs: protocol, failures, discovery, trust, `vouch verify`.
+//! Verifier programs: protocol, failures, discovery, trust, `git vouch verify`.
 
 use std::fs;
 use std::os::unix::fs::PermissionsExt;

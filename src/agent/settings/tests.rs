@@ -113,7 +113,7 @@ fn agent_names_round_trip() {
 
 #[test]
 fn vouch_commands_are_recognised_by_program_and_subcommand() {
-    assert!(is_vouch_command("vouch agent-hook claude"));
+    assert!(is_vouch_command("git vouch agent-hook claude"));
     assert!(is_vouch_command(
         "'/home/u/.cargo/bin/vouch' agent-hook codex"
     ));
@@ -123,7 +123,7 @@ fn vouch_commands_are_recognised_by_program_and_subcommand() {
     assert!(is_vouch_command(
         "env X=1 /usr/local/bin/vouch agent-hook cursor"
     ));
-    assert!(!is_vouch_command("vouch hook pre-push"));
+    assert!(!is_vouch_command("git vouch hook pre-push"));
     assert!(!is_vouch_command("/usr/bin/lint-bash agent-hook"));
     assert!(!is_vouch_command("echo vouch"));
 }
@@ -467,13 +467,13 @@ fn malformed_files_are_refused_with_what_is_wrong() {
             ("{\"hooks\": []}", "`hooks` is not an object"),
         ];
         for (text, says) in cases {
-            let err = merged(agent, Some(text), "vouch agent-hook x").unwrap_err();
+            let err = merged(agent, Some(text), "git vouch agent-hook x").unwrap_err();
             assert!(err.to_string().contains(says), "{agent} {text}: {err}");
             let err = removed(agent, text).unwrap_err();
             assert!(err.to_string().contains(says), "{agent} {text}: {err}");
         }
         let text = format!("{{\"hooks\": {{\"{event}\": {{}}}}}}");
-        let err = merged(agent, Some(&text), "vouch agent-hook x").unwrap_err();
+        let err = merged(agent, Some(&text), "git vouch agent-hook x").unwrap_err();
         assert_eq!(err.to_string(), format!("`hooks.{event}` is not a list"));
     }
 }
@@ -489,8 +489,13 @@ fn the_opencode_plugin_carries_the_marker_and_the_command() {
     );
     assert!(text.contains("\"tool.execute.before\""), "{text}");
     // A path change rewrites the command.
-    let newer = merged(Agent::Opencode, Some(&text), "vouch agent-hook opencode").unwrap();
-    assert!(newer.contains(r#"const COMMAND = "vouch agent-hook opencode";"#));
+    let newer = merged(
+        Agent::Opencode,
+        Some(&text),
+        "git vouch agent-hook opencode",
+    )
+    .unwrap();
+    assert!(newer.contains(r#"const COMMAND = "git vouch agent-hook opencode";"#));
     assert!(!newer.contains("/opt/my tools"));
     // Someone else's file is never overwritten.
     let err = merged(
@@ -735,7 +740,7 @@ try {
         said.starts_with("denied: vouch: the vouch binary is missing"),
         "{said}"
     );
-    assert!(said.contains("vouch agent install opencode"), "{said}");
+    assert!(said.contains("git vouch agent install opencode"), "{said}");
 }
 
 #[test]
@@ -786,7 +791,7 @@ fn a_project_command_names_vouch_on_path_and_lets_a_teammate_without_it_work() {
     for agent in Agent::ALL {
         let cmd = project_hook_command(agent);
         assert!(is_vouch_command(&cmd), "{agent}: {cmd}");
-        assert!(cmd.starts_with("command -v vouch "), "{agent}: {cmd}");
+        assert!(cmd.starts_with("command -v git-vouch "), "{agent}: {cmd}");
         assert!(
             !cmd.contains('/') || cmd.contains("/dev/null"),
             "{agent}: no machine path: {cmd}"

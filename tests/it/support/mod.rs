@@ -19,7 +19,7 @@ use tempfile::TempDir;
 
 /// The vouch binary under test.
 pub fn vouch_bin() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_vouch"))
+    PathBuf::from(env!("CARGO_BIN_EXE_git-vouch"))
 }
 
 /// The output of a command, with helpers.
