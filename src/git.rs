@@ -211,7 +211,7 @@ impl Repo {
     }
 
     /// Commits reachable from `from` and from none of `hide` (for "is it
-    /// lost": the [`Repo::survivor_commits`] of the operation), counted up
+    /// lost": the `Repo::survivor_commits` of the operation), counted up
     /// to a limit and summarised.
     pub fn lost_commits(&self, from: Oid, hide: &[Oid]) -> Result<Lost, git2::Error> {
         let commits = self.reachable_only(from, hide, LOST_COUNT_LIMIT + 1)?;
