@@ -136,8 +136,7 @@ for what in create delete; do
   e=$(median < "$work/$what-empty"); v=$(median < "$work/$what-vouch")
   printf '   %-7s %d branches: empty pre-receive %8s ms, vouch %8s ms (x%s)\n' "$what" "$refs" "$(ms "$e")" "$(ms "$v")" "$(ratio "$v" "$e")"
 done
-last=$(grep '"hook":"pre-receive"' "$XDG_STATE_HOME/vouch/audit.jsonl" | tail -1)
-echo "   the deletions' audit line: $(python3 -c 'import json,sys; r=json.loads(sys.argv[1]); print(r["risk_tier"], r["result"], r["decision"], len(r["refs"]), "refs,", r["latency_ms"], "ms inside vouch")' "$last")"
+echo "   the deletions' audit line: $(grep '"hook":"pre-receive"' "$XDG_STATE_HOME/vouch/audit.jsonl" | tail -1 | python3 -c 'import json,sys; r=json.loads(sys.stdin.read()); print(r["risk_tier"], r["result"], r["decision"], len(r["refs"]), "refs,", r["latency_ms"], "ms inside vouch")')"
 
 # The hook alone, as git runs it, deciding the deletions of $refs refs.
 head=$(git -C "$srv/vouch.git" rev-parse main)
