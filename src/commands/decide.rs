@@ -452,7 +452,11 @@ impl<'a> Run<'a> {
                 report::again(self.op)
             ));
         }
-        if let Some(p) = review_path {
+        // A pusher cannot open a file on the server: the approval text says
+        // what to do there.
+        if let Some(p) = review_path
+            && self.interaction != Interaction::Server
+        {
             text.push_str(&format!("Review request: {}\n", p.display()));
         }
         ui::info(&text);

@@ -316,6 +316,11 @@ impl Served {
             .stderr_has("remote:     git vouch approve ")
             .stderr_has("remote:     git push -o vouch.skip=\"<why this is safe>\" ...")
             .stderr_has("(pre-receive hook declined)");
+        assert!(
+            !out.stderr.contains("Review request:"),
+            "no server path the pusher cannot open: {}",
+            out.stderr
+        );
         if let Some(concern) = concern {
             out.stderr_has(&format!("remote:   concern: ai:anthropic: {concern}"));
         }
