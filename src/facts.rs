@@ -329,6 +329,18 @@ pub struct RefFacts {
 }
 
 impl RefFacts {
+    /// Facts for a line that could not be measured (a repository git2
+    /// cannot open): only what the line says; what a deletion or rewrite
+    /// destroys is unknown, for `why`.
+    pub fn unmeasured(update: PushUpdate, why: &str) -> Self {
+        let change = Change::of(&update);
+        let mut f = Self::new(update, change);
+        if matches!(change, Change::Delete | Change::Rewrite) {
+            f.remote_tip = RemoteTip::Unknown(why.to_owned());
+        }
+        f
+    }
+
     /// Facts for a line whose change is already known, with nothing measured yet.
     pub fn new(update: PushUpdate, change: Change) -> Self {
         Self {

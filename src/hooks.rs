@@ -63,24 +63,34 @@ impl fmt::Display for ParseError {
     }
 }
 
-fn valid_oid(oid: &str) -> bool {
+pub(crate) fn valid_oid(oid: &str) -> bool {
     (oid.len() == 40 || oid.len() == 64) && oid.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
 /// Parses all of pre-push stdin. Empty input (git already rejected every
 /// ref, or nothing to push) gives no updates.
+/// The non-empty lines git passes a hook on stdin, numbered from 1, as
+/// text with whether a ref name had to be read lossily (not UTF-8).
+pub(crate) fn input_lines(input: &[u8]) -> impl Iterator<Item = (usize, String, bool)> + '_ {
+    input
+        .split(|b| *b == b'\n')
+        .enumerate()
+        .filter_map(|(index, raw)| {
+            let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
+            if raw.is_empty() {
+                return None;
+            }
+            let (text, lossy) = match std::str::from_utf8(raw) {
+                Ok(s) => (s.to_owned(), false),
+                Err(_) => (String::from_utf8_lossy(raw).into_owned(), true),
+            };
+            Some((index + 1, text, lossy))
+        })
+}
+
 pub fn parse_pre_push(input: &[u8]) -> Result<Vec<PushUpdate>, ParseError> {
     let mut updates = Vec::new();
-    for (index, raw) in input.split(|b| *b == b'\n').enumerate() {
-        let line_no = index + 1;
-        let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
-        if raw.is_empty() {
-            continue;
-        }
-        let (text, lossy) = match std::str::from_utf8(raw) {
-            Ok(s) => (s.to_owned(), false),
-            Err(_) => (String::from_utf8_lossy(raw).into_owned(), true),
-        };
+    for (line_no, text, lossy) in input_lines(input) {
         // Split from the right: the local ref is free text (`main@{1 minute ago}`).
         let mut parts = text.rsplitn(4, ' ');
         let (Some(remote_oid), Some(remote_ref), Some(local_oid), Some(local_ref)) =

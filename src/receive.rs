@@ -21,16 +21,7 @@ pub const APPROVE_OPTION: &str = "vouch.approve";
 /// push's classification applies as it is.
 pub fn parse_pre_receive(input: &[u8]) -> Result<Vec<PushUpdate>, ParseError> {
     let mut updates = Vec::new();
-    for (index, raw) in input.split(|b| *b == b'\n').enumerate() {
-        let line = index + 1;
-        let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
-        if raw.is_empty() {
-            continue;
-        }
-        let (text, lossy) = match std::str::from_utf8(raw) {
-            Ok(s) => (s.to_owned(), false),
-            Err(_) => (String::from_utf8_lossy(raw).into_owned(), true),
-        };
+    for (line, text, lossy) in crate::hooks::input_lines(input) {
         let mut parts = text.splitn(3, ' ');
         let (Some(old), Some(new), Some(name)) = (parts.next(), parts.next(), parts.next()) else {
             return Err(ParseError {
@@ -42,8 +33,7 @@ pub fn parse_pre_receive(input: &[u8]) -> Result<Vec<PushUpdate>, ParseError> {
             });
         };
         for (what, oid) in [("old", old), ("new", new)] {
-            if !((oid.len() == 40 || oid.len() == 64) && oid.bytes().all(|b| b.is_ascii_hexdigit()))
-            {
+            if !crate::hooks::valid_oid(oid) {
                 return Err(ParseError {
                     line,
                     problem: format!(

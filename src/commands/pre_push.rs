@@ -18,7 +18,7 @@ use crate::context::Ctx;
 use crate::operation::{Operation, Unjudged};
 use crate::policy;
 
-use crate::facts::{Change, PushFacts, RefFacts, RemoteTip};
+use crate::facts::{PushFacts, RefFacts};
 use crate::git::Repo;
 use crate::hooks::{ForceHint, PushUpdate, parse_pre_push, parse_push_argv};
 use crate::policy::{Decision, Plan};
@@ -158,14 +158,7 @@ fn unmeasured(
 ) -> PushFacts {
     let refs = updates
         .into_iter()
-        .map(|u| {
-            let change = Change::of(&u);
-            let mut f = RefFacts::new(u, change);
-            if matches!(change, Change::Delete | Change::Rewrite) {
-                f.remote_tip = RemoteTip::Unknown(why.to_owned());
-            }
-            f
-        })
+        .map(|u| RefFacts::unmeasured(u, why))
         .collect();
     PushFacts {
         remote: redact_url(remote),

@@ -22,7 +22,7 @@ use crate::classify::{classify_server, protected_changes};
 use crate::cli::PreReceiveArgs;
 use crate::config::OnUnavailable;
 use crate::context::Ctx;
-use crate::facts::{Change, PushFacts, RefFacts, RemoteTip};
+use crate::facts::{PushFacts, RefFacts};
 use crate::git::Repo;
 use crate::hooks::{ForceHint, PushUpdate};
 use crate::operation::Operation;
@@ -58,10 +58,12 @@ pub fn pre_receive(ctx: &Ctx, args: &PreReceiveArgs) -> Result<ExitStatus> {
     let updates = match parse_pre_receive(&input) {
         Ok(u) => u,
         Err(e) => {
+            // The shared line error names pre-push: say which hook read it.
+            let e = format!("pre-receive input line {}: {}", e.line, e.problem);
             ui::error(&anyhow::anyhow!(
                 "{e}\nThis push is refused because vouch cannot tell what it changes. If git itself sent this, please report it"
             ));
-            log_refusal(ctx, ("push", "pre-receive"), "", &e.to_string());
+            log_refusal(ctx, ("push", "pre-receive"), "", &e);
             return Ok(ExitStatus::Refused);
         }
     };
@@ -178,14 +180,7 @@ pub fn pre_receive(ctx: &Ctx, args: &PreReceiveArgs) -> Result<ExitStatus> {
 fn unmeasured(git_dir: &str, updates: Vec<PushUpdate>, why: &str, quarantine: bool) -> ServerFacts {
     let refs = updates
         .into_iter()
-        .map(|u| {
-            let change = Change::of(&u);
-            let mut f = RefFacts::new(u, change);
-            if matches!(change, Change::Delete | Change::Rewrite) {
-                f.remote_tip = RemoteTip::Unknown(why.to_owned());
-            }
-            f
-        })
+        .map(|u| RefFacts::unmeasured(u, why))
         .collect();
     ServerFacts {
         push: PushFacts {
