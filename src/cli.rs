@@ -553,6 +553,14 @@ mod tests {
             let clap = Cli::parse_from(crate::install::hook_argv(args.clone()));
             assert_eq!(format!("{ours:?}"), format!("{clap:?}"), "{args:?}");
         }
+        // A hook a manager moved aside (pre-commit's migration mode,
+        // lefthook's `.old`) is still the hook it was.
+        for moved in [".git/hooks/pre-commit.legacy", ".git/hooks/pre-commit.old"] {
+            let moved = hook_cli(&argv(&[moved])).expect("a moved hook");
+            let plain = hook_cli(&argv(&[".git/hooks/pre-commit"])).expect("the hook");
+            assert_eq!(format!("{moved:?}"), format!("{plain:?}"));
+        }
+        assert!(hook_cli(&argv(&[".git/hooks/pre-commit.sample"])).is_none());
         // Not what git passes: left to clap.
         assert!(hook_cli(&argv(&[".git/hooks/pre-push", "origin"])).is_none());
         assert!(hook_cli(&argv(&["/usr/bin/vouch", "status"])).is_none());

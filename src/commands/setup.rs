@@ -79,7 +79,7 @@ pub fn install(ctx: &Ctx, args: &InstallArgs) -> Result<ExitStatus> {
         if found.iter().any(|f| f.manager == Manager::Overcommit) {
             bail!("{}", overcommit_refusal());
         }
-        if is_husky(&loc) {
+        if is_husky(&found) {
             return install_husky(ctx, args, &loc);
         }
         check_hooks_path(&loc, args.force)?;
@@ -103,7 +103,7 @@ pub fn install(ctx: &Ctx, args: &InstallArgs) -> Result<ExitStatus> {
     };
     // Beside a hook manager the hook stays a script: managers read the
     // hook they find as text.
-    let text_only = !managers::detect(&root, &loc.dir, loc.hooks_path.as_deref()).is_empty();
+    let text_only = !found.is_empty();
     for hook in &args.hooks {
         let form = install::Form::for_hook(hook, &bin, config.strict, args.direct, text_only)?;
         if !args.config_hooks {
@@ -154,9 +154,10 @@ pub fn install(ctx: &Ctx, args: &InstallArgs) -> Result<ExitStatus> {
     Ok(ExitStatus::Allowed)
 }
 
-/// Whether husky owns the hooks (`core.hooksPath` is its `.husky/_`).
-pub(crate) fn is_husky(loc: &HooksLocation) -> bool {
-    managers::detect(&loc.root(), &loc.dir, loc.hooks_path.as_deref())
+/// Whether husky owns the hooks (`core.hooksPath` is its `.husky/_`),
+/// among the managers `managers::detect` found.
+pub(crate) fn is_husky(found: &[managers::Found]) -> bool {
+    found
         .iter()
         .any(|f| f.manager == Manager::Husky && f.by.contains("core.hooksPath"))
 }

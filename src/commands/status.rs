@@ -141,19 +141,21 @@ pub fn status(ctx: &Ctx, args: &StatusArgs) -> Result<ExitStatus> {
 pub fn gather(ctx: &Ctx, path: &Path) -> Result<Status> {
     let loc = git::hooks_location(path)?;
     let root = loc.root();
-    let hook_managers = managers::detect(&root, &loc.dir, loc.hooks_path.as_deref())
+    let found = managers::detect(&root, &loc.dir, loc.hooks_path.as_deref());
+    let husky = setup::is_husky(&found);
+    let hook_managers = found
         .iter()
         .map(|f| format!("{} ({})", f.manager.name(), f.by))
         .collect();
-    let husky = setup::is_husky(&loc);
     let hooks = HOOKS
         .iter()
         .map(|(hook, _)| {
             let config_hook = git::config_hook(&root, &git::config_hook_name(hook));
+            let state = install::state(&loc.dir, hook);
             let reach = if husky && *hook != install::REF_TX {
                 husky_reach(&root, hook)
             } else {
-                hook_reach(&loc.dir, hook)
+                hook_reach(&loc.dir, hook, &state)
             };
             let mut h = HookStatus {
                 reach,
@@ -165,7 +167,7 @@ pub fn gather(ctx: &Ctx, path: &Path) -> Result<Status> {
                 chains_local: false,
                 config_hook,
             };
-            match install::state(&loc.dir, hook) {
+            match state {
                 HookState::Missing => {}
                 HookState::Foreign => h.state = "foreign",
                 HookState::Ours {
@@ -352,9 +354,9 @@ fn agents_status(ctx: &Ctx, root: &Path) -> Vec<AgentStatus> {
 }
 
 /// Whether git reaches vouch through `dir/hook`, in words.
-fn hook_reach(dir: &Path, hook: &str) -> String {
+fn hook_reach(dir: &Path, hook: &str, state: &HookState) -> String {
     let p = install::PROGRAM;
-    match install::state(dir, hook) {
+    match state {
         HookState::Missing => format!("not installed (run `{p} install`)"),
         HookState::Foreign => {
             let path = dir.join(hook);
@@ -390,8 +392,8 @@ fn hook_reach(dir: &Path, hook: &str) -> String {
             chained,
             direct,
         } => {
-            let bin = bin.unwrap_or_default();
-            let found = match (bin.is_file(), direct) {
+            let bin = bin.clone().unwrap_or_default();
+            let found = match (bin.is_file(), *direct) {
                 (true, false) => "",
                 (true, true) => " (linked directly)",
                 (false, false) => " (MISSING: the hook falls back to PATH)",
@@ -400,7 +402,7 @@ fn hook_reach(dir: &Path, hook: &str) -> String {
                 }
             };
             let local = install::local_path(&dir.join(hook));
-            let chained = match (chained, managers::script_of(&local)) {
+            let chained = match (*chained, managers::script_of(&local)) {
                 (true, Some(m)) => format!("; chains {}'s hook (`{hook}.local`)", m.name()),
                 (true, None) => format!("; chains `{hook}.local`"),
                 (false, _) => String::new(),

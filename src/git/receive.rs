@@ -110,31 +110,26 @@ impl Measure<'_> {
             .or_insert_with(|| repo.peel_commit(oid))
     }
 
-    /// The commit tips of the server's refs after the push: every ref the
-    /// push leaves alone, and the new value of every ref it sets.
+    /// The commits the server's refs hold after the push: the one survivor
+    /// rule ([`crate::facts::surviving`]) over the refs the push leaves
+    /// alone, and the new value of every ref it sets.
     fn survivors(&mut self) -> &(Vec<Oid>, HashSet<Oid>) {
         if self.survivors.is_none() {
             let updated: HashSet<&str> =
                 self.updates.iter().map(|u| u.remote_ref.as_str()).collect();
-            let mut tips = BTreeSet::new();
-            if let Ok(refs) = self.repo.repo.references() {
-                for r in refs.flatten() {
-                    if let (Ok(n), Some(t)) = (r.name(), r.target())
-                        && !updated.contains(n)
-                    {
-                        tips.insert(t);
-                    }
-                }
-            }
-            for u in self.updates.iter().filter(|u| !u.is_delete()) {
-                if let Ok(oid) = Oid::from_str(&u.local_oid) {
-                    tips.insert(oid);
-                }
-            }
-            let commits: BTreeSet<Oid> = tips
+            let holders = self.repo.holders();
+            let mut commits: BTreeSet<Oid> = self
+                .repo
+                .survivor_commits(&holders, &|n| updated.contains(n))
                 .into_iter()
-                .filter_map(|o| self.peel_commit(o))
                 .collect();
+            let set_to: Vec<Oid> = self
+                .updates
+                .iter()
+                .filter(|u| !u.is_delete())
+                .filter_map(|u| Oid::from_str(&u.local_oid).ok())
+                .collect();
+            commits.extend(set_to.into_iter().filter_map(|o| self.peel_commit(o)));
             let set = commits.iter().copied().collect();
             self.survivors = Some((commits.into_iter().collect(), set));
         }

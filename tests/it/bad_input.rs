@@ -35,6 +35,16 @@ fn malformed_pre_push_lines_are_refused_with_the_line_named() {
     out.code(2).stderr_has("line 2");
 }
 
+/// A malformed line reaching the server door is refused, named as a
+/// pre-receive line (the line reader is shared with pre-push).
+#[test]
+fn malformed_pre_receive_lines_are_refused_with_the_hook_named() {
+    let env = TestEnv::new();
+    let out = env.vouch_stdin(&["hook", "pre-receive"], b"deadbeef refs/heads/main\n");
+    out.code(1).stderr_has("pre-receive input line 1");
+    assert!(!out.stderr.contains("pre-push"), "{}", out.stderr);
+}
+
 /// A refusal logged before the operation is judged goes where the user's
 /// `[log] path` says, so `git vouch log` shows it (it went to the default).
 #[test]

@@ -502,3 +502,44 @@ fn install_server_chains_the_existing_hook_in_every_repository() {
         .code(2)
         .stderr_has("has a work tree");
 }
+
+/// A deletion on the server loses what no ref that stays holds: a branch
+/// whose commit `main` also holds loses nothing; one with a commit of its
+/// own loses that commit (the one survivor rule, as at the other doors).
+#[test]
+fn a_deletion_on_the_server_counts_what_no_remaining_ref_holds() {
+    let s = serve(Transport::File, None);
+    let env = &s.env;
+    env.git(&env.work, &["branch", "merged"]);
+    env.git(&env.work, &["switch", "-q", "-c", "topic"]);
+    env.commit(&env.work, "topic.txt", "only on topic");
+    env.git(&env.work, &["switch", "-q", "main"]);
+    env.push(&["origin", "merged", "topic"]).code(0);
+    let lost = |branch: &str| {
+        let out = env.push(&["--no-verify", "origin", &format!(":{branch}")]);
+        let record = s
+            .server_records()
+            .into_iter()
+            .rev()
+            .find(|r| r.to_string().contains(&format!("refs/heads/{branch}")));
+        (out, record)
+    };
+    let (out, record) = lost("merged");
+    out.code(0);
+    let said = format!(
+        "{}\n{}",
+        out.stderr,
+        record.map(|r| r.to_string()).unwrap_or_default()
+    );
+    assert!(!said.contains("removes"), "main holds its commit:\n{said}");
+    let (out, record) = lost("topic");
+    let said = format!(
+        "{}\n{}",
+        out.stderr,
+        record.map(|r| r.to_string()).unwrap_or_default()
+    );
+    assert!(
+        said.contains("removes 1 commit"),
+        "the commit only topic holds is counted:\n{said}"
+    );
+}
