@@ -28,6 +28,10 @@ pub enum Asker {
     },
     /// Nobody: CI, scripts, GUI clients, `VOUCH_HEADLESS`.
     Nobody,
+    /// A person pushing to the server door: reads every message as a
+    /// `remote:` line but cannot be asked, so `on_unavailable = "ask"`
+    /// refuses there (the pusher is told how to get approval).
+    Pusher,
 }
 
 /// The audit log's `result` (SPEC 7).
@@ -258,7 +262,7 @@ pub fn decide(s: &Situation, outcome: &Outcome) -> Plan {
     let can_ask = match s.asker {
         Asker::Terminal => true,
         Asker::Agent { can_ask } => can_ask,
-        Asker::Nobody => false,
+        Asker::Nobody | Asker::Pusher => false,
     };
     let tier = s.tier;
     let planned = match outcome {
@@ -313,6 +317,9 @@ pub fn decide(s: &Situation, outcome: &Outcome) -> Plan {
                     "not verified: {reason}; an agent cannot decide a {tier} operation for the person"
                 )),
                 OnUnavailable::Ask if can_ask => plan(Action::Ask, AuditResult::Unavailable),
+                OnUnavailable::Ask if s.asker == Asker::Pusher => refuse(format!(
+                    "not verified: {reason}; on_unavailable.{tier} = \"ask\", and nobody can be asked on the server, so this {tier} operation is refused"
+                )),
                 OnUnavailable::Ask | OnUnavailable::Allow => plan(
                     Action::Allow {
                         warning: Some(format!(
@@ -379,11 +386,12 @@ pub fn must_log(observe: bool, plan: &Plan) -> bool {
 mod tests {
     use super::*;
 
-    const ASKERS: [Asker; 4] = [
+    const ASKERS: [Asker; 5] = [
         Asker::Terminal,
         Asker::Agent { can_ask: true },
         Asker::Agent { can_ask: false },
         Asker::Nobody,
+        Asker::Pusher,
     ];
 
     fn situation(tier: Tier, asker: Asker, on_unavailable: OnUnavailable) -> Situation {
@@ -425,6 +433,7 @@ mod tests {
             let person = asker == Asker::Terminal;
             let can_ask = matches!(asker, Asker::Terminal | Asker::Agent { can_ask: true });
             let agent = matches!(asker, Asker::Agent { .. });
+            let pusher = asker == Asker::Pusher;
             for tier in [Tier::Critical, Tier::High] {
                 let s = situation(tier, asker, Allow);
                 let d = |o: &Outcome| decide(&s, o);
@@ -451,11 +460,13 @@ mod tests {
                 assert!(is_refuse(&p), "{asker:?}");
                 assert_eq!(p.result, AuditResult::Unavailable);
                 // unavailable, ask: the person is asked; nobody: allowed with a warning;
-                // an agent is never the person: it asks its person or is refused.
+                // an agent is never the person: it asks its person or is refused;
+                // on a server nobody can be asked, and "ask" refuses.
                 let p = decide(&situation(tier, asker, Ask), &unavailable());
                 match (person, agent, can_ask) {
                     (true, _, _) | (_, true, true) => assert_eq!(p.action, Action::Ask),
                     (_, true, false) => assert!(is_refuse(&p), "{asker:?}"),
+                    _ if pusher => assert!(is_refuse(&p), "{asker:?}"),
                     _ => assert!(is_allow(&p, true), "{asker:?}"),
                 }
                 // unavailable, allow: allowed with a warning, except for an agent.

@@ -217,7 +217,8 @@ impl<'a> Run<'a> {
                 Interaction::Git if driven.is_some() => Asker::Agent { can_ask: false },
                 Interaction::Git if tty.is_some() => Asker::Terminal,
                 Interaction::Agent { can_ask, .. } => Asker::Agent { can_ask },
-                Interaction::Git | Interaction::Report | Interaction::Server => Asker::Nobody,
+                Interaction::Server => Asker::Pusher,
+                Interaction::Git | Interaction::Report => Asker::Nobody,
             };
             self.run_verifiers(tty.is_some())?;
             situation.late = self.budget.is_some_and(|b| self.started.elapsed() >= b);

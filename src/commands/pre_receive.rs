@@ -20,7 +20,6 @@ use super::decide::{Interaction, Run};
 use super::pre_push::{log_refusal, run_chained};
 use crate::classify::{classify_server, protected_changes};
 use crate::cli::PreReceiveArgs;
-use crate::config::OnUnavailable;
 use crate::context::Ctx;
 use crate::facts::{PushFacts, RefFacts};
 use crate::git::Repo;
@@ -109,17 +108,12 @@ pub fn pre_receive(ctx: &Ctx, args: &PreReceiveArgs) -> Result<ExitStatus> {
 
     // The server's policy: its account's config and the bare repository's
     // own `.vouch.toml` (in the git directory, where no push can write).
-    let mut config = ctx.config(Some(&git_dir));
+    let config = ctx.config(Some(&git_dir));
     let assessment = classify_server(&facts, &config.policy);
     if policy::answers_at_once(assessment.tier, &config, false) {
         return Ok(ExitStatus::Allowed);
     }
     let mut notes = Vec::new();
-    // Nobody can be asked on a server: "ask" means refuse there (said in
-    // the refusal's reason: `on_unavailable.critical = "block"`).
-    if config.on_unavailable.critical == OnUnavailable::Ask {
-        config.on_unavailable.critical = OnUnavailable::Block;
-    }
 
     let count = env
         .var(PUSH_OPTION_COUNT)

@@ -372,8 +372,9 @@ impl Served {
 fn file_transport_refuses_a_history_removing_push_without_a_verifier() {
     let s = serve(Transport::File, None);
     s.fast_forward_is_allowed_at_once();
+    // The refusal cites the setting as the config says it, not as "block".
     s.force_push_is_refused(None)
-        .stderr_has("on_unavailable.critical");
+        .stderr_has("on_unavailable.critical = \"ask\", and nobody can be asked on the server");
     // The default policy keeps skips off the default branch.
     let out = s.env.push(&[
         "--force",
