@@ -1,7 +1,8 @@
 //! The server door (`pre-receive`, SPEC 3.5) behind real servers on
 //! 127.0.0.1, started by each test: the file transport to a bare
 //! repository, `git daemon --enable=receive-pack`, and smart HTTP through
-//! `git http-backend` behind nginx and fcgiwrap. For each: a force push that
+//! `git http-backend` behind nginx and fcgiwrap, and ssh through gitolite
+//! (sshd on a loopback port, gitolite's shell as the forced command). For each: a force push that
 //! would remove commits from the server's `main` is refused with the
 //! concerns shown to the pusher as `remote:` lines, also when the client
 //! skips its own hooks with `--no-verify`; the same push with
@@ -87,6 +88,7 @@ enum Transport {
     File,
     Daemon,
     Http,
+    Ssh,
 }
 
 /// A git server holding the test's `remote.git`, with vouch's pre-receive.
@@ -166,6 +168,12 @@ fn serve(transport: Transport, llm: Option<&LlmServer>) -> Served {
             let (port, mut started) = http_server(&env);
             procs.append(&mut started);
             format!("http://127.0.0.1:{port}/git/remote.git")
+        }
+        Transport::Ssh => {
+            let (url, ssh, sshd) = gitolite_server(&env);
+            env.extra_env.push(("GIT_SSH_COMMAND".to_owned(), ssh));
+            procs.push(sshd);
+            url
         }
     };
     env.git(&env.work, &["remote", "set-url", "origin", &url]);
@@ -259,6 +267,105 @@ http {{
     let nginx = Proc(nginx);
     wait_for_port(port, "nginx", &dir.join("error.log"));
     (port, vec![nginx, fcgi])
+}
+
+/// The ssh command a client uses with `key`.
+fn ssh_command(key: &Path, port: u16) -> String {
+    format!(
+        "ssh -i {} -o IdentitiesOnly=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR -p {port}",
+        key.display()
+    )
+}
+
+/// gitolite behind sshd on 127.0.0.1, as a team runs it: gitolite set up
+/// under its own `HOME` with `alice` as a key that may rewind (`RW+`) and
+/// `bob` as one that may only push (`RW`), `remote.git` as its repository
+/// `remote` (gitolite's own `update` hook installed beside vouch's
+/// `pre-receive`), and sshd with the test's host key whose authorized keys
+/// run gitolite's shell for each key, with the test's variables. Returns
+/// the URL, alice's ssh command and the running sshd.
+fn gitolite_server(env: &TestEnv) -> (String, String, Proc) {
+    let base = env.base();
+    let dir = base.join("ssh");
+    let home = base.join("gitolite");
+    fs::create_dir_all(&dir).unwrap();
+    fs::create_dir_all(&home).unwrap();
+    let keygen = |name: &str| {
+        let key = dir.join(name);
+        let out = env
+            .cmd("ssh-keygen", &dir)
+            .args(["-q", "-t", "ed25519", "-N", "", "-C", name, "-f"])
+            .arg(&key)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        key
+    };
+    let (alice, bob, host) = (keygen("alice"), keygen("bob"), keygen("host"));
+    let gitolite = |args: &[&str]| {
+        let out = env
+            .cmd("gitolite", &home)
+            .env("HOME", &home)
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "gitolite {args:?}: {out:?}");
+    };
+    gitolite(&["setup", "-pk", &format!("{}.pub", alice.display())]);
+    let conf = home.join(".gitolite/conf/gitolite.conf");
+    let mut text = fs::read_to_string(&conf).unwrap();
+    text.push_str("\nrepo remote\n    RW+     =   alice\n    RW      =   bob\n");
+    fs::write(&conf, text).unwrap();
+    // The test's bare repository (vouch's pre-receive already in it) is
+    // gitolite's `remote`.
+    std::os::unix::fs::symlink(&env.remote, home.join("repositories/remote.git")).unwrap();
+    gitolite(&["compile"]);
+    gitolite(&["setup"]);
+    let update = fs::read_link(env.remote.join("hooks/update")).expect("gitolite's update hook");
+    assert!(
+        update.ends_with(".gitolite/hooks/common/update"),
+        "{update:?}"
+    );
+
+    // Each key runs gitolite's shell under its name, with the test's
+    // variables and gitolite's HOME (sshd passes the client's none).
+    let mut vars = String::new();
+    for (k, v) in env.vars() {
+        if k != "HOME" {
+            vars.push_str(&format!("'{k}={v}' "));
+        }
+    }
+    let mut keys = String::new();
+    for (name, key) in [("alice", &alice), ("bob", &bob)] {
+        let public = fs::read_to_string(key.with_extension("pub")).unwrap();
+        keys.push_str(&format!(
+            "command=\"env {vars}'HOME={}' /usr/share/gitolite3/gitolite-shell {name}\",no-port-forwarding,no-X11-forwarding,no-agent-forwarding,no-pty {public}",
+            home.display()
+        ));
+    }
+    fs::write(dir.join("authorized_keys"), keys).unwrap();
+    let port = free_port();
+    let conf = format!(
+        "ListenAddress 127.0.0.1\nPort {port}\nHostKey {host}\nAuthorizedKeysFile {dir}/authorized_keys\nPidFile {dir}/sshd.pid\nUsePAM no\nStrictModes no\nPermitRootLogin prohibit-password\nPasswordAuthentication no\nKbdInteractiveAuthentication no\n",
+        host = host.display(),
+        dir = dir.display()
+    );
+    fs::write(dir.join("sshd_config"), conf).unwrap();
+    // sshd wants its privilege-separation directory when started as root.
+    fs::create_dir_all("/run/sshd").ok();
+    let log = dir.join("sshd.log");
+    let sshd = env
+        .cmd("/usr/sbin/sshd", &dir)
+        .args(["-D", "-e", "-f"])
+        .arg(dir.join("sshd_config"))
+        .stderr(fs::File::create(&log).unwrap())
+        .spawn()
+        .expect("sshd starts");
+    let sshd = Proc(sshd);
+    wait_for_port(port, "sshd", &log);
+    let login = String::from_utf8(env.cmd("id", &dir).arg("-un").output().unwrap().stdout).unwrap();
+    let url = format!("ssh://{}@127.0.0.1:{port}/remote", login.trim());
+    (url, ssh_command(&alice, port), sshd)
 }
 
 impl Served {
@@ -444,6 +551,54 @@ fn smart_http_refuses_and_lets_a_named_user_skip() {
         &["config", "--add", "vouch.skipUser", "alice"],
     );
     s.skip_is_allowed_and_logged("alice (REMOTE_USER)");
+}
+
+/// ssh through gitolite: the pusher is the ssh key's name as gitolite
+/// knows it (`GL_USER`), and gitolite's own access rules still apply
+/// after vouch lets a push through (bob may push, not rewind).
+#[test]
+fn gitolite_over_ssh_refuses_and_names_the_key() {
+    if !need("sshd") || !need("gitolite") {
+        return;
+    }
+    let s = serve(Transport::Ssh, None);
+    assert!(s.url.starts_with("ssh://"), "{}", s.url);
+    s.fast_forward_is_allowed_at_once();
+    s.force_push_is_refused(None);
+    let r = s.server_records().pop().unwrap();
+    assert_eq!(r["pusher"], "alice (GL_USER)");
+    s.env
+        .git(&s.env.remote, &["config", "vouch.allowSkip", "always"]);
+    // bob's skip passes vouch, and gitolite's `update` hook refuses the rewind.
+    let port = s.url.rsplit_once(':').unwrap().1.split('/').next().unwrap();
+    let bob = ssh_command(&s.env.base().join("ssh/bob"), port.parse().unwrap());
+    let before = s.server_main();
+    let out = s
+        .env
+        .cmd("git", &s.env.work)
+        .env("GIT_SSH_COMMAND", bob)
+        .args([
+            "push",
+            "--force",
+            "--no-verify",
+            "-o",
+            "vouch.skip=bob's cleanup",
+            "origin",
+            "main",
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("remote: vouch: allowed without verification"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("DENIED"), "gitolite's own rule: {stderr}");
+    assert_eq!(s.server_main(), before);
+    let r = s.server_records().pop().unwrap();
+    assert_eq!(r["pusher"], "bob (GL_USER)");
+    s.skip_is_allowed_and_logged("alice (GL_USER)");
 }
 
 /// `install --server` keeps a forge's own `pre-receive` and runs it first
