@@ -324,7 +324,8 @@ fn gitolite_server(env: &TestEnv) -> (String, String, Proc) {
     let update = fs::read_link(env.remote.join("hooks/update")).expect("gitolite's update hook");
     assert!(
         update.ends_with(".gitolite/hooks/common/update"),
-        "{update:?}"
+        "{}",
+        update.display()
     );
 
     // Each key runs gitolite's shell under its name, with the test's
