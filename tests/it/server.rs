@@ -700,3 +700,77 @@ fn a_deletion_on_the_server_counts_what_no_remaining_ref_holds() {
         "the commit only topic holds is counted:\n{said}"
     );
 }
+
+/// The approval round trip on the server: a person at the server's
+/// terminal runs `git vouch approve <id>` for the refused push, and the
+/// same push with `-o vouch.approve=<id>` goes through once and is logged
+/// as overridden; a push option naming another operation is said to.
+#[test]
+fn an_approval_at_the_servers_terminal_lets_that_push_through_once() {
+    if !crate::support::tmux::available() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "tmux is missing, and CI must run this test"
+        );
+        return;
+    }
+    let s = serve(Transport::File, None);
+    s.force_push_is_refused(None);
+    let id = s.server_records().pop().unwrap()["operation_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    // Another id: the push is judged as usual, and told why.
+    s.env
+        .push(&[
+            "--force",
+            "--no-verify",
+            "-o",
+            "vouch.approve=0123456789ab",
+            "origin",
+            "main",
+        ])
+        .stderr_has("`-o vouch.approve=0123456789ab` names another operation")
+        .code(1);
+    let bin = crate::support::vouch_bin();
+    let term = crate::support::tmux::Tmux::start(
+        &s.env,
+        &s.env.remote,
+        &format!("{} approve {id}", bin.display()),
+    );
+    term.wait_for("Type `yes`");
+    term.send("yes");
+    term.send("Enter");
+    term.wait_for("[exit=0]");
+    let push = |what: &str| {
+        s.env.push(&[
+            "--force",
+            "--no-verify",
+            "-o",
+            &format!("vouch.approve={what}"),
+            "origin",
+            "main",
+        ])
+    };
+    let before = s.server_main();
+    push(&id).code(0);
+    assert_eq!(s.server_main(), s.env.rev(&s.env.work, "HEAD"));
+    let r = s.server_records().pop().unwrap();
+    assert_eq!(r["decision"], "allowed");
+    assert_eq!(r["was_overridden"], true);
+    assert!(
+        r["override_reason"]
+            .as_str()
+            .unwrap()
+            .contains("vouch approve"),
+        "{r}"
+    );
+    // Used up: the server's main put back, the very same push (same refs,
+    // same values, same id) is refused again.
+    s.env
+        .git(&s.env.remote, &["update-ref", "refs/heads/main", &before]);
+    let out = push(&id);
+    assert_ne!(out.code, 0, "{}", out.stderr);
+    out.stderr_has("remote: vouch: refused:");
+    assert_eq!(s.server_main(), before);
+}
