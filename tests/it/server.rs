@@ -707,11 +707,7 @@ fn a_deletion_on_the_server_counts_what_no_remaining_ref_holds() {
 /// as overridden; a push option naming another operation is said to.
 #[test]
 fn an_approval_at_the_servers_terminal_lets_that_push_through_once() {
-    if !crate::support::tmux::available() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "tmux is missing, and CI must run this test"
-        );
+    if !need("tmux") {
         return;
     }
     let s = serve(Transport::File, None);
