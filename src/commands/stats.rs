@@ -93,8 +93,8 @@ fn read_file(file: &Path, filter: &Filter, labels: &HashMap<String, LabelEntry>)
     let mut problems = Vec::new();
     // Each repository path is resolved once, not once per line.
     let mut same_repo: HashMap<String, bool> = HashMap::new();
-    audit::each_line(file, |n, bytes| {
-        let line = match stats::Line::parse(bytes) {
+    audit::each_line(file, |n, line_text| {
+        let line = match stats::Line::parse(line_text) {
             Ok(l) => l,
             Err(e) => {
                 problems.push(format!("`{}` line {n}: {e}", file.display()));

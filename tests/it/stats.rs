@@ -1143,7 +1143,7 @@ fn the_fast_reader_gives_the_figures_of_the_full_reader() {
 
     let mut totals = Totals::default();
     let mut unreadable = Vec::new();
-    vouch::audit::for_each_line(&log, |file, n, bytes| match Line::parse(bytes) {
+    vouch::audit::for_each_line(&log, |file, n, text| match Line::parse(text) {
         Ok(line) => totals.add(&line, &labels),
         Err(e) => unreadable.push(format!("`{}` line {n}: {e}", file.display())),
     })
@@ -1156,8 +1156,8 @@ fn the_fast_reader_gives_the_figures_of_the_full_reader() {
     let mut merged = Totals::default();
     for file in vouch::audit::files(&log) {
         let mut one = Totals::default();
-        vouch::audit::each_line(&file, |_, bytes| {
-            if let Ok(line) = Line::parse(bytes) {
+        vouch::audit::each_line(&file, |_, text| {
+            if let Ok(line) = Line::parse(text) {
                 one.add(&line, &labels);
             }
         })
