@@ -303,10 +303,13 @@ pub enum Form {
 }
 
 impl Form {
-    /// The form for `hook`: a link when `direct` (and always for
-    /// [`REF_TX`]), else the launcher where it runs, else the rendered
-    /// script. `text_only` asks for the script: hook managers read the
-    /// hook they find as text (prek's `install` fails on a binary one).
+    /// The form for `hook`: a link when `direct`, else the launcher where
+    /// it runs (for [`REF_TX`] with its gate, which passes what vouch
+    /// would pass without starting it), else the rendered script; but
+    /// [`REF_TX`] is a link where no launcher runs (a script in front of
+    /// every ref update would cost a shell each time). `text_only` asks for
+    /// the script: hook managers read the hook they find as text (prek's
+    /// `install` fails on a binary one).
     pub fn for_hook(
         hook: &str,
         bin: &Path,
@@ -315,14 +318,22 @@ impl Form {
         text_only: bool,
     ) -> Result<Self> {
         let what = known(hook)?;
-        Ok(if direct || hook == REF_TX {
-            Self::Link(bin.to_path_buf())
-        } else {
-            let script = render(hook, bin, strict)?;
-            let launcher = (crate::launcher::SUPPORTED && !text_only)
-                .then(|| crate::launcher::build(bin, &script, strict, what))
-                .flatten();
-            Self::Script(launcher.unwrap_or(script))
+        if direct {
+            return Ok(Self::Link(bin.to_path_buf()));
+        }
+        let gated = hook == REF_TX;
+        // A ref update is never refused because vouch is gone, strict or not
+        // (every later git command would fail): the gated launcher's script
+        // warns and lets it through.
+        let strict = strict && !gated;
+        let script = render(hook, bin, strict)?;
+        let launcher = (crate::launcher::SUPPORTED && !text_only)
+            .then(|| crate::launcher::build(bin, &script, strict, what, gated))
+            .flatten();
+        Ok(match launcher {
+            Some(launcher) => Self::Script(launcher),
+            None if gated => Self::Link(bin.to_path_buf()),
+            None => Self::Script(script),
         })
     }
 

@@ -54,6 +54,10 @@ enum Label {
     DashC,
     Script,
     Msg,
+    /// The gate's memfd name.
+    Memfd,
+    /// The gate's refusal.
+    InputMsg,
 }
 
 /// x86-64 machine code with `rip`-relative references to the data, fixed
@@ -88,9 +92,59 @@ impl Code {
     }
 }
 
+/// The reference-transaction gate's bytes (`launcher/gate.s`, assembled),
+/// cut around its two references to data and the message length.
+const GATE_HEAD: [u8; 0x82] = [
+    0x48, 0x89, 0xe3, 0x48, 0x8b, 0x04, 0x24, 0x48, 0x83, 0xf8, 0x02, 0x0f, 0x82, 0xa5, 0x01, 0x00,
+    0x00, 0x48, 0x81, 0xec, 0x00, 0x10, 0x01, 0x00, 0x48, 0x8b, 0x73, 0x08, 0x48, 0x89, 0xe7, 0x48,
+    0x8d, 0x8c, 0x24, 0xf0, 0x0f, 0x00, 0x00, 0x8a, 0x06, 0x84, 0xc0, 0x74, 0x12, 0x88, 0x07, 0x48,
+    0xff, 0xc6, 0x48, 0xff, 0xc7, 0x48, 0x39, 0xcf, 0x72, 0xed, 0xe9, 0x77, 0x01, 0x00, 0x00, 0x48,
+    0xb8, 0x2e, 0x6c, 0x6f, 0x63, 0x61, 0x6c, 0x00, 0x00, 0x48, 0x89, 0x07, 0x48, 0x89, 0xe7, 0x31,
+    0xf6, 0xb8, 0x15, 0x00, 0x00, 0x00, 0x0f, 0x05, 0x48, 0x85, 0xc0, 0x0f, 0x84, 0x55, 0x01, 0x00,
+    0x00, 0x48, 0x8b, 0x73, 0x10, 0x48, 0xb8, 0x70, 0x72, 0x65, 0x70, 0x61, 0x72, 0x65, 0x64, 0x48,
+    0x39, 0x06, 0x0f, 0x85, 0x35, 0x01, 0x00, 0x00, 0x80, 0x7e, 0x08, 0x00, 0x0f, 0x85, 0x2b, 0x01,
+    0x00, 0x00,
+];
+const GATE_MID: [u8; 0x18e - 0x89] = [
+    0xbe, 0x01, 0x00, 0x00, 0x00, 0xb8, 0x3f, 0x01, 0x00, 0x00, 0x0f, 0x05, 0x48, 0x85, 0xc0, 0x0f,
+    0x88, 0x18, 0x01, 0x00, 0x00, 0x49, 0x89, 0xc6, 0x4c, 0x8d, 0xa4, 0x24, 0x00, 0x10, 0x00, 0x00,
+    0x45, 0x31, 0xed, 0x31, 0xff, 0x4b, 0x8d, 0x34, 0x2c, 0xba, 0xf8, 0xff, 0x00, 0x00, 0x4c, 0x29,
+    0xea, 0x74, 0x5c, 0x31, 0xc0, 0x0f, 0x05, 0x48, 0x85, 0xc0, 0x78, 0x53, 0x74, 0x05, 0x49, 0x01,
+    0xc5, 0xeb, 0xe0, 0x4c, 0x89, 0xe6, 0x4b, 0x8d, 0x0c, 0x2c, 0x49, 0xb8, 0x72, 0x65, 0x66, 0x73,
+    0x2f, 0x68, 0x65, 0x61, 0x49, 0xb9, 0x72, 0x65, 0x66, 0x73, 0x2f, 0x74, 0x61, 0x67, 0x49, 0xba,
+    0x72, 0x65, 0x66, 0x73, 0x2f, 0x73, 0x74, 0x61, 0x48, 0x39, 0xce, 0x0f, 0x83, 0xb3, 0x00, 0x00,
+    0x00, 0x48, 0x8b, 0x06, 0x4c, 0x39, 0xc0, 0x74, 0x0f, 0x4c, 0x39, 0xc8, 0x74, 0x0a, 0x4c, 0x39,
+    0xd0, 0x74, 0x05, 0x48, 0xff, 0xc6, 0xeb, 0xe0, 0xe8, 0x4c, 0x00, 0x00, 0x00, 0xeb, 0x24, 0xe8,
+    0x45, 0x00, 0x00, 0x00, 0x31, 0xff, 0x4c, 0x89, 0xe6, 0xba, 0xf8, 0xff, 0x00, 0x00, 0x31, 0xc0,
+    0x0f, 0x05, 0x48, 0x85, 0xc0, 0x78, 0x59, 0x74, 0x0a, 0x49, 0x89, 0xc5, 0xe8, 0x28, 0x00, 0x00,
+    0x00, 0xeb, 0xe1, 0x44, 0x89, 0xf7, 0x31, 0xf6, 0x31, 0xd2, 0xb8, 0x08, 0x00, 0x00, 0x00, 0x0f,
+    0x05, 0x48, 0x85, 0xc0, 0x75, 0x3a, 0x44, 0x89, 0xf7, 0x31, 0xf6, 0xb8, 0x21, 0x00, 0x00, 0x00,
+    0x0f, 0x05, 0x48, 0x85, 0xc0, 0x75, 0x29, 0xeb, 0x54, 0x4d, 0x89, 0xe7, 0x4d, 0x85, 0xed, 0x74,
+    0x1d, 0x44, 0x89, 0xf7, 0x4c, 0x89, 0xfe, 0x4c, 0x89, 0xea, 0xb8, 0x01, 0x00, 0x00, 0x00, 0x0f,
+    0x05, 0x48, 0x85, 0xc0, 0x7e, 0x09, 0x49, 0x01, 0xc7, 0x49, 0x29, 0xc5, 0xeb, 0xde, 0xc3, 0x58,
+    0xbf, 0x02, 0x00, 0x00, 0x00,
+];
+const GATE_TAIL: [u8; 0x1b9 - 0x19a] = [
+    0xb8, 0x01, 0x00, 0x00, 0x00, 0x0f, 0x05, 0xbf, 0x01, 0x00, 0x00, 0x00, 0xb8, 0x3c, 0x00, 0x00,
+    0x00, 0x0f, 0x05, 0x31, 0xff, 0xb8, 0x3c, 0x00, 0x00, 0x00, 0x0f, 0x05, 0x48, 0x89, 0xdc,
+];
+
+/// The gate in front of the reference-transaction launcher: what vouch
+/// decides without opening the repository (every state but `prepared`,
+/// and every transaction that names no branch, tag or stash), decided
+/// without starting vouch. The input read is handed to vouch through a
+/// memfd. See `launcher/gate.s`.
+fn gate(c: &mut Code, refusal_len: u32) {
+    c.raw(&GATE_HEAD)
+        .lea(0x3d, Label::Memfd) // lea rdi, [rip + memname]
+        .raw(&GATE_MID)
+        .lea(0x35, Label::InputMsg) // lea rsi, [rip + failmsg]
+        .mov_imm(0xba, refusal_len) // mov edx, len
+        .raw(&GATE_TAIL);
+}
+
 /// The program: exec the binary; else `sh -c SCRIPT`; else say so and exit.
-fn program(exit_code: u32, msg_len: u32) -> Code {
-    let mut c = Code::default();
+fn program(c: &mut Code, exit_code: u32, msg_len: u32) {
     c.raw(&[0x48, 0x8b, 0x04, 0x24]) // mov rax, [rsp]            argc
         .raw(&[0x48, 0x8d, 0x74, 0x24, 0x08]) // lea rsi, [rsp+8]        argv
         .raw(&[0x48, 0x8d, 0x54, 0xc6, 0x08]) // lea rdx, [rsi+rax*8+8]  envp
@@ -112,14 +166,14 @@ fn program(exit_code: u32, msg_len: u32) -> Code {
         .syscall(SYS_WRITE)
         .mov_imm(0xbf, exit_code)
         .syscall(SYS_EXIT);
-    c
 }
 
 /// The launcher for a hook: `bin` is the vouch binary, `script` the
 /// rendered `hooks/hook.sh` (run when `bin` cannot start), `what` what the
-/// hook guards (for the last-resort message). `None` when `bin` cannot be
+/// hook guards (for the last-resort message); `gated` puts the
+/// reference-transaction gate in front. `None` when `bin` cannot be
 /// written into it (a NUL byte), or `script` has one: write the script then.
-pub fn build(bin: &Path, script: &[u8], strict: bool, what: &str) -> Option<Vec<u8>> {
+pub fn build(bin: &Path, script: &[u8], strict: bool, what: &str, gated: bool) -> Option<Vec<u8>> {
     let bin = bin.as_os_str().as_bytes();
     if bin.contains(&0) || script.contains(&0) {
         return None;
@@ -145,7 +199,22 @@ pub fn build(bin: &Path, script: &[u8], strict: bool, what: &str) -> Option<Vec<
     let sh_at = at(&mut data, b"/bin/sh", true);
     let dash_c_at = at(&mut data, b"-c", true);
     let msg_at = at(&mut data, msg.as_bytes(), false);
-    let code = program(u32::from(strict), msg_len);
+    let refusal = format!(
+        "vouch: cannot hand this ref update's input to vouch: the {what} is refused (`git vouch doctor` checks the hooks)\n"
+    );
+    let (memfd_at, refusal_at) = if gated {
+        (
+            at(&mut data, b"vouch-hook-input", true),
+            at(&mut data, refusal.as_bytes(), false),
+        )
+    } else {
+        (0, 0)
+    };
+    let mut code = Code::default();
+    if gated {
+        gate(&mut code, u32::try_from(refusal.len()).ok()?);
+    }
+    program(&mut code, u32::from(strict), msg_len);
     // Padding before the code moves the entry point and the file size, the
     // only header fields that vary: pick one that puts no newline byte in
     // the headers, so the marker line stays among the file's first lines.
@@ -165,6 +234,8 @@ pub fn build(bin: &Path, script: &[u8], strict: bool, what: &str) -> Option<Vec<
                 Label::DashC => dash_c_at,
                 Label::Script => script_at,
                 Label::Msg => msg_at,
+                Label::Memfd => memfd_at,
+                Label::InputMsg => refusal_at,
             };
             // rip is the end of the 4-byte displacement (each lea ends there).
             let rip = code_at + pos + 4;
@@ -230,7 +301,7 @@ mod tests {
     fn headers_point_at_the_code_and_hold_no_newline() {
         let script = b"#!/bin/sh\n# vouch-managed-hook: pre-push\nexit 0\n";
         for path in ["/usr/local/bin/vouch", "/opt/it's here/vouch", "/\n/vouch"] {
-            let bytes = build(Path::new(path), script, false, "push").unwrap();
+            let bytes = build(Path::new(path), script, false, "push", false).unwrap();
             assert!(bytes.starts_with(b"\x7fELF\x02\x01\x01"));
             assert!(!bytes[..HEADERS_LEN].contains(&b'\n'), "{path}");
             let entry = u64::from_le_bytes(bytes[24..32].try_into().unwrap()) - BASE;
@@ -242,13 +313,15 @@ mod tests {
                 &[0x48, 0x8b, 0x04, 0x24]
             );
             let tail = &bytes[usize::try_from(entry).unwrap()..];
-            assert_eq!(tail.len(), program(0, 1).bytes.len());
+            let mut c = Code::default();
+            program(&mut c, 0, 1);
+            assert_eq!(tail.len(), c.bytes.len());
             // The binary's path is there as a C string.
             let mut needle = path.as_bytes().to_vec();
             needle.push(0);
             assert!(bytes.windows(needle.len()).any(|w| w == needle));
         }
-        assert!(build(Path::new("/a\0b"), script, false, "push").is_none());
+        assert!(build(Path::new("/a\0b"), script, false, "push", false).is_none());
     }
 
     /// Writes `bytes` as an executable file and runs it with `args`, `stdin`
@@ -285,12 +358,11 @@ mod tests {
                 Err(e) => panic!("{e}"),
             }
         };
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(stdin.as_bytes())
-            .unwrap();
+        // A hook may exit without reading its input (git ignores the EPIPE).
+        match child.stdin.take().unwrap().write_all(stdin.as_bytes()) {
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+            other => other.unwrap(),
+        }
         let out = child.wait_with_output().unwrap();
         (
             out.status.code().unwrap_or(-1),
@@ -313,7 +385,7 @@ mod tests {
         std::fs::set_permissions(&bin, std::os::unix::fs::PermissionsExt::from_mode(0o755))
             .unwrap();
         let script = b"echo \"fallback $0 [$1] [$2]\"; cat; exit 5\n";
-        let launcher = build(&bin, script, false, "push").unwrap();
+        let launcher = build(&bin, script, false, "push", false).unwrap();
         let (code, out, _) = run(
             dir.path(),
             "pre-push",
@@ -344,5 +416,105 @@ mod tests {
             out,
             format!("fallback {} [origin] [a b]\nref lines\n", hook.display())
         );
+    }
+
+    /// The gate's bytes are `launcher/gate.s` assembled (checked where
+    /// binutils is installed).
+    #[test]
+    fn the_gate_is_its_listing_assembled() {
+        let dir = tempfile::tempdir().unwrap();
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/launcher/gate.s");
+        let obj = dir.path().join("gate.o");
+        let bin = dir.path().join("gate.bin");
+        let ran = std::process::Command::new("as")
+            .args(["--64", "-o"])
+            .arg(&obj)
+            .arg(&src)
+            .status()
+            .is_ok_and(|s| s.success())
+            && std::process::Command::new("objcopy")
+                .args(["-O", "binary", "-j", ".text"])
+                .arg(&obj)
+                .arg(&bin)
+                .status()
+                .is_ok_and(|s| s.success());
+        if !ran {
+            return;
+        }
+        let assembled = std::fs::read(&bin).unwrap();
+        let mut c = Code::default();
+        gate(&mut c, 0x1234_5678);
+        // The listing's data references are placeholders (rip + the end of
+        // the listing); compare everything else.
+        let mut ours = c.bytes.clone();
+        for &(pos, _) in &c.fixups {
+            ours[pos..pos + 4].copy_from_slice(&assembled[pos..pos + 4]);
+        }
+        assert_eq!(ours, assembled);
+    }
+
+    /// The reference-transaction gate in front of a stand-in for vouch that
+    /// says it started and echoes its input.
+    #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+    #[test]
+    fn the_gate_starts_vouch_only_for_what_vouch_would_judge() {
+        let dir = tempfile::tempdir().unwrap();
+        let bin = dir.path().join("vouch");
+        std::fs::write(&bin, "#!/bin/sh\necho \"bin [$1]\"; cat; exit 3\n").unwrap();
+        std::fs::set_permissions(&bin, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .unwrap();
+        let script = b"echo \"fallback [$1]\"; cat; exit 4\n";
+        let launcher = build(&bin, script, false, "ref update", true).unwrap();
+        let hook = "reference-transaction";
+        let z = "0".repeat(40);
+        let a = "a".repeat(40);
+        let remote = format!("{z} {a} refs/remotes/origin/topic\n");
+        let branch = format!("{a} {z} refs/heads/main\n");
+        let run = |args: &[&str], input: &str| run(dir.path(), hook, &launcher, args, input);
+        // Every state but `prepared` passes, input unread.
+        for state in ["committed", "aborted", "preparing", "prepare"] {
+            assert_eq!(
+                run(&[state], &branch),
+                (0, String::new(), String::new()),
+                "{state}"
+            );
+        }
+        // `prepared` naming no branch, tag or stash passes; empty input too.
+        assert_eq!(
+            run(&["prepared"], &remote.repeat(3)),
+            (0, String::new(), String::new())
+        );
+        assert_eq!(run(&["prepared"], ""), (0, String::new(), String::new()));
+        // A branch, a tag or the stash: vouch gets every byte.
+        for line in [
+            branch.clone(),
+            format!("{z} {a} refs/tags/v1\n"),
+            format!("{a} {z} refs/stash\n"),
+        ] {
+            let input = format!("{remote}{line}{remote}");
+            let (code, out, _) = run(&["prepared"], &input);
+            assert_eq!((code, out), (3, format!("bin [prepared]\n{input}")));
+        }
+        // More than the buffer holds: handed over whole, the branch last.
+        let big = format!("{}{branch}", remote.repeat(3000));
+        let (code, out, _) = run(&["prepared"], &big);
+        assert_eq!((code, out), (3, format!("bin [prepared]\n{big}")));
+        let big = remote.repeat(3000);
+        let (code, out, _) = run(&["prepared"], &big);
+        assert_eq!((code, out), (3, format!("bin [prepared]\n{big}")));
+        // No state: vouch decides.
+        assert_eq!(run(&[], "x").0, 3);
+        // A chained `.local` hook: vouch runs it, in every state.
+        std::fs::write(dir.path().join(format!("{hook}.local")), "").unwrap();
+        assert_eq!(
+            run(&["committed"], "x"),
+            (3, "bin [committed]\nx".into(), String::new())
+        );
+        std::fs::remove_file(dir.path().join(format!("{hook}.local"))).unwrap();
+        // vouch is gone: the script gets the input the gate read.
+        std::fs::remove_file(&bin).unwrap();
+        let (code, out, _) = run(&["prepared"], &branch);
+        assert_eq!((code, out), (4, format!("fallback [prepared]\n{branch}")));
+        assert_eq!(run(&["committed"], &branch).0, 0);
     }
 }

@@ -36,8 +36,9 @@ use crate::{ExitStatus, parent, ui};
 /// The hook's name.
 pub const HOOK: &str = "reference-transaction";
 
-/// What a linked reference-transaction hook decides before its command line
-/// is parsed.
+/// What the reference-transaction hook (linked, or started by its launcher,
+/// whose gate already passed most of what this passes) decides before its
+/// command line is parsed.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Quick {
     /// Nothing to judge: exit 0 at once.

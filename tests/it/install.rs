@@ -71,13 +71,29 @@ fn installing_twice_changes_nothing() {
     assert!(!env.work.join(".git/hooks/reference-transaction").exists());
 }
 
+/// The reference-transaction hook is the gated launcher where launchers
+/// run (a file carrying the script, with the binary baked in), else a link
+/// to the binary; `--direct` links it everywhere.
 #[test]
-fn the_reference_transaction_hook_is_a_link_to_the_binary() {
+fn the_reference_transaction_hook_is_the_gated_launcher_or_a_link() {
     let env = TestEnv::new();
     env.install();
-    let link = fs::read_link(env.work.join(".git/hooks/reference-transaction")).unwrap();
-    assert_eq!(link, vouch_bin().canonicalize().unwrap());
-    assert!(env.work.join(".git/hooks/pre-commit").is_file());
+    let hook = env.work.join(".git/hooks/reference-transaction");
+    let bin = vouch_bin().canonicalize().unwrap();
+    if cfg!(all(target_os = "linux", target_arch = "x86_64")) {
+        assert!(!fs::symlink_metadata(&hook).unwrap().is_symlink());
+        let bytes = fs::read(&hook).unwrap();
+        assert!(bytes.starts_with(b"\x7fELF"));
+        let text = String::from_utf8_lossy(&bytes);
+        assert!(text.contains("# vouch-managed-hook: reference-transaction"));
+        assert!(text.contains(&format!("vouch_bin='{}'", bin.display())));
+        // Never strict: a ref update is not refused because vouch is gone.
+        assert!(text.contains("strict=0"));
+    } else {
+        assert_eq!(fs::read_link(&hook).unwrap(), bin);
+    }
+    env.vouch(&["install", "--direct"]).code(0);
+    assert_eq!(fs::read_link(&hook).unwrap(), bin);
 }
 
 #[test]
@@ -123,7 +139,6 @@ fn status_reports_the_setup() {
         .stdout_has("pre-push:     installed, calls")
         .stdout_has("pre-commit:   installed, calls")
         .stdout_has("reference-transaction: installed, calls")
-        .stdout_has("(linked directly)")
         .stdout_has(&vouch_bin().canonicalize().unwrap().display().to_string())
         .stdout_has("audit log:")
         .stdout_has("protected:    main, master");
@@ -382,10 +397,8 @@ fn four_installs_at_once_end_with_one_chain_and_no_hook_lost() {
             );
         }
         assert!(
-            fs::symlink_metadata(hooks.join("reference-transaction"))
-                .unwrap()
-                .file_type()
-                .is_symlink()
+            vouch::install::is_ours(&hooks.join("reference-transaction")),
+            "round {round}: reference-transaction is vouch's"
         );
         assert!(
             !hooks.join("reference-transaction.local").exists(),

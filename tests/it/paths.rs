@@ -101,9 +101,11 @@ fn a_repository_under_a_non_utf8_path_is_guarded_like_any_other() {
         "{}",
         String::from_utf8_lossy(&script)
     );
-    assert_eq!(
-        fs::read_link(hooks.join("reference-transaction")).unwrap(),
-        bin
+    let reftx = fs::read(hooks.join("reference-transaction")).unwrap();
+    assert!(
+        reftx.windows(baked.len()).any(|w| w == baked),
+        "{}",
+        String::from_utf8_lossy(&reftx)
     );
     let mut twins = Vec::new();
     replacement_names(&env.base(), &mut twins);
