@@ -107,22 +107,33 @@ fn rules(out: &std::path::Path) {
             .split_first()
             .unwrap_or_else(|| panic!("rules.toml: rule {index}: the pattern is empty"));
         let programs: Vec<&str> = program.split('|').collect();
+        // A rule whose program is a glob is skipped before it is compiled
+        // when every alternative is a literal name or a literal prefix
+        // (`mkfs*`) and none fits the program.
+        let mut program_filter: Vec<&str> = Vec::new();
         if programs.iter().all(|p| is_literal(p) && *p != "*") {
             for name in programs {
                 by_program.entry(name.to_owned()).or_default().push(index);
             }
         } else {
             any_program.push(index);
+            let prefix_or_name = |p: &&str| is_literal(p.strip_suffix('*').unwrap_or(p));
+            if programs.iter().all(prefix_or_name) {
+                program_filter = programs;
+            }
         }
         // The first positional word, when all its alternatives are literal:
-        // some argument must be one of them before the rule is compiled.
-        let required: Vec<&str> = rest
+        // some argument must be one of them (folded as `fold` in rules.rs
+        // folds, for an `ignore-case` rule) before the rule is compiled.
+        let required: Vec<String> = rest
             .iter()
             .find(|w| !w.starts_with(['!', '-', '=', '<', '>']))
-            .filter(|_| !ignore_case)
             .map(|w| w.split('|').collect::<Vec<_>>())
             .filter(|alts| alts.iter().all(|a| is_literal(a)))
-            .unwrap_or_default();
+            .unwrap_or_default()
+            .into_iter()
+            .map(|a| if ignore_case { fold(a) } else { a.to_owned() })
+            .collect();
         // A word that matches only an output redirection (`>GLOB`
         // alternatives, not negated): the rule needs a command that writes.
         let needs_output = rest
@@ -139,7 +150,7 @@ fn rules(out: &std::path::Path) {
         };
         writeln!(
             rs,
-            "    Builtin {{\n        pattern: {pattern:?},\n        words: &{words:?},\n        tier: {tier},\n        reason: {:?},\n        ignore_case: {ignore_case},\n        allow_args: &{:?},\n        via: &{:?},\n        facts: {facts},\n        required: &{required:?},\n        needs_output: {needs_output},\n    }},",
+            "    Builtin {{\n        pattern: {pattern:?},\n        words: &{words:?},\n        tier: {tier},\n        reason: {:?},\n        ignore_case: {ignore_case},\n        allow_args: &{:?},\n        via: &{:?},\n        facts: {facts},\n        program_filter: &{program_filter:?},\n        required: &{required:?},\n        needs_output: {needs_output},\n    }},",
             text("reason"),
             list("allow-args"),
             list("via"),
@@ -161,6 +172,15 @@ fn rules(out: &std::path::Path) {
     rs.push_str("];\n\n/// Built-in rules whose program is a glob.\n");
     writeln!(rs, "static ANY_PROGRAM: &[u16] = &{any_program:?};").expect("writing to a String");
     std::fs::write(out.join("rules.rs"), rs).expect("OUT_DIR is writable");
+}
+
+/// `fold` of `src/shell/rules.rs`: lowercase, whitespace runs as one space.
+fn fold(text: &str) -> String {
+    let words: Vec<String> = text
+        .split_whitespace()
+        .map(|w| w.chars().flat_map(char::to_lowercase).collect())
+        .collect();
+    words.join(" ")
 }
 
 /// True for a pattern word that is plain text, not a glob.

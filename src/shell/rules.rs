@@ -128,9 +128,13 @@ struct Builtin {
     allow_args: &'static [&'static str],
     via: &'static [&'static str],
     facts: Option<FactsKind>,
+    /// For a rule whose program is a glob (not indexed by name): the
+    /// program's alternatives when each is a name or a name's prefix
+    /// followed by `*` (`mkfs*`), one of which must fit; empty otherwise.
+    program_filter: &'static [&'static str],
     /// Some argument must equal one of these words (the rule's first
-    /// positional word, when all its alternatives are literal) for the rule
-    /// to match.
+    /// positional word, when all its alternatives are literal; folded for an
+    /// `ignore-case` rule) for the rule to match.
     required: &'static [&'static str],
     /// It matches only a command with an output redirection.
     needs_output: bool,
@@ -415,6 +419,19 @@ fn wildcard(pattern: &[Tok], text: &[u8], ignore_case: bool) -> bool {
     pattern[p..].iter().all(|tok| *tok == Tok::Star)
 }
 
+/// True when [`fold`] of `text` is `folded`, without building it.
+fn folds_to(text: &str, folded: &str) -> bool {
+    text.split_whitespace()
+        .enumerate()
+        .flat_map(|(i, word)| {
+            (i > 0)
+                .then_some(' ')
+                .into_iter()
+                .chain(word.chars().flat_map(char::to_lowercase))
+        })
+        .eq(folded.chars())
+}
+
 /// Lowercases and collapses whitespace runs into one space.
 fn fold(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
@@ -610,6 +627,32 @@ fn compile<W: AsRef<str>, G: AsRef<str>>(
 }
 
 impl Builtin {
+    /// False when the rule cannot match `command` (whose program is
+    /// `program`): no program alternative fits, no argument is a word the
+    /// rule needs, or it is about a redirection and none is written.
+    fn may_match(&self, program: &str, command: &SimpleCommand) -> bool {
+        let fits = |p: &&str| match p.strip_suffix('*') {
+            Some(prefix) => program.starts_with(prefix),
+            None => program == *p,
+        };
+        if !self.program_filter.is_empty() && !self.program_filter.iter().any(fits) {
+            return false;
+        }
+        if !self.required.is_empty() {
+            let needed = |a: &String| {
+                if self.ignore_case {
+                    self.required.iter().any(|r| folds_to(a, r))
+                } else {
+                    self.required.contains(&a.as_str())
+                }
+            };
+            if !command.argv.iter().skip(1).any(needed) {
+                return false;
+            }
+        }
+        !self.needs_output || !command.outputs.is_empty()
+    }
+
     /// The rule, compiled on first use.
     fn rule(&'static self, index: usize) -> &'static Rule {
         COMPILED[index]
@@ -675,17 +718,8 @@ impl Rules {
         let mut found: Vec<u16> = Vec::new();
         for &index in literal.iter().chain(ANY_PROGRAM) {
             let builtin = &BUILTIN[usize::from(index)];
-            if !builtin.required.is_empty()
-                && !command
-                    .argv
-                    .iter()
-                    .skip(1)
-                    .any(|a| builtin.required.contains(&a.as_str()))
-            {
-                continue;
-            }
-            // Before compiling: a rule about a redirection, and none is written.
-            if builtin.needs_output && command.outputs.is_empty() {
+            // Before compiling: a rule that cannot match.
+            if !builtin.may_match(program, command) {
                 continue;
             }
             let rule = builtin.rule(usize::from(index));
@@ -1122,7 +1156,6 @@ mod tests {
     fn the_index_skips_only_rules_that_cannot_match() {
         for (b, rule) in BUILTIN.iter().zip(compiled_builtins()) {
             if !b.required.is_empty() {
-                assert!(!b.ignore_case, "{}", b.pattern);
                 let first = rule.items.iter().find_map(|item| match item {
                     Item::Positional(alts) => Some(alts),
                     Item::Present { .. } => None,
@@ -1137,6 +1170,33 @@ mod tests {
                     .collect();
                 assert_eq!(texts, b.required, "{}", b.pattern);
             }
+            if !b.program_filter.is_empty() {
+                let texts: Vec<String> = rule
+                    .program
+                    .iter()
+                    .map(|p| match p {
+                        Pat::Literal(l) => l.clone(),
+                        Pat::Simple { alts, .. }
+                            if alts.len() == 1
+                                && alts[0].last() == Some(&Tok::Star)
+                                && alts[0][..alts[0].len() - 1]
+                                    .iter()
+                                    .all(|t| matches!(t, Tok::Byte(_))) =>
+                        {
+                            let prefix: Vec<u8> = alts[0]
+                                .iter()
+                                .filter_map(|t| match t {
+                                    Tok::Byte(b) => Some(*b),
+                                    _ => None,
+                                })
+                                .collect();
+                            format!("{}*", String::from_utf8(prefix).expect("UTF-8"))
+                        }
+                        other => panic!("{}: {other:?} is no name or prefix", b.pattern),
+                    })
+                    .collect();
+                assert_eq!(texts, b.program_filter, "{}", b.pattern);
+            }
             if b.needs_output {
                 assert!(
                     rule.items.iter().any(|item| matches!(
@@ -1146,6 +1206,27 @@ mod tests {
                     )),
                     "{}",
                     b.pattern
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn folds_to_is_fold() {
+        for text in [
+            "",
+            " ",
+            "Core.HooksPath",
+            "  DROP \t\n TABLE  x ",
+            "ΣΑΣ",
+            "İx",
+            "a b",
+        ] {
+            for folded in [fold(text), fold(text) + " ", "x".to_owned(), String::new()] {
+                assert_eq!(
+                    folds_to(text, &folded),
+                    fold(text) == folded,
+                    "{text:?} {folded:?}"
                 );
             }
         }
