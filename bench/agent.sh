@@ -24,25 +24,32 @@ printf '%s' "$(input 'git status \u0026\u0026 cargo test --workspace')" > "$work
 printf '%s' "$(input 'git reset --hard HEAD~1')" > "$work/dangerous.json"
 
 # Timed with bash's own clock (no `date` process inside the interval).
-time_it() { # $1: input file, $2...: command
+once() { # $1: input file, $2...: command; prints the ns it took
   local file=$1; shift
-  local times=() t0 t1
-  for _ in $(seq "$runs"); do
-    t0=${EPOCHREALTIME/./}
-    "$@" < "$file" > /dev/null 2>&1 || true
-    t1=${EPOCHREALTIME/./}
-    times+=($(( (t1 - t0) * 1000 )))
-  done
-  printf '%s\n' "${times[@]}" | median
+  local t0 t1
+  t0=${EPOCHREALTIME/./}
+  "$@" < "$file" > /dev/null 2>&1 || true
+  t1=${EPOCHREALTIME/./}
+  echo $(( (t1 - t0) * 1000 ))
 }
 # The baseline of issue 15: a static no-op that reads the same stdin.
 printf '#include <unistd.h>\nint main(void) { char b[4096]; while (read(0, b, sizeof b) > 0) {} return 0; }\n' > "$work/noop.c"
 cc -O2 -static -o "$work/noop" "$work/noop.c" 2>/dev/null || cc -O2 -o "$work/noop" "$work/noop.c"
-true_ns=$(time_it "$work/harmless.json" /bin/true)
-noop_ns=$(time_it "$work/harmless.json" "$work/noop")
-harmless_ns=$(time_it "$work/harmless.json" "$vouch" agent-hook claude)
-dangerous_ns=$(time_it "$work/dangerous.json" "$vouch" agent-hook claude)
-echo "1. agent-hook claude, whole process, median of $runs"
+# Interleaved rounds: each round runs every program once, so that a change
+# in the machine's load reaches all figures alike.
+true_t=() noop_t=() harmless_t=() dangerous_t=()
+for _ in $(seq "$runs"); do
+  true_t+=("$(once "$work/harmless.json" /bin/true)")
+  noop_t+=("$(once "$work/harmless.json" "$work/noop")")
+  harmless_t+=("$(once "$work/harmless.json" "$vouch" agent-hook claude)")
+  dangerous_t+=("$(once "$work/dangerous.json" "$vouch" agent-hook claude)")
+done
+true_ns=$(printf '%s\n' "${true_t[@]}" | median)
+noop_ns=$(printf '%s\n' "${noop_t[@]}" | median)
+harmless_ns=$(printf '%s\n' "${harmless_t[@]}" | median)
+dangerous_ns=$(printf '%s\n' "${dangerous_t[@]}" | median)
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)"
+echo "1. agent-hook claude, whole process, median of $runs interleaved rounds"
 printf '   harmless command   %7s ms   (target 2 ms: x%s)\n' "$(ms "$harmless_ns")" "$(ratio "$harmless_ns" 2000000)"
 printf '   static no-op       %7s ms   (reads the same stdin; vouch x%s, target 1.5)\n' "$(ms "$noop_ns")" "$(ratio "$harmless_ns" "$noop_ns")"
 printf '   /bin/true          %7s ms   (process start, for scale)\n' "$(ms "$true_ns")"
@@ -52,6 +59,6 @@ echo
 echo "2. in-process classification (release test binary)"
 (cd "$here" && cargo test --release --locked --quiet --lib \
   shell::tests::speed_of_ten_thousand_classifications -- --ignored --nocapture) 2>&1 |
-  grep -E "compiled in|classifications in|parses in" | sed 's/^/   /' || echo "   (the timing test did not run)"
+  grep -E "ready in|classifications in|parses in" | sed 's/^/   /' || echo "   (the timing test did not run)"
 
 echo "   target: 10,000 classifications in at most 100 ms"

@@ -508,7 +508,13 @@ pub fn hook_cli(args: &[std::ffi::OsString]) -> Option<Cli> {
     use crate::install::{REF_TX, hook_of_file};
     use std::path::Path;
     let path = Path::new(args.first()?);
-    let name = hook_of_file(path.file_name()?.to_str()?)?;
+    let Some(name) = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .and_then(hook_of_file)
+    else {
+        return agent_hook_cli(args);
+    };
     let hook_dir = path
         .parent()
         .filter(|d| !d.as_os_str().is_empty())
@@ -535,6 +541,25 @@ pub fn hook_cli(args: &[std::ffi::OsString]) -> Option<Cli> {
     })
 }
 
+/// `git-vouch agent-hook <agent>`, the command line an agent's hook
+/// settings run for every tool call, also read without clap (clap's parser
+/// cost half of the agent door's answer to a harmless command). `None` for
+/// any other command line.
+fn agent_hook_cli(args: &[std::ffi::OsString]) -> Option<Cli> {
+    let [_, command, agent] = args else {
+        return None;
+    };
+    if command != "agent-hook" {
+        return None;
+    }
+    let agent =
+        <crate::agent::settings::Agent as clap::ValueEnum>::from_str(agent.to_str()?, false)
+            .ok()?;
+    Some(Cli {
+        command: Command::AgentHook(AgentHookArgs { agent }),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -548,6 +573,9 @@ mod tests {
             argv(&["hooks/pre-commit", "extra", "--hook-dir"]),
             argv(&[".git/hooks/reference-transaction", "prepared"]),
             argv(&["reference-transaction", "committed"]),
+            argv(&["git-vouch", "agent-hook", "claude"]),
+            argv(&["/home/u/.cargo/bin/git-vouch", "agent-hook", "opencode"]),
+            argv(&["vouch", "agent-hook", "codex"]),
         ] {
             let ours = hook_cli(&args).expect("a hook's command line");
             let clap = Cli::parse_from(crate::install::hook_argv(args.clone()));
@@ -564,6 +592,10 @@ mod tests {
         // Not what git passes: left to clap.
         assert!(hook_cli(&argv(&[".git/hooks/pre-push", "origin"])).is_none());
         assert!(hook_cli(&argv(&["/usr/bin/vouch", "status"])).is_none());
+        assert!(hook_cli(&argv(&["git-vouch", "agent-hook", "nobody"])).is_none());
+        assert!(hook_cli(&argv(&["git-vouch", "agent-hook", "Claude"])).is_none());
+        assert!(hook_cli(&argv(&["git-vouch", "agent-hook", "claude", "x"])).is_none());
+        assert!(hook_cli(&argv(&["git-vouch", "agent-hook", "--help"])).is_none());
     }
 
     use super::*;

@@ -202,7 +202,7 @@ pub fn classify_with(
             let names_remote = facts.as_ref().is_some_and(effects::names_remote_ref);
             out.matches.push(found(
                 spec.tier,
-                spec.reason.clone(),
+                spec.reason.to_owned(),
                 facts,
                 after_change || (after_fetch && names_remote),
             ));

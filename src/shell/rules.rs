@@ -1,13 +1,15 @@
 //! PURE: rules (data) matched against parsed simple commands.
 //!
-//! The built-in rules live in `rules.toml` next to this file, compiled in;
-//! user rules use the same format (see the [`super`] module documentation
-//! for the pattern language). Globs are compiled once in [`Rules`]; matching
-//! a command builds one small `Subject` and looks up only the rules whose
-//! program can match.
+//! The built-in rules live in `rules.toml` next to this file; `build.rs`
+//! turns them into Rust statics, split into words and indexed by program
+//! name. User rules use the same format (see the [`super`] module
+//! documentation for the pattern language). Matching a command looks up only
+//! the rules whose program can match, compiles those not compiled yet, and
+//! builds one small `Subject`. Globs made of `*`, `?`, ASCII classes and
+//! `{a,b}` groups are matched byte by byte (exactly as globset's regex would
+//! match them, tested against it); globset compiles the rest.
 
 use std::cell::OnceCell;
-use std::collections::HashMap;
 use std::path::Path;
 use std::sync::OnceLock;
 
@@ -107,24 +109,68 @@ const ACCEPTED: &str = "a pattern is the program (a glob on the basename) follow
      `=GLOB` (any argument word), `<GLOB` (stdin data), `>GLOB` (an output redirection), \
      or a positional GLOB; `!` in front negates a word and `|` joins alternatives";
 
+#[cfg(test)]
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RuleFile {
     rules: Vec<RuleSpec>,
 }
 
-/// The rule set: the built-in rules plus any user rules. A built-in rule is
-/// compiled the first time a command could match it (its program, and a
-/// literal word it needs, are there): compiling all of them costs a few
-/// milliseconds, more than the agent door may spend on a harmless command.
-/// User rules are compiled at once, so that a bad one is reported.
-#[derive(Debug, Clone)]
+/// One built-in rule, as `build.rs` writes it from `rules.toml`: the fields
+/// of its [`RuleSpec`], the pattern already split into words, and what the
+/// index needs to skip it without compiling it.
+struct Builtin {
+    pattern: &'static str,
+    words: &'static [&'static str],
+    tier: Tier,
+    reason: &'static str,
+    ignore_case: bool,
+    allow_args: &'static [&'static str],
+    via: &'static [&'static str],
+    facts: Option<FactsKind>,
+    /// For a rule whose program is a glob (not indexed by name): the
+    /// program's alternatives when each is a name or a name's prefix
+    /// followed by `*` (`mkfs*`), one of which must fit; empty otherwise.
+    program_filter: &'static [&'static str],
+    /// Some argument must equal one of these words (the rule's first
+    /// positional word, when all its alternatives are literal; folded for an
+    /// `ignore-case` rule) for the rule to match.
+    required: &'static [&'static str],
+    /// It matches only a command with an output redirection.
+    needs_output: bool,
+}
+
+// `BUILTIN`, `BUILTIN_COUNT`, `BY_PROGRAM` and `ANY_PROGRAM`.
+include!(concat!(env!("OUT_DIR"), "/rules.rs"));
+
+/// The built-in rules, each compiled the first time a command could match
+/// it (its program, a literal word it needs, a redirection it needs are
+/// there), once per process: compiling all of them costs milliseconds, more
+/// than the agent door may spend on a harmless command.
+static COMPILED: [OnceLock<Rule>; BUILTIN_COUNT] = [const { OnceLock::new() }; BUILTIN_COUNT];
+
+/// The rule set: the built-in rules (compiled in, see [`COMPILED`]) plus any
+/// user rules, which are compiled at once, so that a bad one is reported.
+#[derive(Debug, Clone, Default)]
 pub struct Rules {
-    list: Vec<Entry>,
-    /// Rule indexes by literal program name.
-    by_program: HashMap<String, Vec<usize>>,
-    /// Rules whose program is a glob.
-    any_program: Vec<usize>,
+    user: Vec<UserRule>,
+}
+
+#[derive(Debug, Clone)]
+struct UserRule {
+    spec: RuleSpec,
+    rule: Rule,
+}
+
+/// A rule that matched: what [`super::classify_with`] reports of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Matched<'r> {
+    /// The rule's tier.
+    pub tier: Tier,
+    /// The rule's reason.
+    pub reason: &'r str,
+    /// What the adapter should measure.
+    pub facts: Option<FactsKind>,
 }
 
 /// A compiled glob or literal.
@@ -132,8 +178,37 @@ pub struct Rules {
 enum Pat {
     Any,
     Literal(String),
+    /// A glob of `*` and single-byte atoms: one of these alternatives (the
+    /// `{a,b}` groups expanded) matches, as globset's regex would.
+    Simple {
+        alts: Vec<Vec<Tok>>,
+        ic: bool,
+        /// The glob, as globset would be given it.
+        #[cfg_attr(
+            not(test),
+            expect(dead_code, reason = "the tests compare the matcher with globset")
+        )]
+        text: String,
+    },
     Glob(GlobMatcher),
 }
+
+/// One element of a [`Pat::Simple`] glob.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Tok {
+    /// Any run of bytes (`*`).
+    Star,
+    /// Any one byte (`?`).
+    Any,
+    /// This byte.
+    Byte(u8),
+    /// A byte of this set (`[a-z]`, `[!x]`), as a 256-bit mask.
+    Class([u64; 4]),
+}
+
+/// The most alternatives a `{a,b}` expansion may give before the glob is
+/// left to globset.
+const MAX_ALTERNATIVES: usize = 1024;
 
 impl Pat {
     fn new(text: &str, ignore_case: bool) -> Result<Self, String> {
@@ -152,7 +227,20 @@ impl Pat {
         } else {
             text.to_owned()
         };
-        GlobBuilder::new(&text)
+        if let Some(alts) = simple_glob(&text, ignore_case) {
+            return Ok(Self::Simple {
+                alts,
+                ic: ignore_case,
+                text,
+            });
+        }
+        Self::globset(&text, ignore_case)
+    }
+
+    /// The glob compiled by globset (to a regex): what [`Pat::Simple`]
+    /// stands in for, and the reading of every glob it cannot take.
+    fn globset(text: &str, ignore_case: bool) -> Result<Self, String> {
+        GlobBuilder::new(text)
             .case_insensitive(ignore_case)
             .literal_separator(false)
             .empty_alternates(true)
@@ -165,9 +253,183 @@ impl Pat {
         match self {
             Self::Any => true,
             Self::Literal(l) => l == text,
+            Self::Simple { alts, ic, .. } => alts.iter().any(|a| wildcard(a, text.as_bytes(), *ic)),
             Self::Glob(g) => g.is_match(Path::new(text)),
         }
     }
+}
+
+/// `text` as [`Pat::Simple`] alternatives when globset would read it as
+/// literal bytes, `?`, `*` and ASCII classes, with `{a,b}` groups that are
+/// not nested: `None` for anything else (`\` escapes, `**`, nested or
+/// unbalanced groups, a class with other characters or a bad range), which
+/// globset then reads, or rejects, itself.
+fn simple_glob(text: &str, ignore_case: bool) -> Option<Vec<Vec<Tok>>> {
+    if text.contains("**") || text.contains('\\') {
+        return None;
+    }
+    let bytes = text.as_bytes();
+    let mut alts: Vec<Vec<Tok>> = vec![Vec::new()];
+    // The branches of the open `{...}` group.
+    let mut group: Option<Vec<Vec<Tok>>> = None;
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        i += 1;
+        let tok = match b {
+            b'*' => Tok::Star,
+            b'?' => Tok::Any,
+            b'[' => {
+                let (class, next) = class(bytes, i, ignore_case)?;
+                i = next;
+                class
+            }
+            b'{' => {
+                if group.is_some() {
+                    return None;
+                }
+                group = Some(vec![Vec::new()]);
+                continue;
+            }
+            b',' if group.is_some() => {
+                group.as_mut()?.push(Vec::new());
+                continue;
+            }
+            b'}' => {
+                let branches = group.take()?;
+                if alts.len() * branches.len() > MAX_ALTERNATIVES {
+                    return None;
+                }
+                alts = alts
+                    .iter()
+                    .flat_map(|a| {
+                        branches.iter().map(move |b| {
+                            let mut joined = a.clone();
+                            joined.extend(b.iter().cloned());
+                            joined
+                        })
+                    })
+                    .collect();
+                continue;
+            }
+            b => Tok::Byte(b),
+        };
+        match &mut group {
+            Some(branches) => branches.last_mut()?.push(tok),
+            None => alts.iter_mut().for_each(|a| a.push(tok.clone())),
+        }
+    }
+    group.is_none().then_some(alts)
+}
+
+/// The class that starts after the `[` at `bytes[i - 1]`, read as globset
+/// reads one (`!` or `^` negates, a leading `]` or `-` is literal, a
+/// trailing `-` is literal), and the index after its `]`. Case-insensitive
+/// like the regex globset builds: ASCII letters fold before the negation.
+fn class(bytes: &[u8], mut i: usize, ignore_case: bool) -> Option<(Tok, usize)> {
+    let negated = matches!(bytes.get(i), Some(b'!' | b'^'));
+    if negated {
+        i += 1;
+    }
+    let mut ranges: Vec<(u8, u8)> = Vec::new();
+    let mut first = true;
+    let mut in_range = false;
+    loop {
+        let c = *bytes.get(i)?;
+        i += 1;
+        if !c.is_ascii() {
+            return None;
+        }
+        match c {
+            b']' if !first => break,
+            b'-' if first => ranges.push((c, c)),
+            b'-' if !in_range => in_range = true,
+            _ if in_range => {
+                let last = ranges.last_mut()?;
+                if c < last.0 {
+                    return None;
+                }
+                last.1 = c;
+                in_range = false;
+            }
+            _ => ranges.push((c, c)),
+        }
+        first = false;
+    }
+    if in_range {
+        ranges.push((b'-', b'-'));
+    }
+    let mut mask = [0u64; 4];
+    let mut set = |b: u8| mask[usize::from(b / 64)] |= 1 << (b % 64);
+    for (from, to) in ranges {
+        for b in from..=to {
+            set(b);
+            if ignore_case {
+                set(b.to_ascii_lowercase());
+                set(b.to_ascii_uppercase());
+            }
+        }
+    }
+    if negated {
+        for word in &mut mask {
+            *word = !*word;
+        }
+    }
+    Some((Tok::Class(mask), i))
+}
+
+impl Tok {
+    fn matches(&self, b: u8, ignore_case: bool) -> bool {
+        match self {
+            Self::Star => false,
+            Self::Any => true,
+            Self::Byte(x) => *x == b || (ignore_case && x.eq_ignore_ascii_case(&b)),
+            Self::Class(mask) => mask[usize::from(b / 64)] & (1 << (b % 64)) != 0,
+        }
+    }
+}
+
+/// True when `pattern` matches all of `text` (`*` any run of bytes, every
+/// other element one byte): the usual matcher that retries from the last
+/// `*`, exact because every other element is one byte wide.
+fn wildcard(pattern: &[Tok], text: &[u8], ignore_case: bool) -> bool {
+    let (mut p, mut t) = (0, 0);
+    // The last `*` seen, and where in `text` its run ends for now.
+    let mut star: Option<(usize, usize)> = None;
+    while t < text.len() {
+        match pattern.get(p) {
+            Some(Tok::Star) => {
+                star = Some((p, t));
+                p += 1;
+                continue;
+            }
+            Some(tok) if tok.matches(text[t], ignore_case) => {
+                p += 1;
+                t += 1;
+                continue;
+            }
+            _ => {}
+        }
+        let Some((sp, st)) = star else {
+            return false;
+        };
+        p = sp + 1;
+        t = st + 1;
+        star = Some((sp, st + 1));
+    }
+    pattern[p..].iter().all(|tok| *tok == Tok::Star)
+}
+
+/// True when [`fold`] of `text` is `folded`, without building it.
+fn folds_to(text: &str, folded: &str) -> bool {
+    text.split_whitespace()
+        .enumerate()
+        .flat_map(|(i, word)| {
+            (i > 0)
+                .then_some(' ')
+                .into_iter()
+                .chain(word.chars().flat_map(char::to_lowercase))
+        })
+        .eq(folded.chars())
 }
 
 /// Lowercases and collapses whitespace runs into one space.
@@ -222,22 +484,55 @@ enum Item {
 
 #[derive(Debug, Clone)]
 struct Rule {
-    spec: RuleSpec,
+    ignore_case: bool,
     program: Vec<Pat>,
     items: Vec<Item>,
     allow_args: Vec<Pat>,
     via: Vec<Pat>,
 }
 
-fn compile(spec: &RuleSpec) -> Result<Rule, RuleError> {
-    let error = |message: String| RuleError {
+/// A user rule, compiled.
+fn compile_spec(spec: &RuleSpec) -> Result<Rule, RuleError> {
+    let words = shell_words::split(&spec.pattern).map_err(|e| RuleError {
         pattern: spec.pattern.clone(),
+        message: format!("{e}; {ACCEPTED}"),
+    })?;
+    compile(
+        &spec.pattern,
+        &words,
+        spec.ignore_case,
+        &spec.allow_args,
+        &spec.via,
+    )
+}
+
+/// A built-in rule, compiled.
+fn compile_builtin(builtin: &Builtin) -> Result<Rule, RuleError> {
+    compile(
+        builtin.pattern,
+        builtin.words,
+        builtin.ignore_case,
+        builtin.allow_args,
+        builtin.via,
+    )
+}
+
+/// Compiles the `words` of `pattern` (split as a shell would).
+fn compile<W: AsRef<str>, G: AsRef<str>>(
+    pattern: &str,
+    words: &[W],
+    ic: bool,
+    allow_args: &[G],
+    via: &[G],
+) -> Result<Rule, RuleError> {
+    let error = |message: String| RuleError {
+        pattern: pattern.to_owned(),
         message,
     };
-    let words = shell_words::split(&spec.pattern).map_err(|e| error(format!("{e}; {ACCEPTED}")))?;
     let Some((program, rest)) = words.split_first() else {
         return Err(error(format!("the pattern is empty; {ACCEPTED}")));
     };
+    let program = program.as_ref();
     if program.starts_with(['!', '-', '=', '<', '>']) {
         return Err(error(format!(
             "the first word must be the program, not `{program}`; {ACCEPTED}"
@@ -248,12 +543,12 @@ fn compile(spec: &RuleSpec) -> Result<Rule, RuleError> {
         .map(|p| Pat::new(p, false))
         .collect::<Result<Vec<_>, _>>()
         .map_err(error)?;
-    let ic = spec.ignore_case;
     let mut items = Vec::new();
     for word in rest {
+        let word = word.as_ref();
         let (negated, body) = match word.strip_prefix('!') {
             Some(body) => (true, body),
-            None => (false, word.as_str()),
+            None => (false, word),
         };
         let mut positional = Vec::new();
         let mut any = Vec::new();
@@ -312,20 +607,18 @@ fn compile(spec: &RuleSpec) -> Result<Rule, RuleError> {
             items.push(Item::Positional(positional));
         }
     }
-    let allow_args = spec
-        .allow_args
+    let allow_args = allow_args
         .iter()
-        .map(|g| Pat::new(g, ic))
+        .map(|g| Pat::new(g.as_ref(), ic))
         .collect::<Result<Vec<_>, _>>()
         .map_err(error)?;
-    let via = spec
-        .via
+    let via = via
         .iter()
-        .map(|g| Pat::new(g, false))
+        .map(|g| Pat::new(g.as_ref(), false))
         .collect::<Result<Vec<_>, _>>()
         .map_err(error)?;
     Ok(Rule {
-        spec: spec.clone(),
+        ignore_case: ic,
         program,
         items,
         allow_args,
@@ -333,161 +626,103 @@ fn compile(spec: &RuleSpec) -> Result<Rule, RuleError> {
     })
 }
 
-/// True when a word of the pattern (after the program) matches only an
-/// output redirection (`>GLOB` alternatives, not negated): the rule can only
-/// match a command that writes somewhere. Read from the words, so that such
-/// a rule is not compiled for a command without a redirection.
-fn needs_output(words: &[String]) -> bool {
-    words
-        .iter()
-        .skip(1)
-        .any(|word| !word.starts_with('!') && word.split('|').all(|alt| alt.starts_with('>')))
-}
-
-/// One rule, compiled on first use.
-#[derive(Debug, Clone)]
-struct Entry {
-    spec: RuleSpec,
-    /// Some argument must equal one of these words (the rule's first
-    /// literal positional word) before the rule is worth compiling.
-    required: Vec<String>,
-    /// It matches only a command with an output redirection.
-    needs_output: bool,
-    compiled: OnceLock<Rule>,
-}
-
-impl Entry {
-    fn rule(&self) -> &Rule {
-        self.compiled
-            .get_or_init(|| compile(&self.spec).expect("the built-in rules compile (tested)"))
+impl Builtin {
+    /// False when the rule cannot match `command` (whose program is
+    /// `program`): no program alternative fits, no argument is a word the
+    /// rule needs, or it is about a redirection and none is written.
+    fn may_match(&self, program: &str, command: &SimpleCommand) -> bool {
+        let fits = |p: &&str| match p.strip_suffix('*') {
+            Some(prefix) => program.starts_with(prefix),
+            None => program == *p,
+        };
+        if !self.program_filter.is_empty() && !self.program_filter.iter().any(fits) {
+            return false;
+        }
+        if !self.required.is_empty() {
+            let needed = |a: &String| {
+                if self.ignore_case {
+                    self.required.iter().any(|r| folds_to(a, r))
+                } else {
+                    self.required.contains(&a.as_str())
+                }
+            };
+            if !command.argv.iter().skip(1).any(needed) {
+                return false;
+            }
+        }
+        !self.needs_output || !command.outputs.is_empty()
     }
-}
 
-/// True for a pattern word that is a plain text, not a glob.
-fn is_literal(word: &str) -> bool {
-    !word.is_empty() && !word.contains(['*', '?', '[', '{', '\\'])
-}
+    /// The rule, compiled on first use.
+    fn rule(&'static self, index: usize) -> &'static Rule {
+        COMPILED[index]
+            .get_or_init(|| compile_builtin(self).expect("the built-in rules compile (tested)"))
+    }
 
-/// The program alternatives of a pattern, its first positional word's
-/// alternatives when they are all literal (empty otherwise), and whether it
-/// matches only a command with an output redirection.
-fn index_words(spec: &RuleSpec) -> (Vec<String>, Vec<String>, bool) {
-    let Ok(words) = shell_words::split(&spec.pattern) else {
-        return (Vec::new(), Vec::new(), false);
-    };
-    let output_only = needs_output(&words);
-    let Some((program, rest)) = words.split_first() else {
-        return (Vec::new(), Vec::new(), false);
-    };
-    let programs = program.split('|').map(str::to_owned).collect();
-    let required = rest
-        .iter()
-        .find(|w| !w.starts_with(['!', '-', '=', '<', '>']))
-        .filter(|_| !spec.ignore_case)
-        .map(|w| w.split('|').map(str::to_owned).collect::<Vec<_>>())
-        .filter(|alts| alts.iter().all(|a| is_literal(a)))
-        .unwrap_or_default();
-    (programs, required, output_only)
+    fn matched(&'static self) -> Matched<'static> {
+        Matched {
+            tier: self.tier,
+            reason: self.reason,
+            facts: self.facts,
+        }
+    }
 }
 
 impl Rules {
     /// The built-in rules (`src/shell/rules.toml`).
-    ///
-    /// # Panics
-    ///
-    /// Never in a tested build: the compiled-in rules are checked by the
-    /// unit tests.
     pub fn builtin() -> Self {
-        Self::with_user(&[]).expect("the built-in rules compile (tested)")
+        Self::default()
     }
 
     /// The built-in rules followed by `user` rules.
     pub fn with_user(user: &[RuleSpec]) -> Result<Self, RuleError> {
-        // `build.rs` turns `rules.toml` into JSON, which reads several times faster.
-        let file: RuleFile =
-            serde_json::from_str(include_str!(concat!(env!("OUT_DIR"), "/rules.json"))).map_err(
-                |e| RuleError {
-                    pattern: "src/shell/rules.toml".to_owned(),
-                    message: e.to_string(),
-                },
-            )?;
-        let mut rules = Self {
-            list: Vec::new(),
-            by_program: HashMap::new(),
-            any_program: Vec::new(),
-        };
-        let builtin = file.rules.len();
-        for (i, spec) in file.rules.iter().chain(user).enumerate() {
-            let compiled = if i >= builtin {
-                OnceLock::from(compile(spec)?)
-            } else {
-                OnceLock::new()
-            };
-            let (programs, required, needs_output) = index_words(spec);
-            let index = rules.list.len();
-            if !programs.is_empty() && programs.iter().all(|p| is_literal(p) && p != "*") {
-                for name in programs {
-                    rules.by_program.entry(name).or_default().push(index);
-                }
-            } else {
-                rules.any_program.push(index);
-            }
-            rules.list.push(Entry {
-                spec: spec.clone(),
-                required,
-                needs_output,
-                compiled,
-            });
-        }
-        Ok(rules)
+        let user = user
+            .iter()
+            .map(|spec| {
+                Ok(UserRule {
+                    rule: compile_spec(spec)?,
+                    spec: spec.clone(),
+                })
+            })
+            .collect::<Result<Vec<_>, RuleError>>()?;
+        Ok(Self { user })
     }
 
-    /// Compiles every rule now (the built-in ones are otherwise compiled on
+    /// Compiles every built-in rule now (they are otherwise compiled on
     /// first use): the test that the data file is valid.
     pub fn compile_all(&self) -> Result<(), RuleError> {
-        for entry in &self.list {
-            if entry.compiled.get().is_none() {
-                compile(&entry.spec)?;
-            }
+        for builtin in BUILTIN {
+            compile_builtin(builtin)?;
         }
         Ok(())
     }
 
     /// How many rules there are.
     pub fn len(&self) -> usize {
-        self.list.len()
+        BUILTIN_COUNT + self.user.len()
     }
 
     /// True when there are no rules.
     pub fn is_empty(&self) -> bool {
-        self.list.is_empty()
+        self.len() == 0
     }
 
-    /// The rules that match `command`, in rule order.
-    pub(crate) fn matching<'r>(&'r self, command: &SimpleCommand) -> Vec<&'r RuleSpec> {
+    /// The rules that match `command`, in rule order (the built-in ones,
+    /// then the user's).
+    pub(crate) fn matching(&self, command: &SimpleCommand) -> Vec<Matched<'_>> {
         let program = command.program();
-        let literal = self.by_program.get(program).map_or(&[][..], Vec::as_slice);
-        if literal.is_empty() && self.any_program.is_empty() {
-            return Vec::new();
-        }
+        let literal = BY_PROGRAM
+            .binary_search_by(|(name, _)| (*name).cmp(program))
+            .map_or(&[][..], |i| BY_PROGRAM[i].1);
         let subject: OnceCell<Subject<'_>> = OnceCell::new();
-        let mut found: Vec<usize> = Vec::new();
-        for &index in literal.iter().chain(&self.any_program) {
-            let entry = &self.list[index];
-            if !entry.required.is_empty()
-                && !command
-                    .argv
-                    .iter()
-                    .skip(1)
-                    .any(|a| entry.required.contains(a))
-            {
+        let mut found: Vec<u16> = Vec::new();
+        for &index in literal.iter().chain(ANY_PROGRAM) {
+            let builtin = &BUILTIN[usize::from(index)];
+            // Before compiling: a rule that cannot match.
+            if !builtin.may_match(program, command) {
                 continue;
             }
-            // Before compiling: a rule about a redirection, and none is written.
-            if entry.needs_output && command.outputs.is_empty() {
-                continue;
-            }
-            let rule = entry.rule();
+            let rule = builtin.rule(usize::from(index));
             if rule.program.iter().any(|p| p.is_match(program))
                 && subject.get_or_init(|| Subject::new(command)).matches(rule)
             {
@@ -496,7 +731,24 @@ impl Rules {
         }
         found.sort_unstable();
         found.dedup();
-        found.into_iter().map(|i| &self.list[i].spec).collect()
+        let mut out: Vec<Matched<'_>> = found
+            .into_iter()
+            .map(|i| BUILTIN[usize::from(i)].matched())
+            .collect();
+        for user in &self.user {
+            if user.rule.program.iter().any(|p| p.is_match(program))
+                && subject
+                    .get_or_init(|| Subject::new(command))
+                    .matches(&user.rule)
+            {
+                out.push(Matched {
+                    tier: user.spec.tier,
+                    reason: &user.spec.reason,
+                    facts: user.spec.facts,
+                });
+            }
+        }
+        out
     }
 }
 
@@ -574,7 +826,7 @@ impl<'a> Subject<'a> {
     }
 
     fn matches(&self, rule: &Rule) -> bool {
-        let ic = rule.spec.ignore_case;
+        let ic = rule.ignore_case;
         if !rule.via.is_empty()
             && !self
                 .command
@@ -819,7 +1071,7 @@ mod tests {
     }
 
     fn matches(pattern: &str, argv: &[&str]) -> bool {
-        let rule = compile(&spec(pattern)).expect("compiles");
+        let rule = compile_spec(&spec(pattern)).expect("compiles");
         rule.program
             .iter()
             .any(|p| p.is_match(command(argv).program()))
@@ -831,6 +1083,277 @@ mod tests {
         let rules = Rules::builtin();
         assert!(rules.len() > 50);
         rules.compile_all().unwrap();
+    }
+
+    /// Every glob and literal of a compiled rule.
+    fn pats(rule: &Rule) -> Vec<&Pat> {
+        let mut out: Vec<&Pat> = rule.program.iter().collect();
+        for item in &rule.items {
+            match item {
+                Item::Positional(alts) => out.extend(alts),
+                Item::Present { any, .. } => {
+                    for cond in any {
+                        match cond {
+                            Cond::Long { glob, value, .. } => out.extend(glob.iter().chain(value)),
+                            Cond::Exact(p)
+                            | Cond::Positional(p)
+                            | Cond::Stdin(p)
+                            | Cond::Output(p) => out.push(p),
+                            Cond::Short(_) | Cond::DashDash => {}
+                        }
+                    }
+                }
+            }
+        }
+        out.extend(&rule.allow_args);
+        out.extend(&rule.via);
+        out
+    }
+
+    fn compiled_builtins() -> Vec<Rule> {
+        BUILTIN
+            .iter()
+            .map(|b| compile_builtin(b).expect("compiles"))
+            .collect()
+    }
+
+    #[test]
+    fn the_compiled_in_rules_are_rules_toml() {
+        let file: RuleFile = toml::from_str(include_str!("rules.toml")).expect("rules.toml reads");
+        assert_eq!(file.rules.len(), BUILTIN_COUNT);
+        let literal = |p: &str| !p.is_empty() && !p.contains(['*', '?', '[', '{', '\\']);
+        for (i, (spec, b)) in file.rules.iter().zip(BUILTIN).enumerate() {
+            let what = format!("rule {i} `{}`", spec.pattern);
+            assert_eq!(b.pattern, spec.pattern, "{what}");
+            assert_eq!(b.tier, spec.tier, "{what}");
+            assert_eq!(b.reason, spec.reason, "{what}");
+            assert_eq!(b.ignore_case, spec.ignore_case, "{what}");
+            assert_eq!(b.allow_args, spec.allow_args, "{what}");
+            assert_eq!(b.via, spec.via, "{what}");
+            assert_eq!(b.facts, spec.facts, "{what}");
+            let words = shell_words::split(&spec.pattern).expect("splits");
+            assert_eq!(b.words, words, "{what}");
+            // Listed under each of its literal programs, or with the rules
+            // whose program is a glob.
+            let programs: Vec<&str> = words[0].split('|').collect();
+            let by_name = programs.iter().all(|p| literal(p));
+            let index = u16::try_from(i).expect("fewer than 65,536 rules");
+            for name in &programs {
+                let listed = BY_PROGRAM
+                    .iter()
+                    .any(|(n, list)| n == name && list.contains(&index));
+                assert_eq!(listed, by_name, "{what}: under `{name}`");
+            }
+            assert_eq!(ANY_PROGRAM.contains(&index), !by_name, "{what}");
+        }
+        assert!(BY_PROGRAM.windows(2).all(|w| w[0].0 < w[1].0), "sorted");
+    }
+
+    /// The index skips a rule only where it cannot match: `required` is
+    /// the literal first positional word, `needs_output` a word of output
+    /// targets only.
+    #[test]
+    fn the_index_skips_only_rules_that_cannot_match() {
+        for (b, rule) in BUILTIN.iter().zip(compiled_builtins()) {
+            if !b.required.is_empty() {
+                let first = rule.items.iter().find_map(|item| match item {
+                    Item::Positional(alts) => Some(alts),
+                    Item::Present { .. } => None,
+                });
+                let texts: Vec<&str> = first
+                    .expect("a positional word")
+                    .iter()
+                    .map(|p| match p {
+                        Pat::Literal(l) => l.as_str(),
+                        other => panic!("{}: {other:?} is not literal", b.pattern),
+                    })
+                    .collect();
+                assert_eq!(texts, b.required, "{}", b.pattern);
+            }
+            if !b.program_filter.is_empty() {
+                let texts: Vec<String> = rule
+                    .program
+                    .iter()
+                    .map(|p| match p {
+                        Pat::Literal(l) => l.clone(),
+                        Pat::Simple { alts, .. }
+                            if alts.len() == 1
+                                && alts[0].last() == Some(&Tok::Star)
+                                && alts[0][..alts[0].len() - 1]
+                                    .iter()
+                                    .all(|t| matches!(t, Tok::Byte(_))) =>
+                        {
+                            let prefix: Vec<u8> = alts[0]
+                                .iter()
+                                .filter_map(|t| match t {
+                                    Tok::Byte(b) => Some(*b),
+                                    _ => None,
+                                })
+                                .collect();
+                            format!("{}*", String::from_utf8(prefix).expect("UTF-8"))
+                        }
+                        other => panic!("{}: {other:?} is no name or prefix", b.pattern),
+                    })
+                    .collect();
+                assert_eq!(texts, b.program_filter, "{}", b.pattern);
+            }
+            if b.needs_output {
+                assert!(
+                    rule.items.iter().any(|item| matches!(
+                        item,
+                        Item::Present { any, negated: false }
+                            if any.iter().all(|c| matches!(c, Cond::Output(_)))
+                    )),
+                    "{}",
+                    b.pattern
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn folds_to_is_fold() {
+        for text in [
+            "",
+            " ",
+            "Core.HooksPath",
+            "  DROP \t\n TABLE  x ",
+            "ΣΑΣ",
+            "İx",
+            "a b",
+        ] {
+            for folded in [fold(text), fold(text) + " ", "x".to_owned(), String::new()] {
+                assert_eq!(
+                    folds_to(text, &folded),
+                    fold(text) == folded,
+                    "{text:?} {folded:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn builtin_globs_need_no_regex() {
+        for (b, rule) in BUILTIN.iter().zip(compiled_builtins()) {
+            for pat in pats(&rule) {
+                assert!(!matches!(pat, Pat::Glob(_)), "{}: {pat:?}", b.pattern);
+            }
+        }
+    }
+
+    /// `text` matched by globset, as `Pat::Glob` would match it.
+    fn globset_matches(glob: &str, ignore_case: bool, text: &str) -> Option<bool> {
+        match Pat::globset(glob, ignore_case) {
+            Ok(Pat::Glob(g)) => Some(g.is_match(Path::new(text))),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn simple_globs_match_as_globset_does() {
+        // Every word of the corpus, whole command lines, and their folded forms.
+        let mut texts: Vec<String> = Vec::new();
+        for line in include_str!("../../fixtures/commands.tsv").lines() {
+            let command = line.split('\t').nth(1).unwrap_or_default();
+            texts.push(command.to_owned());
+            for word in shell_words::split(command)
+                .unwrap_or_default()
+                .into_iter()
+                .chain(command.split_whitespace().map(str::to_owned))
+            {
+                for prefix in ["", ">", "="] {
+                    if let Some(rest) = word.strip_prefix(prefix) {
+                        texts.push(rest.to_owned());
+                        texts.push(fold(rest));
+                    }
+                }
+            }
+        }
+        texts.extend(
+            [
+                "",
+                "/",
+                "-",
+                "*",
+                "?",
+                "[",
+                "]",
+                "{",
+                "}",
+                ",",
+                "é",
+                "Ünïcödé",
+                "a\nb",
+                "\n",
+                "/etc/",
+                "/etc/x",
+                "/etc/é",
+                "/tmp/",
+                "/tmp/x",
+                "$TMPDIR",
+                "${TMPDIR}/x",
+                "${HOME}",
+                "$HOME/*",
+                "/*",
+                "v1",
+                "vX",
+                "V1.2",
+                "4755",
+                "0755",
+                "x.git",
+                ".git",
+                "a/.git/",
+                "+main",
+                "refs/heads/release/1",
+                "origin:main",
+                ":x",
+                ":",
+            ]
+            .map(str::to_owned),
+        );
+        texts.sort();
+        texts.dedup();
+        let mut checked = 0;
+        for (b, rule) in BUILTIN.iter().zip(compiled_builtins()) {
+            for pat in pats(&rule) {
+                let Pat::Simple { text: glob, ic, .. } = pat else {
+                    continue;
+                };
+                let Ok(Pat::Glob(reference)) = Pat::globset(glob, *ic) else {
+                    panic!("{}: globset rejects `{glob}`", b.pattern);
+                };
+                for text in &texts {
+                    assert_eq!(
+                        pat.is_match(text),
+                        reference.is_match(Path::new(text)),
+                        "{}: `{glob}` (ignore-case {ic}) on {text:?}",
+                        b.pattern
+                    );
+                }
+                checked += 1;
+            }
+        }
+        assert!(checked > 100, "{checked} globs");
+    }
+
+    proptest::proptest! {
+        /// Any glob over a small alphabet that globset accepts: the byte
+        /// matcher agrees with globset's regex, or leaves the glob to it.
+        #[test]
+        fn any_simple_glob_matches_as_globset_does(
+            glob in "[ab*?,{}!^\\[\\]-]{0,9}",
+            texts in proptest::collection::vec("[abAB,/\n\u{e9}-]{0,7}", 1..20),
+            ignore_case: bool,
+        ) {
+            if let Some(alts) = simple_glob(&glob, ignore_case) {
+                let simple = Pat::Simple { alts, ic: ignore_case, text: glob.clone() };
+                for text in &texts {
+                    let reference = globset_matches(&glob, ignore_case, text);
+                    proptest::prop_assert!(reference.is_some(), "globset rejects `{}`", glob);
+                    proptest::prop_assert_eq!(Some(simple.is_match(text)), reference, "`{}` on {:?}", glob, text);
+                }
+            }
+        }
     }
 
     #[test]
@@ -885,11 +1408,11 @@ mod tests {
         c.stdin = Some("DROP   TABLE users;\n".to_owned());
         let mut s = spec("psql <*drop?table*");
         s.ignore_case = true;
-        let rule = compile(&s).expect("compiles");
+        let rule = compile_spec(&s).expect("compiles");
         assert!(Subject::new(&c).matches(&rule));
         let mut c = command(&["echo", "x"]);
         c.outputs.push("/etc/sudoers".to_owned());
-        let rule = compile(&spec("* >/etc/sudoers*")).expect("compiles");
+        let rule = compile_spec(&spec("* >/etc/sudoers*")).expect("compiles");
         assert!(Subject::new(&c).matches(&rule));
     }
 
@@ -897,7 +1420,7 @@ mod tests {
     fn allow_args_exempts_only_when_every_argument_is_allowed() {
         let mut s = spec("rm -r");
         s.allow_args = vec!["target".to_owned(), "/tmp/*".to_owned()];
-        let rule = compile(&s).expect("compiles");
+        let rule = compile_spec(&s).expect("compiles");
         assert!(!Subject::new(&command(&["rm", "-rf", "target", "/tmp/x"])).matches(&rule));
         assert!(Subject::new(&command(&["rm", "-rf", "target", "src"])).matches(&rule));
         let mut xargs = command(&["rm", "-rf"]);
