@@ -149,7 +149,7 @@ include!(concat!(env!("OUT_DIR"), "/rules.rs"));
 /// than the agent door may spend on a harmless command.
 static COMPILED: [OnceLock<Rule>; BUILTIN_COUNT] = [const { OnceLock::new() }; BUILTIN_COUNT];
 
-/// The rule set: the built-in rules (compiled in, see [`COMPILED`]) plus any
+/// The rule set: the built-in rules (compiled in by `build.rs`) plus any
 /// user rules, which are compiled at once, so that a bad one is reported.
 #[derive(Debug, Clone, Default)]
 pub struct Rules {
