@@ -522,10 +522,15 @@ pub struct StagedFile {
     pub path: String,
     /// How it changes.
     pub status: FileStatus,
-    /// Lines added.
+    /// Lines added (at least this many when `lines_partial`).
     pub added_lines: usize,
-    /// Lines deleted.
+    /// Lines deleted (at least this many when `lines_partial`).
     pub deleted_lines: usize,
+    /// The line counts are lower bounds: the rules had what they needed
+    /// before the rest of this file was read (SPEC 2.3: content is read
+    /// only where a rule needs it).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub lines_partial: bool,
     /// Blob before (empty when added).
     pub old_oid: String,
     /// Blob after (empty when deleted).
@@ -549,11 +554,14 @@ pub struct StagedFacts {
 }
 
 impl StagedFacts {
-    /// Lines added and deleted, in all files.
-    pub fn line_totals(&self) -> (usize, usize) {
-        self.files
-            .iter()
-            .fold((0, 0), |(a, d), f| (a + f.added_lines, d + f.deleted_lines))
+    /// Lines added and deleted, in all files, as people read them:
+    /// `+12 -3`, or `at least +600 -0` where not every line was counted.
+    pub fn line_totals(&self) -> String {
+        let (added, deleted, partial) = self.files.iter().fold((0, 0, false), |(a, d, p), f| {
+            (a + f.added_lines, d + f.deleted_lines, p || f.lines_partial)
+        });
+        let least = if partial { "at least " } else { "" };
+        format!("{least}+{added} -{deleted}")
     }
 }
 

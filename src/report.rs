@@ -153,10 +153,10 @@ pub fn describe(op: &Operation) -> String {
             push_details(facts, assessment)
         ),
         Operation::Commit { staged, assessment } => {
-            let (added, deleted) = staged.line_totals();
             let mut text = format!(
-                "commit of {} files (+{added} -{deleted} lines){} [{} risk]\n",
+                "commit of {} files ({} lines){} [{} risk]\n",
                 staged.files.len(),
+                staged.line_totals(),
                 staged
                     .branch
                     .as_ref()

@@ -3,12 +3,81 @@
 
 use crate::classify::{Assessment, RefRisk, Rule, Tier};
 use crate::config::CommitRules;
-use crate::facts::{FileStatus, StagedFacts};
+use crate::facts::{FileStatus, StagedFacts, StagedFile};
 use crate::text::one_line;
 
-/// True for files whose added and deleted lines the rules read.
-pub fn inspected(path: &str, rules: &CommitRules) -> bool {
-    rules.migrations.is_match(path) || rules.manifests.is_match(path)
+/// What the pre-commit rules need to read of a staged change, decided from
+/// its paths and statuses before any content is read: the text of
+/// migrations and manifests, and lines counted only while a line rule
+/// (`bulk_deletion`, `large_change`) is still undecided.
+pub struct Reading<'a> {
+    rules: &'a CommitRules,
+}
+
+/// How many more lines the line rules can use, decided from the paths.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LineNeed {
+    /// The deleted lines beyond which `bulk_deletion` holds; `None` when
+    /// the deleted files alone decided it.
+    deleted: Option<usize>,
+    /// The added and deleted lines beyond which `large_change` holds;
+    /// `None` when the number of files alone decided it.
+    changed: Option<usize>,
+}
+
+impl<'a> Reading<'a> {
+    /// What `rules` read.
+    pub fn new(rules: &'a CommitRules) -> Self {
+        Self { rules }
+    }
+
+    /// True for files whose added and deleted lines the rules read.
+    pub fn inspected(&self, path: &str) -> bool {
+        self.rules.migrations.is_match(path) || self.rules.manifests.is_match(path)
+    }
+
+    /// True for files whose lines count towards the line rules (not
+    /// lockfiles and generated files).
+    pub fn counted(&self, path: &str) -> bool {
+        !self.rules.generated.is_match(path)
+    }
+
+    /// What the line rules still need, given the files (paths and statuses).
+    pub fn need<'f>(&self, files: impl IntoIterator<Item = &'f StagedFile>) -> LineNeed {
+        let (files, deleted_files) = files.into_iter().fold((0, 0), |(n, d), f| {
+            (n + 1, d + usize::from(f.status == FileStatus::Deleted))
+        });
+        LineNeed {
+            deleted: (deleted_files <= self.rules.bulk_deleted_files)
+                .then_some(self.rules.bulk_deleted_lines),
+            changed: (files <= self.rules.large_files).then_some(self.rules.large_lines),
+        }
+    }
+}
+
+impl LineNeed {
+    /// Up to how many lines of one more file with `status` are worth
+    /// counting, given the `added` and `deleted` lines counted so far:
+    /// `None` when the line rules are decided whatever it holds. A
+    /// modified or renamed file is diffed whole (`usize::MAX`).
+    pub fn wanted(&self, status: FileStatus, added: usize, deleted: usize) -> Option<usize> {
+        let deleted_left = self
+            .deleted
+            .and_then(|y| y.checked_sub(deleted))
+            .map(|left| left + 1);
+        let changed_left = self
+            .changed
+            .and_then(|z| z.checked_sub(added + deleted))
+            .map(|left| left + 1);
+        match status {
+            // An added file adds lines and deletes none.
+            FileStatus::Added => changed_left,
+            FileStatus::Deleted => deleted_left.max(changed_left),
+            FileStatus::Modified | FileStatus::Renamed => {
+                deleted_left.or(changed_left).map(|_| usize::MAX)
+            }
+        }
+    }
 }
 
 /// The SQL statements that destroy data, as they start a clause.
@@ -185,11 +254,17 @@ pub fn classify_commit(staged: &StagedFacts, rules: &CommitRules) -> Assessment 
             format!("infrastructure as code changes: {}", names(&iac)),
         ));
     }
-    let (added, deleted) = staged
+    // Lower bounds where a file was not read to its end: the reader stops
+    // only once a rule holds (`Reading`), so the bounds decide as the
+    // full counts would.
+    let (added, deleted, partial) = staged
         .files
         .iter()
         .filter(|f| !rules.generated.is_match(&f.path))
-        .fold((0, 0), |(a, d), f| (a + f.added_lines, d + f.deleted_lines));
+        .fold((0, 0, false), |(a, d, p), f| {
+            (a + f.added_lines, d + f.deleted_lines, p || f.lines_partial)
+        });
+    let least = if partial { "at least " } else { "" };
     let deleted_files: Vec<&str> = staged
         .files
         .iter()
@@ -201,7 +276,7 @@ pub fn classify_commit(staged: &StagedFacts, rules: &CommitRules) -> Assessment 
             rules,
             Rule::BulkDeletion,
             format!(
-                "bulk deletion: {} files and {deleted} lines deleted{}",
+                "bulk deletion: {} files and {least}{deleted} lines deleted{}",
                 deleted_files.len(),
                 if deleted_files.is_empty() {
                     String::new()
@@ -216,7 +291,7 @@ pub fn classify_commit(staged: &StagedFacts, rules: &CommitRules) -> Assessment 
             rules,
             Rule::LargeChange,
             format!(
-                "large change: {} files, +{added} -{deleted} lines",
+                "large change: {} files, {least}+{added} -{deleted} lines",
                 staged.files.len()
             ),
         ));
@@ -240,6 +315,7 @@ mod tests {
             status,
             added_lines: added.len(),
             deleted_lines: deleted.len(),
+            lines_partial: false,
             old_oid: String::new(),
             new_oid: String::new(),
             added: added
@@ -262,6 +338,52 @@ mod tests {
             a.refs.iter().map(|r| r.rule).collect(),
             a.refs.iter().map(|r| r.reason.clone()).collect(),
         )
+    }
+
+    #[test]
+    fn lines_are_wanted_only_while_a_line_rule_is_undecided() {
+        let rules = CommitRules::default();
+        let reading = Reading::new(&rules);
+        let one = [file("a.txt", FileStatus::Modified, &[], &[])];
+        let need = reading.need(&one);
+        // Nothing counted yet: an added file up to 501 lines, a deleted one
+        // the same, a modified one whole.
+        assert_eq!(need.wanted(FileStatus::Added, 0, 0), Some(501));
+        assert_eq!(need.wanted(FileStatus::Deleted, 0, 0), Some(501));
+        assert_eq!(need.wanted(FileStatus::Modified, 0, 0), Some(usize::MAX));
+        // 300 added so far: 201 more decide the large change.
+        assert_eq!(need.wanted(FileStatus::Added, 300, 0), Some(201));
+        assert_eq!(need.wanted(FileStatus::Deleted, 300, 0), Some(501));
+        // Large change decided: added files need no reading, deleted ones do.
+        assert_eq!(need.wanted(FileStatus::Added, 501, 0), None);
+        assert_eq!(need.wanted(FileStatus::Deleted, 501, 0), Some(501));
+        assert_eq!(need.wanted(FileStatus::Renamed, 501, 0), Some(usize::MAX));
+        // Both decided: nothing more is read.
+        for status in [FileStatus::Added, FileStatus::Deleted, FileStatus::Modified] {
+            assert_eq!(need.wanted(status, 0, 501), None, "{status:?}");
+        }
+        // Eleven files decide the large change and eleven deleted files the
+        // bulk deletion, from their paths alone.
+        let many: Vec<StagedFile> = (0..11)
+            .map(|i| file(&format!("f{i}"), FileStatus::Deleted, &[], &[]))
+            .collect();
+        let need = reading.need(&many);
+        for status in [FileStatus::Added, FileStatus::Deleted, FileStatus::Modified] {
+            assert_eq!(need.wanted(status, 0, 0), None, "{status:?}");
+        }
+        // Lockfiles count for nothing; migrations are read whatever the counts.
+        assert!(!reading.counted("Cargo.lock") && reading.counted("src/lib.rs"));
+        assert!(reading.inspected("db/migrations/1.sql") && !reading.inspected("src/lib.rs"));
+    }
+
+    #[test]
+    fn counts_that_stopped_early_say_at_least() {
+        let mut big = file("big.csv", FileStatus::Added, &[], &[]);
+        big.added_lines = 501;
+        big.lines_partial = true;
+        let (t, rules, reasons) = tier(vec![big]);
+        assert_eq!((t, rules), (Tier::Standard, vec![Rule::LargeChange]));
+        assert_eq!(reasons, ["large change: 1 files, at least +501 -0 lines"]);
     }
 
     #[test]

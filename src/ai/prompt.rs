@@ -266,13 +266,13 @@ fn render_commit(
     repo_name: &str,
     files_shown: usize,
 ) -> String {
-    let (added, deleted) = staged.line_totals();
     let mut t = String::new();
     let _ = writeln!(t, "## Operation");
     let _ = writeln!(
         t,
-        "commit: {} staged file(s), +{added} -{deleted} lines (risk tier found by the rules: {})",
+        "commit: {} staged file(s), {} lines (risk tier found by the rules: {})",
         staged.files.len(),
+        staged.line_totals(),
         assessment.tier
     );
     let _ = writeln!(t, "\n## Context");
@@ -296,9 +296,10 @@ fn render_commit(
     for f in staged.files.iter().take(files_shown) {
         let _ = writeln!(
             t,
-            "- file <data>{}</data>: {}, +{} -{}",
+            "- file <data>{}</data>: {}, {}+{} -{}",
             data(&f.path, 200),
             f.status.as_str(),
+            if f.lines_partial { "at least " } else { "" },
             f.added_lines,
             f.deleted_lines
         );

@@ -12,7 +12,7 @@ use crate::context::Ctx;
 use crate::git::Repo;
 use crate::operation::Operation;
 use crate::policy;
-use crate::staged::{classify_commit, inspected};
+use crate::staged::{Reading, classify_commit};
 use crate::{ExitStatus, ui};
 
 /// Runs the pre-commit hook.
@@ -38,7 +38,7 @@ pub fn pre_commit(ctx: &Ctx, args: &PreCommitArgs) -> Result<ExitStatus> {
     let root = repo.root();
     // A config file that cannot be used is left out, as at every door (SPEC 3.2).
     let config = ctx.config(Some(&root));
-    let staged = match repo.staged(&|path| inspected(path, &config.commit)) {
+    let staged = match repo.staged(&Reading::new(&config.commit)) {
         Ok(s) => s,
         Err(e) => {
             // libgit2 cannot read every index (split or sparse indexes): never break a commit for it.

@@ -355,7 +355,7 @@ mod corpus {
     use vouch::git::{LazyRepo, Moment, Repo};
     use vouch::hooks::{ForceHint, PushArgs, PushUpdate, RefUpdate};
     use vouch::operation::Operation;
-    use vouch::staged::{classify_commit, inspected};
+    use vouch::staged::{Reading, classify_commit};
 
     use crate::support::TestEnv;
 
@@ -460,7 +460,7 @@ mod corpus {
     fn commit(env: &TestEnv) -> Operation {
         let config = config();
         let repo = Repo::discover(&env.work).unwrap();
-        let staged = repo.staged(&|p| inspected(p, &config.commit)).unwrap();
+        let staged = repo.staged(&Reading::new(&config.commit)).unwrap();
         let assessment = classify_commit(&staged, &config.commit);
         Operation::Commit { staged, assessment }
     }

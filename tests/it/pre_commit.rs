@@ -295,3 +295,128 @@ fn a_missing_binary_never_blocks_a_commit_unless_strict() {
         out.stderr
     );
 }
+
+/// The staged change as vouch reads it, in process.
+fn staged(env: &TestEnv) -> vouch::facts::StagedFacts {
+    let config = vouch::config::Config::default();
+    vouch::git::Repo::discover(&env.work)
+        .unwrap()
+        .staged(&vouch::staged::Reading::new(&config.commit))
+        .unwrap()
+}
+
+#[test]
+fn a_small_change_is_counted_line_for_line_as_git_counts_it() {
+    let env = TestEnv::new();
+    write(&env, "keep.txt", "a\nb\nc\nd\n");
+    write(&env, "gone.txt", "1\n2\n3");
+    write(
+        &env,
+        "moved.txt",
+        &"a line that stays the same\n".repeat(20),
+    );
+    env.git(&env.work, &["commit", "-q", "-m", "base"]);
+    // The old blobs packed, as a clone has them.
+    env.git(&env.work, &["repack", "-adq"]);
+    write(&env, "keep.txt", "a\nB\nc\nd\ne");
+    env.git(&env.work, &["rm", "-q", "gone.txt"]);
+    env.git(&env.work, &["mv", "moved.txt", "renamed.txt"]);
+    fs::write(
+        env.work.join("renamed.txt"),
+        "a line that stays the same\n".repeat(19) + "one edit\n",
+    )
+    .unwrap();
+    env.git(&env.work, &["add", "renamed.txt"]);
+    write(&env, "new.txt", "x\ny\n\nz");
+    write(&env, "empty.txt", "");
+    fs::write(env.work.join("blob.bin"), b"PNG\0\x01\x02\n\n\n").unwrap();
+    env.git(&env.work, &["add", "blob.bin"]);
+    std::os::unix::fs::symlink("keep.txt", env.work.join("link")).unwrap();
+    env.git(&env.work, &["add", "link"]);
+
+    let numstat = env.git(&env.work, &["diff", "--cached", "--numstat", "-M"]);
+    let facts = staged(&env);
+    for line in numstat.lines() {
+        let mut cols = line.split('\t');
+        let (added, deleted) = (cols.next().unwrap(), cols.next().unwrap());
+        let path = cols.next().unwrap();
+        // `--numstat` names a rename `old => new` in one of its forms.
+        let path = path.rsplit(" => ").next().unwrap().trim_end_matches('}');
+        let file = facts
+            .files
+            .iter()
+            .find(|f| path.ends_with(&f.path) || f.path.ends_with(path))
+            .unwrap_or_else(|| panic!("{path} missing from {facts:?}"));
+        let count = |s: &str| s.parse::<usize>().unwrap_or(0); // `-` for binary
+        assert_eq!(
+            (file.added_lines, file.deleted_lines, file.lines_partial),
+            (count(added), count(deleted), false),
+            "{line}"
+        );
+    }
+    assert_eq!(facts.files.len(), numstat.lines().count(), "{facts:?}");
+    assert!(
+        facts
+            .files
+            .iter()
+            .any(|f| f.path == "renamed.txt" && f.status == vouch::facts::FileStatus::Renamed),
+        "a moved file is a rename, not a deletion: {facts:?}"
+    );
+}
+
+#[test]
+fn a_large_staged_file_is_read_only_as_far_as_the_rules_need() {
+    let env = guarded();
+    write(&env, "old.txt", &"old line\n".repeat(600));
+    env.git(&env.work, &["commit", "-q", "--no-verify", "-m", "old"]);
+    // 200,000 lines staged: the large-change rule holds after 501 of them.
+    write(&env, "data/big.csv", &"1,2,3\n".repeat(200_000));
+    let facts = staged(&env);
+    let big = &facts.files[0];
+    assert_eq!(
+        (big.added_lines, big.deleted_lines, big.lines_partial),
+        (501, 0, true),
+        "{facts:?}"
+    );
+    assert_eq!(facts.line_totals(), "at least +501 -0");
+    // Standard is not verified by default: the commit goes through, logged.
+    let (out, moved) = commit(&env);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(moved);
+    let record = env.last_audit();
+    assert_eq!(record["risk_tier"], "standard", "{record}");
+    assert!(
+        record
+            .to_string()
+            .contains("large change: 1 files, at least +501 -0 lines"),
+        "{record}"
+    );
+
+    // A deletion is still counted to its end where the bulk-deletion rule
+    // needs it, after a large file already decided the large-change rule.
+    write(&env, "data/big2.csv", &"4,5,6\n".repeat(100_000));
+    env.git(&env.work, &["rm", "-q", "old.txt"]);
+    let facts = staged(&env);
+    let old = facts.files.iter().find(|f| f.path == "old.txt").unwrap();
+    assert_eq!(
+        (old.deleted_lines, old.lines_partial),
+        (501, true),
+        "{facts:?}"
+    );
+    refused(
+        &env,
+        "bulk_deletion",
+        "bulk deletion: 1 files and at least 501 lines deleted",
+    );
+
+    // Below the thresholds every line is counted: 400 deleted is no bulk
+    // deletion, 400 + 200 is a large change.
+    env.git(&env.work, &["reset", "-q"]);
+    fs::write(env.work.join("old.txt"), "old line\n".repeat(200)).unwrap();
+    env.git(&env.work, &["add", "old.txt"]);
+    fs::remove_file(env.work.join("data/big.csv")).unwrap();
+    fs::remove_file(env.work.join("data/big2.csv")).unwrap();
+    write(&env, "notes.txt", &"note\n".repeat(200));
+    let facts = staged(&env);
+    assert_eq!(facts.line_totals(), "+200 -400", "{facts:?}");
+}
