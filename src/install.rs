@@ -451,6 +451,43 @@ pub fn install_hook(dir: &Path, hook: &str, form: &Form) -> Result<String> {
     }
 }
 
+/// The file in a hooks directory that lists the hooks `git vouch install`
+/// put there, one name a line: what vouch puts back when a hook manager's
+/// own reinstall (`pre-commit install -f`, `lefthook install`) takes their
+/// place ([`crate::commands::setup::put_back`]). git ignores files that are
+/// not named for a hook, and the managers leave them alone.
+pub const RECORD: &str = ".vouch-hooks";
+
+/// The hooks the record in `dir` lists; none without one.
+pub fn recorded(dir: &Path) -> Vec<String> {
+    fs::read_to_string(dir.join(RECORD))
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| known(l.trim()).ok().map(|_| l.trim().to_owned()))
+        .collect()
+}
+
+/// Adds `hooks` to the record in `dir`.
+pub fn record(dir: &Path, hooks: &[String]) -> Result<()> {
+    let mut all = recorded(dir);
+    for h in hooks {
+        if !all.contains(h) {
+            all.push(h.clone());
+        }
+    }
+    let path = dir.join(RECORD);
+    let text = all.join("\n") + "\n";
+    let tmp = tmp_path(&path);
+    fs::write(&tmp, text)
+        .and_then(|()| fs::rename(&tmp, &path))
+        .with_context(|| format!("cannot write `{}`", path.display()))
+}
+
+/// Removes the record from `dir`.
+pub fn forget(dir: &Path) {
+    fs::remove_file(dir.join(RECORD)).ok();
+}
+
 /// Removes vouch's `hook` from `dir` and puts back a chained foreign hook.
 pub fn uninstall_hook(dir: &Path, hook: &str) -> Result<String> {
     if !dir.is_dir() {

@@ -43,7 +43,8 @@ pub const HOOK: &str = "reference-transaction";
 pub enum Quick {
     /// Nothing to judge: exit 0 at once.
     Pass,
-    /// Guarded lines (the input, read): judge them.
+    /// Guarded lines (the input, read): judge them, and put back a hook a
+    /// manager's reinstall displaced.
     Judge(Vec<u8>),
     /// Not this hook, or a chained hook must run: parse the command line.
     Parse,
@@ -72,7 +73,8 @@ pub fn quick(args: &[std::ffi::OsString]) -> Quick {
     }
     let mut input = Vec::new();
     std::io::stdin().read_to_end(&mut input).ok();
-    if judgeable(&input).is_none() {
+    // A hook a manager's reinstall displaced is put back by the full path.
+    if judgeable(&input).is_none() && super::setup::displaced(dir).is_empty() {
         return Quick::Pass;
     }
     Quick::Judge(input)
@@ -144,6 +146,11 @@ pub fn reference_transaction(ctx: &Ctx, args: &RefTxArgs) -> Result<ExitStatus> 
     }
     if state != TxState::Prepared || nested(ctx) {
         return Ok(ExitStatus::Allowed);
+    }
+    if let Some(dir) = &args.hook_dir
+        && !guarded_updates(&input).is_empty()
+    {
+        super::setup::put_back(ctx, dir);
     }
     let Some(Judgeable {
         updates,

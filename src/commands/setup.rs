@@ -136,6 +136,7 @@ pub fn install(ctx: &Ctx, args: &InstallArgs) -> Result<ExitStatus> {
         }
     }
     if !args.config_hooks {
+        install::record(&dir, &args.hooks)?;
         for f in &found {
             if let Some(note) = manager_note(f.manager) {
                 ui::info(&format!("{} ({}): {note}", f.manager.name(), f.by));
@@ -177,14 +178,75 @@ fn manager_note(manager: Manager) -> Option<String> {
     let p = install::PROGRAM;
     match manager {
         Manager::PreCommit | Manager::Prek => Some(format!(
-            "vouch's hook runs first and calls {m}'s; `{r}` keeps vouch (it moves vouch's hook to `<hook>.legacy` and runs it first), but `{r} -f` deletes it: run `{p} install` after that (`{p} status` tells whether vouch is still reached)",
+            "vouch's hook runs first and calls {m}'s; `{r}` keeps vouch (it moves vouch's hook to `<hook>.legacy` and runs it first), but `{r} -f` deletes it: vouch puts itself back at the next branch or tag update (a commit), and `{p} install` does at once (`{p} status` tells whether vouch is reached)",
             m = manager.name(),
             r = manager.reinstall()
         )),
         Manager::Lefthook => Some(format!(
-            "vouch's hook runs first and calls lefthook's; `lefthook install` (and lefthook's own resync when its config changes) moves vouch's hook to `<hook>.old`, where lefthook never runs it: run `{p} install` after that (`{p} status` tells). A lefthook job is no substitute: lefthook skips jobs when a push changes no files, as a rewind, an amend or a branch deletion does"
+            "vouch's hook runs first and calls lefthook's; `lefthook install` (and lefthook's own resync when its config changes) moves vouch's hook to `<hook>.old`, where lefthook never runs it: vouch takes it back at the next branch or tag update (a commit), and `{p} install` does at once (`{p} status` tells). A lefthook job is no substitute: lefthook skips jobs when a push changes no files, as a rewind, an amend or a branch deletion does"
         )),
         Manager::Husky | Manager::Overcommit => None,
+    }
+}
+
+/// The hooks vouch installed in `dir` (its record) whose place a hook
+/// manager's own reinstall has since taken without running vouch:
+/// `pre-commit install -f` (vouch's hook deleted), `lefthook install`
+/// (moved to `<hook>.old`, never run). Cheap enough for every ref update:
+/// a read of the record, and of the first bytes of each hook it lists.
+pub fn displaced(dir: &Path) -> Vec<(String, Manager)> {
+    install::recorded(dir)
+        .into_iter()
+        .filter(|hook| hook != install::REF_TX)
+        .filter_map(|hook| {
+            let owner = managers::script_of(&dir.join(&hook))?;
+            // pre-commit's and prek's migration mode runs vouch first.
+            let reached = owner.legacy_var().is_some()
+                && owner
+                    .moved_suffix()
+                    .is_some_and(|s| install::is_vouch_file(&dir.join(format!("{hook}{s}"))));
+            (!reached).then_some((hook, owner))
+        })
+        .collect()
+}
+
+/// Puts vouch back in front of each hook a manager's reinstall displaced
+/// ([`displaced`]), as `git vouch install` would: the manager's script is
+/// kept as `<hook>.local` and runs after vouch's. Run by the
+/// reference-transaction hook, which no manager writes, on the next branch
+/// or tag update; never fails the ref update (a hook it cannot put back is
+/// a warning naming the command that does).
+pub fn put_back(ctx: &Ctx, dir: &Path) {
+    let displaced = displaced(dir);
+    if displaced.is_empty() {
+        return;
+    }
+    let p = install::PROGRAM;
+    let bin = match current_binary(ctx) {
+        Ok(bin) => bin,
+        Err(e) => {
+            ui::warn(&format!("{e:#}: run `{p} install`"));
+            return;
+        }
+    };
+    let strict = ctx.config(Some(&ctx.cwd)).strict;
+    for (hook, owner) in displaced {
+        let done = install::Form::for_hook(&hook, &bin, strict, false, true).and_then(|form| {
+            mend_moved(dir, &hook)?;
+            install::install_hook(dir, &hook, &form)
+        });
+        match done {
+            Ok(_) => ui::info(&format!(
+                "`{r}` had replaced vouch's `{hook}` hook: vouch put itself back in front, and {owner}'s script now runs after vouch's as `{hook}.local`",
+                owner = owner.name(),
+                r = owner.reinstall(),
+            )),
+            Err(e) => ui::warn(&format!(
+                "{}'s own install took the place of vouch's `{hook}` hook, and vouch could not put it back ({e:#}): vouch does NOT check this {}; run `{p} install`",
+                owner.name(),
+                install::known(&hook).unwrap_or("operation"),
+            )),
+        }
     }
 }
 
@@ -410,6 +472,8 @@ pub fn uninstall(ctx: &Ctx, args: &RepoArgs) -> Result<ExitStatus> {
             ui::info(&install::uninstall_hook(&default_dir, hook)?);
         }
     }
+    install::forget(&loc.dir);
+    install::forget(&default_dir);
     // The server door, where `git vouch install --server` put it.
     let (server_hook, _) = install::SERVER_HOOK;
     if matches!(

@@ -94,6 +94,41 @@ fn destructive_pushes_are_judged(env: &TestEnv) {
     assert_eq!(record["refs"][0]["rule"], "delete_protected");
 }
 
+/// A commit after `tool`'s reinstall took `hooks` from vouch: the branch
+/// update puts vouch back in front of each, and says so.
+#[track_caller]
+fn put_back_by_a_commit(env: &TestEnv, tool: &str, hooks: &[&str]) {
+    let out = env.git_out(
+        &env.work,
+        &[
+            "commit",
+            "-q",
+            "--allow-empty",
+            "-m",
+            "a commit after the reinstall",
+        ],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    for hook in hooks {
+        assert!(
+            out.stderr.contains(&format!(
+                "had replaced vouch's `{hook}` hook: vouch put itself back in front"
+            )),
+            "{hook}: {}",
+            out.stderr
+        );
+    }
+    env.push(&["origin", "main"]).code(0);
+    let said = status(env);
+    assert!(!said.contains("NOT reached"), "{said}");
+    for hook in hooks {
+        assert!(
+            said.contains(&format!("{hook}.local")) || said.contains(tool),
+            "{said}"
+        );
+    }
+}
+
 fn status(env: &TestEnv) -> String {
     let out = env.vouch(&["status"]);
     out.code(0);
@@ -162,12 +197,32 @@ fn pre_commit_like(tool: &str, manager_first: bool) {
     assert!(manager_ran(&env) > ran + 1, "{tool}'s pre-push hook ran");
     destructive_pushes_are_judged(&env);
 
-    // `-f`: the manager deletes vouch; status says so, `git vouch install` mends it.
+    // `-f`: the manager deletes vouch, and status says so. The next branch
+    // update puts vouch back: the reference-transaction hook, which no
+    // manager writes, finds the hooks of vouch's record taken.
     run(&env, tool, &["install", "-f"]).code(0);
     let said = status(&env);
     assert!(said.contains("vouch is NOT reached"), "{said}");
     assert!(said.contains(tool), "{said}");
-    env.vouch(&["install"]).code(0);
+    let ran = manager_ran(&env);
+    put_back_by_a_commit(&env, tool, &["pre-commit", "pre-push"]);
+    assert!(manager_ran(&env) > ran, "{tool}'s pre-commit hook ran");
+    destructive_pushes_are_judged(&env);
+    // The manager's hooks still run, after vouch's.
+    let ran = manager_ran(&env);
+    env.commit(&env.work, "after-f.txt", "after -f");
+    env.push(&["origin", "main"]).code(0);
+    assert!(
+        manager_ran(&env) > ran + 1,
+        "{tool}'s hooks ran after vouch's"
+    );
+    // And its next routine reinstall is migration mode again.
+    run(&env, tool, &["install"]).code(0);
+    assert!(
+        status(&env).contains("vouch is reached"),
+        "{}",
+        status(&env)
+    );
     destructive_pushes_are_judged(&env);
 
     // Uninstall leaves the manager as it works without vouch.
@@ -250,12 +305,21 @@ fn lefthook(manager_first: bool) {
     assert!(manager_ran(&env) >= 1, "lefthook's job ran");
     destructive_pushes_are_judged(&env);
 
-    // lefthook's reinstall and `-f` move vouch aside; `git vouch install` takes it back.
+    // lefthook's reinstall and `-f` move vouch aside; the next branch update
+    // takes it back (and so would `git vouch install`).
     for args in [&["install"][..], &["install", "-f"][..]] {
         run(&env, "lefthook", args).code(0);
         assert!(status(&env).contains("vouch is NOT reached"), "{args:?}");
-        env.vouch(&["install"]).code(0);
+        put_back_by_a_commit(&env, "lefthook", &["pre-push"]);
+        assert!(!hooks(&env).join("pre-push.old").exists(), "{args:?}");
         destructive_pushes_are_judged(&env);
+        let ran = manager_ran(&env);
+        env.commit(&env.work, "more.txt", "more");
+        env.push(&["origin", "main"]).code(0);
+        assert!(
+            manager_ran(&env) > ran,
+            "lefthook's job still runs: {args:?}"
+        );
     }
 
     crate::support::tmux::vouch_yes(&env, &["uninstall"]);
