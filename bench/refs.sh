@@ -11,8 +11,9 @@
 #                     an unmerged branch (critical: decided and logged)
 #   reset-hard        `git vouch check -- git reset --hard HEAD~1` (clean tree)
 #
-# The 10,000 refs are branches on distinct commits, packed, as a clone has
-# them. No verifier, `critical = "allow"`: each run measures, classifies,
+# The 10,000 refs are branches on distinct commits of a 10,000-commit line
+# (VOUCH_BENCH_SHAPE=same: all on one commit of 20), packed, as a clone
+# has them. No verifier, `critical = "allow"`: each run measures, classifies,
 # decides and logs.
 set -euo pipefail
 runs=${1:-15}
@@ -25,9 +26,12 @@ r="$work/repo"
 git init -q "$r"
 git init -q --bare "$work/remote.git"
 git -C "$r" remote add origin "$work/remote.git"
-# 10,000 commits in a line, a branch on each (fast-import: seconds).
-python3 - <<'EOF' | git -C "$r" fast-import --quiet
-n = 10000
+# 10,000 commits in a line, a branch on each (fast-import: seconds); with
+# `same`, the 10,000 branches all on one commit of a short history.
+shape=${VOUCH_BENCH_SHAPE:-distinct}
+python3 - "$shape" <<'EOF' | git -C "$r" fast-import --quiet
+import sys
+n = 10000 if sys.argv[1] == "distinct" else 20
 for i in range(1, n + 1):
     msg = f"commit {i}\n"
     print("commit refs/heads/main")
@@ -42,9 +46,9 @@ for i in range(1, n + 1):
     print(f"data {len(body)}")
     print(body, end="")
     print()
-for i in range(1, n + 1):
+for i in range(1, 10001):
     print(f"reset refs/heads/b{i}")
-    print(f"from :{i}")
+    print(f"from :{min(i, n)}")
     print()
 EOF
 git -C "$r" checkout -q main
@@ -59,10 +63,11 @@ solo=$(git -C "$r" rev-parse solo)
 tip=$(git -C "$r" rev-parse main)
 back=$(git -C "$r" rev-parse main~1)
 echo "(delete) $zero refs/heads/solo $solo" > "$work/delete-unmerged"
-echo "(delete) $zero refs/heads/b5000 $(git -C "$r" rev-parse b5000)" > "$work/delete-merged"
+echo "(delete) $zero refs/heads/b5 $(git -C "$r" rev-parse b5)" > "$work/delete-merged"
 echo "refs/heads/main $back refs/heads/main $tip" > "$work/rewrite"
 echo "$solo $zero refs/heads/solo" > "$work/local-delete"
-echo "refs: $(git -C "$r" for-each-ref | wc -l)"
+echo "refs: $(git -C "$r" for-each-ref | wc -l) ($shape commits)"
+[ -n "${VOUCH_BENCH_KEEP:-}" ] && { rm -rf "$VOUCH_BENCH_KEEP"; cp -r "$work" "$VOUCH_BENCH_KEEP"; }
 
 run() { # $1: binary, $2: row
   case "$2" in

@@ -160,7 +160,7 @@ impl Repo {
     }
 
     /// [`Repo::holders`], with the refs already read.
-    pub(crate) fn holders_with(&self, refs: Vec<(String, Oid)>) -> Holders<Oid> {
+    pub(crate) fn holders_with<N>(&self, refs: Vec<(N, Oid)>) -> Holders<Oid, N> {
         let detached_head = self
             .repo
             .head()
@@ -184,14 +184,16 @@ impl Repo {
     /// what to hide in [`Repo::lost_commits`].
     pub(crate) fn survivor_commits(
         &self,
-        holders: &Holders<Oid>,
+        holders: &Holders<Oid, impl AsRef<str>>,
         changing: &dyn Fn(&str) -> bool,
     ) -> Vec<Oid> {
-        let commits: std::collections::BTreeSet<Oid> = surviving(holders, changing)
+        let mut commits: Vec<Oid> = surviving(holders, changing)
             .into_iter()
             .filter_map(|t| self.peel_commit(t))
             .collect();
-        commits.into_iter().collect()
+        commits.sort_unstable();
+        commits.dedup();
+        commits
     }
 
     /// The one lost-commit walk: commits reachable from `from` and from none

@@ -80,7 +80,20 @@ impl Repo {
         };
         // What survives the transaction: every other ref, and the new values
         // of the refs it moves.
-        let changing: HashSet<&str> = updates.iter().map(|u| u.name.as_str()).collect();
+        // Asked of every ref: a short list beats hashing 10,000 names.
+        let names: Vec<&str> = updates.iter().map(|u| u.name.as_str()).collect();
+        let set: HashSet<&str> = if names.len() > 16 {
+            names.iter().copied().collect()
+        } else {
+            HashSet::new()
+        };
+        let changing = |n: &str| {
+            if set.is_empty() {
+                names.contains(&n)
+            } else {
+                set.contains(n)
+            }
+        };
         let mut survivors = None;
         for update in updates {
             let Some(old) = self.old_value(update) else {
@@ -96,7 +109,7 @@ impl Repo {
                 }
             };
             let (survivors, tip_set) = survivors.get_or_insert_with(|| {
-                let mut tips = self.survivor_commits(&self.holders(), &|n| changing.contains(n));
+                let mut tips = self.survivor_commits(&self.holders(), &changing);
                 tips.extend(updates.iter().filter_map(|u| {
                     (!u.is_delete())
                         .then(|| Oid::from_str(&u.new).ok())

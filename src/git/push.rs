@@ -226,10 +226,12 @@ impl Measure<'_> {
     /// deleted refs as what the push removes), computed once.
     fn survivors(&mut self) -> &[Oid] {
         if self.survivors.is_none() {
+            self.all_refs();
             let refs = self
-                .all_refs()
+                .all_refs
                 .iter()
-                .map(|(n, o)| (n.clone(), *o))
+                .flatten()
+                .map(|(n, o)| (n.as_str(), *o))
                 .collect();
             let holders = self.repo.holders_with(refs);
             let exclude = &self.exclude;
