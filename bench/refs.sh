@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Single operations in a repository of 10,000 refs (issue 10: "no slower
 # than before"): the whole hook or command process, this build against
-# VOUCH_BASE (an older binary) when given, rounds interleaved, medians.
-# Usage: VOUCH_BASE=/path/to/older/git-vouch bench/refs.sh [runs]
+# BENCH_BASE (an older binary) when given, rounds interleaved, medians.
+# Usage: BENCH_BASE=/path/to/older/git-vouch bench/refs.sh [runs]
 #
 #   delete-unmerged   pre-push deleting one branch whose commit nothing else holds
 #   delete-merged     pre-push deleting one branch another ref holds
@@ -12,13 +12,13 @@
 #   reset-hard        `git vouch check -- git reset --hard HEAD~1` (clean tree)
 #
 # The 10,000 refs are branches on distinct commits of a 10,000-commit line
-# (VOUCH_BENCH_SHAPE=same: all on one commit of 20), packed, as a clone
+# (BENCH_SHAPE=same: all on one commit of 20), packed, as a clone
 # has them. No verifier, `critical = "allow"`: each run measures, classifies,
 # decides and logs.
 set -euo pipefail
 runs=${1:-15}
 source "$(dirname "$0")/common.sh"
-base=${VOUCH_BASE:-}
+base=${BENCH_BASE:-}
 printf '[on_unavailable]\ncritical = "allow"\nhigh = "allow"\n' > "$XDG_CONFIG_HOME/vouch/config.toml"
 echo "git: $(git --version)   machine: $(nproc) cores   runs: $runs"
 
@@ -28,7 +28,7 @@ git init -q --bare "$work/remote.git"
 git -C "$r" remote add origin "$work/remote.git"
 # 10,000 commits in a line, a branch on each (fast-import: seconds); with
 # `same`, the 10,000 branches all on one commit of a short history.
-shape=${VOUCH_BENCH_SHAPE:-distinct}
+shape=${BENCH_SHAPE:-distinct}
 python3 - "$shape" <<'EOF' | git -C "$r" fast-import --quiet
 import sys
 n = 10000 if sys.argv[1] == "distinct" else 20
@@ -67,7 +67,7 @@ echo "(delete) $zero refs/heads/b5 $(git -C "$r" rev-parse b5)" > "$work/delete-
 echo "refs/heads/main $back refs/heads/main $tip" > "$work/rewrite"
 echo "$solo $zero refs/heads/solo" > "$work/local-delete"
 echo "refs: $(git -C "$r" for-each-ref | wc -l) ($shape commits)"
-[ -n "${VOUCH_BENCH_KEEP:-}" ] && { rm -rf "$VOUCH_BENCH_KEEP"; cp -r "$work" "$VOUCH_BENCH_KEEP"; }
+[ -n "${BENCH_KEEP:-}" ] && { rm -rf "$BENCH_KEEP"; cp -r "$work" "$BENCH_KEEP"; }
 
 run() { # $1: binary, $2: row
   case "$2" in
@@ -106,5 +106,5 @@ for row in "${rows[@]}"; do
   fi
   echo
 done
-[ -n "$base" ] && echo "ratio: this build against VOUCH_BASE (goal: at most 1.0)"
+[ -n "$base" ] && echo "ratio: this build against BENCH_BASE (goal: at most 1.0)"
 exit 0

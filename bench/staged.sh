@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The pre-commit hook's cost against the size of the staged change (issue
 # 15, item 2): it should not grow unless a rule needs the content.
-# Usage: bench/staged.sh [runs]      (VOUCH_BASE=<older binary> adds a column)
+# Usage: bench/staged.sh [runs]      (BENCH_BASE=<older binary> adds a column)
 #
 # Each row stages one change in its own repository and times
 # `git-vouch hook pre-commit` there (the hook's whole process, median of
@@ -19,7 +19,7 @@
 set -euo pipefail
 runs=${1:-9}
 source "$(dirname "$0")/common.sh"
-base=${VOUCH_BASE:-}
+base=${BENCH_BASE:-}
 
 echo "git: $(git --version)   machine: $(nproc) cores   runs: $runs"
 rows=(small added-text added-binary many-files deleted-text modified-text)

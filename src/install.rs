@@ -469,6 +469,8 @@ pub fn recorded(dir: &Path) -> Vec<String> {
 
 /// Adds `hooks` to the record in `dir`.
 pub fn record(dir: &Path, hooks: &[String]) -> Result<()> {
+    // Read, added to and replaced under the lock: installs run at once.
+    let _lock = lock_dir(dir)?;
     let mut all = recorded(dir);
     for h in hooks {
         if !all.contains(h) {

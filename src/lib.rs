@@ -24,6 +24,7 @@ pub mod env;
 pub mod eval;
 pub mod facts;
 pub mod git;
+pub mod glob;
 pub mod hooks;
 pub mod install;
 pub mod launcher;

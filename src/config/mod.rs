@@ -86,6 +86,8 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
+
+use crate::glob::PathGlob;
 use serde::Deserialize;
 
 use crate::vocab::Tier;
@@ -225,7 +227,7 @@ fn default_globs(name: &str) -> Globs {
         .find(|(n, _)| *n == name)
         .map(|(_, p)| strings(p))
         .unwrap_or_default();
-    Globs::built_in(&patterns)
+    Globs::valid(&patterns)
 }
 
 impl Default for CommitRules {
@@ -430,22 +432,28 @@ pub struct Config {
     pub agent_budget_secs: u64,
 }
 
-/// A set of globs. The built-in sets are parsed and compiled the first
-/// time something is matched against them: most hook runs never match a
-/// path or a ref, and parsing the built-in globs alone cost a third of an
-/// empty commit's pre-commit hook. Globs from a config file are compiled
-/// when read, so that an error names the file.
+/// A set of globs. Globs from a config file are checked when read, so that
+/// an error names the file. Every glob [`PathGlob`] reads (all the built-in
+/// ones) is matched byte by byte; a set holding another is compiled by
+/// globset the first time something is matched against it: building
+/// globset's regexes for the built-in commit globs was half of an empty
+/// commit's pre-commit hook.
 #[derive(Debug, Clone)]
 pub struct Globs {
     patterns: Vec<String>,
+    /// Each glob matched byte by byte, when every one can be
+    /// ([`PathGlob`]): no regex is ever built.
+    fast: Option<Vec<PathGlob>>,
     set: OnceLock<GlobSet>,
 }
 
 impl Globs {
-    /// A built-in set (valid: tested), compiled on first use.
-    fn built_in(patterns: &[String]) -> Self {
+    /// Globs already known to be valid (the built-in ones, tested; or
+    /// checked by [`compile_globs`]).
+    fn valid(patterns: &[String]) -> Self {
         Self {
             patterns: patterns.to_vec(),
+            fast: patterns.iter().map(|p| PathGlob::new(p)).collect(),
             set: OnceLock::new(),
         }
     }
@@ -454,7 +462,7 @@ impl Globs {
         self.set.get_or_init(|| {
             let mut builder = GlobSetBuilder::new();
             for p in &self.patterns {
-                builder.add(glob(p).expect("the built-in globs are valid (tested)"));
+                builder.add(glob(p).expect("globs are checked before they are kept"));
             }
             builder.build().unwrap_or_else(|_| GlobSet::empty())
         })
@@ -462,7 +470,10 @@ impl Globs {
 
     /// True when a glob matches `path`.
     pub fn is_match(&self, path: impl AsRef<Path>) -> bool {
-        self.set().is_match(path)
+        match (&self.fast, path.as_ref().to_str()) {
+            (Some(fast), Some(text)) => fast.iter().any(|g| g.is_match(text)),
+            _ => self.set().is_match(path),
+        }
     }
 
     /// The globs as written.
@@ -472,7 +483,12 @@ impl Globs {
 
     /// The indexes of the globs that match `path`.
     pub fn matches(&self, path: impl AsRef<Path>) -> Vec<usize> {
-        self.set().matches(path)
+        match (&self.fast, path.as_ref().to_str()) {
+            (Some(fast), Some(text)) => (0..fast.len())
+                .filter(|&i| fast[i].is_match(text))
+                .collect(),
+            _ => self.set().matches(path),
+        }
     }
 }
 
@@ -480,17 +496,13 @@ fn glob(pattern: &str) -> Result<Glob, globset::Error> {
     GlobBuilder::new(pattern).literal_separator(true).build()
 }
 
-/// Compiles globs from a config file now; an error gives the index of the bad one.
+/// Checks globs from a config file now (parsed, no regex built); an error
+/// gives the index of the bad one.
 fn compile_globs(patterns: &[String]) -> Result<Globs, (usize, String)> {
-    let mut builder = GlobSetBuilder::new();
     for (i, p) in patterns.iter().enumerate() {
-        builder.add(glob(p).map_err(|e| (i, e.kind().to_string()))?);
+        glob(p).map_err(|e| (i, e.kind().to_string()))?;
     }
-    let set = builder.build().map_err(|e| (0, e.to_string()))?;
-    Ok(Globs {
-        patterns: patterns.to_vec(),
-        set: OnceLock::from(set),
-    })
+    Ok(Globs::valid(patterns))
 }
 
 fn strings(list: &[&str]) -> Vec<String> {
@@ -502,10 +514,10 @@ impl Default for Policy {
         let protected_patterns = strings(DEFAULT_PROTECTED);
         let release_tag_patterns = strings(DEFAULT_RELEASE_TAGS);
         Self {
-            protected: Globs::built_in(&protected_patterns),
+            protected: Globs::valid(&protected_patterns),
             protected_patterns,
             remote_head: true,
-            release_tags: Globs::built_in(&release_tag_patterns),
+            release_tags: Globs::valid(&release_tag_patterns),
             release_tag_patterns,
             mass_ref_changes: DEFAULT_MASS_REF_CHANGES,
             tiers: TierTable::default(),

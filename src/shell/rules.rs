@@ -17,6 +17,7 @@ use globset::{GlobBuilder, GlobMatcher};
 use serde::Deserialize;
 
 use super::parse::{SimpleCommand, basename};
+use crate::glob::{Tok, simple_glob, wildcard};
 use crate::vocab::Tier;
 
 /// One rule as written in TOML (`[[rules]]`).
@@ -193,23 +194,6 @@ enum Pat {
     Glob(GlobMatcher),
 }
 
-/// One element of a [`Pat::Simple`] glob.
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Tok {
-    /// Any run of bytes (`*`).
-    Star,
-    /// Any one byte (`?`).
-    Any,
-    /// This byte.
-    Byte(u8),
-    /// A byte of this set (`[a-z]`, `[!x]`), as a 256-bit mask.
-    Class([u64; 4]),
-}
-
-/// The most alternatives a `{a,b}` expansion may give before the glob is
-/// left to globset.
-const MAX_ALTERNATIVES: usize = 1024;
-
 impl Pat {
     fn new(text: &str, ignore_case: bool) -> Result<Self, String> {
         if text == "*" {
@@ -257,166 +241,6 @@ impl Pat {
             Self::Glob(g) => g.is_match(Path::new(text)),
         }
     }
-}
-
-/// `text` as [`Pat::Simple`] alternatives when globset would read it as
-/// literal bytes, `?`, `*` and ASCII classes, with `{a,b}` groups that are
-/// not nested: `None` for anything else (`\` escapes, `**`, nested or
-/// unbalanced groups, a class with other characters or a bad range), which
-/// globset then reads, or rejects, itself.
-fn simple_glob(text: &str, ignore_case: bool) -> Option<Vec<Vec<Tok>>> {
-    if text.contains("**") || text.contains('\\') {
-        return None;
-    }
-    let bytes = text.as_bytes();
-    let mut alts: Vec<Vec<Tok>> = vec![Vec::new()];
-    // The branches of the open `{...}` group.
-    let mut group: Option<Vec<Vec<Tok>>> = None;
-    let mut i = 0;
-    while let Some(&b) = bytes.get(i) {
-        i += 1;
-        let tok = match b {
-            b'*' => Tok::Star,
-            b'?' => Tok::Any,
-            b'[' => {
-                let (class, next) = class(bytes, i, ignore_case)?;
-                i = next;
-                class
-            }
-            b'{' => {
-                if group.is_some() {
-                    return None;
-                }
-                group = Some(vec![Vec::new()]);
-                continue;
-            }
-            b',' if group.is_some() => {
-                group.as_mut()?.push(Vec::new());
-                continue;
-            }
-            b'}' => {
-                let branches = group.take()?;
-                if alts.len() * branches.len() > MAX_ALTERNATIVES {
-                    return None;
-                }
-                alts = alts
-                    .iter()
-                    .flat_map(|a| {
-                        branches.iter().map(move |b| {
-                            let mut joined = a.clone();
-                            joined.extend(b.iter().cloned());
-                            joined
-                        })
-                    })
-                    .collect();
-                continue;
-            }
-            b => Tok::Byte(b),
-        };
-        match &mut group {
-            Some(branches) => branches.last_mut()?.push(tok),
-            None => alts.iter_mut().for_each(|a| a.push(tok.clone())),
-        }
-    }
-    group.is_none().then_some(alts)
-}
-
-/// The class that starts after the `[` at `bytes[i - 1]`, read as globset
-/// reads one (`!` or `^` negates, a leading `]` or `-` is literal, a
-/// trailing `-` is literal), and the index after its `]`. Case-insensitive
-/// like the regex globset builds: ASCII letters fold before the negation.
-fn class(bytes: &[u8], mut i: usize, ignore_case: bool) -> Option<(Tok, usize)> {
-    let negated = matches!(bytes.get(i), Some(b'!' | b'^'));
-    if negated {
-        i += 1;
-    }
-    let mut ranges: Vec<(u8, u8)> = Vec::new();
-    let mut first = true;
-    let mut in_range = false;
-    loop {
-        let c = *bytes.get(i)?;
-        i += 1;
-        if !c.is_ascii() {
-            return None;
-        }
-        match c {
-            b']' if !first => break,
-            b'-' if first => ranges.push((c, c)),
-            b'-' if !in_range => in_range = true,
-            _ if in_range => {
-                let last = ranges.last_mut()?;
-                if c < last.0 {
-                    return None;
-                }
-                last.1 = c;
-                in_range = false;
-            }
-            _ => ranges.push((c, c)),
-        }
-        first = false;
-    }
-    if in_range {
-        ranges.push((b'-', b'-'));
-    }
-    let mut mask = [0u64; 4];
-    let mut set = |b: u8| mask[usize::from(b / 64)] |= 1 << (b % 64);
-    for (from, to) in ranges {
-        for b in from..=to {
-            set(b);
-            if ignore_case {
-                set(b.to_ascii_lowercase());
-                set(b.to_ascii_uppercase());
-            }
-        }
-    }
-    if negated {
-        for word in &mut mask {
-            *word = !*word;
-        }
-    }
-    Some((Tok::Class(mask), i))
-}
-
-impl Tok {
-    fn matches(&self, b: u8, ignore_case: bool) -> bool {
-        match self {
-            Self::Star => false,
-            Self::Any => true,
-            Self::Byte(x) => *x == b || (ignore_case && x.eq_ignore_ascii_case(&b)),
-            Self::Class(mask) => mask[usize::from(b / 64)] & (1 << (b % 64)) != 0,
-        }
-    }
-}
-
-/// True when `pattern` matches all of `text` (`*` any run of bytes, every
-/// other element one byte): the usual matcher that retries from the last
-/// `*`, exact because every other element is one byte wide.
-fn wildcard(pattern: &[Tok], text: &[u8], ignore_case: bool) -> bool {
-    let (mut p, mut t) = (0, 0);
-    // The last `*` seen, and where in `text` its run ends for now.
-    let mut star: Option<(usize, usize)> = None;
-    while t < text.len() {
-        match pattern.get(p) {
-            Some(Tok::Star) => {
-                star = Some((p, t));
-                p += 1;
-                continue;
-            }
-            Some(tok) if tok.matches(text[t], ignore_case) => {
-                p += 1;
-                t += 1;
-                continue;
-            }
-            _ => {}
-        }
-        let Some((sp, st)) = star else {
-            return false;
-        };
-        p = sp + 1;
-        t = st + 1;
-        star = Some((sp, st + 1));
-    }
-    pattern[p..].iter().all(|tok| *tok == Tok::Star)
 }
 
 /// True when [`fold`] of `text` is `folded`, without building it.
