@@ -1,7 +1,7 @@
 //! PURE: globs matched byte by byte, without building a regex: what
 //! globset would match, for the globs it reads as literal bytes, `?`, `*`,
 //! ASCII classes and simple `{a,b}` groups. The agent door's rules match
-//! command words with them ([`simple_glob`], [`wildcard`]); the config's
+//! command words with them (`simple_glob`, `wildcard`); the config's
 //! path globs (`commit.migrations`, `protected`, ...) match paths and ref
 //! names with [`PathGlob`]. Anything else is left to globset by the caller;
 //! tests compare both with globset on random globs.
