@@ -80,6 +80,7 @@
 //! provider); `VOUCH_NESTED` counts only while the vouch it names is an
 //! ancestor.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -222,12 +223,12 @@ pub struct CommitRules {
 }
 
 fn default_globs(name: &str) -> Globs {
-    let patterns = COMMIT_GLOBS
-        .iter()
-        .find(|(n, _)| *n == name)
-        .map(|(_, p)| strings(p))
-        .unwrap_or_default();
-    Globs::valid(&patterns)
+    Globs::built_in(
+        COMMIT_GLOBS
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map_or(&[], |(_, p)| *p),
+    )
 }
 
 impl Default for CommitRules {
@@ -440,10 +441,13 @@ pub struct Config {
 /// commit's pre-commit hook.
 #[derive(Debug, Clone)]
 pub struct Globs {
-    patterns: Vec<String>,
+    /// The globs as written: the built-in ones borrowed, not copied (every
+    /// run builds the default config).
+    patterns: Vec<Cow<'static, str>>,
     /// Each glob matched byte by byte, when every one can be
-    /// ([`PathGlob`]): no regex is ever built.
-    fast: Option<Vec<PathGlob>>,
+    /// ([`PathGlob`]): no regex is ever built. Read on first use, like
+    /// `set`: most hook runs match no path at all.
+    fast: OnceLock<Option<Vec<PathGlob>>>,
     set: OnceLock<GlobSet>,
 }
 
@@ -451,11 +455,26 @@ impl Globs {
     /// Globs already known to be valid (the built-in ones, tested; or
     /// checked by [`compile_globs`]).
     fn valid(patterns: &[String]) -> Self {
+        Self::of(patterns.iter().map(|p| Cow::Owned(p.clone())).collect())
+    }
+
+    /// The built-in globs (valid: tested).
+    fn built_in(patterns: &'static [&'static str]) -> Self {
+        Self::of(patterns.iter().map(|p| Cow::Borrowed(*p)).collect())
+    }
+
+    fn of(patterns: Vec<Cow<'static, str>>) -> Self {
         Self {
-            patterns: patterns.to_vec(),
-            fast: patterns.iter().map(|p| PathGlob::new(p)).collect(),
+            patterns,
+            fast: OnceLock::new(),
             set: OnceLock::new(),
         }
+    }
+
+    fn fast(&self) -> Option<&[PathGlob]> {
+        self.fast
+            .get_or_init(|| self.patterns.iter().map(|p| PathGlob::new(p)).collect())
+            .as_deref()
     }
 
     fn set(&self) -> &GlobSet {
@@ -470,7 +489,7 @@ impl Globs {
 
     /// True when a glob matches `path`.
     pub fn is_match(&self, path: impl AsRef<Path>) -> bool {
-        match (&self.fast, path.as_ref().to_str()) {
+        match (self.fast(), path.as_ref().to_str()) {
             (Some(fast), Some(text)) => fast.iter().any(|g| g.is_match(text)),
             _ => self.set().is_match(path),
         }
@@ -478,12 +497,15 @@ impl Globs {
 
     /// The globs as written.
     pub fn patterns(&self) -> Vec<String> {
-        self.patterns.clone()
+        self.patterns
+            .iter()
+            .map(|p| p.clone().into_owned())
+            .collect()
     }
 
     /// The indexes of the globs that match `path`.
     pub fn matches(&self, path: impl AsRef<Path>) -> Vec<usize> {
-        match (&self.fast, path.as_ref().to_str()) {
+        match (self.fast(), path.as_ref().to_str()) {
             (Some(fast), Some(text)) => (0..fast.len())
                 .filter(|&i| fast[i].is_match(text))
                 .collect(),
@@ -511,14 +533,12 @@ fn strings(list: &[&str]) -> Vec<String> {
 
 impl Default for Policy {
     fn default() -> Self {
-        let protected_patterns = strings(DEFAULT_PROTECTED);
-        let release_tag_patterns = strings(DEFAULT_RELEASE_TAGS);
         Self {
-            protected: Globs::valid(&protected_patterns),
-            protected_patterns,
+            protected: Globs::built_in(DEFAULT_PROTECTED),
+            protected_patterns: strings(DEFAULT_PROTECTED),
             remote_head: true,
-            release_tags: Globs::valid(&release_tag_patterns),
-            release_tag_patterns,
+            release_tags: Globs::built_in(DEFAULT_RELEASE_TAGS),
+            release_tag_patterns: strings(DEFAULT_RELEASE_TAGS),
             mass_ref_changes: DEFAULT_MASS_REF_CHANGES,
             tiers: TierTable::default(),
         }
