@@ -86,6 +86,10 @@ impl Repo {
             .flatten()
     }
 
+    fn config_has(&self, key: &str) -> bool {
+        self.repo.config().is_ok_and(|c| c.get_entry(key).is_ok())
+    }
+
     fn config_bool(&self, key: &str) -> bool {
         self.repo
             .config()

@@ -26,8 +26,12 @@ impl Repo {
         updates: Vec<PushUpdate>,
         args: &PushArgs,
     ) -> PushFacts {
-        let remote_obj = self.repo.find_remote(remote).ok();
-        let is_named_remote = remote_obj.is_some();
+        // A configured remote, as git2's lookup finds one; the remote itself
+        // (its refspecs, for tracking refs) is read only when a deletion or
+        // a rewrite needs it: a fast-forward never does.
+        let is_named_remote = ["url", "pushurl"]
+            .iter()
+            .any(|k| self.config_has(&format!("remote.{remote}.{k}")));
         let mirror = args.mirror
             || (is_named_remote && self.config_bool(&format!("remote.{remote}.mirror")));
         let force = effective_force(
@@ -57,7 +61,8 @@ impl Repo {
         }
         let mut measure = Measure {
             repo: self,
-            remote: remote_obj,
+            remote_name: remote,
+            remote: std::cell::OnceCell::new(),
             shallow: facts.shallow,
             measured: 0,
             exclude: HashSet::new(),
@@ -169,7 +174,9 @@ impl Repo {
 /// looked up once, not once per ref (a push can carry 10,000 refs).
 struct Measure<'r> {
     repo: &'r Repo,
-    remote: Option<git2::Remote<'r>>,
+    remote_name: &'r str,
+    /// The remote, looked up on first use.
+    remote: std::cell::OnceCell<Option<git2::Remote<'r>>>,
     shallow: bool,
     /// How many deleted refs had their lost commits counted.
     measured: usize,
@@ -192,7 +199,10 @@ struct Measure<'r> {
 
 impl Measure<'_> {
     fn tracking_ref(&self, remote_ref: &str) -> Option<String> {
-        tracking_ref(self.remote.as_ref()?, remote_ref)
+        let remote = self
+            .remote
+            .get_or_init(|| self.repo.repo.find_remote(self.remote_name).ok());
+        tracking_ref(remote.as_ref()?, remote_ref)
     }
 
     /// Every ref and its target, read once.
