@@ -20,10 +20,32 @@ fn bin_name() -> String {
     Cli::command().get_name().to_owned()
 }
 
+/// What bash needs beside clap's script: git's own completion
+/// (`git-completion.bash`) completes `git vouch <TAB>` by calling
+/// `_git_vouch`, which hands the words after `vouch` to clap's function as
+/// if `git-vouch` had been typed (`__git_cmd_idx` is where git's script
+/// found the subcommand, after any `-C <dir>`).
+const GIT_BASH_WRAPPER: &str = r#"
+# `git vouch <TAB>`, through git's own bash completion.
+_git_vouch() {
+    local idx=${__git_cmd_idx:-1}
+    local COMP_WORDS=(git-vouch "${COMP_WORDS[@]:idx+1}")
+    local COMP_CWORD=$((COMP_CWORD - idx))
+    _git__vouch git-vouch "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD-1]}"
+}
+"#;
+
 /// `git vouch completions <shell>`.
 pub fn completions(args: &CompletionsArgs) -> Result<ExitStatus> {
     let mut out = Vec::new();
     clap_complete::generate(args.shell, &mut Cli::command(), bin_name(), &mut out);
+    if args.shell == clap_complete::Shell::Bash {
+        // clap_complete names the subcommands' cases `git__subcmd__vouch...`
+        // but sets `cmd` to `git__vouch...` for a name with a hyphen, so no
+        // subcommand's options would complete.
+        let script = String::from_utf8_lossy(&out).replace("git__subcmd__vouch", "git__vouch");
+        out = [script.as_bytes(), GIT_BASH_WRAPPER.as_bytes()].concat();
+    }
     std::io::Write::write_all(&mut std::io::stdout().lock(), &out).or_else(quiet_pipe)?;
     Ok(ExitStatus::Allowed)
 }

@@ -169,6 +169,49 @@ fn completions_and_the_manual_page_are_printed() {
             .code(0)
             .stdout_has("rescue");
     }
+    // bash: as `git-vouch` and through git's own completion as `git vouch`,
+    // subcommands and their options alike.
+    let script = env.work.join("completion.bash");
+    std::fs::write(&script, &env.vouch(&["completions", "bash"]).code(0).stdout).unwrap();
+    let git_completion = "/usr/share/bash-completion/completions/git";
+    let complete = |words: &[&str], via_git: bool| -> String {
+        let cword = words.len() - 1;
+        let call = if via_git {
+            format!(
+                "source {git_completion}; __git_wrap__git_main git '{}' '{}'",
+                words[cword],
+                words[cword - 1]
+            )
+        } else {
+            format!(
+                "_git__vouch git-vouch '{}' '{}'",
+                words[cword],
+                words[cword - 1]
+            )
+        };
+        let quoted: Vec<String> = words.iter().map(|w| format!("'{w}'")).collect();
+        let line = words.join(" ");
+        let out = std::process::Command::new("bash")
+            .arg("-c")
+            .arg(format!(
+                "source '{}'; COMP_WORDS=({}); COMP_CWORD={cword}; COMP_LINE='{line}'; COMP_POINT=${{#COMP_LINE}}; {call}; echo \"${{COMPREPLY[*]}}\"",
+                script.display(),
+                quoted.join(" ")
+            ))
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).trim().to_owned()
+    };
+    assert_eq!(complete(&["git-vouch", "ins"], false), "install");
+    assert_eq!(complete(&["git-vouch", "log", "--res"], false), "--result");
+    assert!(complete(&["git-vouch", "log", "--result", ""], false).contains("asked-yes"));
+    if std::path::Path::new(git_completion).is_file() || std::env::var_os("CI").is_some() {
+        assert_eq!(complete(&["git", "vouch", "ins"], true), "install");
+        assert_eq!(
+            complete(&["git", "-C", "/tmp", "vouch", "log", "--res"], true),
+            "--result"
+        );
+    }
     env.vouch(&["completions", "tcsh"])
         .code(2)
         .stderr_has("fish");
