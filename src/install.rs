@@ -451,6 +451,18 @@ pub fn install_hook(dir: &Path, hook: &str, form: &Form) -> Result<String> {
     }
 }
 
+/// A shell snippet for a committed file a teammate without vouch runs (a
+/// husky hook, a project's agent settings): it prints `line` on standard
+/// error once per clone, leaving `<git-common-dir>/git-vouch-suggested`
+/// behind (outside a repository, every time).
+pub fn say_once_per_clone(line: &str) -> String {
+    let mark = format!("\"$d/{PROGRAM}-suggested\"");
+    format!(
+        "d=$(git rev-parse --git-common-dir 2>/dev/null) || d=; if [ -z \"$d\" ] || [ ! -e {mark} ]; then [ -z \"$d\" ] || : >{mark} 2>/dev/null; printf '%s\\n' {} >&2; fi",
+        shell_words::quote(line)
+    )
+}
+
 /// The file in a hooks directory that lists the hooks `git vouch install`
 /// put there, one name a line: what vouch puts back when a hook manager's
 /// own reinstall (`pre-commit install -f`, `lefthook install`) takes their

@@ -209,8 +209,11 @@ pub fn detect(root: &Path, hooks_dir: &Path, hooks_path: Option<&str>) -> Vec<Fo
 /// without vouch can still commit and push.
 pub fn guarded_call(hook: &str, args: &str) -> String {
     let program = crate::install::PROGRAM;
+    let note = crate::install::say_once_per_clone(&format!(
+        "This repository suggests {program} (a guard for history-destroying git operations); it is not installed here, so this {hook} is not checked"
+    ));
     format!(
-        "if command -v {program} >/dev/null 2>&1; then {program} hook {hook} -- {args} || exit $?; else d=$(git rev-parse --git-common-dir 2>/dev/null) || d=; if [ -n \"$d\" ] && [ ! -e \"$d/{program}-suggested\" ]; then : >\"$d/{program}-suggested\" 2>/dev/null; echo \"This repository suggests {program} (a guard for history-destroying git operations); it is not installed here, so this {hook} is not checked\" >&2; fi; fi"
+        "if command -v {program} >/dev/null 2>&1; then {program} hook {hook} -- {args} || exit $?; else {note}; fi"
     )
 }
 

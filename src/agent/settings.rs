@@ -385,7 +385,7 @@ pub fn hook_command(agent: Agent, bin: &Path) -> String {
 
 /// The command for a project's settings file, which is committed and read
 /// by teammates' agents too: vouch by its `PATH` name when it is installed;
-/// otherwise one line saying the project suggests vouch, and no opinion
+/// otherwise one line per clone saying the project suggests vouch, and no opinion
 /// (the agent's own permissions decide), so a teammate without vouch can
 /// still work.
 pub fn project_hook_command(agent: Agent) -> String {
@@ -406,8 +406,8 @@ pub fn project_hook_command(agent: Agent) -> String {
         _ => String::new(),
     };
     format!(
-        "command -v {program} >/dev/null 2>&1 && exec {program} agent-hook {name}; cat >/dev/null 2>&1; printf '%s\\n' {} >&2; {allow}exit 0",
-        shell_words::quote(&note)
+        "command -v {program} >/dev/null 2>&1 && exec {program} agent-hook {name}; cat >/dev/null 2>&1; {}; {allow}exit 0",
+        crate::install::say_once_per_clone(&note)
     )
 }
 

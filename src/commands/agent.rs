@@ -262,7 +262,7 @@ pub fn agent(ctx: &Ctx, args: &AgentArgs) -> Result<ExitStatus> {
             if scope == Scope::Project && settings::has_local(a.agent) {
                 ui::info(&said);
                 ui::info(&format!(
-                    "`{}` is meant to be committed: where vouch is installed it judges, and a teammate without it is told once per command that the project suggests it. For this machine only, `git vouch agent install {} --local` writes `{}` instead, which {} keeps out of git",
+                    "`{}` is meant to be committed: where vouch is installed it judges, and a teammate without it is told once per clone that the project suggests it. For this machine only, `git vouch agent install {} --local` writes `{}` instead, which {} keeps out of git",
                     path.display(),
                     a.agent.name(),
                     settings::settings_path(

@@ -751,29 +751,39 @@ fn a_projects_settings_let_a_teammate_without_vouch_work() {
             "{agent}: {text}"
         );
         assert!(!command.contains("target/"), "{agent}: {command}");
-        // The test PATH has no vouch: the teammate's agent goes on, told once.
-        let mut child = env
-            .cmd("sh", &env.work)
-            .arg("-c")
-            .arg(&command)
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        let request = input(agent, "git push --force", &env.work).to_string();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(request.as_bytes())
-            .ok();
-        let out = Out::from_output(child.wait_with_output().unwrap());
-        out.code(0).stderr_has("This project suggests git-vouch");
-        match agent {
-            "cursor" => assert_eq!(out.stdout.trim(), r#"{"permission":"allow"}"#),
-            "opencode" => assert_eq!(out.stdout.trim(), r#"{"decision":"allow"}"#),
-            _ => assert_eq!(out.stdout, "", "{agent}"),
+        // The test PATH has no vouch: the teammate's agent goes on, told
+        // once per clone (the mark is shared with the git hooks' recipes).
+        std::fs::remove_file(env.work.join(".git/git-vouch-suggested")).ok();
+        for first in [true, false] {
+            let mut child = env
+                .cmd("sh", &env.work)
+                .arg("-c")
+                .arg(&command)
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap();
+            let request = input(agent, "git push --force", &env.work).to_string();
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(request.as_bytes())
+                .ok();
+            let out = Out::from_output(child.wait_with_output().unwrap());
+            out.code(0);
+            assert_eq!(
+                out.stderr.contains("This project suggests git-vouch"),
+                first,
+                "{agent}, first run {first}: {}",
+                out.stderr
+            );
+            match agent {
+                "cursor" => assert_eq!(out.stdout.trim(), r#"{"permission":"allow"}"#),
+                "opencode" => assert_eq!(out.stdout.trim(), r#"{"decision":"allow"}"#),
+                _ => assert_eq!(out.stdout, "", "{agent}"),
+            }
         }
     }
 }
