@@ -418,8 +418,18 @@ pub fn agent_step(agent: Agent) -> Option<&'static str> {
         Agent::Codex => Some(
             "Codex runs a hook only once you have reviewed and trusted it: open `/hooks` in Codex and trust vouch's `PreToolUse` hook (again after any change to it). Project hooks in `.codex/` load only in a project Codex trusts, and `[features] hooks = false` in `config.toml` turns hooks off",
         ),
+        Agent::Gemini => Some(
+            "Gemini CLI runs hooks unless `hooksConfig.enabled` is false in one of its settings files (on by default since Gemini CLI 0.27; older versions need `\"hooksConfig\": {\"enabled\": true}`), and reads a project's `.gemini/settings.json` only in a folder it trusts",
+        ),
         _ => None,
     }
+}
+
+/// True when the Gemini CLI settings text turns hooks off
+/// (`"hooksConfig": {"enabled": false}`): no hook of the file, or of any
+/// other Gemini settings file, runs then.
+pub fn gemini_hooks_off(text: &str) -> bool {
+    parse(text).is_ok_and(|v| v.pointer("/hooksConfig/enabled") == Some(&Value::Bool(false)))
 }
 
 /// True when `command` runs `git vouch agent-hook …`: some word names a program

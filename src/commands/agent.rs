@@ -259,6 +259,23 @@ pub fn agent(ctx: &Ctx, args: &AgentArgs) -> Result<ExitStatus> {
                 }
             };
             let said = settings::install(a.agent, &path, &command)?;
+            if a.agent == Agent::Gemini {
+                let user = settings::settings_path(
+                    a.agent,
+                    Scope::User,
+                    &project,
+                    &home,
+                    ctx.env.as_ref(),
+                );
+                for file in [&path, &user] {
+                    if std::fs::read_to_string(file).is_ok_and(|t| settings::gemini_hooks_off(&t)) {
+                        ui::warn(&format!(
+                            "`{}` turns Gemini CLI's hooks off (`\"hooksConfig\": {{\"enabled\": false}}`): vouch's hook will not run until that is removed",
+                            file.display()
+                        ));
+                    }
+                }
+            }
             if scope == Scope::Project && settings::has_local(a.agent) {
                 ui::info(&said);
                 ui::info(&format!(

@@ -384,9 +384,19 @@ fn agent_install_keeps_other_hooks_and_uninstall_removes_only_vouch() {
         env.vouch(&["agent", "install", agent]).code(0);
         crate::support::tmux::vouch_yes(&env, &["agent", "uninstall", agent]);
     }
-    // A user-level install goes to HOME.
-    env.vouch(&["agent", "install", "gemini", "--user"]).code(0);
+    // A user-level install goes to HOME, and says what Gemini CLI needs.
+    env.vouch(&["agent", "install", "gemini", "--user"])
+        .code(0)
+        .stderr_has("hooksConfig.enabled");
     assert!(env.home.join(".gemini/settings.json").is_file());
+    // Hooks turned off in Gemini's user settings: a project install says so.
+    let user = env.home.join(".gemini/settings.json");
+    let mut v: Value = serde_json::from_str(&fs::read_to_string(&user).unwrap()).unwrap();
+    v["hooksConfig"] = json!({"enabled": false});
+    fs::write(&user, v.to_string()).unwrap();
+    env.vouch(&["agent", "install", "gemini"])
+        .code(0)
+        .stderr_has("turns Gemini CLI's hooks off");
 }
 
 #[test]
