@@ -182,12 +182,16 @@ pub fn is_vouch_file(path: &Path) -> bool {
     bytes.windows(marker.len()).any(|w| w == marker)
 }
 
-/// Whether a link at `path` pointing at `target` points at a vouch binary:
-/// its file name starts with `vouch`, or it is the running binary.
+/// Whether a link at `path` pointing at `target` points at a vouch binary
+/// by its name alone: `git-vouch` or `vouch` (a link left dangling by an
+/// upgrade still names it), or the running binary. A link to anything else
+/// (`vouchsafe`) is vouch's only if the file it reaches is one
+/// ([`is_vouch_file`] reads it).
 fn links_to_vouch(path: &Path, target: &Path) -> bool {
-    if target.file_name().is_some_and(|n| {
-        n.as_bytes().starts_with(b"vouch") || n.as_bytes().starts_with(b"git-vouch")
-    }) {
+    if target
+        .file_name()
+        .is_some_and(|n| n == PROGRAM || n == "vouch")
+    {
         return true;
     }
     let resolved = fs::canonicalize(path).ok();
@@ -586,6 +590,28 @@ pub fn hook_argv(args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_link_is_vouchs_by_its_exact_name_or_by_what_it_reaches() {
+        let dir = tempfile::tempdir().unwrap();
+        let link = |name: &str, target: &Path| {
+            let path = dir.path().join(name);
+            std::os::unix::fs::symlink(target, &path).unwrap();
+            path
+        };
+        // Dangling, as an upgrade leaves them: the name decides.
+        assert!(is_vouch_file(&link("a", Path::new("/gone/git-vouch"))));
+        assert!(is_vouch_file(&link("b", Path::new("/gone/vouch"))));
+        assert!(!is_vouch_file(&link("c", Path::new("/gone/vouchsafe"))));
+        assert!(!is_vouch_file(&link("d", Path::new("/gone/git-vouch-old"))));
+        // Another name reaching vouch's script is vouch's; reaching anything else is not.
+        let script = dir.path().join("hook-script");
+        fs::write(&script, render("pre-push", Path::new("/v"), false).unwrap()).unwrap();
+        assert!(is_vouch_file(&link("e", &script)));
+        let other = dir.path().join("vouchsafe");
+        fs::write(&other, "#!/bin/sh\nexit 0\n").unwrap();
+        assert!(!is_vouch_file(&link("f", &other)));
+    }
 
     #[test]
     fn rendered_script_bakes_in_the_binary_and_strictness() {

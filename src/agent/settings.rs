@@ -433,17 +433,16 @@ pub fn gemini_hooks_off(text: &str) -> bool {
 }
 
 /// True when `command` runs `git vouch agent-hook …`: some word names a program
-/// whose file name starts with `vouch`, and the next word is `agent-hook`.
+/// whose file name is `git-vouch` or `vouch`, and the next word is `agent-hook`.
 pub fn is_vouch_command(command: &str) -> bool {
     let Ok(words) = shell_words::split(command) else {
         return command.contains("vouch") && command.contains("agent-hook");
     };
     words.windows(2).any(|w| {
         w[1] == "agent-hook"
-            && Path::new(&w[0]).file_name().is_some_and(|n| {
-                n.to_string_lossy().starts_with("vouch")
-                    || n.to_string_lossy().starts_with("git-vouch")
-            })
+            && Path::new(&w[0])
+                .file_name()
+                .is_some_and(|n| n == crate::install::PROGRAM || n == "vouch")
     })
 }
 

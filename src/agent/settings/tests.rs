@@ -126,6 +126,12 @@ fn vouch_commands_are_recognised_by_program_and_subcommand() {
     assert!(!is_vouch_command("git vouch hook pre-push"));
     assert!(!is_vouch_command("/usr/bin/lint-bash agent-hook"));
     assert!(!is_vouch_command("echo vouch"));
+    assert!(is_vouch_command("exec git-vouch agent-hook claude"));
+    // Another program whose name only starts with vouch's is not vouch.
+    assert!(!is_vouch_command("vouchsafe agent-hook claude"));
+    assert!(!is_vouch_command(
+        "/opt/x/git-vouch-helper agent-hook claude"
+    ));
 }
 
 #[test]
