@@ -353,6 +353,19 @@ fn agents_status(ctx: &Ctx, root: &Path) -> Vec<AgentStatus> {
     found
 }
 
+/// What puts vouch back in front of a manager's `hook`: the next branch or
+/// tag update where `git vouch install` recorded it, and that command now.
+fn put_back(dir: &Path, hook: &str) -> String {
+    let p = install::PROGRAM;
+    if install::recorded(dir).iter().any(|h| h == hook) {
+        format!(
+            "vouch puts itself back at the next commit or other branch update; `{p} install` does it now"
+        )
+    } else {
+        format!("run `{p} install`")
+    }
+}
+
 /// Whether git reaches vouch through `dir/hook`, in words.
 fn hook_reach(dir: &Path, hook: &str, state: &HookState) -> String {
     let p = install::PROGRAM;
@@ -376,14 +389,16 @@ fn hook_reach(dir: &Path, hook: &str, state: &HookState) -> String {
                     owner.reinstall()
                 ),
                 Some(m) => format!(
-                    "{}'s hook; vouch is NOT reached: {} moved vouch's hook to `{}` and never runs it (run `{p} install`)",
+                    "{}'s hook; vouch is NOT reached: {} moved vouch's hook to `{}` and never runs it ({})",
                     owner.name(),
                     owner.name(),
-                    m.display()
+                    m.display(),
+                    put_back(dir, hook)
                 ),
                 None => format!(
-                    "{}'s hook; vouch is NOT reached (run `{p} install`)",
-                    owner.name()
+                    "{}'s hook; vouch is NOT reached ({})",
+                    owner.name(),
+                    put_back(dir, hook)
                 ),
             }
         }

@@ -204,6 +204,10 @@ fn pre_commit_like(tool: &str, manager_first: bool) {
     let said = status(&env);
     assert!(said.contains("vouch is NOT reached"), "{said}");
     assert!(said.contains(tool), "{said}");
+    assert!(
+        said.contains("vouch puts itself back at the next commit"),
+        "{said}"
+    );
     let ran = manager_ran(&env);
     put_back_by_a_commit(&env, tool, &["pre-commit", "pre-push"]);
     assert!(manager_ran(&env) > ran, "{tool}'s pre-commit hook ran");
