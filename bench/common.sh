@@ -34,3 +34,24 @@ time_hook() {
   done
   printf '%s\n' "${times[@]}" | median
 }
+
+# interleave RUNS FUNCTION: RUNS rounds, each calling `FUNCTION <binary> <row>`
+# once per row of ${rows[@]} and per binary of ${bins[@]} ("vouch" is
+# $vouch, "base" is $base), so that the machine's drift reaches every
+# figure alike. Each call's ns are added to samples[<bin>/<row>].
+declare -A samples
+interleave() {
+  local runs=$1 fn=$2 row b bin t0 t1
+  for _ in $(seq "$runs"); do
+    for row in "${rows[@]}"; do
+      for b in "${bins[@]}"; do
+        bin=$vouch
+        [ "$b" = base ] && bin=$base
+        t0=$(now)
+        "$fn" "$bin" "$row" >/dev/null 2>&1 || true
+        t1=$(now)
+        samples[$b/$row]+="$(( t1 - t0 )) "
+      done
+    done
+  done
+}

@@ -79,20 +79,8 @@ run() { # $1: binary, $2: row
 rows=(delete-unmerged delete-merged rewrite local-delete reset-hard)
 bins=(vouch)
 [ -n "$base" ] && bins+=(base)
-declare -A samples
 cd "$r"
-for _ in $(seq "$runs"); do
-  for row in "${rows[@]}"; do
-    for b in "${bins[@]}"; do
-      bin=$vouch
-      [ "$b" = base ] && bin=$base
-      t0=$(now)
-      run "$bin" "$row" >/dev/null 2>&1 || true
-      t1=$(now)
-      samples[$b/$row]+="$(( t1 - t0 )) "
-    done
-  done
-done
+interleave "$runs" run
 
 printf '\n%-16s %12s' row "vouch ms"
 [ -n "$base" ] && printf ' %12s %8s' "base ms" "ratio"

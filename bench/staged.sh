@@ -16,6 +16,7 @@
 #                  (a packed blob is inflated whole to get there)
 #   modified-text  one line changed in a committed file of 200,000 lines:
 #                  the large-change rule needs the diff of the whole file
+# The repositories are written by bench/staged_repo.py.
 set -euo pipefail
 runs=${1:-9}
 source "$(dirname "$0")/common.sh"
@@ -29,42 +30,9 @@ make_repo() { # $1: row
   git init -q "$r"
   (
     cd "$r"
-    python3 - "$1" <<'EOF'
-import os, sys
-row = sys.argv[1]
-def write(path, text):
-    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-    with open(path, "w") as f:
-        f.write(text)
-write("src/lib.rs", "".join(f"pub fn f{i}() {{}}\n" for i in range(200)))
-if row in ("deleted-text", "modified-text"):
-    write("data/table.csv", "".join(f"{i},{i * 7},{i % 13}\n" for i in range(200_000)))
-EOF
+    python3 "$here/bench/staged_repo.py" "$1" base
     git add -A && git commit -qm base && git repack -adq
-    python3 - "$1" <<'EOF'
-import os, sys
-row = sys.argv[1]
-def write(path, text):
-    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-    with open(path, "w") as f:
-        f.write(text)
-if row == "small":
-    write("src/lib.rs", "".join(f"pub fn g{i}() {{}}\n" if i < 10 else f"pub fn f{i}() {{}}\n" for i in range(200)))
-elif row == "added-text":
-    write("data/big.csv", "".join(f"{i},{i * 7},{i % 13},some text in a column\n" for i in range(1_000_000)))
-elif row == "added-binary":
-    with open("data.bin", "wb") as f:
-        f.write(os.urandom(40 * 1024 * 1024))
-elif row == "many-files":
-    for i in range(2000):
-        write(f"gen/m{i // 100}/f{i}.txt", "".join(f"line {j} of file {i}\n" for j in range(20)))
-elif row == "deleted-text":
-    os.remove("data/table.csv")
-elif row == "modified-text":
-    lines = open("data/table.csv").read().split("\n")
-    lines[100_000] = "changed"
-    write("data/table.csv", "\n".join(lines))
-EOF
+    python3 "$here/bench/staged_repo.py" "$1" change
     git add -A
   )
 }
@@ -73,19 +41,8 @@ echo "staged: $(du -sh "$work/added-text/data/big.csv" | cut -f1) text, $(du -sh
 
 bins=(vouch)
 [ -n "$base" ] && bins+=(base)
-declare -A samples
-for _ in $(seq "$runs"); do
-  for row in "${rows[@]}"; do
-    for b in "${bins[@]}"; do
-      bin=$vouch
-      [ "$b" = base ] && bin=$base
-      t0=$(now)
-      (cd "$work/$row" && "$bin" hook pre-commit >/dev/null 2>&1) || true
-      t1=$(now)
-      samples[$b/$row]+="$(( t1 - t0 )) "
-    done
-  done
-done
+run() { cd "$work/$2" && "$1" hook pre-commit; }
+interleave "$runs" run
 
 printf '\n%-14s' row
 for b in "${bins[@]}"; do printf '%14s %8s' "$b ms" ratio; done

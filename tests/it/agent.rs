@@ -685,23 +685,7 @@ fn a_missing_binary_behind_the_agent_hook_blocks_in_each_agents_words() {
         ("opencode", opencode),
     ];
     let run = |agent: &str, command: &str| {
-        let mut child = env
-            .cmd("sh", &env.work)
-            .arg("-c")
-            .arg(command)
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        let request = input(agent, "rm .git/hooks/pre-push", &env.work).to_string();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(request.as_bytes())
-            .ok();
-        Out::from_output(child.wait_with_output().unwrap())
+        run_settings_command(&env, agent, command, "rm .git/hooks/pre-push")
     };
     // While the binary is there, the command runs it.
     let claude = hook_command_in(&fs::read_to_string(&files[0].1).unwrap());
@@ -730,6 +714,28 @@ fn a_missing_binary_behind_the_agent_hook_blocks_in_each_agents_words() {
             }
         }
     }
+}
+
+/// Runs the hook command an agent's settings hold, as the agent would, with
+/// a request to run `line`.
+fn run_settings_command(env: &TestEnv, agent: &str, command: &str, line: &str) -> Out {
+    let mut child = env
+        .cmd("sh", &env.work)
+        .arg("-c")
+        .arg(command)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let request = input(agent, line, &env.work).to_string();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(request.as_bytes())
+        .ok();
+    Out::from_output(child.wait_with_output().unwrap())
 }
 
 #[test]
@@ -765,23 +771,7 @@ fn a_projects_settings_let_a_teammate_without_vouch_work() {
         // once per clone (the mark is shared with the git hooks' recipes).
         std::fs::remove_file(env.work.join(".git/git-vouch-suggested")).ok();
         for first in [true, false] {
-            let mut child = env
-                .cmd("sh", &env.work)
-                .arg("-c")
-                .arg(&command)
-                .stdin(std::process::Stdio::piped())
-                .stdout(std::process::Stdio::piped())
-                .stderr(std::process::Stdio::piped())
-                .spawn()
-                .unwrap();
-            let request = input(agent, "git push --force", &env.work).to_string();
-            child
-                .stdin
-                .take()
-                .unwrap()
-                .write_all(request.as_bytes())
-                .ok();
-            let out = Out::from_output(child.wait_with_output().unwrap());
+            let out = run_settings_command(&env, agent, &command, "git push --force");
             out.code(0);
             assert_eq!(
                 out.stderr.contains("This project suggests git-vouch"),
