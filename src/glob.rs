@@ -221,10 +221,10 @@ impl PathGlob {
                 segs.push(Seg::Dirs);
                 continue;
             }
-            let mut alts = simple_glob(part, false)?;
-            let toks = alts.pop()?;
+            // No `{`: one alternative.
+            let toks = simple_glob(part, false)?.pop()?;
             let slash = |t: &Tok| matches!(t, Tok::Class(mask) if mask[0] & (1 << b'/') != 0);
-            if !alts.is_empty() || toks.iter().any(slash) {
+            if toks.iter().any(slash) {
                 return None;
             }
             segs.push(Seg::Name(toks));
@@ -234,9 +234,19 @@ impl PathGlob {
 
     /// True when the glob matches all of `path`.
     pub fn is_match(&self, path: &str) -> bool {
-        let parts: Vec<&[u8]> = path.as_bytes().split(|b| *b == b'/').collect();
-        matches_parts(&self.segs, &parts)
+        self.matches_segments(&segments(path))
     }
+
+    /// True when the glob matches the path [`segments`] split: a set of
+    /// globs splits each path once.
+    pub fn matches_segments(&self, parts: &[&[u8]]) -> bool {
+        matches_parts(&self.segs, parts)
+    }
+}
+
+/// `path` split at every `/`.
+pub fn segments(path: &str) -> Vec<&[u8]> {
+    path.as_bytes().split(|b| *b == b'/').collect()
 }
 
 fn matches_parts(segs: &[Seg], parts: &[&[u8]]) -> bool {

@@ -267,7 +267,12 @@ pub fn agent(ctx: &Ctx, args: &AgentArgs) -> Result<ExitStatus> {
                     &home,
                     ctx.env.as_ref(),
                 );
-                for file in [&path, &user] {
+                let files = if user == path {
+                    vec![&path]
+                } else {
+                    vec![&path, &user]
+                };
+                for file in files {
                     if std::fs::read_to_string(file).is_ok_and(|t| settings::gemini_hooks_off(&t)) {
                         ui::warn(&format!(
                             "`{}` turns Gemini CLI's hooks off (`\"hooksConfig\": {{\"enabled\": false}}`): vouch's hook will not run until that is removed",

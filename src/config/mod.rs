@@ -87,10 +87,9 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
-
-use crate::glob::PathGlob;
 use serde::Deserialize;
 
+use crate::glob::{PathGlob, segments};
 use crate::vocab::Tier;
 
 // The built-in defaults that are data (protected branches, release tags,
@@ -437,8 +436,8 @@ pub struct Config {
 /// an error names the file. Every glob [`PathGlob`] reads (all the built-in
 /// ones) is matched byte by byte; a set holding another is compiled by
 /// globset the first time something is matched against it: building
-/// globset's regexes for the built-in commit globs was half of an empty
-/// commit's pre-commit hook.
+/// globset's regexes for the built-in commit globs was half of the
+/// pre-commit hook of a one-file commit.
 #[derive(Debug, Clone)]
 pub struct Globs {
     /// The globs as written: the built-in ones borrowed, not copied (every
@@ -490,7 +489,10 @@ impl Globs {
     /// True when a glob matches `path`.
     pub fn is_match(&self, path: impl AsRef<Path>) -> bool {
         match (self.fast(), path.as_ref().to_str()) {
-            (Some(fast), Some(text)) => fast.iter().any(|g| g.is_match(text)),
+            (Some(fast), Some(text)) => {
+                let parts = segments(text);
+                fast.iter().any(|g| g.matches_segments(&parts))
+            }
             _ => self.set().is_match(path),
         }
     }
@@ -506,9 +508,12 @@ impl Globs {
     /// The indexes of the globs that match `path`.
     pub fn matches(&self, path: impl AsRef<Path>) -> Vec<usize> {
         match (self.fast(), path.as_ref().to_str()) {
-            (Some(fast), Some(text)) => (0..fast.len())
-                .filter(|&i| fast[i].is_match(text))
-                .collect(),
+            (Some(fast), Some(text)) => {
+                let parts = segments(text);
+                (0..fast.len())
+                    .filter(|&i| fast[i].matches_segments(&parts))
+                    .collect()
+            }
             _ => self.set().matches(path),
         }
     }

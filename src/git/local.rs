@@ -80,20 +80,11 @@ impl Repo {
         };
         // What survives the transaction: every other ref, and the new values
         // of the refs it moves.
-        // Asked of every ref: a short list beats hashing 10,000 names.
-        let names: Vec<&str> = updates.iter().map(|u| u.name.as_str()).collect();
-        let set: HashSet<&str> = if names.len() > 16 {
-            names.iter().copied().collect()
-        } else {
-            HashSet::new()
-        };
-        let changing = |n: &str| {
-            if set.is_empty() {
-                names.contains(&n)
-            } else {
-                set.contains(n)
-            }
-        };
+        // Asked of every ref: a sorted list is searched without hashing
+        // each of 10,000 names.
+        let mut names: Vec<&str> = updates.iter().map(|u| u.name.as_str()).collect();
+        names.sort_unstable();
+        let changing = |n: &str| names.binary_search(&n).is_ok();
         let mut survivors = None;
         for update in updates {
             let Some(old) = self.old_value(update) else {

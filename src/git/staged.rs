@@ -57,23 +57,25 @@ impl Repo {
                 // A lockfile's churn counts for no rule.
                 file.lines_partial = true;
             } else {
-                match need.wanted(file.status, added, deleted) {
-                    None => file.lines_partial = true,
-                    Some(cap) => match diff.get_delta(*i).map(|d| d.status()) {
-                        Some(git2::Delta::Added) => {
-                            let (n, whole) = self.count_lines(&file.new_oid, cap)?;
-                            file.added_lines = n;
-                            file.lines_partial = !whole;
-                        }
-                        Some(git2::Delta::Deleted) => {
-                            let (n, whole) = self.count_lines(&file.old_oid, cap)?;
-                            file.deleted_lines = n;
-                            file.lines_partial = !whole;
-                        }
-                        // Modified, renamed, copied, a type change or a
-                        // submodule: git's own diff.
-                        _ => read_patch(&diff, *i, file, false)?,
-                    },
+                match (need.wanted(file.status, added, deleted), file.status) {
+                    (None, _) => file.lines_partial = true,
+                    // A new blob (a copy too: all of it is new here) is
+                    // counted; a gone one likewise.
+                    (Some(cap), FileStatus::Added) => {
+                        let (n, whole) = self.count_lines(&file.new_oid, cap)?;
+                        file.added_lines = n;
+                        file.lines_partial = !whole;
+                    }
+                    (Some(cap), FileStatus::Deleted) => {
+                        let (n, whole) = self.count_lines(&file.old_oid, cap)?;
+                        file.deleted_lines = n;
+                        file.lines_partial = !whole;
+                    }
+                    // Modified, renamed, a type change or a submodule:
+                    // git's own diff.
+                    (Some(_), FileStatus::Modified | FileStatus::Renamed) => {
+                        read_patch(&diff, *i, file, false)?;
+                    }
                 }
             }
             if counted {
@@ -239,9 +241,6 @@ impl LineCounter {
     /// Takes the next bytes; false once the count is settled (the cap
     /// reached, or the blob binary).
     fn feed(&mut self, bytes: &[u8]) -> bool {
-        if bytes.is_empty() {
-            return self.binary != Some(true) && self.lines < self.cap;
-        }
         if self.binary.is_none() {
             self.head.extend_from_slice(bytes);
             if self.head.len() < BINARY_SNIFF {
@@ -264,7 +263,6 @@ impl LineCounter {
         for _ in memchr::memchr_iter(b'\n', bytes) {
             self.lines += 1;
             if self.lines >= self.cap {
-                self.last = Some(b'\n');
                 return false;
             }
         }
