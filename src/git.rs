@@ -23,6 +23,7 @@ use crate::text::redact_text;
 mod command;
 mod hooks;
 mod local;
+mod loose;
 mod push;
 mod receive;
 mod staged;
@@ -32,6 +33,7 @@ pub use hooks::{
     parse_git_version, remove_config_hook, set_config_hook,
 };
 pub use local::{Moment, RESCUE_PREFIX, Rescue, fast_forward, stash_store, update_ref};
+pub use loose::Loose;
 use push::tracking_ref;
 pub use push::{cli_push_facts, ls_remote, ls_remote_within};
 pub use receive::{advertise_push_options, bare_repositories_under};

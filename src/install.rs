@@ -331,8 +331,17 @@ impl Form {
         // warns and lets it through.
         let strict = strict && !gated;
         let script = render(hook, bin, strict)?;
+        // The push's fast program, where it was installed beside the binary.
+        let fast = (hook == "pre-push")
+            .then(|| crate::fast::beside(bin))
+            .flatten();
+        let targets = crate::launcher::Targets {
+            bin,
+            fast: fast.as_deref(),
+            script: &script,
+        };
         let launcher = (crate::launcher::SUPPORTED && !text_only)
-            .then(|| crate::launcher::build(bin, &script, strict, what, gated))
+            .then(|| crate::launcher::build(&targets, strict, what, gated))
             .flatten();
         Ok(match launcher {
             Some(launcher) => Self::Script(launcher),

@@ -24,12 +24,18 @@
 //! baked binary path for `git vouch status`, the refusal to chain vouch's own
 //! hook) reads a launcher as it reads a script.
 //!
+//! The pre-push launcher first tries the fast hook program (`vouch-hook`,
+//! [`crate::fast`], installed beside the binary): it answers a fast-forward
+//! without the binary's start-up and hands everything else to the binary
+//! named here, or to the script when that cannot start ([`read`] gives it
+//! both). When the fast program cannot start, the launcher goes on as above.
+//!
 //! This is a pure byte builder: it writes an ELF executable by hand (headers,
 //! then data, then 24 instructions), so it needs no compiler at install
 //! time. Other systems get the script.
 
 use std::os::unix::ffi::OsStrExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Whether launchers run on this system (the one the running vouch was built for).
 pub const SUPPORTED: bool = cfg!(all(target_os = "linux", target_arch = "x86_64"));
@@ -50,6 +56,8 @@ const SYS_EXIT: u32 = 60;
 #[derive(Clone, Copy)]
 enum Label {
     Bin,
+    /// The fast hook program, tried first.
+    Fast,
     Sh,
     DashC,
     Script,
@@ -143,12 +151,18 @@ fn gate(c: &mut Code, refusal_len: u32) {
         .raw(&GATE_TAIL);
 }
 
-/// The program: exec the binary; else `sh -c SCRIPT`; else say so and exit.
-fn program(c: &mut Code, exit_code: u32, msg_len: u32) {
+/// The program: exec the fast program (when `fast`), else the binary; else
+/// `sh -c SCRIPT`; else say so and exit.
+fn program(c: &mut Code, fast: bool, exit_code: u32, msg_len: u32) {
     c.raw(&[0x48, 0x8b, 0x04, 0x24]) // mov rax, [rsp]            argc
         .raw(&[0x48, 0x8d, 0x74, 0x24, 0x08]) // lea rsi, [rsp+8]        argv
-        .raw(&[0x48, 0x8d, 0x54, 0xc6, 0x08]) // lea rdx, [rsi+rax*8+8]  envp
-        .lea(0x3d, Label::Bin) // rdi = the vouch binary
+        .raw(&[0x48, 0x8d, 0x54, 0xc6, 0x08]); // lea rdx, [rsi+rax*8+8]  envp
+    if fast {
+        // execve(fast, argv, envp): returns only on failure, and a system
+        // call keeps rsi and rdx.
+        c.lea(0x3d, Label::Fast).syscall(SYS_EXECVE);
+    }
+    c.lea(0x3d, Label::Bin) // rdi = the vouch binary
         .syscall(SYS_EXECVE) // execve(bin, argv, envp): returns only on failure
         // argv for sh, built over the argc slot: "/bin/sh", "-c", SCRIPT, argv[0], ...
         .raw(&[0x48, 0x83, 0xec, 0x10]) // sub rsp, 16
@@ -168,14 +182,27 @@ fn program(c: &mut Code, exit_code: u32, msg_len: u32) {
         .syscall(SYS_EXIT);
 }
 
-/// The launcher for a hook: `bin` is the vouch binary, `script` the
-/// rendered `hooks/hook.sh` (run when `bin` cannot start), `what` what the
-/// hook guards (for the last-resort message); `gated` puts the
-/// reference-transaction gate in front. `None` when `bin` cannot be
-/// written into it (a NUL byte), or `script` has one: write the script then.
-pub fn build(bin: &Path, script: &[u8], strict: bool, what: &str, gated: bool) -> Option<Vec<u8>> {
-    let bin = bin.as_os_str().as_bytes();
-    if bin.contains(&0) || script.contains(&0) {
+/// What a launcher starts: the vouch binary, the fast program tried before
+/// it (pre-push), and the rendered `hooks/hook.sh` run when the binary
+/// cannot start.
+pub struct Targets<'a> {
+    /// The vouch binary.
+    pub bin: &'a Path,
+    /// The fast hook program, if one is tried first.
+    pub fast: Option<&'a Path>,
+    /// The script.
+    pub script: &'a [u8],
+}
+
+/// The launcher for a hook: `what` is what the hook guards (for the
+/// last-resort message); `gated` puts the reference-transaction gate in
+/// front. `None` when a path cannot be written into it (a NUL byte), or
+/// the script has one: write the script then.
+pub fn build(targets: &Targets, strict: bool, what: &str, gated: bool) -> Option<Vec<u8>> {
+    let bin = targets.bin.as_os_str().as_bytes();
+    let fast = targets.fast.map(|f| f.as_os_str().as_bytes());
+    let script = targets.script;
+    if bin.contains(&0) || script.contains(&0) || fast.is_some_and(|f| f.contains(&0)) {
         return None;
     }
     let msg = format!(
@@ -196,6 +223,7 @@ pub fn build(bin: &Path, script: &[u8], strict: bool, what: &str, gated: bool) -
     };
     let script_at = at(&mut data, script, true);
     let bin_at = at(&mut data, bin, true);
+    let fast_at = fast.map_or(0, |f| at(&mut data, f, true));
     let sh_at = at(&mut data, b"/bin/sh", true);
     let dash_c_at = at(&mut data, b"-c", true);
     let msg_at = at(&mut data, msg.as_bytes(), false);
@@ -214,7 +242,7 @@ pub fn build(bin: &Path, script: &[u8], strict: bool, what: &str, gated: bool) -
     if gated {
         gate(&mut code, u32::try_from(refusal.len()).ok()?);
     }
-    program(&mut code, u32::from(strict), msg_len);
+    program(&mut code, fast.is_some(), u32::from(strict), msg_len);
     // Padding before the code moves the entry point and the file size, the
     // only header fields that vary: pick one that puts no newline byte in
     // the headers, so the marker line stays among the file's first lines.
@@ -230,6 +258,7 @@ pub fn build(bin: &Path, script: &[u8], strict: bool, what: &str, gated: bool) -
         for &(pos, label) in &code.fixups {
             let target = match label {
                 Label::Bin => bin_at,
+                Label::Fast => fast_at,
                 Label::Sh => sh_at,
                 Label::DashC => dash_c_at,
                 Label::Script => script_at,
@@ -246,6 +275,21 @@ pub fn build(bin: &Path, script: &[u8], strict: bool, what: &str, gated: bool) -
         return Some(out);
     }
     None
+}
+
+/// The script and the binary a launcher carries (its data starts with a
+/// newline, the script and the binary's path, each ended by a NUL); `None`
+/// for a file that is not a launcher.
+pub fn read(bytes: &[u8]) -> Option<(&[u8], PathBuf)> {
+    if !bytes.starts_with(b"\x7fELF") {
+        return None;
+    }
+    let data = bytes.get(HEADERS_LEN..)?.strip_prefix(b"\n")?;
+    let mut parts = data.splitn(3, |b| *b == 0);
+    let script = parts.next()?;
+    let bin = parts.next()?;
+    parts.next()?;
+    (!bin.is_empty()).then(|| (script, PathBuf::from(std::ffi::OsStr::from_bytes(bin))))
 }
 
 /// The ELF header and program headers of a static executable whose code
@@ -301,7 +345,12 @@ mod tests {
     fn headers_point_at_the_code_and_hold_no_newline() {
         let script = b"#!/bin/sh\n# vouch-managed-hook: pre-push\nexit 0\n";
         for path in ["/usr/local/bin/vouch", "/opt/it's here/vouch", "/\n/vouch"] {
-            let bytes = build(Path::new(path), script, false, "push", false).unwrap();
+            let targets = Targets {
+                bin: Path::new(path),
+                fast: None,
+                script,
+            };
+            let bytes = build(&targets, false, "push", false).unwrap();
             assert!(bytes.starts_with(b"\x7fELF\x02\x01\x01"));
             assert!(!bytes[..HEADERS_LEN].contains(&b'\n'), "{path}");
             let entry = u64::from_le_bytes(bytes[24..32].try_into().unwrap()) - BASE;
@@ -314,14 +363,27 @@ mod tests {
             );
             let tail = &bytes[usize::try_from(entry).unwrap()..];
             let mut c = Code::default();
-            program(&mut c, 0, 1);
+            program(&mut c, false, 0, 1);
             assert_eq!(tail.len(), c.bytes.len());
-            // The binary's path is there as a C string.
+            // The binary's path is there as a C string, and reads back.
             let mut needle = path.as_bytes().to_vec();
             needle.push(0);
             assert!(bytes.windows(needle.len()).any(|w| w == needle));
+            assert_eq!(read(&bytes), Some((&script[..], PathBuf::from(path))));
         }
-        assert!(build(Path::new("/a\0b"), script, false, "push", false).is_none());
+        let bad = Targets {
+            bin: Path::new("/a\0b"),
+            fast: None,
+            script,
+        };
+        assert!(build(&bad, false, "push", false).is_none());
+        let bad = Targets {
+            bin: Path::new("/a"),
+            fast: Some(Path::new("/a\0b")),
+            script,
+        };
+        assert!(build(&bad, false, "push", false).is_none());
+        assert_eq!(read(script), None);
     }
 
     /// Writes `bytes` as an executable file and runs it with `args`, `stdin`
@@ -385,7 +447,14 @@ mod tests {
         std::fs::set_permissions(&bin, std::os::unix::fs::PermissionsExt::from_mode(0o755))
             .unwrap();
         let script = b"echo \"fallback $0 [$1] [$2]\"; cat; exit 5\n";
-        let launcher = build(&bin, script, false, "push", false).unwrap();
+        // A fast program that is not there is passed over.
+        let fast = dir.path().join("fast");
+        let targets = Targets {
+            bin: &bin,
+            fast: Some(&fast),
+            script,
+        };
+        let launcher = build(&targets, false, "push", false).unwrap();
         let (code, out, _) = run(
             dir.path(),
             "pre-push",
@@ -402,6 +471,27 @@ mod tests {
             format!("bin {} [origin] [a b] set\nref lines\n", bin.display())
         );
         let hook = dir.path().join("pre-push");
+        // The fast program, when there, starts first, with the same name.
+        std::fs::write(
+            &fast,
+            "#!/bin/sh\necho \"fast $0 [$1] [$2]\"; cat; exit 9\n",
+        )
+        .unwrap();
+        std::fs::set_permissions(&fast, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .unwrap();
+        let (code, out, _) = run(
+            dir.path(),
+            "pre-push",
+            &launcher,
+            &["origin", "a b"],
+            "ref lines\n",
+        );
+        assert_eq!(code, 9);
+        assert_eq!(
+            out,
+            format!("fast {} [origin] [a b]\nref lines\n", fast.display())
+        );
+        std::fs::remove_file(&fast).unwrap();
         // The binary is gone: the script runs, under the hook's own name.
         std::fs::remove_file(&bin).unwrap();
         let (code, out, _) = run(
@@ -464,7 +554,12 @@ mod tests {
         std::fs::set_permissions(&bin, std::os::unix::fs::PermissionsExt::from_mode(0o755))
             .unwrap();
         let script = b"echo \"fallback [$1]\"; cat; exit 4\n";
-        let launcher = build(&bin, script, false, "ref update", true).unwrap();
+        let targets = Targets {
+            bin: &bin,
+            fast: None,
+            script,
+        };
+        let launcher = build(&targets, false, "ref update", true).unwrap();
         let hook = "reference-transaction";
         let z = "0".repeat(40);
         let a = "a".repeat(40);

@@ -23,6 +23,7 @@ pub mod context;
 pub mod env;
 pub mod eval;
 pub mod facts;
+pub mod fast;
 pub mod git;
 pub mod glob;
 pub mod hooks;

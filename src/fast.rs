@@ -1,0 +1,172 @@
+//! The fast hook program, `vouch-hook`: what the pre-push launcher starts
+//! first ([`crate::launcher`]). It answers the push the door allows at
+//! once and silently (a fast-forward or a new branch no rule names, read
+//! without libgit2: [`crate::commands::pre_push::allowed_at_once`]) and
+//! hands every other push to the vouch binary, with the same name,
+//! arguments and input, so that the whole door judges it.
+//!
+//! Why a second program: a hook is a process per push, and on a virtual
+//! machine most of a short process's time goes to mapping its pages. The
+//! vouch binary's start touches about a hundred pages of its 10 MB; this
+//! program holds only the fast path and starts in about half that
+//! (`BENCHMARKS.md`). The handover costs one more `execve` on a push that is
+//! judged.
+//!
+//! The binary it hands over to is the one baked into the launcher it was
+//! started from (the hook file); when that cannot start, the launcher's
+//! script runs, as the launcher itself would have run it: it looks for
+//! vouch on `PATH`, then warns, or refuses in strict mode.
+
+use std::ffi::{OsStr, OsString};
+use std::fs::File;
+use std::io::{Read, Seek, Write};
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode, Stdio};
+
+use crate::context::Ctx;
+use crate::env::ProcessEnv;
+use crate::{ExitStatus, ui};
+
+/// The program's file name, installed beside `git-vouch`.
+pub const PROGRAM: &str = "vouch-hook";
+
+/// The fast program installed beside the vouch binary `bin`, if it is
+/// there and executable.
+pub fn beside(bin: &Path) -> Option<PathBuf> {
+    let fast = bin.with_file_name(PROGRAM);
+    let meta = std::fs::metadata(&fast).ok()?;
+    (meta.is_file() && meta.permissions().mode() & 0o111 != 0).then_some(fast)
+}
+
+/// Runs the program: `args` is its command line as the launcher gives it
+/// (the hook's path, then git's arguments).
+pub fn main(args: &[OsString]) -> ExitCode {
+    let mut input = Vec::new();
+    if let Err(e) = std::io::stdin().read_to_end(&mut input) {
+        // Part of the lines would be judged as the whole push: refuse.
+        ui::error(&anyhow::anyhow!(
+            "cannot read the ref lines git passes on stdin ({e}): this push is refused; push again"
+        ));
+        return ExitCode::from(ExitStatus::Error as u8);
+    }
+    if allowed(args, &input) {
+        return ExitCode::SUCCESS;
+    }
+    hand_over(args, &input)
+}
+
+/// Whether this is a pre-push hook's command line and the push door allows
+/// the push at once.
+fn allowed(args: &[OsString], input: &[u8]) -> bool {
+    let [hook, remote, url] = args else {
+        return false;
+    };
+    let hook = Path::new(hook);
+    let (Some(remote), Some(url)) = (remote.to_str(), url.to_str()) else {
+        return false;
+    };
+    if hook.file_name() != Some(OsStr::new("pre-push")) {
+        return false;
+    }
+    let Ok(cwd) = std::env::current_dir() else {
+        return false;
+    };
+    let hook_dir = hook.parent().unwrap_or(Path::new(""));
+    let ctx = Ctx::new(Box::new(ProcessEnv), cwd, None);
+    crate::commands::pre_push::allowed_at_once(&ctx, hook_dir, remote, url, input)
+}
+
+/// Starts the vouch binary the hook's launcher names (or the one beside this
+/// program) in this process, the input read so far as its standard input;
+/// when it cannot start, the launcher's script. Returns only when neither
+/// can.
+fn hand_over(args: &[OsString], input: &[u8]) -> ExitCode {
+    let Some(hook) = args.first() else {
+        ui::error(&anyhow::anyhow!(
+            "{PROGRAM} is started by vouch's pre-push hook, not by hand"
+        ));
+        return ExitCode::from(ExitStatus::Error as u8);
+    };
+    let launcher = std::fs::read(hook).unwrap_or_default();
+    let baked = crate::launcher::read(&launcher);
+    let bin = match &baked {
+        Some((_, bin)) => Some(bin.clone()),
+        None => std::env::current_exe()
+            .ok()
+            .map(|me| me.with_file_name("git-vouch")),
+    };
+    let stdin = match input_file(input) {
+        Ok(file) => file,
+        Err(e) => {
+            ui::error(&anyhow::anyhow!(
+                "cannot hand this push's ref lines to vouch ({e}): the push is refused (`git vouch doctor` checks the hooks)"
+            ));
+            return ExitCode::from(ExitStatus::Refused as u8);
+        }
+    };
+    let rest = &args[1..];
+    // `exec` returns only when the program could not start.
+    let start = |command: &mut Command| match stdin.stdio() {
+        Ok(input) => command.stdin(input).exec().to_string(),
+        Err(e) => format!("its input cannot be passed: {e}"),
+    };
+    let mut why = String::from("no vouch binary is named");
+    if let Some(bin) = &bin {
+        let err = start(Command::new(bin).arg0(hook).args(rest));
+        why = format!("{}: {err}", bin.display());
+    }
+    if let Some((script, _)) = &baked {
+        let err = start(
+            Command::new("/bin/sh")
+                .arg("-c")
+                .arg(OsStr::from_bytes(script))
+                .arg(hook)
+                .args(rest),
+        );
+        why = format!("{why}; /bin/sh: {err}");
+    }
+    ui::error(&anyhow::anyhow!(
+        "neither the vouch binary nor /bin/sh can start ({why}): this push is refused; reinstall vouch (./install.sh) or run `git vouch uninstall`"
+    ));
+    ExitCode::from(ExitStatus::Refused as u8)
+}
+
+/// The input as a file at its start, for the next program's standard
+/// input: a memory file, or where none can be made, a pipe (which holds a
+/// page, enough for a few dozen refs).
+fn input_file(input: &[u8]) -> std::io::Result<Stdin> {
+    match rustix::fs::memfd_create("vouch-hook-input", rustix::fs::MemfdFlags::CLOEXEC) {
+        Ok(fd) => {
+            let mut file = File::from(fd);
+            file.write_all(input)?;
+            file.rewind()?;
+            Ok(Stdin::File(file))
+        }
+        Err(e) if input.len() > 4096 => Err(e.into()),
+        Err(_) => {
+            let (reader, mut writer) = std::io::pipe()?;
+            writer.write_all(input)?;
+            Ok(Stdin::Pipe(reader))
+        }
+    }
+}
+
+/// Where the handed-over input is read from.
+enum Stdin {
+    File(File),
+    Pipe(std::io::PipeReader),
+}
+
+impl Stdin {
+    /// A standard input for one start; a start that fails leaves the input
+    /// unread for the next.
+    fn stdio(&self) -> std::io::Result<Stdio> {
+        match self {
+            Self::File(f) => f.try_clone().map(Stdio::from),
+            Self::Pipe(p) => p.try_clone().map(Stdio::from),
+        }
+    }
+}
