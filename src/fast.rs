@@ -19,7 +19,7 @@
 
 use std::ffi::{OsStr, OsString};
 use std::fs::File;
-use std::io::{Read, Seek, Write};
+use std::io::{Seek, Write};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::CommandExt;
@@ -44,14 +44,16 @@ pub fn beside(bin: &Path) -> Option<PathBuf> {
 /// Runs the program: `args` is its command line as the launcher gives it
 /// (the hook's path, then git's arguments).
 pub fn main(args: &[OsString]) -> ExitCode {
-    let mut input = Vec::new();
-    if let Err(e) = std::io::stdin().read_to_end(&mut input) {
-        // Part of the lines would be judged as the whole push: refuse.
-        ui::error(&anyhow::anyhow!(
-            "cannot read the ref lines git passes on stdin ({e}): this push is refused; push again"
-        ));
-        return ExitCode::from(ExitStatus::Error as u8);
-    }
+    let input = match crate::files::read_stdin() {
+        Ok(input) => input,
+        Err(e) => {
+            // Part of the lines would be judged as the whole push: refuse.
+            ui::error(&anyhow::anyhow!(
+                "cannot read the ref lines git passes on stdin ({e}): this push is refused; push again"
+            ));
+            return ExitCode::from(ExitStatus::Error as u8);
+        }
+    };
     if allowed(args, &input) {
         return ExitCode::SUCCESS;
     }
@@ -64,17 +66,23 @@ fn allowed(args: &[OsString], input: &[u8]) -> bool {
     let [hook, remote, url] = args else {
         return false;
     };
-    let hook = Path::new(hook);
     let (Some(remote), Some(url)) = (remote.to_str(), url.to_str()) else {
         return false;
     };
-    if hook.file_name() != Some(OsStr::new("pre-push")) {
+    // The hook's directory and name, split by hand: git runs it by a plain
+    // path (`.git/hooks/pre-push`).
+    let hook = hook.as_bytes();
+    let (hook_dir, name) = match hook.iter().rposition(|b| *b == b'/') {
+        Some(i) => (&hook[..i], &hook[i + 1..]),
+        None => (&b""[..], hook),
+    };
+    if name != b"pre-push" {
         return false;
     }
     let Ok(cwd) = std::env::current_dir() else {
         return false;
     };
-    let hook_dir = hook.parent().unwrap_or(Path::new(""));
+    let hook_dir = Path::new(OsStr::from_bytes(hook_dir));
     let ctx = Ctx::new(Box::new(ProcessEnv), cwd, None);
     crate::commands::pre_push::allowed_at_once(&ctx, hook_dir, remote, url, input)
 }

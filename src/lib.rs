@@ -24,6 +24,7 @@ pub mod env;
 pub mod eval;
 pub mod facts;
 pub mod fast;
+pub mod files;
 pub mod git;
 pub mod glob;
 pub mod hooks;

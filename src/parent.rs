@@ -150,7 +150,7 @@ pub fn has_ancestor(pid: u32) -> bool {
 }
 
 fn read_cmdline(pid: u32) -> Option<Vec<String>> {
-    let raw = std::fs::read(format!("/proc/{pid}/cmdline")).ok()?;
+    let raw = crate::files::read(Path::new(&format!("/proc/{pid}/cmdline"))).ok()?;
     Some(
         raw.split(|b| *b == 0)
             .filter(|a| !a.is_empty())

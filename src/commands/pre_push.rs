@@ -133,7 +133,7 @@ pub fn pre_push(ctx: &Ctx, args: &PrePushArgs) -> Result<ExitStatus> {
 /// file with a warning), is false, and the whole door decides.
 pub fn allowed_at_once(ctx: &Ctx, hook_dir: &Path, remote: &str, url: &str, input: &[u8]) -> bool {
     let chained = crate::install::local_path(&hook_dir.join("pre-push"));
-    if std::fs::symlink_metadata(chained).is_ok() {
+    if crate::files::absent(&chained) != Some(true) {
         return false;
     }
     let Ok(updates) = parse_pre_push(input) else {

@@ -14,12 +14,16 @@ use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 
 use crate::env::Env;
+use crate::files;
 
 /// How many commits a fast-forward may add and still be told here.
 const WALK_LIMIT: usize = 64;
 
 /// A commit object is read this far: its parents come right after its tree.
 const HEAD_LIMIT: usize = 8 * 1024;
+
+/// No file this reader needs is larger; a larger one is left to libgit2.
+const FILE_LIMIT: u64 = 1 << 20;
 
 /// Words that, anywhere in a git config file (any case), leave the reading
 /// to libgit2: a mirror remote (`remote.<name>.mirror`: deletions git never
@@ -77,12 +81,13 @@ impl Loose {
         {
             return false;
         }
-        config_files(&self.git_dir, env)
-            .iter()
-            .all(|path| match std::fs::read(path) {
-                Ok(text) => !CONFIG_WORDS.iter().any(|w| mentions(&text, w)),
+        config_files(&self.git_dir, env).iter().all(|path| {
+            match files::read_capped(path, FILE_LIMIT) {
+                Ok(Some(text)) => !CONFIG_WORDS.iter().any(|w| mentions(&text, w)),
+                Ok(None) => false,
                 Err(e) => e.kind() == ErrorKind::NotFound,
-            })
+            }
+        })
     }
 
     /// The remote's default branch (`refs/remotes/<remote>/HEAD`, a
@@ -99,12 +104,12 @@ impl Loose {
         if !plain {
             return Err(NotSure);
         }
-        let path = self.git_dir.join(format!("refs/remotes/{remote}/HEAD"));
-        let text = match std::fs::read(path) {
-            Ok(text) => text,
+        let path = self.git_dir.join("refs/remotes").join(remote).join("HEAD");
+        let text = match files::read_capped(&path, FILE_LIMIT) {
+            Ok(Some(text)) => text,
             // A symbolic ref is never packed: no file, no default branch.
             Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
-            Err(_) => return Err(NotSure),
+            Ok(None) | Err(_) => return Err(NotSure),
         };
         symref_branch(&text, remote)
     }
@@ -145,7 +150,8 @@ impl Loose {
     /// The start of a loose object, inflated (at most [`HEAD_LIMIT`] bytes).
     fn commit_head(&self, oid: &str) -> Option<Vec<u8>> {
         let (dir, file) = oid.split_at(2);
-        let raw = std::fs::read(self.git_dir.join("objects").join(dir).join(file)).ok()?;
+        let path = self.git_dir.join("objects").join(dir).join(file);
+        let raw = files::read_capped(&path, FILE_LIMIT).ok()??;
         match miniz_oxide::inflate::decompress_to_vec_zlib_with_limit(&raw, HEAD_LIMIT) {
             Ok(all) => Some(all),
             Err(e) if e.status == miniz_oxide::inflate::TINFLStatus::HasMoreOutput => {
@@ -211,15 +217,20 @@ fn symref_branch(text: &[u8], remote: &str) -> Result<Option<String>, NotSure> {
         .ok()
         .and_then(|t| t.strip_suffix('\n'))
         .ok_or(NotSure)?;
+    let under = |target: &str| {
+        target
+            .strip_prefix("refs/remotes/")?
+            .strip_prefix(remote)?
+            .strip_prefix('/')
+            .map(str::to_owned)
+    };
     let Some(target) = text.strip_prefix("ref: ") else {
         return if is_oid(text) { Ok(None) } else { Err(NotSure) };
     };
     if target.is_empty() || target.contains(char::is_whitespace) {
         return Err(NotSure);
     }
-    Ok(target
-        .strip_prefix(&format!("refs/remotes/{remote}/"))
-        .map(str::to_owned))
+    Ok(under(target))
 }
 
 /// The parents of a commit, from the start of its inflated loose object

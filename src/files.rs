@@ -1,0 +1,80 @@
+//! File reads for the hooks' fast path, where every system call and every
+//! page touched shows in a hook's cost: std's `read_to_end` on a file first
+//! asks the file's size (`statx`, and the first `statx` of a process probes
+//! the kernel with a second call), and its metadata calls use `statx` too.
+//! These read and stat with one call each.
+
+use std::fs::File;
+use std::io::{self, Read};
+use std::path::Path;
+
+/// The whole file at `path`.
+pub fn read(path: &Path) -> io::Result<Vec<u8>> {
+    let mut out = Vec::new();
+    // `Take` reads to the end without asking the size first.
+    File::open(path)?.take(u64::MAX).read_to_end(&mut out)?;
+    Ok(out)
+}
+
+/// The file at `path` if it holds at most `cap` bytes; `Ok(None)` when it
+/// holds more.
+pub fn read_capped(path: &Path, cap: u64) -> io::Result<Option<Vec<u8>>> {
+    let mut out = Vec::new();
+    File::open(path)?
+        .take(cap.saturating_add(1))
+        .read_to_end(&mut out)?;
+    Ok((out.len() as u64 <= cap).then_some(out))
+}
+
+/// Whether nothing is at `path` (not even a dangling link); `None` when
+/// that cannot be told (a permission error).
+pub fn absent(path: &Path) -> Option<bool> {
+    match rustix::fs::lstat(path) {
+        Ok(_) => Some(false),
+        Err(rustix::io::Errno::NOENT | rustix::io::Errno::NOTDIR) => Some(true),
+        Err(_) => None,
+    }
+}
+
+/// Whether `path` is a directory (following links).
+pub fn is_dir(path: &Path) -> bool {
+    rustix::fs::stat(path).is_ok_and(|s| rustix::fs::FileType::from_raw_mode(s.st_mode).is_dir())
+}
+
+/// Everything on standard input, read without std's buffered `Stdin`
+/// (whose first use allocates its 8 KiB buffer).
+pub fn read_stdin() -> io::Result<Vec<u8>> {
+    let mut out = Vec::new();
+    let mut buf = [0u8; 4096];
+    loop {
+        match rustix::io::read(rustix::stdio::stdin(), &mut buf) {
+            Ok(0) => return Ok(out),
+            Ok(n) => out.extend_from_slice(&buf[..n]),
+            Err(rustix::io::Errno::INTR) => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_whole_capped_and_tells_absence() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("f");
+        std::fs::write(&f, b"12345").unwrap();
+        assert_eq!(read(&f).unwrap(), b"12345");
+        assert_eq!(read_capped(&f, 5).unwrap(), Some(b"12345".to_vec()));
+        assert_eq!(read_capped(&f, 4).unwrap(), None);
+        assert!(read(&dir.path().join("none")).is_err());
+        assert_eq!(absent(&f), Some(false));
+        assert_eq!(absent(&dir.path().join("none")), Some(true));
+        assert_eq!(absent(&f.join("below a file")), Some(true));
+        std::os::unix::fs::symlink("nowhere", dir.path().join("dangling")).unwrap();
+        assert_eq!(absent(&dir.path().join("dangling")), Some(false));
+        assert!(is_dir(dir.path()));
+        assert!(!is_dir(&f));
+    }
+}
