@@ -19,8 +19,9 @@ use crate::files;
 /// How many commits a fast-forward may add and still be told here.
 const WALK_LIMIT: usize = 64;
 
-/// A commit object is read this far: its parents come right after its tree.
-const HEAD_LIMIT: usize = 8 * 1024;
+/// A commit object is read this far: its parents come right after its
+/// tree (a merge of 40 branches fits).
+const HEAD_LIMIT: usize = 2 * 1024;
 
 /// No file this reader needs is larger; a larger one is left to libgit2.
 const FILE_LIMIT: u64 = 1 << 20;
@@ -149,16 +150,20 @@ impl Loose {
 
     /// The start of a loose object, inflated (at most [`HEAD_LIMIT`] bytes).
     fn commit_head(&self, oid: &str) -> Option<Vec<u8>> {
+        use miniz_oxide::inflate::TINFLStatus;
+        use miniz_oxide::inflate::core::{DecompressorOxide, decompress, inflate_flags};
         let (dir, file) = oid.split_at(2);
         let path = self.git_dir.join("objects").join(dir).join(file);
         let raw = files::read_capped(&path, FILE_LIMIT).ok()??;
-        match miniz_oxide::inflate::decompress_to_vec_zlib_with_limit(&raw, HEAD_LIMIT) {
-            Ok(all) => Some(all),
-            Err(e) if e.status == miniz_oxide::inflate::TINFLStatus::HasMoreOutput => {
-                Some(e.output)
-            }
-            Err(_) => None,
-        }
+        // The decompressor and the output stay on the stack: a commit's
+        // head is short, and heap pages cost a fault each.
+        let mut state = DecompressorOxide::new();
+        let mut out = [0u8; HEAD_LIMIT];
+        let flags = inflate_flags::TINFL_FLAG_PARSE_ZLIB_HEADER
+            | inflate_flags::TINFL_FLAG_USING_NON_WRAPPING_OUTPUT_BUF;
+        let (status, _, written) = decompress(&mut state, &raw, &mut out, 0, flags);
+        matches!(status, TINFLStatus::Done | TINFLStatus::HasMoreOutput)
+            .then(|| out[..written].to_vec())
     }
 }
 
