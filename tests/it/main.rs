@@ -14,6 +14,7 @@ mod bad_input;
 mod cli;
 mod config;
 mod eval;
+mod fast;
 mod fuzz;
 mod install;
 mod interactive;

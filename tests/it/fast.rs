@@ -1,0 +1,180 @@
+//! The pre-push hook's fast program (`vouch-hook`): it answers the pushes
+//! the door allows at once without starting git-vouch, and hands every
+//! other push, input and all, to git-vouch. Where git-vouch is removed,
+//! each handover shows as the launcher script's "binary is missing"
+//! warning, so these tests see which program answered.
+
+use std::fs;
+use std::path::PathBuf;
+use std::process::Command;
+
+use crate::support::{Out, TestEnv, vouch_bin};
+
+/// Refuse whatever is verified and unavailable, so the tier shows in the outcome.
+const BLOCK_UNAVAILABLE: &str =
+    "[on_unavailable]\ncritical = \"block\"\nhigh = \"block\"\nstandard = \"block\"\n";
+
+const MISSING: &str = "the vouch binary is missing";
+
+/// Installs the pre-push hook from copies of both programs (made with `cp`,
+/// see `install_from_vanishing_binary`); returns the copy of git-vouch.
+fn install_from_copies(env: &TestEnv) -> PathBuf {
+    let dir = env.base().join("bin");
+    fs::create_dir_all(&dir).unwrap();
+    let fast = PathBuf::from(env!("CARGO_BIN_EXE_vouch-hook"));
+    for (from, name) in [(vouch_bin(), "git-vouch"), (fast, "vouch-hook")] {
+        let status = Command::new("cp")
+            .arg(from)
+            .arg(dir.join(name))
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+    let bin = dir.join("git-vouch");
+    let out = env
+        .cmd(&bin, &env.work)
+        .args(["install", "--hooks", "pre-push"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    bin
+}
+
+/// Installs from copies and removes git-vouch's: only the fast program is left.
+fn fast_program_only(env: &TestEnv) {
+    let bin = install_from_copies(env);
+    fs::remove_file(bin).unwrap();
+}
+
+fn answered_by_the_fast_program(out: &Out) {
+    out.code(0);
+    assert!(!out.stderr.contains("vouch:"), "{}", out.stderr);
+}
+
+#[test]
+fn the_fast_program_alone_allows_a_fast_forward_and_a_new_branch() {
+    let env = TestEnv::new();
+    fast_program_only(&env);
+    env.commit(&env.work, "a.txt", "a");
+    env.commit(&env.work, "b.txt", "b");
+    answered_by_the_fast_program(&env.push(&["origin", "main"]));
+    assert_eq!(env.remote_ref("main"), Some(env.rev(&env.work, "HEAD")));
+    env.git(&env.work, &["checkout", "-q", "-b", "feature"]);
+    env.commit(&env.work, "f.txt", "feature");
+    answered_by_the_fast_program(&env.push(&["origin", "feature"]));
+    // A rewrite is the whole door's: handed over, and git-vouch is gone.
+    env.rewind(1);
+    env.commit(&env.work, "g.txt", "rewritten");
+    env.push(&["-f", "origin", "feature"])
+        .code(0)
+        .stderr_has(MISSING);
+}
+
+#[test]
+fn the_fast_program_hands_over_what_it_cannot_be_sure_of() {
+    let env = TestEnv::new();
+    fast_program_only(&env);
+    let push_after_commit = |name: &str, args: &[&str]| {
+        env.commit(&env.work, &format!("{name}.txt"), name);
+        env.push(args)
+    };
+    // A tag.
+    env.git(&env.work, &["tag", "v1"]);
+    env.push(&["origin", "v1"]).code(0).stderr_has(MISSING);
+    // A config file that mentions a mirror, or includes another file.
+    env.git(&env.work, &["config", "remote.other.mirror", "false"]);
+    push_after_commit("m", &["origin", "main"])
+        .code(0)
+        .stderr_has(MISSING);
+    env.git(&env.work, &["config", "--unset", "remote.other.mirror"]);
+    let global = env.home.join(".gitconfig");
+    let kept = fs::read_to_string(&global).unwrap();
+    fs::write(&global, format!("{kept}[include]\n\tpath = more.gitconfig\n")).unwrap();
+    push_after_commit("i", &["origin", "main"])
+        .code(0)
+        .stderr_has(MISSING);
+    fs::write(&global, &kept).unwrap();
+    // `git -c` settings reach the hook through the environment.
+    env.commit(&env.work, "c.txt", "c");
+    env.git_headless(&env.work, &["-c", "core.abbrev=9", "push", "origin", "main"])
+        .code(0)
+        .stderr_has(MISSING);
+    // A commit that is packed: its parents are libgit2's to read.
+    env.commit(&env.work, "p.txt", "packed");
+    env.git(&env.work, &["gc", "-q"]);
+    push_after_commit("loose", &["origin", "main"])
+        .code(0)
+        .stderr_has(MISSING);
+    // A chained hook beside vouch's.
+    let local = env.work.join(".git/hooks/pre-push.local");
+    fs::write(&local, "#!/bin/sh\nexit 0\n").unwrap();
+    fs::set_permissions(&local, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    push_after_commit("l", &["origin", "main"])
+        .code(0)
+        .stderr_has(MISSING);
+    fs::remove_file(&local).unwrap();
+    // A linked work tree (its `.git` is a file).
+    let tree = env.base().join("tree");
+    env.git(
+        &env.work,
+        &["worktree", "add", "-q", "-b", "side", tree.to_str().unwrap()],
+    );
+    env.commit(&tree, "w.txt", "in a work tree");
+    env.push_in(&tree, &["origin", "side"])
+        .code(0)
+        .stderr_has(MISSING);
+    // With nothing unsure left, the fast program answers again.
+    answered_by_the_fast_program(&push_after_commit("z", &["origin", "main"]));
+}
+
+#[test]
+fn what_the_config_makes_judged_the_fast_program_hands_to_the_door() {
+    let env = TestEnv::new();
+    install_from_copies(&env);
+    // A fast-forward to a protected branch, made a tier that is verified.
+    env.write_config(&format!("{BLOCK_UNAVAILABLE}[tiers]\npush_protected = \"high\"\n"));
+    env.commit(&env.work, "a.txt", "a");
+    env.push(&["origin", "main"])
+        .code(1)
+        .stderr_has("direct push to `main`");
+    // Observe mode logs every push, a fast-forward too.
+    env.write_config("mode = \"observe\"\n");
+    env.push(&["origin", "main"]).code(0);
+    let record = env.last_audit_of("pre-push");
+    assert_eq!(record["risk_tier"], "none");
+    assert_eq!(record["refs"][0]["change"], "fast-forward");
+    // A config file with a problem: the door says so.
+    fs::write(env.config_path(), "mode = \"sometimes\"\n").unwrap();
+    env.commit(&env.work, "b.txt", "b");
+    let out = env.push(&["origin", "main"]);
+    out.code(0);
+    assert!(out.stderr.contains("config"), "{}", out.stderr);
+}
+
+#[test]
+fn a_push_of_many_refs_is_handed_over_whole() {
+    let env = TestEnv::new();
+    env.write_config(BLOCK_UNAVAILABLE);
+    install_from_copies(&env);
+    env.git(&env.work, &["push", "-q", "origin", "HEAD:refs/heads/zzz-gone"]);
+    env.git(&env.work, &["fetch", "-q"]);
+    let head = env.rev(&env.work, "HEAD");
+    let lines: String = (0..800)
+        .map(|i| format!("create refs/heads/new-{i:04} {head}\n"))
+        .collect();
+    let mut update = env
+        .cmd("git", &env.work)
+        .args(["update-ref", "--stdin"])
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(update.stdin.as_mut().unwrap(), lines.as_bytes()).unwrap();
+    assert!(update.wait().unwrap().success());
+    // 800 new branches (more than 64 KiB of lines), and last in git's order,
+    // a deletion: the door must see every line.
+    env.push(&["origin", "refs/heads/new-*:refs/heads/new-*", ":zzz-gone"])
+        .code(1)
+        .stderr_has("zzz-gone");
+    assert!(env.remote_ref("zzz-gone").is_some());
+    assert!(env.remote_ref("new-0000").is_none());
+}
