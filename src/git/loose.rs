@@ -29,8 +29,15 @@ const FILE_LIMIT: u64 = 1 << 20;
 /// Words that, anywhere in a git config file (any case), leave the reading
 /// to libgit2: a mirror remote (`remote.<name>.mirror`: deletions git never
 /// shows the hook), an included file this reader does not follow
-/// (`include.path`, `includeIf`), and ref or object formats it cannot read.
-const CONFIG_WORDS: [&[u8]; 4] = [b"mirror", b"include", b"refstorage", b"objectformat"];
+/// (`include.path`, `includeIf`), a work tree elsewhere (`core.worktree`,
+/// whose `.vouch.toml` would count), and ref or object formats it cannot read.
+const CONFIG_WORDS: [&[u8]; 5] = [
+    b"mirror",
+    b"include",
+    b"worktree",
+    b"refstorage",
+    b"objectformat",
+];
 
 /// A fact this reader cannot be sure of: libgit2 is to read it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -4,6 +4,7 @@
 //! each handover shows as the launcher script's "binary is missing"
 //! warning, so these tests see which program answered.
 
+use std::fmt::Write as _;
 use std::fs;
 use std::path::PathBuf;
 use std::process::Command;
@@ -36,7 +37,11 @@ fn install_from_copies(env: &TestEnv) -> PathBuf {
         .args(["install", "--hooks", "pre-push"])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     bin
 }
 
@@ -89,16 +94,23 @@ fn the_fast_program_hands_over_what_it_cannot_be_sure_of() {
     env.git(&env.work, &["config", "--unset", "remote.other.mirror"]);
     let global = env.home.join(".gitconfig");
     let kept = fs::read_to_string(&global).unwrap();
-    fs::write(&global, format!("{kept}[include]\n\tpath = more.gitconfig\n")).unwrap();
+    fs::write(
+        &global,
+        format!("{kept}[include]\n\tpath = more.gitconfig\n"),
+    )
+    .unwrap();
     push_after_commit("i", &["origin", "main"])
         .code(0)
         .stderr_has(MISSING);
     fs::write(&global, &kept).unwrap();
     // `git -c` settings reach the hook through the environment.
     env.commit(&env.work, "c.txt", "c");
-    env.git_headless(&env.work, &["-c", "core.abbrev=9", "push", "origin", "main"])
-        .code(0)
-        .stderr_has(MISSING);
+    env.git_headless(
+        &env.work,
+        &["-c", "core.abbrev=9", "push", "origin", "main"],
+    )
+    .code(0)
+    .stderr_has(MISSING);
     // A commit that is packed: its parents are libgit2's to read.
     env.commit(&env.work, "p.txt", "packed");
     env.git(&env.work, &["gc", "-q"]);
@@ -117,7 +129,14 @@ fn the_fast_program_hands_over_what_it_cannot_be_sure_of() {
     let tree = env.base().join("tree");
     env.git(
         &env.work,
-        &["worktree", "add", "-q", "-b", "side", tree.to_str().unwrap()],
+        &[
+            "worktree",
+            "add",
+            "-q",
+            "-b",
+            "side",
+            tree.to_str().unwrap(),
+        ],
     );
     env.commit(&tree, "w.txt", "in a work tree");
     env.push_in(&tree, &["origin", "side"])
@@ -132,7 +151,9 @@ fn what_the_config_makes_judged_the_fast_program_hands_to_the_door() {
     let env = TestEnv::new();
     install_from_copies(&env);
     // A fast-forward to a protected branch, made a tier that is verified.
-    env.write_config(&format!("{BLOCK_UNAVAILABLE}[tiers]\npush_protected = \"high\"\n"));
+    env.write_config(&format!(
+        "{BLOCK_UNAVAILABLE}[tiers]\npush_protected = \"high\"\n"
+    ));
     env.commit(&env.work, "a.txt", "a");
     env.push(&["origin", "main"])
         .code(1)
@@ -156,12 +177,16 @@ fn a_push_of_many_refs_is_handed_over_whole() {
     let env = TestEnv::new();
     env.write_config(BLOCK_UNAVAILABLE);
     install_from_copies(&env);
-    env.git(&env.work, &["push", "-q", "origin", "HEAD:refs/heads/zzz-gone"]);
+    env.git(
+        &env.work,
+        &["push", "-q", "origin", "HEAD:refs/heads/zzz-gone"],
+    );
     env.git(&env.work, &["fetch", "-q"]);
     let head = env.rev(&env.work, "HEAD");
-    let lines: String = (0..800)
-        .map(|i| format!("create refs/heads/new-{i:04} {head}\n"))
-        .collect();
+    let mut lines = String::new();
+    for i in 0..800 {
+        writeln!(lines, "create refs/heads/new-{i:04} {head}").unwrap();
+    }
     let mut update = env
         .cmd("git", &env.work)
         .args(["update-ref", "--stdin"])
