@@ -55,7 +55,7 @@ fi
 echo "building vouch (release): the first build takes a few minutes (about 3-4 on 2 cores), later ones less; cargo's progress follows" >&2
 build install
 bin="${CARGO_HOME:-$HOME/.cargo}/bin/git-vouch"
-echo "installed $bin (run it as \`git vouch\`)"
+echo "installed $bin (run it as \`git vouch\`), and beside it vouch-hook, the pre-push hook's fast path"
 # The old name, for hooks and agent settings written before the rename:
 # they call `.../bin/vouch` (or `vouch` on PATH). When that is an older vouch
 # (its binary carries vouch's hook marker), it becomes a link to git-vouch,

@@ -21,25 +21,13 @@ use std::ffi::{OsStr, OsString};
 use std::fs::File;
 use std::io::{Seek, Write};
 use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::CommandExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, ExitCode, Stdio};
 
 use crate::context::Ctx;
 use crate::env::ProcessEnv;
 use crate::{ExitStatus, ui};
-
-/// The program's file name, installed beside `git-vouch`.
-pub const PROGRAM: &str = "vouch-hook";
-
-/// The fast program installed beside the vouch binary `bin`, if it is
-/// there and executable.
-pub fn beside(bin: &Path) -> Option<PathBuf> {
-    let fast = bin.with_file_name(PROGRAM);
-    let meta = std::fs::metadata(&fast).ok()?;
-    (meta.is_file() && meta.permissions().mode() & 0o111 != 0).then_some(fast)
-}
 
 /// Runs the program: `args` is its command line as the launcher gives it
 /// (the hook's path, then git's arguments).
@@ -94,7 +82,8 @@ fn allowed(args: &[OsString], input: &[u8]) -> bool {
 fn hand_over(args: &[OsString], input: &[u8]) -> ExitCode {
     let Some(hook) = args.first() else {
         ui::error(&anyhow::anyhow!(
-            "{PROGRAM} is started by vouch's pre-push hook, not by hand"
+            "{} is started by vouch's pre-push hook, not by hand",
+            crate::install::FAST_PROGRAM
         ));
         return ExitCode::from(ExitStatus::Error as u8);
     };

@@ -292,6 +292,18 @@ pub fn state(dir: &Path, hook: &str) -> HookState {
     }
 }
 
+/// The pre-push hook's fast program ([`crate::fast`]), installed beside
+/// `git-vouch`.
+pub const FAST_PROGRAM: &str = "vouch-hook";
+
+/// The fast program installed beside the vouch binary `bin`, if it is
+/// there and executable.
+fn fast_beside(bin: &Path) -> Option<PathBuf> {
+    let fast = bin.with_file_name(FAST_PROGRAM);
+    let meta = fs::metadata(&fast).ok()?;
+    (meta.is_file() && meta.permissions().mode() & 0o111 != 0).then_some(fast)
+}
+
 /// What a hook file is: vouch's script (or the launcher that carries it),
 /// or a link to the vouch binary.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -332,9 +344,7 @@ impl Form {
         let strict = strict && !gated;
         let script = render(hook, bin, strict)?;
         // The push's fast program, where it was installed beside the binary.
-        let fast = (hook == "pre-push")
-            .then(|| crate::fast::beside(bin))
-            .flatten();
+        let fast = (hook == "pre-push").then(|| fast_beside(bin)).flatten();
         let targets = crate::launcher::Targets {
             bin,
             fast: fast.as_deref(),
