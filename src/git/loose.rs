@@ -79,7 +79,7 @@ impl Loose {
     }
 
     /// True when no config file git or libgit2 would read can make this
-    /// push a mirror or hide a setting in an included file ([`CONFIG_WORDS`]),
+    /// push a mirror or hide a setting in an included file (`CONFIG_WORDS`),
     /// and no setting comes from the command line (`git -c`). A file that
     /// cannot be read is not sure.
     pub fn config_is_plain(&self, env: &dyn Env) -> bool {
@@ -123,7 +123,7 @@ impl Loose {
     }
 
     /// True when `old` is an ancestor of `new` (both full object ids),
-    /// found through at most [`WALK_LIMIT`] loose commits; false when that
+    /// found through at most `WALK_LIMIT` (64) loose commits; false when that
     /// cannot be shown here (a packed commit, a longer history, a rewrite).
     pub fn reaches(&self, new: &str, old: &str) -> bool {
         if !is_oid(new) || !is_oid(old) || new == old {
