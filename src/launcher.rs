@@ -455,13 +455,16 @@ mod tests {
             script,
         };
         let launcher = build(&targets, false, "push", false).unwrap();
-        let (code, out, _) = run(
-            dir.path(),
-            "pre-push",
-            &launcher,
-            &["origin", "a b"],
-            "ref lines\n",
-        );
+        let start = || {
+            run(
+                dir.path(),
+                "pre-push",
+                &launcher,
+                &["origin", "a b"],
+                "ref lines\n",
+            )
+        };
+        let (code, out, _) = start();
         // (A script started by the kernel sees its own path as `$0`; vouch
         // itself gets the hook's path as `argv[0]`, which the integration
         // tests' hooks rely on.)
@@ -479,13 +482,7 @@ mod tests {
         .unwrap();
         std::fs::set_permissions(&fast, std::os::unix::fs::PermissionsExt::from_mode(0o755))
             .unwrap();
-        let (code, out, _) = run(
-            dir.path(),
-            "pre-push",
-            &launcher,
-            &["origin", "a b"],
-            "ref lines\n",
-        );
+        let (code, out, _) = start();
         assert_eq!(code, 9);
         assert_eq!(
             out,
@@ -494,13 +491,7 @@ mod tests {
         std::fs::remove_file(&fast).unwrap();
         // The binary is gone: the script runs, under the hook's own name.
         std::fs::remove_file(&bin).unwrap();
-        let (code, out, _) = run(
-            dir.path(),
-            "pre-push",
-            &launcher,
-            &["origin", "a b"],
-            "ref lines\n",
-        );
+        let (code, out, _) = start();
         assert_eq!(code, 5);
         assert_eq!(
             out,

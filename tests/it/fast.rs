@@ -7,7 +7,6 @@
 use std::fmt::Write as _;
 use std::fs;
 use std::path::PathBuf;
-use std::process::Command;
 
 use crate::support::{Out, TestEnv, vouch_bin};
 
@@ -17,32 +16,14 @@ const BLOCK_UNAVAILABLE: &str =
 
 const MISSING: &str = "the vouch binary is missing";
 
-/// Installs the pre-push hook from copies of both programs (made with `cp`,
-/// see `install_from_vanishing_binary`); returns the copy of git-vouch.
+/// Installs the pre-push hook from copies of both programs; returns the
+/// copy of git-vouch.
 fn install_from_copies(env: &TestEnv) -> PathBuf {
-    let dir = env.base().join("bin");
-    fs::create_dir_all(&dir).unwrap();
     let fast = PathBuf::from(env!("CARGO_BIN_EXE_vouch-hook"));
-    for (from, name) in [(vouch_bin(), "git-vouch"), (fast, "vouch-hook")] {
-        let status = Command::new("cp")
-            .arg(from)
-            .arg(dir.join(name))
-            .status()
-            .unwrap();
-        assert!(status.success());
-    }
-    let bin = dir.join("git-vouch");
-    let out = env
-        .cmd(&bin, &env.work)
-        .args(["install", "--hooks", "pre-push"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    bin
+    env.install_from_copies(
+        &[(vouch_bin(), "git-vouch"), (fast, "vouch-hook")],
+        "pre-push",
+    )
 }
 
 /// Installs from copies and removes git-vouch's: only the fast program is left.

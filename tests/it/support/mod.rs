@@ -308,14 +308,24 @@ impl TestEnv {
     /// open by a child another test thread forks, and executing it would
     /// fail with "Text file busy".
     pub fn install_from_vanishing_binary(&self, hook: &str) {
-        let copy = self.base().join("bin/vouch");
-        fs::create_dir_all(copy.parent().unwrap()).unwrap();
-        let status = Command::new("cp")
-            .arg(vouch_bin())
-            .arg(&copy)
-            .status()
-            .unwrap();
-        assert!(status.success());
+        let copy = self.install_from_copies(&[(vouch_bin(), "vouch")], hook);
+        fs::remove_file(&copy).unwrap();
+    }
+
+    /// Copies `programs` (each from a path, to a name) into `bin/` with `cp`
+    /// (see above) and installs `hook` from the first; returns its copy.
+    pub fn install_from_copies(&self, programs: &[(PathBuf, &str)], hook: &str) -> PathBuf {
+        let dir = self.base().join("bin");
+        fs::create_dir_all(&dir).unwrap();
+        for (from, name) in programs {
+            let status = Command::new("cp")
+                .arg(from)
+                .arg(dir.join(name))
+                .status()
+                .unwrap();
+            assert!(status.success());
+        }
+        let copy = dir.join(programs[0].1);
         let out = self
             .cmd(&copy, &self.work)
             .args(["install", "--hooks", hook])
@@ -326,7 +336,7 @@ impl TestEnv {
             "{}",
             String::from_utf8_lossy(&out.stderr)
         );
-        fs::remove_file(&copy).unwrap();
+        copy
     }
 
     /// The user config file.
