@@ -16,8 +16,9 @@ use std::path::{Path, PathBuf};
 use crate::env::Env;
 use crate::files;
 
-/// How many commits a fast-forward may add and still be told here.
-const WALK_LIMIT: usize = 64;
+/// How many commits this reader reads for one push, over all its refs:
+/// past that, libgit2 tells the push faster.
+const READ_BUDGET: usize = 64;
 
 /// A commit object is read this far: its parents come right after its
 /// tree (a merge of 40 branches fits).
@@ -47,6 +48,8 @@ pub struct NotSure;
 #[derive(Debug)]
 pub struct Loose {
     git_dir: PathBuf,
+    /// Commit reads left ([`READ_BUDGET`]).
+    budget: std::cell::Cell<usize>,
 }
 
 impl Loose {
@@ -75,7 +78,10 @@ impl Loose {
         ["commondir", "shallow", "info/grafts"]
             .iter()
             .all(|rel| absent(rel))
-            .then_some(Self { git_dir })
+            .then_some(Self {
+                git_dir,
+                budget: std::cell::Cell::new(READ_BUDGET),
+            })
     }
 
     /// True when no config file git or libgit2 would read can make this
@@ -123,8 +129,9 @@ impl Loose {
     }
 
     /// True when `old` is an ancestor of `new` (both full object ids),
-    /// found through at most `WALK_LIMIT` (64) loose commits; false when that
-    /// cannot be shown here (a packed commit, a longer history, a rewrite).
+    /// found through loose commits, at most `READ_BUDGET` (64) read over
+    /// all calls; false when that cannot be shown here (a packed commit, a
+    /// longer history, a spent budget, a rewrite).
     pub fn reaches(&self, new: &str, old: &str) -> bool {
         if !is_oid(new) || !is_oid(old) || new == old {
             return false;
@@ -132,9 +139,10 @@ impl Loose {
         let mut queue = vec![new.to_owned()];
         let mut seen = Vec::new();
         while let Some(oid) = queue.pop() {
-            if seen.len() >= WALK_LIMIT {
+            let Some(left) = self.budget.get().checked_sub(1) else {
                 return false;
-            }
+            };
+            self.budget.set(left);
             let Some(head) = self.commit_head(&oid) else {
                 return false;
             };

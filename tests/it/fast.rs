@@ -48,6 +48,16 @@ fn the_fast_program_alone_allows_a_fast_forward_and_a_new_branch() {
     env.git(&env.work, &["checkout", "-q", "-b", "feature"]);
     env.commit(&env.work, "f.txt", "feature");
     answered_by_the_fast_program(&env.push(&["origin", "feature"]));
+    // More new commits than the fast program reads for one push (64).
+    env.git(&env.work, &["checkout", "-q", "main"]);
+    for i in 0..65 {
+        env.git(
+            &env.work,
+            &["commit", "-q", "--allow-empty", "-m", &format!("n{i}")],
+        );
+    }
+    env.push(&["origin", "main"]).code(0).stderr_has(MISSING);
+    env.git(&env.work, &["checkout", "-q", "feature"]);
     // A rewrite is the whole door's: handed over, and git-vouch is gone.
     env.rewind(1);
     env.commit(&env.work, "g.txt", "rewritten");
