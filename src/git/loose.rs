@@ -71,13 +71,12 @@ impl Loose {
             return None;
         }
         let git_dir = cwd.join(".git");
-        if !std::fs::metadata(&git_dir).ok()?.is_dir() {
+        if !files::is_dir(&git_dir) {
             return None;
         }
-        let absent = |rel: &str| matches!(std::fs::symlink_metadata(git_dir.join(rel)), Err(e) if e.kind() == ErrorKind::NotFound);
         ["commondir", "shallow", "info/grafts"]
             .iter()
-            .all(|rel| absent(rel))
+            .all(|rel| files::absent(&git_dir.join(rel)) == Some(true))
             .then_some(Self {
                 git_dir,
                 budget: std::cell::Cell::new(READ_BUDGET),
