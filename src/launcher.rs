@@ -31,7 +31,7 @@
 //! both). When the fast program cannot start, the launcher goes on as above.
 //!
 //! This is a pure byte builder: it writes an ELF executable by hand (headers,
-//! then data, then 24 instructions), so it needs no compiler at install
+//! then data, then two dozen instructions), so it needs no compiler at install
 //! time. Other systems get the script.
 
 use std::os::unix::ffi::OsStrExt;
