@@ -68,6 +68,13 @@ fn allowed(args: &[OsString], input: &[u8]) -> bool {
     if name != b"pre-push" {
         return false;
     }
+    // git-vouch must be there to be answered for: a missing one is noticed
+    // at every push (the launcher's script warns, or refuses when strict).
+    if !std::env::current_exe()
+        .is_ok_and(|me| crate::files::is_executable(&me.with_file_name(crate::install::PROGRAM)))
+    {
+        return false;
+    }
     let Ok(cwd) = std::env::current_dir() else {
         return false;
     };

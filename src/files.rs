@@ -41,6 +41,14 @@ pub fn is_dir(path: &Path) -> bool {
     rustix::fs::stat(path).is_ok_and(|s| rustix::fs::FileType::from_raw_mode(s.st_mode).is_dir())
 }
 
+/// Whether `path` is a file (following links) with an execute bit, as git
+/// asks of a hook.
+pub fn is_executable(path: &Path) -> bool {
+    rustix::fs::stat(path).is_ok_and(|s| {
+        rustix::fs::FileType::from_raw_mode(s.st_mode).is_file() && s.st_mode & 0o111 != 0
+    })
+}
+
 /// Everything on standard input, read without std's buffered `Stdin`
 /// (whose first use allocates its 8 KiB buffer).
 pub fn read_stdin() -> io::Result<Vec<u8>> {
@@ -76,5 +84,9 @@ mod tests {
         assert_eq!(absent(&dir.path().join("dangling")), Some(false));
         assert!(is_dir(dir.path()));
         assert!(!is_dir(&f));
+        assert!(!is_executable(&f));
+        assert!(!is_executable(dir.path()));
+        std::fs::set_permissions(&f, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+        assert!(is_executable(&f));
     }
 }

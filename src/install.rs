@@ -300,8 +300,7 @@ pub const FAST_PROGRAM: &str = "vouch-hook";
 /// there and executable.
 fn fast_beside(bin: &Path) -> Option<PathBuf> {
     let fast = bin.with_file_name(FAST_PROGRAM);
-    let meta = fs::metadata(&fast).ok()?;
-    (meta.is_file() && meta.permissions().mode() & 0o111 != 0).then_some(fast)
+    crate::files::is_executable(&fast).then_some(fast)
 }
 
 /// What a hook file is: vouch's script (or the launcher that carries it),

@@ -160,7 +160,8 @@ fn read_cmdline(pid: u32) -> Option<Vec<String>> {
 }
 
 fn parent_of(pid: u32) -> Option<u32> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let stat = crate::files::read(Path::new(&format!("/proc/{pid}/stat"))).ok()?;
+    let stat = String::from_utf8_lossy(&stat);
     // `pid (comm) state ppid ...`: comm may hold spaces and parentheses.
     let after = &stat[stat.rfind(')')? + 1..];
     after.split_whitespace().nth(1)?.parse().ok()

@@ -6,7 +6,6 @@
 
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
-use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -66,12 +65,6 @@ pub struct SearchPlaces {
     pub path: Option<std::ffi::OsString>,
 }
 
-/// True for a regular file with an execute bit (as git checks hooks).
-pub fn is_executable(path: &Path) -> bool {
-    path.metadata()
-        .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-}
-
 fn scan_dir(
     dir: &Path,
     prefix: &str,
@@ -90,7 +83,7 @@ fn scan_dir(
         let Some(name) = file.strip_prefix(prefix) else {
             continue;
         };
-        if name.is_empty() || name.starts_with('.') || !is_executable(&path) {
+        if name.is_empty() || name.starts_with('.') || !crate::files::is_executable(&path) {
             continue;
         }
         found

@@ -23,7 +23,7 @@ use crate::git::{Loose, Repo};
 use crate::hooks::{ForceHint, PushUpdate, parse_pre_push, parse_push_argv};
 use crate::policy::{Decision, Plan};
 use crate::text::redact_url;
-use crate::{ExitStatus, parent, ui, verifiers};
+use crate::{ExitStatus, parent, ui};
 
 /// Runs the pre-push hook.
 pub fn pre_push(ctx: &Ctx, args: &PrePushArgs) -> Result<ExitStatus> {
@@ -267,7 +267,7 @@ pub(crate) fn run_chained(
         return Ok(None);
     }
     // As git does with hooks: one that is not executable is skipped, with a word.
-    if !verifiers::is_executable(&path) {
+    if !crate::files::is_executable(&path) {
         ui::warn(&format!(
             "`{}` is not executable, so it was not run",
             path.display()

@@ -186,11 +186,9 @@ impl Loose {
 /// `GIT_CONFIG_GLOBAL` and `GIT_CONFIG_SYSTEM` say) could read for this
 /// repository: more than either reads, never fewer.
 fn config_files(git_dir: &Path, env: &dyn Env) -> Vec<PathBuf> {
-    let mut files = vec![
-        git_dir.join("config"),
-        git_dir.join("config.worktree"),
-        PathBuf::from("/etc/gitconfig"),
-    ];
+    // `config.worktree` counts only with `extensions.worktreeConfig`, which
+    // the repository's config names, and `worktree` there is not sure.
+    let mut files = vec![git_dir.join("config"), PathBuf::from("/etc/gitconfig")];
     for var in ["GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM"] {
         if let Some(path) = env.var_os(var).filter(|p| !p.is_empty()) {
             files.push(PathBuf::from(path));

@@ -1,12 +1,11 @@
 //! The pre-push hook's fast program (`vouch-hook`): it answers the pushes
 //! the door allows at once without starting git-vouch, and hands every
-//! other push, input and all, to git-vouch. Where git-vouch is removed,
-//! each handover shows as the launcher script's "binary is missing"
-//! warning, so these tests see which program answered.
+//! other push, input and all, to git-vouch. Where git-vouch is a stand-in
+//! that notes each start, these tests see which program answered.
 
 use std::fmt::Write as _;
 use std::fs;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::support::{Out, TestEnv, vouch_bin};
 
@@ -26,28 +25,50 @@ fn install_from_copies(env: &TestEnv) -> PathBuf {
     )
 }
 
-/// Installs from copies and removes git-vouch's: only the fast program is left.
-fn fast_program_only(env: &TestEnv) {
+/// Installs from copies and puts in git-vouch's place a stand-in that notes
+/// each start in the returned file and allows (so that a handover shows).
+fn fast_program_with_stand_in(env: &TestEnv) -> PathBuf {
     let bin = install_from_copies(env);
-    fs::remove_file(bin).unwrap();
+    let started = env.base().join("git-vouch-started");
+    // Written beside and copied in place with `cp`, as the copies are.
+    let stand_in = env.script(
+        "stand-in",
+        &format!(
+            "echo \"$0 $*\" >> '{}'\ncat > /dev/null\n",
+            started.display()
+        ),
+    );
+    let copied = std::process::Command::new("cp")
+        .arg(stand_in)
+        .arg(bin)
+        .status()
+        .unwrap();
+    assert!(copied.success());
+    started
 }
 
-fn answered_by_the_fast_program(out: &Out) {
+/// Whether git-vouch was started since the last look.
+fn handed_over(started: &Path) -> bool {
+    fs::remove_file(started).is_ok()
+}
+
+fn answered_by_the_fast_program(out: &Out, started: &Path) {
     out.code(0);
     assert!(!out.stderr.contains("vouch:"), "{}", out.stderr);
+    assert!(!handed_over(started), "git-vouch was started");
 }
 
 #[test]
 fn the_fast_program_alone_allows_a_fast_forward_and_a_new_branch() {
     let env = TestEnv::new();
-    fast_program_only(&env);
+    let started = fast_program_with_stand_in(&env);
     env.commit(&env.work, "a.txt", "a");
     env.commit(&env.work, "b.txt", "b");
-    answered_by_the_fast_program(&env.push(&["origin", "main"]));
+    answered_by_the_fast_program(&env.push(&["origin", "main"]), &started);
     assert_eq!(env.remote_ref("main"), Some(env.rev(&env.work, "HEAD")));
     env.git(&env.work, &["checkout", "-q", "-b", "feature"]);
     env.commit(&env.work, "f.txt", "feature");
-    answered_by_the_fast_program(&env.push(&["origin", "feature"]));
+    answered_by_the_fast_program(&env.push(&["origin", "feature"]), &started);
     // More new commits than the fast program reads for one push (64).
     env.git(&env.work, &["checkout", "-q", "main"]);
     for i in 0..65 {
@@ -56,32 +77,58 @@ fn the_fast_program_alone_allows_a_fast_forward_and_a_new_branch() {
             &["commit", "-q", "--allow-empty", "-m", &format!("n{i}")],
         );
     }
-    env.push(&["origin", "main"]).code(0).stderr_has(MISSING);
+    env.push(&["origin", "main"]).code(0);
+    assert!(handed_over(&started));
     env.git(&env.work, &["checkout", "-q", "feature"]);
-    // A rewrite is the whole door's: handed over, and git-vouch is gone.
+    // A rewrite is the whole door's, and git-vouch gets git's arguments (a
+    // script sees its own path as `$0`; the launcher test checks the name).
     env.rewind(1);
     env.commit(&env.work, "g.txt", "rewritten");
-    env.push(&["-f", "origin", "feature"])
-        .code(0)
-        .stderr_has(MISSING);
+    env.push(&["-f", "origin", "feature"]).code(0);
+    assert_eq!(
+        fs::read_to_string(&started).unwrap(),
+        format!(
+            "{} origin {}\n",
+            env.base().join("bin/git-vouch").display(),
+            env.remote.display()
+        )
+    );
+}
+
+#[test]
+fn a_missing_git_vouch_is_noticed_at_a_fast_forward_too() {
+    let env = TestEnv::new();
+    let bin = install_from_copies(&env);
+    fs::remove_file(&bin).unwrap();
+    env.commit(&env.work, "a.txt", "a");
+    env.push(&["origin", "main"]).code(0).stderr_has(MISSING);
+    env.write_config("strict = true\n");
+    install_from_copies(&env);
+    fs::remove_file(&bin).unwrap();
+    env.commit(&env.work, "b.txt", "b");
+    env.push(&["origin", "main"])
+        .code(1)
+        .stderr_has("strict mode is on");
 }
 
 #[test]
 fn the_fast_program_hands_over_what_it_cannot_be_sure_of() {
     let env = TestEnv::new();
-    fast_program_only(&env);
+    let started = fast_program_with_stand_in(&env);
+    let handed = |out: Out| {
+        out.code(0);
+        assert!(handed_over(&started), "answered without git-vouch");
+    };
     let push_after_commit = |name: &str, args: &[&str]| {
         env.commit(&env.work, &format!("{name}.txt"), name);
         env.push(args)
     };
     // A tag.
     env.git(&env.work, &["tag", "v1"]);
-    env.push(&["origin", "v1"]).code(0).stderr_has(MISSING);
+    handed(env.push(&["origin", "v1"]));
     // A config file that mentions a mirror, or includes another file.
     env.git(&env.work, &["config", "remote.other.mirror", "false"]);
-    push_after_commit("m", &["origin", "main"])
-        .code(0)
-        .stderr_has(MISSING);
+    handed(push_after_commit("m", &["origin", "main"]));
     env.git(&env.work, &["config", "--unset", "remote.other.mirror"]);
     let global = env.home.join(".gitconfig");
     let kept = fs::read_to_string(&global).unwrap();
@@ -90,51 +137,30 @@ fn the_fast_program_hands_over_what_it_cannot_be_sure_of() {
         format!("{kept}[include]\n\tpath = more.gitconfig\n"),
     )
     .unwrap();
-    push_after_commit("i", &["origin", "main"])
-        .code(0)
-        .stderr_has(MISSING);
+    handed(push_after_commit("i", &["origin", "main"]));
     fs::write(&global, &kept).unwrap();
     // `git -c` settings reach the hook through the environment.
     env.commit(&env.work, "c.txt", "c");
-    env.git_headless(
+    handed(env.git_headless(
         &env.work,
         &["-c", "core.abbrev=9", "push", "origin", "main"],
-    )
-    .code(0)
-    .stderr_has(MISSING);
+    ));
     // A commit that is packed: its parents are libgit2's to read.
     env.commit(&env.work, "p.txt", "packed");
     env.git(&env.work, &["gc", "-q"]);
-    push_after_commit("loose", &["origin", "main"])
-        .code(0)
-        .stderr_has(MISSING);
+    handed(push_after_commit("loose", &["origin", "main"]));
     // A chained hook beside vouch's.
     let local = env.work.join(".git/hooks/pre-push.local");
     fs::write(&local, "#!/bin/sh\nexit 0\n").unwrap();
     fs::set_permissions(&local, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
-    push_after_commit("l", &["origin", "main"])
-        .code(0)
-        .stderr_has(MISSING);
+    handed(push_after_commit("l", &["origin", "main"]));
     fs::remove_file(&local).unwrap();
     // A linked work tree (its `.git` is a file).
-    let tree = env.base().join("tree");
-    env.git(
-        &env.work,
-        &[
-            "worktree",
-            "add",
-            "-q",
-            "-b",
-            "side",
-            tree.to_str().unwrap(),
-        ],
-    );
+    let tree = env.worktree("side");
     env.commit(&tree, "w.txt", "in a work tree");
-    env.push_in(&tree, &["origin", "side"])
-        .code(0)
-        .stderr_has(MISSING);
+    handed(env.push_in(&tree, &["origin", "side"]));
     // With nothing unsure left, the fast program answers again.
-    answered_by_the_fast_program(&push_after_commit("z", &["origin", "main"]));
+    answered_by_the_fast_program(&push_after_commit("z", &["origin", "main"]), &started);
 }
 
 #[test]
@@ -158,9 +184,10 @@ fn what_the_config_makes_judged_the_fast_program_hands_to_the_door() {
     // A config file with a problem: the door says so.
     fs::write(env.config_path(), "mode = \"sometimes\"\n").unwrap();
     env.commit(&env.work, "b.txt", "b");
-    let out = env.push(&["origin", "main"]);
-    out.code(0);
-    assert!(out.stderr.contains("config"), "{}", out.stderr);
+    env.push(&["origin", "main"])
+        .code(0)
+        .stderr_has("config.toml")
+        .stderr_has("sometimes");
 }
 
 #[test]

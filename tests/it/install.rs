@@ -233,21 +233,14 @@ fn hooks_path_outside_the_repository_needs_force() {
 #[test]
 fn linked_worktree_installs_into_the_common_dir() {
     let env = TestEnv::new();
-    let wt = env.base().join("wt");
-    env.git(
-        &env.work,
-        &[
-            "worktree",
-            "add",
-            "-q",
-            "-b",
-            "wt-branch",
-            &wt.display().to_string(),
-        ],
-    );
+    let wt = env.worktree("wt-branch");
     env.vouch_in(&wt, &["install"]).code(0);
     assert!(env.work.join(".git/hooks/pre-push").exists());
-    assert!(!env.work.join(".git/worktrees/wt/hooks/pre-push").exists());
+    assert!(
+        !env.work
+            .join(".git/worktrees/wt-branch/hooks/pre-push")
+            .exists()
+    );
     env.write_config("[on_unavailable]\nhigh = \"block\"\n");
     env.push_in(&wt, &["origin", "wt-branch"]).code(0);
     env.git(&wt, &["commit", "-q", "--amend", "-m", "rewritten"]);

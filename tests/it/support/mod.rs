@@ -291,6 +291,16 @@ impl TestEnv {
         dir
     }
 
+    /// A linked work tree of `work/` at `<base>/<branch>`, on a new `branch`.
+    pub fn worktree(&self, branch: &str) -> PathBuf {
+        let dir = self.base().join(branch);
+        self.git(
+            &self.work,
+            &["worktree", "add", "-q", "-b", branch, dir.to_str().unwrap()],
+        );
+        dir
+    }
+
     /// Installs vouch into `work/`.
     pub fn install(&self) {
         self.vouch(&["install"]).code(0);
