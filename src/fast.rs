@@ -1,22 +1,32 @@
-//! The fast hook program, `vouch-hook`: what the pre-push launcher starts
-//! first ([`crate::launcher`]). It answers the push the door allows at
-//! once and silently (a fast-forward or a new branch no rule names, read
-//! without libgit2: [`crate::commands::pre_push::allowed_at_once`]) and
-//! hands every other push to the vouch binary, with the same name,
-//! arguments and input, so that the whole door judges it.
+//! The fast hook program, `vouch-hook`. It answers the push the door
+//! allows at once and silently (a fast-forward or a new branch no rule
+//! names, read without libgit2:
+//! [`crate::commands::pre_push::allowed_at_once`]) and hands every other
+//! push to the vouch binary, with the same name, arguments and input, so
+//! that the whole door judges it.
 //!
 //! Why a second program: a hook is a process per push, and on a virtual
-//! machine most of a short process's time goes to page faults (about 4 µs
-//! each) and file system calls. git-vouch answering a fast-forward takes
-//! about 106 faults and 200 calls (libgit2 opens the repository and reads
-//! its config files over and over); this program about 58 faults and 60
-//! calls (`BENCHMARKS.md`). The handover costs one more `execve` on a push
-//! that is judged.
+//! machine most of a short process's time goes to `execve`, page faults
+//! (about 4 µs each) and file system calls. git-vouch answering a
+//! fast-forward takes about 106 faults and 200 calls (libgit2 opens the
+//! repository and reads its config files over and over); this program
+//! about 40 faults and 60 calls (`BENCHMARKS.md`). The handover costs one
+//! more `execve` on a push that is judged.
 //!
-//! The binary it hands over to is the one baked into the launcher it was
-//! started from (the hook file); when that cannot start, the launcher's
-//! script runs, as the launcher itself would have run it: it looks for
-//! vouch on `PATH`, then warns, or refuses in strict mode.
+//! It runs in one of two ways:
+//! - as the hook file itself, a copy `git vouch install` made with its
+//!   region baked ([`crate::baked`]): git starts one program. The copy
+//!   hands over to the binary baked into it, and answers only while the
+//!   installed program is still the one it was copied from; after an
+//!   upgrade it hands every push over, and git-vouch refreshes it
+//!   ([`STALE_VAR`]);
+//! - as the installed program, started by a launcher ([`crate::launcher`]:
+//!   hooks installed by an earlier vouch): it hands over to the binary
+//!   baked into the launcher.
+//!
+//! Either way, when the binary cannot start, the hook's script runs, as
+//! the launcher itself would run it: it looks for vouch on `PATH`, then
+//! warns, or refuses in strict mode.
 
 use std::ffi::{OsStr, OsString};
 use std::fs::File;
@@ -26,13 +36,25 @@ use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Command, ExitCode, Stdio};
 
+use crate::baked::Baked;
 use crate::context::Ctx;
 use crate::env::ProcessEnv;
 use crate::{ExitStatus, ui};
 
-/// Runs the program: `args` is its command line as the launcher gives it
-/// (the hook's path, then git's arguments).
-pub fn main(args: &[OsString]) -> ExitCode {
+/// Set for git-vouch by a copy that is older than the installed program:
+/// the hook is refreshed ([`crate::commands::setup::refresh_fast_copy`]).
+pub const STALE_VAR: &str = "VOUCH_HOOK_STALE";
+
+/// The name of the memory file the input is handed over in (the
+/// reference-transaction launcher's gate names its own the same).
+pub const INPUT_NAME: &str = "vouch-hook-input";
+
+/// Runs the program: `args` is its command line as git or the launcher
+/// gives it (the hook's path, then git's arguments); `region` is the
+/// program's baked region ([`crate::baked`]), filled in when the program
+/// is the hook file itself.
+pub fn main(args: &[OsString], region: &[u8]) -> ExitCode {
+    let copy = crate::baked::read(region);
     let input = match crate::files::read_stdin() {
         Ok(input) => input,
         Err(e) => {
@@ -43,15 +65,20 @@ pub fn main(args: &[OsString]) -> ExitCode {
             return ExitCode::from(ExitStatus::Error as u8);
         }
     };
-    if allowed(args, &input) {
+    // A copy answers only while the installed program is the one it was
+    // copied from: after an upgrade, git-vouch judges and refreshes it.
+    let stale = copy.is_some_and(|c| {
+        crate::files::identity(c.fast).is_none_or(|id| id.as_bytes() != c.identity)
+    });
+    if !stale && allowed(args, &input, copy.as_ref()) {
         return ExitCode::SUCCESS;
     }
-    hand_over(args, &input)
+    hand_over(args, &input, copy.as_ref(), stale)
 }
 
 /// Whether this is a pre-push hook's command line and the push door allows
 /// the push at once.
-fn allowed(args: &[OsString], input: &[u8]) -> bool {
+fn allowed(args: &[OsString], input: &[u8], copy: Option<&Baked>) -> bool {
     let [hook, remote, url] = args else {
         return false;
     };
@@ -69,10 +96,15 @@ fn allowed(args: &[OsString], input: &[u8]) -> bool {
         return false;
     }
     // git-vouch must be there to be answered for: a missing one is noticed
-    // at every push (the launcher's script warns, or refuses when strict).
-    if !std::env::current_exe()
-        .is_ok_and(|me| crate::files::is_executable(&me.with_file_name(crate::install::PROGRAM)))
-    {
+    // at every push (the hook's script warns, or refuses when strict).
+    let bin = match copy {
+        Some(copy) => copy.bin.to_path_buf(),
+        None => match std::env::current_exe() {
+            Ok(me) => me.with_file_name(crate::install::PROGRAM),
+            Err(_) => return false,
+        },
+    };
+    if !crate::files::is_executable(&bin) {
         return false;
     }
     let Ok(cwd) = std::env::current_dir() else {
@@ -83,11 +115,13 @@ fn allowed(args: &[OsString], input: &[u8]) -> bool {
     crate::commands::pre_push::allowed_at_once(&ctx, hook_dir, remote, url, input)
 }
 
-/// Starts the vouch binary the hook's launcher names (or the one beside this
-/// program) in this process, the input read so far as its standard input;
-/// when it cannot start, the launcher's script. Returns only when neither
-/// can.
-fn hand_over(args: &[OsString], input: &[u8]) -> ExitCode {
+/// Starts the vouch binary in this process, the input read so far as its
+/// standard input: the one baked into this copy, or into the launcher the
+/// program was started from (the hook file), or else the one beside it.
+/// When it cannot start, the hook's script. Returns only when neither can.
+/// `stale` (a copy older than the installed program) tells git-vouch to
+/// refresh the hook.
+fn hand_over(args: &[OsString], input: &[u8], copy: Option<&Baked>, stale: bool) -> ExitCode {
     let Some(hook) = args.first() else {
         ui::error(&anyhow::anyhow!(
             "{} is started by vouch's pre-push hook, not by hand",
@@ -95,13 +129,18 @@ fn hand_over(args: &[OsString], input: &[u8]) -> ExitCode {
         ));
         return ExitCode::from(ExitStatus::Error as u8);
     };
-    let launcher = std::fs::read(hook).unwrap_or_default();
-    let baked = crate::launcher::read(&launcher);
+    let launcher;
+    let baked = if let Some(copy) = copy {
+        Some((copy.script, copy.bin.to_path_buf()))
+    } else {
+        launcher = std::fs::read(hook).unwrap_or_default();
+        crate::launcher::read(&launcher)
+    };
     let bin = match &baked {
         Some((_, bin)) => Some(bin.clone()),
         None => std::env::current_exe()
             .ok()
-            .map(|me| me.with_file_name("git-vouch")),
+            .map(|me| me.with_file_name(crate::install::PROGRAM)),
     };
     let stdin = match input_file(input) {
         Ok(file) => file,
@@ -120,7 +159,12 @@ fn hand_over(args: &[OsString], input: &[u8]) -> ExitCode {
     };
     let mut why = String::from("no vouch binary is named");
     if let Some(bin) = &bin {
-        let err = start(Command::new(bin).arg0(hook).args(rest));
+        let mut command = Command::new(bin);
+        command.arg0(hook).args(rest);
+        if stale {
+            command.env(STALE_VAR, "1");
+        }
+        let err = start(&mut command);
         why = format!("{}: {err}", bin.display());
     }
     if let Some((script, _)) = &baked {
@@ -153,7 +197,7 @@ fn hand_over(args: &[OsString], input: &[u8]) -> ExitCode {
 /// input: a memory file, or where none can be made, a pipe (which holds a
 /// page, enough for a few dozen refs).
 fn input_file(input: &[u8]) -> std::io::Result<Stdin> {
-    match rustix::fs::memfd_create("vouch-hook-input", rustix::fs::MemfdFlags::CLOEXEC) {
+    match rustix::fs::memfd_create(INPUT_NAME, rustix::fs::MemfdFlags::CLOEXEC) {
         Ok(fd) => {
             let mut file = File::from(fd);
             file.write_all(input)?;

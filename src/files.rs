@@ -10,7 +10,7 @@ use std::path::Path;
 
 /// The whole file at `path`.
 pub fn read(path: &Path) -> io::Result<Vec<u8>> {
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(4096);
     // `Take` reads to the end without asking the size first.
     File::open(path)?.take(u64::MAX).read_to_end(&mut out)?;
     Ok(out)
@@ -19,7 +19,7 @@ pub fn read(path: &Path) -> io::Result<Vec<u8>> {
 /// The file at `path` if it holds at most `cap` bytes; `Ok(None)` when it
 /// holds more.
 pub fn read_capped(path: &Path, cap: u64) -> io::Result<Option<Vec<u8>>> {
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(4096);
     File::open(path)?
         .take(cap.saturating_add(1))
         .read_to_end(&mut out)?;
@@ -47,6 +47,17 @@ pub fn is_executable(path: &Path) -> bool {
     rustix::fs::stat(path).is_ok_and(|s| {
         rustix::fs::FileType::from_raw_mode(s.st_mode).is_file() && s.st_mode & 0o111 != 0
     })
+}
+
+/// What a file is (following links), as far as telling that it was
+/// replaced or rewritten goes: its device, inode, size and modification
+/// time. `None` when it cannot be stat'ed.
+pub fn identity(path: &Path) -> Option<String> {
+    let s = rustix::fs::stat(path).ok()?;
+    Some(format!(
+        "{}:{}:{}:{}.{}",
+        s.st_dev, s.st_ino, s.st_size, s.st_mtime, s.st_mtime_nsec
+    ))
 }
 
 /// Everything on standard input, read without std's buffered `Stdin`
@@ -78,6 +89,11 @@ mod tests {
         assert_eq!(read_capped(&f, 4).unwrap(), None);
         assert!(read(&dir.path().join("none")).is_err());
         assert_eq!(absent(&f), Some(false));
+        let before = identity(&f).unwrap();
+        assert_eq!(identity(&f), Some(before.clone()));
+        std::fs::write(&f, b"123456").unwrap();
+        assert_ne!(identity(&f), Some(before));
+        assert_eq!(identity(&dir.path().join("none")), None);
         assert_eq!(absent(&dir.path().join("none")), Some(true));
         assert_eq!(absent(&f.join("below a file")), Some(true));
         std::os::unix::fs::symlink("nowhere", dir.path().join("dangling")).unwrap();

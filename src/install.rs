@@ -174,12 +174,13 @@ pub fn is_vouch_file(path: &Path) -> bool {
     if !head[..n].starts_with(b"\x7fELF") {
         return false;
     }
-    // Every vouch binary carries the hook template, marker and all.
+    // Every vouch binary carries the hook template, marker and all, and the
+    // fast program (and a copy of it) the mark of its baked region.
     let Ok(bytes) = fs::read(path) else {
         return false;
     };
-    let marker = MARKER.as_bytes();
-    bytes.windows(marker.len()).any(|w| w == marker)
+    memchr::memmem::find(&bytes, MARKER.as_bytes()).is_some()
+        || memchr::memmem::find(&bytes, crate::baked::MAGIC).is_some()
 }
 
 /// Whether a link at `path` pointing at `target` points at a vouch binary
@@ -274,6 +275,16 @@ pub fn state(dir: &Path, hook: &str) -> HookState {
         };
     }
     if !is_ours(&path) {
+        // The pre-push hook as a copy of the fast program.
+        if let Ok(bytes) = fs::read(&path)
+            && let Some(copy) = crate::baked::find(&bytes)
+        {
+            return HookState::Ours {
+                bin: Some(copy.bin.to_path_buf()),
+                chained,
+                direct: false,
+            };
+        }
         return if is_vouch_file(&path) {
             // A copy of the binary: it calls itself.
             HookState::Ours {
@@ -303,14 +314,35 @@ fn fast_beside(bin: &Path) -> Option<PathBuf> {
     crate::files::is_executable(&fast).then_some(fast)
 }
 
+/// A copy of the fast program `fast` with its region baked
+/// ([`crate::baked`]): the binary `bin`, the program's path and identity,
+/// and `script`. `None` when it cannot be read, or has no region (an older
+/// program).
+fn fast_copy(bin: &Path, fast: &Path, script: &[u8]) -> Option<Vec<u8>> {
+    // The identity first: a program replaced while it is read makes a copy
+    // that hands over and is refreshed, never one that answers for another.
+    let identity = crate::files::identity(fast)?;
+    let program = fs::read(fast).ok()?;
+    crate::baked::bake(
+        &program,
+        &crate::baked::Baked {
+            bin,
+            fast,
+            identity: identity.as_bytes(),
+            script,
+        },
+    )
+}
+
 /// What a hook file is: vouch's script (or the launcher that carries it),
 /// or a link to the vouch binary.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Form {
     /// The file's bytes: on x86-64 Linux the compiled launcher
     /// ([`crate::launcher`]: one `execve` of the binary, the `sh` script
-    /// when that fails), elsewhere the `sh` script from `hooks/`; either
-    /// way with the binary path and strictness baked in.
+    /// when that fails) or, for `pre-push`, a copy of the fast program
+    /// ([`crate::baked`]), elsewhere the `sh` script from `hooks/`; each
+    /// with the binary path and strictness baked in.
     Script(Vec<u8>),
     /// A symbolic link to the binary, which dispatches on its name: no shell
     /// to start, but a missing binary makes git skip the hook silently.
@@ -320,7 +352,8 @@ pub enum Form {
 impl Form {
     /// The form for `hook`: a link when `direct`, else the launcher where
     /// it runs (for [`REF_TX`] with its gate, which passes what vouch
-    /// would pass without starting it), else the rendered script; but
+    /// would pass without starting it; for `pre-push` a baked copy of the
+    /// fast program instead, where it is installed), else the rendered script; but
     /// [`REF_TX`] is a link where no launcher runs (a script in front of
     /// every ref update would cost a shell each time). `text_only` asks for
     /// the script: hook managers read the hook they find as text (prek's
@@ -342,8 +375,17 @@ impl Form {
         // warns and lets it through.
         let strict = strict && !gated;
         let script = render(hook, bin, strict)?;
-        // The push's fast program, where it was installed beside the binary.
+        // The push's fast program, where it was installed beside the binary:
+        // the hook is a copy of it where launchers run, else the launcher
+        // starts it.
         let fast = (hook == "pre-push").then(|| fast_beside(bin)).flatten();
+        if let Some(fast) = &fast
+            && crate::launcher::SUPPORTED
+            && !text_only
+            && let Some(copy) = fast_copy(bin, fast, &script)
+        {
+            return Ok(Self::Script(copy));
+        }
         let targets = crate::launcher::Targets {
             bin,
             fast: fast.as_deref(),

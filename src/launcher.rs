@@ -232,7 +232,7 @@ pub fn build(targets: &Targets, strict: bool, what: &str, gated: bool) -> Option
     );
     let (memfd_at, refusal_at) = if gated {
         (
-            at(&mut data, b"vouch-hook-input", true),
+            at(&mut data, crate::fast::INPUT_NAME.as_bytes(), true),
             at(&mut data, refusal.as_bytes(), false),
         )
     } else {

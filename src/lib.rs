@@ -15,6 +15,7 @@
 pub mod agent;
 pub mod ai;
 pub mod audit;
+pub mod baked;
 pub mod classify;
 pub mod cli;
 pub mod commands;

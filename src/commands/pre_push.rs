@@ -34,6 +34,12 @@ pub fn pre_push(ctx: &Ctx, args: &PrePushArgs) -> Result<ExitStatus> {
         .read_to_end(&mut input)
         .context("cannot read the ref lines git passes on stdin")?;
 
+    // Handed over by a copy of the fast program older than the installed one.
+    if let Some(dir) = &args.hook_dir
+        && ctx.env.var_os(crate::fast::STALE_VAR).is_some()
+    {
+        super::setup::refresh_fast_copy(ctx, dir);
+    }
     if let Some(dir) = &args.hook_dir
         && let Some(code) = run_chained(
             ctx.env.as_ref(),

@@ -250,6 +250,42 @@ pub fn put_back(ctx: &Ctx, dir: &Path) {
     }
 }
 
+/// Makes the pre-push hook in `dir` again when it is a copy of the fast
+/// program ([`crate::baked`]) older than the installed program (an
+/// upgrade replaced it): such a copy hands every push to vouch and says so
+/// ([`crate::fast::STALE_VAR`]). Checked here, from the hook file itself,
+/// as `git vouch install` would make it. Never fails the push: a hook it
+/// cannot refresh is a warning naming the command that does.
+pub fn refresh_fast_copy(ctx: &Ctx, dir: &Path) {
+    let path = dir.join("pre-push");
+    let Ok(bytes) = std::fs::read(&path) else {
+        return;
+    };
+    let Some(copy) = crate::baked::find(&bytes) else {
+        return;
+    };
+    if crate::files::identity(copy.fast).is_some_and(|id| id.as_bytes() == copy.identity) {
+        return;
+    }
+    let p = install::PROGRAM;
+    let done = current_binary(ctx).and_then(|bin| {
+        let strict = ctx.config(Some(&ctx.cwd)).strict;
+        let form = install::Form::for_hook("pre-push", &bin, strict, false, false)?;
+        install::install_hook(dir, "pre-push", &form)
+    });
+    match done {
+        Ok(_) => ui::info(&format!(
+            "refreshed `{}`: the installed {} changed since vouch copied it there",
+            path.display(),
+            install::FAST_PROGRAM
+        )),
+        Err(e) => ui::warn(&format!(
+            "cannot refresh `{}` ({e:#}): until it is, every push starts vouch whole; run `{p} install`",
+            path.display()
+        )),
+    }
+}
+
 /// What [`mend_moved`] did.
 enum Mended {
     /// Nothing to mend.
