@@ -6,7 +6,7 @@
 # Usage: bench/hook.sh [runs]
 #
 #   empty    an empty `sh` pre-push hook (the baseline)
-#   vouch    vouch's default hook: the launcher, which starts vouch-hook
+#   vouch    vouch's default hook: a copy of vouch-hook
 #   direct   git-vouch linked as the hook (`install --direct`)
 #   true     a static C program that exits (the floor of a process)
 set -euo pipefail

@@ -3,7 +3,7 @@
 # against the baselines in one run. Usage: bench/run.sh [iterations]
 #
 #   1. fast-forward push to a local bare remote: vouch's default hook (the
-#      launcher, which starts vouch-hook, the fast path), vouch linked
+#      copy of vouch-hook, the fast path), vouch linked
 #      directly (--direct: git-vouch itself), an empty `sh` hook, no hook
 #      (target, issue 15: vouch at most 1.0x the empty hook)
 #   2. force-push facts on a repository of 100,000 commits, whole hook
@@ -46,7 +46,7 @@ echo "1. fast-forward push to a local bare remote (median of $n pushes each)"
 for v in none empty vouch direct; do
   printf '   %-12s %8s ms/push   x%s of the empty-hook push\n' "$v" "$(ms "${med[$v]}")" "$(ratio "${med[$v]}" "${med[empty]}")"
 done
-echo "   target: vouch <= 1.0x of the empty hook (vouch: the default hook, its launcher starting vouch-hook; direct: vouch install --direct, git-vouch linked as the hook)"
+echo "   target: vouch <= 1.0x of the empty hook (vouch: the default hook, a copy of vouch-hook; direct: vouch install --direct, git-vouch linked as the hook)"
 echo
 
 # --- 2. facts on 100,000 commits -----------------------------------------------

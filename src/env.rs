@@ -79,6 +79,10 @@ pub mod vars {
     /// its own pid: a git command they run does not call vouch's
     /// reference-transaction hook back (only while that vouch is an ancestor).
     pub const VOUCH_NESTED: &str = "VOUCH_NESTED";
+    /// Set by the pre-push hook's copy of `vouch-hook` for git-vouch when
+    /// the installed `vouch-hook` changed since the copy was made: the hook
+    /// is refreshed.
+    pub const VOUCH_HOOK_STALE: &str = "VOUCH_HOOK_STALE";
     /// A session id that groups decisions (agents pass their own).
     pub const VOUCH_SESSION: &str = "VOUCH_SESSION";
     /// The provider or model that proposed the operation (`anthropic`, `claude-opus-4`, ...).
@@ -158,6 +162,10 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
     (
         vars::VOUCH_NESTED,
         "Set by vouch for the programs it runs (verifiers, the notify command): their git commands are not judged again. Not for people.",
+    ),
+    (
+        vars::VOUCH_HOOK_STALE,
+        "Set by the pre-push hook (a copy of `vouch-hook`) for git-vouch when the installed `vouch-hook` changed since the copy was made: git-vouch refreshes the hook. Not for people.",
     ),
     (
         "VOUCH_REVIEW_FILE",

@@ -19,7 +19,7 @@
 //!   hands over to the binary baked into it, and answers only while the
 //!   installed program is still the one it was copied from; after an
 //!   upgrade it hands every push over, and git-vouch refreshes it
-//!   ([`STALE_VAR`]);
+//!   (`VOUCH_HOOK_STALE`);
 //! - as the installed program, started by a launcher ([`crate::launcher`]:
 //!   hooks installed by an earlier vouch): it hands over to the binary
 //!   baked into the launcher.
@@ -40,14 +40,6 @@ use crate::baked::Baked;
 use crate::context::Ctx;
 use crate::env::ProcessEnv;
 use crate::{ExitStatus, ui};
-
-/// Set for git-vouch by a copy that is older than the installed program:
-/// the hook is refreshed ([`crate::commands::setup::refresh_fast_copy`]).
-pub const STALE_VAR: &str = "VOUCH_HOOK_STALE";
-
-/// The name of the memory file the input is handed over in (the
-/// reference-transaction launcher's gate names its own the same).
-pub const INPUT_NAME: &str = "vouch-hook-input";
 
 /// Runs the program: `args` is its command line as git or the launcher
 /// gives it (the hook's path, then git's arguments); `region` is the
@@ -162,7 +154,7 @@ fn hand_over(args: &[OsString], input: &[u8], copy: Option<&Baked>, stale: bool)
         let mut command = Command::new(bin);
         command.arg0(hook).args(rest);
         if stale {
-            command.env(STALE_VAR, "1");
+            command.env(crate::env::vars::VOUCH_HOOK_STALE, "1");
         }
         let err = start(&mut command);
         why = format!("{}: {err}", bin.display());
@@ -197,7 +189,7 @@ fn hand_over(args: &[OsString], input: &[u8], copy: Option<&Baked>, stale: bool)
 /// input: a memory file, or where none can be made, a pipe (which holds a
 /// page, enough for a few dozen refs).
 fn input_file(input: &[u8]) -> std::io::Result<Stdin> {
-    match rustix::fs::memfd_create(INPUT_NAME, rustix::fs::MemfdFlags::CLOEXEC) {
+    match rustix::fs::memfd_create(crate::launcher::INPUT_NAME, rustix::fs::MemfdFlags::CLOEXEC) {
         Ok(fd) => {
             let mut file = File::from(fd);
             file.write_all(input)?;

@@ -24,11 +24,14 @@
 //! baked binary path for `git vouch status`, the refusal to chain vouch's own
 //! hook) reads a launcher as it reads a script.
 //!
-//! The pre-push launcher first tries the fast hook program (`vouch-hook`,
-//! [`crate::fast`], installed beside the binary): it answers a fast-forward
-//! without the binary's start-up and hands everything else to the binary
-//! named here, or to the script when that cannot start ([`read`] gives it
-//! both). When the fast program cannot start, the launcher goes on as above.
+//! The pre-push hook is a copy of the fast hook program instead
+//! (`vouch-hook`, [`crate::fast`], [`crate::baked`]) where one is installed
+//! beside the binary. A pre-push launcher that names the fast program (one
+//! an earlier vouch wrote, or one written where the program has no region
+//! to bake) tries it first: it answers a fast-forward without the binary's
+//! start-up and hands everything else to the binary named here, or to the
+//! script when that cannot start ([`read`] gives it both). When the fast
+//! program cannot start, the launcher goes on as above.
 //!
 //! This is a pure byte builder: it writes an ELF executable by hand (headers,
 //! then data, then two dozen instructions), so it needs no compiler at install
@@ -39,6 +42,10 @@ use std::path::{Path, PathBuf};
 
 /// Whether launchers run on this system (the one the running vouch was built for).
 pub const SUPPORTED: bool = cfg!(all(target_os = "linux", target_arch = "x86_64"));
+
+/// The name of the memory file a hook's input is handed over in: the
+/// reference-transaction gate's, and the fast program's ([`crate::fast`]).
+pub const INPUT_NAME: &str = "vouch-hook-input";
 
 /// Where the kernel maps the file (a classic non-PIE executable's address).
 const BASE: u64 = 0x40_0000;
@@ -232,7 +239,7 @@ pub fn build(targets: &Targets, strict: bool, what: &str, gated: bool) -> Option
     );
     let (memfd_at, refusal_at) = if gated {
         (
-            at(&mut data, crate::fast::INPUT_NAME.as_bytes(), true),
+            at(&mut data, INPUT_NAME.as_bytes(), true),
             at(&mut data, refusal.as_bytes(), false),
         )
     } else {

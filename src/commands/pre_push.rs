@@ -36,7 +36,7 @@ pub fn pre_push(ctx: &Ctx, args: &PrePushArgs) -> Result<ExitStatus> {
 
     // Handed over by a copy of the fast program older than the installed one.
     if let Some(dir) = &args.hook_dir
-        && ctx.env.var_os(crate::fast::STALE_VAR).is_some()
+        && ctx.env.var_os(crate::env::vars::VOUCH_HOOK_STALE).is_some()
     {
         super::setup::refresh_fast_copy(ctx, dir);
     }

@@ -253,7 +253,7 @@ pub fn put_back(ctx: &Ctx, dir: &Path) {
 /// Makes the pre-push hook in `dir` again when it is a copy of the fast
 /// program ([`crate::baked`]) older than the installed program (an
 /// upgrade replaced it): such a copy hands every push to vouch and says so
-/// ([`crate::fast::STALE_VAR`]). Checked here, from the hook file itself,
+/// (`VOUCH_HOOK_STALE`). Checked here, from the hook file itself,
 /// as `git vouch install` would make it. Never fails the push: a hook it
 /// cannot refresh is a warning naming the command that does.
 pub fn refresh_fast_copy(ctx: &Ctx, dir: &Path) {

@@ -221,3 +221,96 @@ fn a_push_of_many_refs_is_handed_over_whole() {
     assert!(env.remote_ref("zzz-gone").is_some());
     assert!(env.remote_ref("new-0000").is_none());
 }
+
+#[test]
+fn the_pre_push_hook_is_a_copy_of_the_fast_program_naming_git_vouch() {
+    let env = TestEnv::new();
+    let bin = install_from_copies(&env);
+    let fast = bin.with_file_name("vouch-hook");
+    let hook = env.work.join(".git/hooks/pre-push");
+    let bytes = fs::read(&hook).unwrap();
+    assert_eq!(bytes.len(), fs::read(&fast).unwrap().len());
+    let baked = vouch::baked::find(&bytes).expect("a baked region");
+    assert_eq!(baked.bin, bin);
+    assert_eq!(baked.fast, fast);
+    assert_eq!(
+        Some(baked.identity),
+        vouch::files::identity(&fast).as_ref().map(String::as_bytes)
+    );
+    // The rest of vouch reads it as vouch's hook.
+    env.vouch(&["status"])
+        .code(0)
+        .stdout_has(&format!("installed, calls `{}`", bin.display()));
+    crate::support::tmux::vouch_yes(&env, &["uninstall"]);
+    assert!(!hook.exists());
+}
+
+#[test]
+fn after_an_upgrade_the_copy_hands_over_and_git_vouch_refreshes_it() {
+    let env = TestEnv::new();
+    let bin = install_from_copies(&env);
+    let fast = bin.with_file_name("vouch-hook");
+    let hook = env.work.join(".git/hooks/pre-push");
+    let before = fs::read(&hook).unwrap();
+    // An upgrade as install.sh and `cargo install` make one: a new file
+    // renamed into place.
+    let new = env.base().join("vouch-hook.new");
+    fs::copy(&fast, &new).unwrap();
+    fs::rename(&new, &fast).unwrap();
+    env.commit(&env.work, "a.txt", "a");
+    env.push(&["origin", "main"])
+        .code(0)
+        .stderr_has("refreshed `.git/hooks/pre-push`");
+    assert_eq!(env.remote_ref("main"), Some(env.rev(&env.work, "HEAD")));
+    let after = fs::read(&hook).unwrap();
+    assert_ne!(after, before);
+    assert_eq!(
+        Some(vouch::baked::find(&after).unwrap().identity),
+        vouch::files::identity(&fast).as_ref().map(String::as_bytes)
+    );
+    // The refreshed copy answers alone again.
+    let started = env.base().join("git-vouch-started");
+    let stand_in = env.script(
+        "stand-in",
+        &format!("echo \"$0\" >> '{}'\ncat > /dev/null\n", started.display()),
+    );
+    let copied = std::process::Command::new("cp")
+        .arg(stand_in)
+        .arg(&bin)
+        .status()
+        .unwrap();
+    assert!(copied.success());
+    env.commit(&env.work, "b.txt", "b");
+    answered_by_the_fast_program(&env.push(&["origin", "main"]), &started);
+    // An installed program that is gone: every push is handed over.
+    fs::remove_file(&fast).unwrap();
+    env.commit(&env.work, "c.txt", "c");
+    env.push(&["origin", "main"]).code(0);
+    assert!(handed_over(&started));
+}
+
+#[test]
+fn a_launcher_an_earlier_install_wrote_still_starts_the_fast_program() {
+    let env = TestEnv::new();
+    let started = fast_program_with_stand_in(&env);
+    let bin = env.base().join("bin/git-vouch");
+    let fast = bin.with_file_name("vouch-hook");
+    let script = vouch::install::render("pre-push", &bin, false).unwrap();
+    let targets = vouch::launcher::Targets {
+        bin: &bin,
+        fast: Some(&fast),
+        script: &script,
+    };
+    let launcher = vouch::launcher::build(&targets, false, "push", false).unwrap();
+    let hook = env.work.join(".git/hooks/pre-push");
+    fs::write(&hook, launcher).unwrap();
+    env.commit(&env.work, "a.txt", "a");
+    answered_by_the_fast_program(&env.push(&["origin", "main"]), &started);
+    env.git(&env.work, &["tag", "v1"]);
+    env.push(&["origin", "v1"]).code(0);
+    assert!(handed_over(&started), "a tag answered without git-vouch");
+    // Without git-vouch, its script speaks.
+    fs::remove_file(&bin).unwrap();
+    env.commit(&env.work, "b.txt", "b");
+    env.push(&["origin", "main"]).code(0).stderr_has(MISSING);
+}
