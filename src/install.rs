@@ -314,6 +314,18 @@ fn fast_beside(bin: &Path) -> Option<PathBuf> {
     crate::files::is_executable(&fast).then_some(fast)
 }
 
+/// Whether the hook file at `path` is a copy of the fast program made from
+/// an installed program that has since changed or gone (an upgrade): such
+/// a copy hands every push to the vouch binary, which makes it again.
+pub fn is_stale_copy(path: &Path) -> bool {
+    let Ok(bytes) = fs::read(path) else {
+        return false;
+    };
+    crate::baked::find(&bytes).is_some_and(|copy| {
+        crate::files::identity(copy.fast).is_none_or(|id| id.as_bytes() != copy.identity)
+    })
+}
+
 /// A copy of the fast program `fast` with its region baked
 /// ([`crate::baked`]): the binary `bin`, the program's path and identity,
 /// and `script`. `None` when it cannot be read, or has no region (an older

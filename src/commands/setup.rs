@@ -258,13 +258,7 @@ pub fn put_back(ctx: &Ctx, dir: &Path) {
 /// cannot refresh is a warning naming the command that does.
 pub fn refresh_fast_copy(ctx: &Ctx, dir: &Path) {
     let path = dir.join("pre-push");
-    let Ok(bytes) = std::fs::read(&path) else {
-        return;
-    };
-    let Some(copy) = crate::baked::find(&bytes) else {
-        return;
-    };
-    if crate::files::identity(copy.fast).is_some_and(|id| id.as_bytes() == copy.identity) {
+    if !install::is_stale_copy(&path) {
         return;
     }
     let p = install::PROGRAM;

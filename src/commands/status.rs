@@ -422,7 +422,18 @@ fn hook_reach(dir: &Path, hook: &str, state: &HookState) -> String {
                 (true, None) => format!("; chains `{hook}.local`"),
                 (false, _) => String::new(),
             };
-            format!("installed, calls `{}`{found}{chained}", bin.display())
+            let stale = if install::is_stale_copy(&dir.join(hook)) {
+                format!(
+                    "; a copy of an older {}: the next push refreshes it (`{p} install` does now)",
+                    install::FAST_PROGRAM
+                )
+            } else {
+                String::new()
+            };
+            format!(
+                "installed, calls `{}`{found}{chained}{stale}",
+                bin.display()
+            )
         }
     }
 }

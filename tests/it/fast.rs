@@ -257,10 +257,15 @@ fn after_an_upgrade_the_copy_hands_over_and_git_vouch_refreshes_it() {
     let new = env.base().join("vouch-hook.new");
     fs::copy(&fast, &new).unwrap();
     fs::rename(&new, &fast).unwrap();
+    env.vouch(&["status"])
+        .code(0)
+        .stdout_has("the next push refreshes it");
     env.commit(&env.work, "a.txt", "a");
     env.push(&["origin", "main"])
         .code(0)
         .stderr_has("refreshed `.git/hooks/pre-push`");
+    let status = env.vouch(&["status"]);
+    assert!(!status.stdout.contains("refreshes"), "{}", status.stdout);
     assert_eq!(env.remote_ref("main"), Some(env.rev(&env.work, "HEAD")));
     let after = fs::read(&hook).unwrap();
     assert_ne!(after, before);
