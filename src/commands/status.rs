@@ -422,7 +422,7 @@ fn hook_reach(dir: &Path, hook: &str, state: &HookState) -> String {
                 (true, None) => format!("; chains `{hook}.local`"),
                 (false, _) => String::new(),
             };
-            let stale = if install::is_stale_copy(&dir.join(hook)) {
+            let older = if install::is_stale_copy(&dir.join(hook)) {
                 format!(
                     "; a copy of an older {}: the next push refreshes it (`{p} install` does now)",
                     install::FAST_PROGRAM
@@ -431,7 +431,7 @@ fn hook_reach(dir: &Path, hook: &str, state: &HookState) -> String {
                 String::new()
             };
             format!(
-                "installed, calls `{}`{found}{chained}{stale}",
+                "installed, calls `{}`{found}{chained}{older}",
                 bin.display()
             )
         }
