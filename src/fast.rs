@@ -37,6 +37,7 @@ use std::path::Path;
 use std::process::{Command, ExitCode, Stdio};
 
 use crate::baked::Baked;
+use crate::commands::pre_push::AtOnce;
 use crate::context::Ctx;
 use crate::env::ProcessEnv;
 use crate::{ExitStatus, ui};
@@ -47,6 +48,20 @@ use crate::{ExitStatus, ui};
 /// is the hook file itself.
 pub fn main(args: &[OsString], region: &[u8]) -> ExitCode {
     let copy = crate::baked::read(region);
+    // A copy answers only while the installed program is the one it was
+    // copied from: after an upgrade, git-vouch judges and refreshes it.
+    let stale = copy.is_some_and(|c| {
+        crate::files::identity(c.fast).is_none_or(|id| id.as_bytes() != c.identity)
+    });
+    // What the answer needs besides the push's lines is read first: git
+    // writes the lines once it has seen this program start, and a read that
+    // finds none yet sleeps until git runs again (on a virtual machine,
+    // about a millisecond a push).
+    let Some((at_once, remote, url)) = (!stale).then(|| prepare(args, copy.as_ref())).flatten()
+    else {
+        // The whole door decides, the input untouched.
+        return hand_over(args, None, copy.as_ref(), stale);
+    };
     let input = match crate::files::read_stdin() {
         Ok(input) => input,
         Err(e) => {
@@ -57,26 +72,20 @@ pub fn main(args: &[OsString], region: &[u8]) -> ExitCode {
             return ExitCode::from(ExitStatus::Error as u8);
         }
     };
-    // A copy answers only while the installed program is the one it was
-    // copied from: after an upgrade, git-vouch judges and refreshes it.
-    let stale = copy.is_some_and(|c| {
-        crate::files::identity(c.fast).is_none_or(|id| id.as_bytes() != c.identity)
-    });
-    if !stale && allowed(args, &input, copy.as_ref()) {
+    if at_once.allows(remote, url, &input) {
         return ExitCode::SUCCESS;
     }
-    hand_over(args, &input, copy.as_ref(), stale)
+    hand_over(args, Some(&input), copy.as_ref(), stale)
 }
 
-/// Whether this is a pre-push hook's command line and the push door allows
-/// the push at once.
-fn allowed(args: &[OsString], input: &[u8], copy: Option<&Baked>) -> bool {
+/// When this is a pre-push hook's command line, with vouch there to answer
+/// for it: what the push door's answer needs besides the push's lines, and
+/// the remote's name and address.
+fn prepare<'a>(args: &'a [OsString], copy: Option<&Baked>) -> Option<(AtOnce, &'a str, &'a str)> {
     let [hook, remote, url] = args else {
-        return false;
+        return None;
     };
-    let (Some(remote), Some(url)) = (remote.to_str(), url.to_str()) else {
-        return false;
-    };
+    let (remote, url) = (remote.to_str()?, url.to_str()?);
     // The hook's directory and name, split by hand: git runs it by a plain
     // path (`.git/hooks/pre-push`).
     let hook = hook.as_bytes();
@@ -85,35 +94,39 @@ fn allowed(args: &[OsString], input: &[u8], copy: Option<&Baked>) -> bool {
         None => (&b""[..], hook),
     };
     if name != b"pre-push" {
-        return false;
+        return None;
     }
     // git-vouch must be there to be answered for: a missing one is noticed
     // at every push (the hook's script warns, or refuses when strict).
     let bin = match copy {
         Some(copy) => copy.bin.to_path_buf(),
-        None => match std::env::current_exe() {
-            Ok(me) => me.with_file_name(crate::install::PROGRAM),
-            Err(_) => return false,
-        },
+        None => std::env::current_exe()
+            .ok()?
+            .with_file_name(crate::install::PROGRAM),
     };
     if !crate::files::is_executable(&bin) {
-        return false;
+        return None;
     }
-    let Ok(cwd) = std::env::current_dir() else {
-        return false;
-    };
+    let cwd = std::env::current_dir().ok()?;
     let hook_dir = Path::new(OsStr::from_bytes(hook_dir));
     let ctx = Ctx::new(Box::new(ProcessEnv), cwd, None);
-    crate::commands::pre_push::allowed_at_once(&ctx, hook_dir, remote, url, input)
+    let at_once = AtOnce::prepare(&ctx, hook_dir, remote)?;
+    Some((at_once, remote, url))
 }
 
-/// Starts the vouch binary in this process, the input read so far as its
-/// standard input: the one baked into this copy, or into the launcher the
-/// program was started from (the hook file), or else the one beside it.
-/// When it cannot start, the hook's script. Returns only when neither can.
-/// `stale` (a copy older than the installed program) tells git-vouch to
-/// refresh the hook.
-fn hand_over(args: &[OsString], input: &[u8], copy: Option<&Baked>, stale: bool) -> ExitCode {
+/// Starts the vouch binary in this process: the one baked into this copy,
+/// or into the launcher the program was started from (the hook file), or
+/// else the one beside it. Its standard input is `input`, the lines read
+/// so far, or this program's own when none were read. When it cannot
+/// start, the hook's script. Returns only when neither can. `stale` (a
+/// copy older than the installed program) tells git-vouch to refresh the
+/// hook.
+fn hand_over(
+    args: &[OsString],
+    input: Option<&[u8]>,
+    copy: Option<&Baked>,
+    stale: bool,
+) -> ExitCode {
     let Some(hook) = args.first() else {
         ui::error(&anyhow::anyhow!(
             "{} is started by vouch's pre-push hook, not by hand",
@@ -134,7 +147,7 @@ fn hand_over(args: &[OsString], input: &[u8], copy: Option<&Baked>, stale: bool)
             .ok()
             .map(|me| me.with_file_name(crate::install::PROGRAM)),
     };
-    let stdin = match input_file(input) {
+    let stdin = match input.map_or(Ok(Stdin::Inherited), input_file) {
         Ok(file) => file,
         Err(e) => {
             ui::error(&anyhow::anyhow!(
@@ -207,6 +220,8 @@ fn input_file(input: &[u8]) -> std::io::Result<Stdin> {
 
 /// Where the handed-over input is read from.
 enum Stdin {
+    /// This program's own, unread.
+    Inherited,
     File(File),
     Pipe(std::io::PipeReader),
 }
@@ -216,6 +231,7 @@ impl Stdin {
     /// unread for the next.
     fn stdio(&self) -> std::io::Result<Stdio> {
         match self {
+            Self::Inherited => Ok(Stdio::inherit()),
             Self::File(f) => f.try_clone().map(Stdio::from),
             Self::Pipe(p) => p.try_clone().map(Stdio::from),
         }

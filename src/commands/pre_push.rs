@@ -130,68 +130,91 @@ pub fn pre_push(ctx: &Ctx, args: &PrePushArgs) -> Result<ExitStatus> {
     run.decide_and_act()
 }
 
-/// The push door's answer read without libgit2, for the fast hook program
-/// ([`crate::fast`]): true when the whole door would allow this push at
-/// once and say nothing, as it does for a fast-forward or a new branch
-/// that no rule names. Every branch update must be shown a fast-forward
-/// through loose commits ([`Loose`]); anything else, or anything not
-/// certain (a chained hook, a mirror, a tag, a packed history, a config
-/// file with a warning), is false, and the whole door decides.
-pub fn allowed_at_once(ctx: &Ctx, hook_dir: &Path, remote: &str, url: &str, input: &[u8]) -> bool {
-    let chained = crate::install::local_path(&hook_dir.join("pre-push"));
-    if crate::files::absent(&chained) != Some(true) {
-        return false;
+/// What the push door's answer without libgit2 needs before the push's
+/// lines, for the fast hook program ([`crate::fast`]): read first, so that
+/// git has written the lines by the time they are read (a hook that waits
+/// on its input waits for git to be scheduled again). `None` when the
+/// whole door must decide whatever the lines say: a chained hook, a
+/// repository [`Loose`] cannot be sure of, a mirror push or mirror remote,
+/// a config file with a warning.
+pub struct AtOnce {
+    repo: Loose,
+    force: ForceHint,
+    remote_head: Option<String>,
+    config: crate::config::Config,
+}
+
+impl AtOnce {
+    /// Reads what does not depend on the push's lines.
+    pub fn prepare(ctx: &Ctx, hook_dir: &Path, remote: &str) -> Option<Self> {
+        let chained = crate::install::local_path(&hook_dir.join("pre-push"));
+        if crate::files::absent(&chained) != Some(true) {
+            return None;
+        }
+        let env = ctx.env.as_ref();
+        let repo = Loose::at(&ctx.cwd, env)?;
+        let push_args = parent::git_ancestor_argv()
+            .map(|argv| parse_push_argv(&argv))
+            .unwrap_or_default();
+        if push_args.mirror || !repo.config_is_plain(env) {
+            return None;
+        }
+        let remote_head = repo.remote_head(remote).ok()?;
+        let config = ctx.config(Some(&ctx.cwd));
+        config.warnings.is_empty().then_some(Self {
+            repo,
+            force: push_args.force,
+            remote_head,
+            config,
+        })
     }
-    let Ok(updates) = parse_pre_push(input) else {
-        return false;
-    };
-    if updates.iter().any(|u| u.lossy_name) {
-        return false;
-    }
-    let env = ctx.env.as_ref();
-    let Some(repo) = Loose::at(&ctx.cwd, env) else {
-        return false;
-    };
-    let push_args = parent::git_ancestor_argv()
-        .map(|argv| parse_push_argv(&argv))
-        .unwrap_or_default();
-    if push_args.mirror || !repo.config_is_plain(env) {
-        return false;
-    }
-    if updates.is_empty() {
-        return true;
-    }
-    let Ok(remote_head) = repo.remote_head(remote) else {
-        return false;
-    };
-    let mut refs = Vec::with_capacity(updates.len());
-    for update in updates {
-        let change = Change::of(&update);
-        let mut f = RefFacts::new(update, change);
-        if f.kind != RefKind::Branch {
+
+    /// True when the whole door would allow this push at once and say
+    /// nothing, as it does for a fast-forward or a new branch that no rule
+    /// names. Every branch update must be shown a fast-forward through
+    /// loose commits ([`Loose`]); anything else, or anything not certain
+    /// (a tag, a packed history), is false, and the whole door decides.
+    pub fn allows(self, remote: &str, url: &str, input: &[u8]) -> bool {
+        let Ok(updates) = parse_pre_push(input) else {
+            return false;
+        };
+        if updates.iter().any(|u| u.lossy_name) {
             return false;
         }
-        match change {
-            Change::Create | Change::Unchanged => {}
-            Change::Rewrite if repo.reaches(&f.new_oid, &f.old_oid) => {
-                f.change = Change::FastForward;
-                f.remote_tip = RemoteTip::Known;
-            }
-            _ => return false,
+        if updates.is_empty() {
+            return true;
         }
-        refs.push(f);
+        let mut refs = Vec::with_capacity(updates.len());
+        for update in updates {
+            let change = Change::of(&update);
+            let mut f = RefFacts::new(update, change);
+            if f.kind != RefKind::Branch {
+                return false;
+            }
+            match change {
+                Change::Create | Change::Unchanged => {}
+                Change::Rewrite if self.repo.reaches(&f.new_oid, &f.old_oid) => {
+                    f.change = Change::FastForward;
+                    f.remote_tip = RemoteTip::Known;
+                }
+                _ => return false,
+            }
+            refs.push(f);
+        }
+        let facts = PushFacts {
+            remote: redact_url(remote),
+            url: redact_url(url),
+            refs,
+            force: self.force,
+            remote_head: self.remote_head,
+            ..PushFacts::default()
+        };
+        policy::answers_at_once(
+            classify_push(&facts, &self.config.policy).tier,
+            &self.config,
+            false,
+        )
     }
-    let facts = PushFacts {
-        remote: redact_url(remote),
-        url: redact_url(url),
-        refs,
-        force: push_args.force,
-        remote_head,
-        ..PushFacts::default()
-    };
-    let config = ctx.config(Some(&ctx.cwd));
-    config.warnings.is_empty()
-        && policy::answers_at_once(classify_push(&facts, &config.policy).tier, &config, false)
 }
 
 /// Logs a push or commit refused before it could be judged (bad input,
