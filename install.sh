@@ -32,7 +32,19 @@ build() { # $1: "build" (into target/) or "install" (into cargo's bin dir)
   # cargo's own progress shows: a first release build takes minutes.
   args+=(--locked)
   if [ ${#static[@]} -gt 0 ]; then
-    if RUSTFLAGS="${RUSTFLAGS:-} -C target-feature=+crt-static -C relocation-model=static" cargo "${args[@]}" "${static[@]}"; then
+    local flags="${RUSTFLAGS:-} -C target-feature=+crt-static -C relocation-model=static"
+    # The hooks' everyday code packed together (bench/order.sh writes the
+    # list): fewer page faults at each hook's start. Rust's own linker
+    # (lld, the default on x86-64 Linux) reads it; where the build fails
+    # with it, it is built without.
+    local order="$here/bench/hot-symbols.txt"
+    if [ "$host" = x86_64-unknown-linux-gnu ] && [ -f "$order" ] && [[ "$order" != *[[:space:]]* ]]; then
+      if RUSTFLAGS="$flags -C link-arg=-Wl,--symbol-ordering-file=$order -C link-arg=-Wl,--no-warn-symbol-ordering" cargo "${args[@]}" "${static[@]}"; then
+        return
+      fi
+      echo "note: the build with the linker's symbol order failed; building without it" >&2
+    fi
+    if RUSTFLAGS="$flags" cargo "${args[@]}" "${static[@]}"; then
       return
     fi
     echo "note: the static build failed (is the static C library, libc.a, installed?); building a normal, dynamically linked vouch" >&2
