@@ -54,6 +54,16 @@ pub struct Baked<'a> {
     pub script: &'a [u8],
 }
 
+impl Baked<'_> {
+    /// Whether the installed fast program, whose identity is now `current`
+    /// (`None`: it is gone), is still the one this copy was made from. A
+    /// copy that is not answers nothing: it hands every push to the vouch
+    /// binary, which makes the copy again.
+    pub fn is_copy_of(&self, current: Option<&str>) -> bool {
+        current.is_some_and(|id| id.as_bytes() == self.identity)
+    }
+}
+
 /// The data in `region` (the program's own region, or one found in a
 /// file); `None` when it is not baked, or not in this layout.
 pub fn read(region: &[u8]) -> Option<Baked<'_>> {
@@ -67,8 +77,11 @@ pub fn read(region: &[u8]) -> Option<Baked<'_>> {
     let fast = fields.next()?;
     let identity = fields.next()?;
     let script = fields.next()?;
-    // The last field ended by its NUL.
-    fields.next()?;
+    // The last field ended by its NUL, and the rest of the region zeros:
+    // a mark that only happens to start some other bytes is not a region.
+    if fields.next()?.iter().any(|b| *b != 0) {
+        return None;
+    }
     if bin.is_empty() || fast.is_empty() || identity.is_empty() {
         return None;
     }
@@ -83,7 +96,8 @@ pub fn read(region: &[u8]) -> Option<Baked<'_>> {
 /// The data baked into a file's bytes (a hook file that is a copy of the
 /// fast program), wherever its region lies.
 pub fn find(file: &[u8]) -> Option<Baked<'_>> {
-    memchr::memmem::find_iter(file, MAGIC).find_map(|at| read(&file[at..]))
+    memchr::memmem::find_iter(file, MAGIC)
+        .find_map(|at| read(file.get(at..at + LEN).unwrap_or(&file[at..])))
 }
 
 /// `program` (the fast program's bytes) with `baked` written into its
@@ -149,6 +163,10 @@ mod tests {
         let copy = bake(&program, &baked()).unwrap();
         assert_eq!(copy.len(), program.len());
         assert_eq!(find(&copy), Some(baked()));
+        let id = std::str::from_utf8(baked().identity).unwrap();
+        assert!(baked().is_copy_of(Some(id)));
+        assert!(!baked().is_copy_of(Some("2049:78:3446480:1764052140.5")));
+        assert!(!baked().is_copy_of(None));
         assert!(copy.ends_with(b" the end"));
         // Everything but the region is the program's.
         let at = program.len() - LEN - 8;
@@ -183,6 +201,10 @@ mod tests {
         let mut other = copy.clone();
         other[at + MAGIC.len()] = VERSION + 1;
         assert_eq!(find(&other), None);
+        // Other bytes after the fields, where the region has zeros.
+        let mut tail = copy.clone();
+        tail[at + LEN - 1] = b'x';
+        assert_eq!(find(&tail), None);
         // Cut inside the script: its NUL is gone.
         let script = at + memchr::memmem::find(&copy[at..], b"strict=1").unwrap();
         assert_eq!(find(&copy[..script]), None);

@@ -50,13 +50,10 @@ pub fn main(args: &[OsString], region: &[u8]) -> ExitCode {
     let copy = crate::baked::read(region);
     // A copy answers only while the installed program is the one it was
     // copied from: after an upgrade, git-vouch judges and refreshes it.
-    let stale = copy.is_some_and(|c| {
-        crate::files::identity(c.fast).is_none_or(|id| id.as_bytes() != c.identity)
-    });
+    let stale = copy.is_some_and(|c| !c.is_copy_of(crate::files::identity(c.fast).as_deref()));
     // What the answer needs besides the push's lines is read first: git
-    // writes the lines once it has seen this program start, and a read that
-    // finds none yet sleeps until git runs again (on a virtual machine,
-    // about a millisecond a push).
+    // writes the lines once it has seen this program start, and reading
+    // them last gives it that time, so the read need not sleep.
     let Some((at_once, remote, url)) = (!stale).then(|| prepare(args, copy.as_ref())).flatten()
     else {
         // The whole door decides, the input untouched.

@@ -321,9 +321,8 @@ pub fn is_stale_copy(path: &Path) -> bool {
     let Ok(bytes) = fs::read(path) else {
         return false;
     };
-    crate::baked::find(&bytes).is_some_and(|copy| {
-        crate::files::identity(copy.fast).is_none_or(|id| id.as_bytes() != copy.identity)
-    })
+    crate::baked::find(&bytes)
+        .is_some_and(|copy| !copy.is_copy_of(crate::files::identity(copy.fast).as_deref()))
 }
 
 /// A copy of the fast program `fast` with its region baked

@@ -269,7 +269,7 @@ pub fn refresh_fast_copy(ctx: &Ctx, dir: &Path) {
     });
     match done {
         Ok(_) => ui::info(&format!(
-            "refreshed `{}`: the installed {} changed since vouch copied it there",
+            "refreshed `{}`: the installed {} changed (or is gone) since vouch copied it there",
             path.display(),
             install::FAST_PROGRAM
         )),
