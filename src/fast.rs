@@ -1,7 +1,7 @@
 //! The fast hook program, `vouch-hook`. It answers the push the door
 //! allows at once and silently (a fast-forward or a new branch no rule
 //! names, read without libgit2:
-//! [`crate::commands::pre_push::allowed_at_once`]) and hands every other
+//! [`crate::commands::pre_push::AtOnce`]) and hands every other
 //! push to the vouch binary, with the same name, arguments and input, so
 //! that the whole door judges it.
 //!
