@@ -174,13 +174,16 @@ pub fn is_vouch_file(path: &Path) -> bool {
     if !head[..n].starts_with(b"\x7fELF") {
         return false;
     }
-    // Every vouch binary carries the hook template, marker and all, and the
-    // fast program (and a copy of it) the mark of its baked region.
-    let Ok(bytes) = fs::read(path) else {
-        return false;
-    };
-    memchr::memmem::find(&bytes, MARKER.as_bytes()).is_some()
-        || memchr::memmem::find(&bytes, crate::baked::MAGIC).is_some()
+    fs::read(path).is_ok_and(|bytes| is_vouch_program(&bytes))
+}
+
+/// Whether `bytes` are a vouch program: every vouch binary carries the hook
+/// template, marker and all, and the fast program (and a copy of it) the
+/// mark of its baked region.
+fn is_vouch_program(bytes: &[u8]) -> bool {
+    bytes.starts_with(b"\x7fELF")
+        && (memchr::memmem::find(bytes, MARKER.as_bytes()).is_some()
+            || memchr::memmem::find(bytes, crate::baked::MAGIC).is_some())
 }
 
 /// Whether a link at `path` pointing at `target` points at a vouch binary
@@ -216,6 +219,10 @@ pub enum HookState {
         chained: bool,
         /// The hook is a link to the binary itself (`--direct`), not a script.
         direct: bool,
+        /// The hook is a copy of the fast program made from an installed
+        /// program that has since changed or gone (an upgrade): it hands
+        /// every push to the vouch binary, which makes it again.
+        stale: bool,
     },
     /// Someone else's hook.
     Foreign,
@@ -263,44 +270,48 @@ pub fn state(dir: &Path, hook: &str) -> HookState {
                 bin: Some(target),
                 chained,
                 direct: true,
+                stale: false,
             }
         } else if is_ours(&path) {
             HookState::Ours {
                 bin: fs::read(&path).ok().and_then(|t| baked_bin(&t)),
                 chained,
                 direct: false,
+                stale: false,
             }
         } else {
             HookState::Foreign
         };
     }
-    if !is_ours(&path) {
-        // The pre-push hook as a copy of the fast program.
-        if let Ok(bytes) = fs::read(&path)
-            && let Some(copy) = crate::baked::find(&bytes)
-        {
-            return HookState::Ours {
-                bin: Some(copy.bin.to_path_buf()),
-                chained,
-                direct: false,
-            };
-        }
-        return if is_vouch_file(&path) {
-            // A copy of the binary: it calls itself.
-            HookState::Ours {
-                bin: Some(path.clone()),
-                chained,
-                direct: true,
-            }
-        } else {
-            HookState::Foreign
+    // One read tells every other form: vouch's script or launcher (its
+    // marker among the first lines), a copy of the fast program (its baked
+    // region), a copy of a vouch binary (which calls itself).
+    let bytes = fs::read(&path).unwrap_or_default();
+    if has_marker_line(&bytes[..bytes.len().min(512)]) {
+        return HookState::Ours {
+            bin: baked_bin(&bytes),
+            chained,
+            direct: false,
+            stale: false,
         };
     }
-    HookState::Ours {
-        bin: fs::read(&path).ok().and_then(|t| baked_bin(&t)),
-        chained,
-        direct: false,
+    if let Some(copy) = crate::baked::find(&bytes) {
+        return HookState::Ours {
+            bin: Some(copy.bin.to_path_buf()),
+            chained,
+            direct: false,
+            stale: !copy.is_copy_of(crate::files::identity(copy.fast).as_deref()),
+        };
     }
+    if is_vouch_program(&bytes) {
+        return HookState::Ours {
+            bin: Some(path),
+            chained,
+            direct: true,
+            stale: false,
+        };
+    }
+    HookState::Foreign
 }
 
 /// The pre-push hook's fast program ([`crate::fast`]), installed beside
@@ -312,17 +323,6 @@ pub const FAST_PROGRAM: &str = "vouch-hook";
 fn fast_beside(bin: &Path) -> Option<PathBuf> {
     let fast = bin.with_file_name(FAST_PROGRAM);
     crate::files::is_executable(&fast).then_some(fast)
-}
-
-/// Whether the hook file at `path` is a copy of the fast program made from
-/// an installed program that has since changed or gone (an upgrade): such
-/// a copy hands every push to the vouch binary, which makes it again.
-pub fn is_stale_copy(path: &Path) -> bool {
-    let Ok(bytes) = fs::read(path) else {
-        return false;
-    };
-    crate::baked::find(&bytes)
-        .is_some_and(|copy| !copy.is_copy_of(crate::files::identity(copy.fast).as_deref()))
 }
 
 /// A copy of the fast program `fast` with its region baked
@@ -729,7 +729,8 @@ mod tests {
             HookState::Ours {
                 bin: Some(PathBuf::from("/usr/local/bin/vouch")),
                 chained: true,
-                direct: false
+                direct: false,
+                stale: false,
             }
         );
         uninstall_hook(dir.path(), "pre-push").unwrap();

@@ -257,10 +257,13 @@ pub fn put_back(ctx: &Ctx, dir: &Path) {
 /// as `git vouch install` would make it. Never fails the push: a hook it
 /// cannot refresh is a warning naming the command that does.
 pub fn refresh_fast_copy(ctx: &Ctx, dir: &Path) {
-    let path = dir.join("pre-push");
-    if !install::is_stale_copy(&path) {
+    if !matches!(
+        install::state(dir, "pre-push"),
+        HookState::Ours { stale: true, .. }
+    ) {
         return;
     }
+    let path = dir.join("pre-push");
     let p = install::PROGRAM;
     let done = current_binary(ctx).and_then(|bin| {
         let strict = ctx.config(Some(&ctx.cwd)).strict;

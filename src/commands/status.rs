@@ -174,6 +174,7 @@ pub fn gather(ctx: &Ctx, path: &Path) -> Result<Status> {
                     bin,
                     chained,
                     direct,
+                    ..
                 } => {
                     let bin = bin.unwrap_or_default();
                     h.state = "installed";
@@ -406,6 +407,7 @@ fn hook_reach(dir: &Path, hook: &str, state: &HookState) -> String {
             bin,
             chained,
             direct,
+            stale,
         } => {
             let bin = bin.clone().unwrap_or_default();
             let found = match (bin.is_file(), *direct) {
@@ -422,7 +424,7 @@ fn hook_reach(dir: &Path, hook: &str, state: &HookState) -> String {
                 (true, None) => format!("; chains `{hook}.local`"),
                 (false, _) => String::new(),
             };
-            let older = if install::is_stale_copy(&dir.join(hook)) {
+            let older = if *stale {
                 format!(
                     "; a copy of an older {}: the next push refreshes it (`{p} install` does now)",
                     install::FAST_PROGRAM

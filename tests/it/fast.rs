@@ -29,6 +29,12 @@ fn install_from_copies(env: &TestEnv) -> PathBuf {
 /// each start in the returned file and allows (so that a handover shows).
 fn fast_program_with_stand_in(env: &TestEnv) -> PathBuf {
     let bin = install_from_copies(env);
+    stand_in_for(env, &bin)
+}
+
+/// Puts in the place of git-vouch (`bin`) a stand-in that notes each start
+/// in the returned file and allows (so that a handover shows).
+fn stand_in_for(env: &TestEnv, bin: &Path) -> PathBuf {
     let started = env.base().join("git-vouch-started");
     // Written beside and copied in place with `cp`, as the copies are.
     let stand_in = env.script(
@@ -252,6 +258,12 @@ fn after_an_upgrade_the_copy_hands_over_and_git_vouch_refreshes_it() {
     let fast = bin.with_file_name("vouch-hook");
     let hook = env.work.join(".git/hooks/pre-push");
     let before = fs::read(&hook).unwrap();
+    env.write_config(BLOCK_UNAVAILABLE);
+    env.git(&env.work, &["checkout", "-q", "-b", "side"]);
+    env.commit(&env.work, "s.txt", "side");
+    env.git(&env.work, &["push", "-q", "origin", "side"]);
+    env.rewind(1);
+    env.git(&env.work, &["checkout", "-q", "main"]);
     // An upgrade as install.sh and `cargo install` make one: a new file
     // renamed into place.
     let new = env.base().join("vouch-hook.new");
@@ -260,10 +272,15 @@ fn after_an_upgrade_the_copy_hands_over_and_git_vouch_refreshes_it() {
     env.vouch(&["status"])
         .code(0)
         .stdout_has("the next push refreshes it");
-    env.commit(&env.work, "a.txt", "a");
-    env.push(&["origin", "main"])
-        .code(0)
+    // The stale copy hands the push over with its lines unread: git-vouch
+    // refreshes the copy, and the door still sees the rewind.
+    let side = env.rev(&env.work, "side");
+    env.push(&["-f", "origin", "side"])
+        .code(1)
         .stderr_has("refreshed `.git/hooks/pre-push`");
+    assert_ne!(env.remote_ref("side"), Some(side));
+    env.commit(&env.work, "a.txt", "a");
+    env.push(&["origin", "main"]).code(0);
     let status = env.vouch(&["status"]);
     assert!(!status.stdout.contains("refreshes"), "{}", status.stdout);
     assert_eq!(env.remote_ref("main"), Some(env.rev(&env.work, "HEAD")));
@@ -274,17 +291,7 @@ fn after_an_upgrade_the_copy_hands_over_and_git_vouch_refreshes_it() {
         vouch::files::identity(&fast).as_ref().map(String::as_bytes)
     );
     // The refreshed copy answers alone again.
-    let started = env.base().join("git-vouch-started");
-    let stand_in = env.script(
-        "stand-in",
-        &format!("echo \"$0\" >> '{}'\ncat > /dev/null\n", started.display()),
-    );
-    let copied = std::process::Command::new("cp")
-        .arg(stand_in)
-        .arg(&bin)
-        .status()
-        .unwrap();
-    assert!(copied.success());
+    let started = stand_in_for(&env, &bin);
     env.commit(&env.work, "b.txt", "b");
     answered_by_the_fast_program(&env.push(&["origin", "main"]), &started);
     // An installed program that is gone: every push is handed over.
