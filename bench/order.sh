@@ -23,10 +23,13 @@ command -v valgrind >/dev/null || { echo "order.sh: needs valgrind (callgrind)" 
 work=$(mktemp -d "${TMPDIR:-/tmp}/vouch-order.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-# Symbols kept; everything else as install.sh builds (symbol names do not
-# depend on these flags).
-CARGO_PROFILE_RELEASE_STRIP=false \
-  RUSTFLAGS="-C target-feature=+crt-static -C relocation-model=static" \
+# Built as install.sh builds, with the symbols kept. They are kept with
+# `-C strip=none` in RUSTFLAGS, not by changing the profile's `strip`:
+# cargo hashes the profile into each crate's symbol names (`17h...E`), so a
+# build with another profile names every function of vouch and of its
+# dependencies differently, and the linker would find only the standard
+# library's. RUSTFLAGS do not change the names.
+RUSTFLAGS="-C target-feature=+crt-static -C relocation-model=static -C strip=none" \
   cargo build --release --locked --manifest-path "$here/Cargo.toml" \
   --target "$host" --target-dir "$work/target" >&2
 bin="$work/bin"
