@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # Writes bench/hot-symbols.txt: the functions the hooks' everyday paths run,
-# in the order they first run, which install.sh hands the linker
-# (`--symbol-ordering-file`) so that they sit together at the start of the
-# program's code. A hook is a short process on a machine where a page
-# fault costs about 4 µs: code spread over 7 MB faults page after page,
-# code packed together a few times (BENCHMARKS.md, issue 15, third session).
+# in the order they first run, then the named statics they touch. install.sh
+# hands it to the linker (`--symbol-ordering-file`), so that they sit
+# together at the start of the program's code and of its data. A hook is a
+# short process on a machine where a page fault costs a few µs: code spread
+# over 7 MB faults page after page, code packed together a few times
+# (BENCHMARKS.md, issue 15, third and fourth sessions).
 #
 # The paths: the pre-push hook (a copy of vouch-hook) answering a
 # fast-forward, `agent-hook claude` answering a harmless command, the
 # pre-commit hook on a one-file change, and the reference-transaction hook
-# judging a commit's branch update. Each runs under callgrind in a build
-# with symbols and the same flags as install.sh's.
+# judging a commit's branch update. Each runs under callgrind and lackey
+# in a build with symbols and the same flags as install.sh's.
 #
 # A name the linker does not find (the code changed since) is skipped
 # without a word: a stale file costs speed, never correctness. Run it again
@@ -62,5 +63,41 @@ cg tx "$bin/git-vouch" hook reference-transaction --hook-dir .git/hooks -- prepa
 cat "$work"/{push,agent,commit,tx}.out \
   | sed -n 's/^c\{0,1\}fn=([0-9]*) \([^ ]*\)$/\1/p' \
   | grep -v '^0x' \
-  | awk '!seen[$0]++' > "$here/bench/hot-symbols.txt"
-echo "bench/hot-symbols.txt: $(wc -l < "$here/bench/hot-symbols.txt") functions" >&2
+  | awk '!seen[$0]++' > "$work/functions"
+
+# The same paths under lackey, which lists every load and store: the named
+# statics they touch (the C library's and Rust's, read-only or written),
+# first touched first. Packed together, the data a hook writes takes two
+# pages instead of nine, each a copy-on-write fault at every start.
+# Constants without a name (most string literals) cannot be ordered.
+lk() { valgrind --tool=lackey --trace-mem=yes --log-file="$work/$1.mem" "${@:2}" >/dev/null 2>&1 || true; }
+lk push .git/hooks/pre-push origin "$work/remote.git" < "$work/push.in"
+lk agent "$bin/git-vouch" agent-hook claude < "$work/agent.json"
+lk commit "$bin/git-vouch" hook pre-commit --hook-dir .git/hooks -- < /dev/null
+lk tx "$bin/git-vouch" hook reference-transaction --hook-dir .git/hooks -- prepared < "$work/tx.in"
+data() { # $1: the program, $2...: its traces; prints the statics touched
+  nm -S -n "$1" | python3 -c '
+import bisect, re, sys
+statics = sorted(
+    (int(f[0], 16), int(f[1], 16), f[3])
+    for f in (line.split() for line in sys.stdin)
+    if len(f) == 4 and f[2] in "dDbBrRvV" and int(f[1], 16) > 0
+)
+starts = [s[0] for s in statics]
+seen = set()
+for trace in sys.argv[1:]:
+    for line in open(trace):
+        m = re.match(r"\s*[LSM]\s+([0-9a-f]+),", line)
+        if not m:
+            continue
+        a = int(m.group(1), 16)
+        i = bisect.bisect_right(starts, a) - 1
+        if i >= 0 and a < statics[i][0] + statics[i][1] and statics[i][2] not in seen:
+            seen.add(statics[i][2])
+            print(statics[i][2])
+' "${@:2}"
+}
+{ data .git/hooks/pre-push "$work"/push.mem; data "$bin/git-vouch" "$work"/{agent,commit,tx}.mem; } \
+  | awk '!seen[$0]++' > "$work/statics"
+cat "$work/functions" "$work/statics" > "$here/bench/hot-symbols.txt"
+echo "bench/hot-symbols.txt: $(wc -l < "$work/functions") functions, $(wc -l < "$work/statics") statics" >&2

@@ -59,16 +59,14 @@ pub fn main(args: &[OsString], region: &[u8]) -> ExitCode {
         // The whole door decides, the input untouched.
         return hand_over(args, None, copy.as_ref(), stale);
     };
-    let input = match crate::files::read_stdin() {
-        Ok(input) => input,
-        Err(e) => {
-            // Part of the lines would be judged as the whole push: refuse.
-            ui::error(&anyhow::anyhow!(
-                "cannot read the ref lines git passes on stdin ({e}): this push is refused; push again"
-            ));
-            return ExitCode::from(ExitStatus::Error as u8);
-        }
-    };
+    let mut input = Vec::new();
+    if let Err(e) = crate::files::read_stdin(usize::MAX, &mut input) {
+        // Part of the lines would be judged as the whole push: refuse.
+        ui::error(&anyhow::anyhow!(
+            "cannot read the ref lines git passes on stdin ({e}): this push is refused; push again"
+        ));
+        return ExitCode::from(ExitStatus::Error as u8);
+    }
     if at_once.allows(remote, url, &input) {
         return ExitCode::SUCCESS;
     }

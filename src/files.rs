@@ -62,19 +62,22 @@ pub fn identity(path: &Path) -> Option<String> {
     ))
 }
 
-/// Everything on standard input, read without std's buffered `Stdin`
-/// (whose first use allocates its 8 KiB buffer).
-pub fn read_stdin() -> io::Result<Vec<u8>> {
-    let mut out = Vec::new();
+/// Standard input up to `max` bytes, appended to `out`, read without std's
+/// buffered `Stdin` (whose first use allocates its 8 KiB buffer). What was
+/// read before an error stays in `out`.
+pub fn read_stdin(max: usize, out: &mut Vec<u8>) -> io::Result<()> {
     let mut buf = [0u8; 4096];
-    loop {
-        match rustix::io::read(rustix::stdio::stdin(), &mut buf) {
-            Ok(0) => return Ok(out),
+    let start = out.len();
+    while out.len() - start < max {
+        let room = (max - (out.len() - start)).min(buf.len());
+        match rustix::io::read(rustix::stdio::stdin(), &mut buf[..room]) {
+            Ok(0) => break,
             Ok(n) => out.extend_from_slice(&buf[..n]),
             Err(rustix::io::Errno::INTR) => {}
             Err(e) => return Err(e.into()),
         }
     }
+    Ok(())
 }
 
 #[cfg(test)]

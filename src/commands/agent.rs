@@ -9,7 +9,6 @@
 //! budget `[agent] budget_secs`. The answer never tells the agent how to get
 //! past vouch: no skip variable, no approval command.
 
-use std::io::Read;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -30,17 +29,16 @@ use crate::verdict::Outcome;
 use crate::{ExitStatus, git, ui};
 
 /// The most hook input read (an agent's message is a few kilobytes).
-const MAX_INPUT: u64 = 1 << 20;
+const MAX_INPUT: usize = 1 << 20;
 
 /// `git vouch agent-hook <agent>`.
 pub fn agent_hook(ctx: &Ctx, args: &AgentHookArgs) -> Result<ExitStatus> {
     let started = Instant::now();
     let agent = args.agent;
     let mut input = Vec::new();
-    std::io::stdin()
-        .take(MAX_INPUT)
-        .read_to_end(&mut input)
-        .ok();
+    // What could be read is judged: a read error cuts the message short,
+    // and a cut message is refused if the command in it looks dangerous.
+    crate::files::read_stdin(MAX_INPUT, &mut input).ok();
     let (answer, bad) = match protocol::parse(agent, &input) {
         Ok(request) => (decide(ctx, agent, &request, started), false),
         Err(bad) => {

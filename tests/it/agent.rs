@@ -277,6 +277,29 @@ fn malformed_input_is_a_clear_error_and_a_critical_looking_command_is_denied() {
 }
 
 #[test]
+fn a_message_over_a_mebibyte_is_cut_there_and_judged_on_what_was_read() {
+    let env = TestEnv::new();
+    let message = |command: &str| {
+        let mut m =
+            format!(r#"{{"tool_name":"Bash","tool_input":{{"command":"{command}"}},"padding":""#)
+                .into_bytes();
+        m.resize(3 << 20, b'x');
+        m.extend_from_slice(br#""}"#);
+        m
+    };
+    // Whole, it is well-formed: read up to 1 MiB only, it is not.
+    env.vouch_stdin(&["agent-hook", "claude"], &message("git status"))
+        .code(1)
+        .stderr_has("cannot read claude's hook input");
+    env.vouch_stdin(
+        &["agent-hook", "claude"],
+        &message("rm -rf / --no-preserve-root"),
+    )
+    .code(0)
+    .stdout_has(r#""permissionDecision":"deny""#);
+}
+
+#[test]
 fn a_bypass_inside_the_command_is_critical() {
     let env = TestEnv::new();
     for command in [
