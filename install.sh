@@ -33,10 +33,10 @@ build() { # $1: "build" (into target/) or "install" (into cargo's bin dir)
   args+=(--locked)
   if [ ${#static[@]} -gt 0 ]; then
     local flags="${RUSTFLAGS:-} -C target-feature=+crt-static -C relocation-model=static"
-    # The hooks' everyday code packed together (bench/order.sh writes the
-    # list): fewer page faults at each hook's start. Rust's own linker
-    # (lld, the default on x86-64 Linux) reads it; where the build fails
-    # with it, it is built without.
+    # The hooks' everyday code and data packed together (bench/order.sh
+    # writes the list): fewer page faults at each hook's start. Rust's own
+    # linker (lld, the default on x86-64 Linux) reads it; where the build
+    # fails with it, it is built without.
     local order="$here/bench/hot-symbols.txt"
     if [ "$host" = x86_64-unknown-linux-gnu ] && [ -f "$order" ] && [[ "$order" != *[[:space:]]* ]]; then
       if RUSTFLAGS="$flags -C link-arg=-Wl,--symbol-ordering-file=$order -C link-arg=-Wl,--no-warn-symbol-ordering" cargo "${args[@]}" "${static[@]}"; then
