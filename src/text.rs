@@ -230,8 +230,28 @@ fn masked_value(value: &str, open_quote: &mut Option<char>) -> String {
 /// `mysql -p...`, `curl -u user:pass`), and token-shaped strings (API
 /// keys, access tokens), which become `[REDACTED]`.
 pub fn redact_secrets(text: &str) -> String {
-    let text = mask_words(&mask_headers(text));
-    redact_tokens(&text)
+    if cannot_hide_a_secret(text) {
+        return text.to_owned();
+    }
+    redact_all(text)
+}
+
+fn redact_all(text: &str) -> String {
+    redact_tokens(&mask_words(&mask_headers(text)))
+}
+
+/// True when [`redact_secrets`] leaves `text` as it is, found in one pass:
+/// ASCII letters, digits and `._-/()` only (no space, `=`, `:`, `@` or
+/// quote for a credential to follow), and no word long enough for a token
+/// unless it is hex (an object id). Most of what an audit line keeps is
+/// this: ref names, object ids, paths, `(delete)`.
+pub fn cannot_hide_a_secret(text: &str) -> bool {
+    const BETWEEN_WORDS: [char; 4] = ['.', '/', '(', ')'];
+    text.chars()
+        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-' || BETWEEN_WORDS.contains(&c))
+        && text
+            .split(BETWEEN_WORDS)
+            .all(|w| w.len() < 16 || w.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
 /// Replaces token-shaped strings (API keys, access tokens) with
@@ -315,6 +335,43 @@ pub fn redact_text(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        // The fast path of `redact_secrets` must never keep what a pass
+        // would have masked: text it calls plain is text no pass changes.
+        #[test]
+        fn text_called_plain_is_text_no_pass_changes(
+            text in "[a-zA-Z0-9./()_ =:@'\"-]{0,48}|[0-9a-fA-F./()_-]{0,90}|\\(?(sk-|ghp_|AKIA|glpat-|hf_|xoxb-)?[a-zA-Z0-9_-]{0,40}(/[a-z0-9]{0,20})?\\)?"
+        ) {
+            if cannot_hide_a_secret(&text) {
+                proptest::prop_assert_eq!(redact_all(&text), text);
+            }
+        }
+    }
+
+    #[test]
+    fn ref_names_and_object_ids_are_plain_and_tokens_are_not() {
+        for plain in [
+            "refs/heads/main",
+            "refs/heads/release/1.2",
+            "0123456789abcdef0123456789abcdef01234567",
+            "src/some_module/file-name.rs",
+            "(delete)",
+            "",
+        ] {
+            assert!(cannot_hide_a_secret(plain), "{plain}");
+        }
+        for secret in [
+            "ghp_0123456789abcdefghijABCDEFGHIJ012345",
+            "refs/heads/sk-live-0123456789abcdef",
+            "PGPASSWORD=hunter2",
+            "https://user:token@host/repo",
+            "a b",
+            "Authorization:",
+        ] {
+            assert!(!cannot_hide_a_secret(secret), "{secret}");
+        }
+    }
 
     #[test]
     fn credentials_in_commands_headers_and_env_assignments_are_masked() {
