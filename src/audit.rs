@@ -121,9 +121,7 @@ fn push_refs(
 pub fn operation_value(op: &Operation) -> Option<Value> {
     fn mask(v: &mut Value) {
         match v {
-            Value::String(s) if !crate::text::cannot_hide_a_secret(s) => {
-                *s = crate::text::redact_secrets(s);
-            }
+            Value::String(s) => crate::text::redact_secrets_in_place(s),
             Value::Array(items) => items.iter_mut().for_each(mask),
             Value::Object(map) => map.values_mut().for_each(mask),
             _ => {}

@@ -240,18 +240,36 @@ fn redact_all(text: &str) -> String {
     redact_tokens(&mask_words(&mask_headers(text)))
 }
 
+/// [`redact_secrets`] in place: `text` is left untouched (not copied) when
+/// it cannot hide a secret.
+pub fn redact_secrets_in_place(text: &mut String) {
+    if !cannot_hide_a_secret(text) {
+        *text = redact_all(text);
+    }
+}
+
 /// True when [`redact_secrets`] leaves `text` as it is, found in one pass:
 /// ASCII letters, digits and `._-/()` only (no space, `=`, `:`, `@` or
-/// quote for a credential to follow), and no word long enough for a token
-/// unless it is hex (an object id). Most of what an audit line keeps is
-/// this: ref names, object ids, paths, `(delete)`.
-pub fn cannot_hide_a_secret(text: &str) -> bool {
-    const BETWEEN_WORDS: [char; 4] = ['.', '/', '(', ')'];
-    text.chars()
-        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-' || BETWEEN_WORDS.contains(&c))
-        && text
-            .split(BETWEEN_WORDS)
-            .all(|w| w.len() < 16 || w.bytes().all(|b| b.is_ascii_hexdigit()))
+/// quote for a credential to follow), and no word (a run of letters,
+/// digits, `_` and `-`) long enough for a token unless it is hex (an
+/// object id). Most of what an audit line keeps is this: ref names, object
+/// ids, paths, `(delete)`.
+fn cannot_hide_a_secret(text: &str) -> bool {
+    let (mut word, mut hex) = (0, true);
+    for b in text.bytes() {
+        match b {
+            b'.' | b'/' | b'(' | b')' => (word, hex) = (0, true),
+            b if b.is_ascii_alphanumeric() || b == b'_' || b == b'-' => {
+                word += 1;
+                hex &= b.is_ascii_hexdigit();
+                if word >= 16 && !hex {
+                    return false;
+                }
+            }
+            _ => return false,
+        }
+    }
+    true
 }
 
 /// Replaces token-shaped strings (API keys, access tokens) with
