@@ -15,7 +15,8 @@
 #
 # A name the linker does not find (the code changed since) is skipped
 # without a word: a stale file costs speed, never correctness. Run it again
-# after large changes. Usage: bench/order.sh
+# after large changes and with each new Rust toolchain (the names carry
+# hashes of the compiler's version). Usage: bench/order.sh
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 host=$(rustc -vV | sed -n 's/^host: //p')
