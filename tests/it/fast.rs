@@ -302,6 +302,31 @@ fn after_an_upgrade_the_copy_hands_over_and_git_vouch_refreshes_it() {
 }
 
 #[test]
+fn a_stale_mark_on_a_current_copy_refreshes_nothing() {
+    // `VOUCH_HOOK_STALE` set where the copy is current (by hand, or left in
+    // an environment): git-vouch checks the hook file itself, leaves it,
+    // and judges the push as always.
+    let mut env = TestEnv::new();
+    install_from_copies(&env);
+    let hook = env.work.join(".git/hooks/pre-push");
+    let before = fs::read(&hook).unwrap();
+    env.write_config(BLOCK_UNAVAILABLE);
+    env.git(&env.work, &["checkout", "-q", "-b", "side"]);
+    env.commit(&env.work, "s.txt", "side");
+    env.git(&env.work, &["push", "-q", "origin", "side"]);
+    env.rewind(1);
+    env.extra_env.push(("VOUCH_HOOK_STALE".into(), "1".into()));
+    let out = env.push(&["-f", "origin", "side"]);
+    out.code(1);
+    assert!(!out.stderr.contains("refreshed"), "{}", out.stderr);
+    assert_eq!(fs::read(&hook).unwrap(), before);
+    env.git(&env.work, &["checkout", "-q", "main"]);
+    env.commit(&env.work, "a.txt", "a");
+    env.push(&["origin", "main"]).code(0);
+    assert_eq!(fs::read(&hook).unwrap(), before);
+}
+
+#[test]
 fn a_launcher_an_earlier_install_wrote_still_starts_the_fast_program() {
     let env = TestEnv::new();
     let started = fast_program_with_stand_in(&env);
