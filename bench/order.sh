@@ -54,11 +54,15 @@ printf '{"session_id":"order","cwd":"%s","hook_event_name":"PreToolUse","tool_na
 printf '%s %s refs/heads/main\n' "$(git rev-parse HEAD~1)" "$(git rev-parse HEAD)" > "$work/tx.in"
 echo b >> a.txt && git add a.txt
 
+# each TOOL: runs `TOOL <name> <command...>` for each of the four paths.
+each() {
+  "$1" push .git/hooks/pre-push origin "$work/remote.git" < "$work/push.in"
+  "$1" agent "$bin/git-vouch" agent-hook claude < "$work/agent.json"
+  "$1" commit "$bin/git-vouch" hook pre-commit --hook-dir .git/hooks -- < /dev/null
+  "$1" tx "$bin/git-vouch" hook reference-transaction --hook-dir .git/hooks -- prepared < "$work/tx.in"
+}
 cg() { valgrind --tool=callgrind --demangle=no --callgrind-out-file="$work/$1.out" "${@:2}" >/dev/null 2>&1 || true; }
-cg push .git/hooks/pre-push origin "$work/remote.git" < "$work/push.in"
-cg agent "$bin/git-vouch" agent-hook claude < "$work/agent.json"
-cg commit "$bin/git-vouch" hook pre-commit --hook-dir .git/hooks -- < /dev/null
-cg tx "$bin/git-vouch" hook reference-transaction --hook-dir .git/hooks -- prepared < "$work/tx.in"
+each cg
 
 # Every function named in the profiles (`fn=`, `cfn=`), first seen first.
 cat "$work"/{push,agent,commit,tx}.out \
@@ -72,10 +76,7 @@ cat "$work"/{push,agent,commit,tx}.out \
 # pages instead of nine, each a copy-on-write fault at every start.
 # Constants without a name (most string literals) cannot be ordered.
 lk() { valgrind --tool=lackey --trace-mem=yes --log-file="$work/$1.mem" "${@:2}" >/dev/null 2>&1 || true; }
-lk push .git/hooks/pre-push origin "$work/remote.git" < "$work/push.in"
-lk agent "$bin/git-vouch" agent-hook claude < "$work/agent.json"
-lk commit "$bin/git-vouch" hook pre-commit --hook-dir .git/hooks -- < /dev/null
-lk tx "$bin/git-vouch" hook reference-transaction --hook-dir .git/hooks -- prepared < "$work/tx.in"
+each lk
 data() { # $1: the program, $2...: its traces; prints the statics touched
   nm -S -n "$1" | python3 -c '
 import bisect, re, sys
