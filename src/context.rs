@@ -38,12 +38,72 @@ pub struct Ctx {
 /// vouch's own directories.
 #[derive(Debug, Clone)]
 pub struct Dirs {
-    /// User config (`config.toml`, `verifiers/`).
-    pub config: PathBuf,
-    /// Data (`trust.json`).
-    pub data: PathBuf,
+    /// User config (`config.toml`, `verifiers/`); `None` without a home
+    /// directory: there is no user config to read.
+    pub config: Option<PathBuf>,
+    /// Data (`trust.json`); `None` without a home directory: no repository
+    /// is trusted.
+    pub data: Option<PathBuf>,
     /// State (`audit.jsonl`, `reviews/`, `approvals/`).
     pub state: PathBuf,
+    /// Where the state is when there is no home directory: the
+    /// repository's git directory, said on every run ([`Ctx::config`]).
+    pub fallback: Option<String>,
+}
+
+impl Dirs {
+    /// The user's directories, as the XDG base directory specification
+    /// puts them, on every system (macOS too, where command-line tools
+    /// such as git keep theirs in `~/.config`): `$XDG_CONFIG_HOME/vouch`
+    /// (else `~/.config/vouch`), `$XDG_DATA_HOME/vouch` (else
+    /// `~/.local/share/vouch`), `$XDG_STATE_HOME/vouch` (else
+    /// `~/.local/state/vouch`). A relative value is ignored, as the
+    /// specification says. Read from the environment alone: no user is
+    /// looked up in the system's password database (a statically linked
+    /// program cannot load the modules that would do it, and crashes).
+    pub fn of_user(env: &dyn Env) -> Option<Self> {
+        let absolute = |name: &str| {
+            env.var_os(name)
+                .map(PathBuf::from)
+                .filter(|p| p.is_absolute())
+        };
+        let home = absolute(vars::HOME);
+        let base = |xdg: &str, under_home: &str| {
+            absolute(xdg)
+                .or_else(|| home.as_ref().map(|h| h.join(under_home)))
+                .map(|p| p.join("vouch"))
+        };
+        Some(Self {
+            config: Some(base(vars::XDG_CONFIG_HOME, ".config")?),
+            data: Some(base(vars::XDG_DATA_HOME, ".local/share")?),
+            state: base(vars::XDG_STATE_HOME, ".local/state")?,
+            fallback: None,
+        })
+    }
+
+    /// Without a home directory (a container running as a user the system
+    /// does not know): the state lives in the repository's git directory,
+    /// `<git dir>/vouch`, and there is no user config and no trust store.
+    /// True when the person trusted the repository at `root` (never
+    /// without a trust store).
+    pub fn is_trusted(&self, root: &Path) -> bool {
+        self.data
+            .as_ref()
+            .is_some_and(|data| trust::is_trusted(data, root))
+    }
+
+    fn in_repository(git_dir: &Path) -> Self {
+        let state = git_dir.join("vouch");
+        Self {
+            config: None,
+            data: None,
+            fallback: Some(format!(
+                "no home directory (HOME is not set): vouch keeps its log in `{}`, reads no user config and trusts no repository file; set HOME to use your own",
+                state.display()
+            )),
+            state,
+        }
+    }
 }
 
 impl Ctx {
@@ -79,23 +139,18 @@ impl Ctx {
         given.map_or_else(|| self.cwd.clone(), |p| self.cwd.join(p))
     }
 
-    /// vouch's directories, where the platform keeps them (XDG on Linux,
-    /// `~/Library/Application Support` on macOS), from the `directories` crate.
+    /// vouch's directories: the user's ([`Dirs::of_user`]), else the
+    /// repository's ([`Dirs::in_repository`]).
     pub fn dirs(&self) -> Result<Dirs> {
         if let Some(dirs) = &self.fixed_dirs {
             return Ok(dirs.clone());
         }
-        let project = directories::ProjectDirs::from("", "", "vouch").context(
-            "cannot find a home directory: set HOME so vouch knows where its config and log live",
-        )?;
-        Ok(Dirs {
-            config: project.config_dir().to_path_buf(),
-            data: project.data_dir().to_path_buf(),
-            state: project
-                .state_dir()
-                .unwrap_or_else(|| project.data_dir())
-                .to_path_buf(),
-        })
+        if let Some(dirs) = Dirs::of_user(self.env.as_ref()) {
+            return Ok(dirs);
+        }
+        crate::git::common_dir(&self.cwd)
+            .map(|git_dir| Dirs::in_repository(&git_dir))
+            .context("cannot find a home directory, and this is not inside a git repository: set HOME so vouch knows where its config and log live")
     }
 
     /// The user config file: `VOUCH_CONFIG`, or `<config dir>/config.toml`.
@@ -106,7 +161,11 @@ impl Ctx {
             .filter(|p| !p.is_empty())
         {
             Some(p) => Ok(PathBuf::from(p)),
-            None => Ok(self.dirs()?.config.join("config.toml")),
+            None => self
+                .dirs()?
+                .config
+                .map(|c| c.join("config.toml"))
+                .context("no home directory: there is no user config"),
         }
     }
 
@@ -132,9 +191,7 @@ impl Ctx {
             let path = root.join(REPO_CONFIG);
             match read_optional(&path) {
                 Ok(file) => file.map(|file| {
-                    let trusted = self
-                        .dirs()
-                        .is_ok_and(|dirs| trust::is_trusted(&dirs.data, root));
+                    let trusted = self.dirs().is_ok_and(|dirs| dirs.is_trusted(root));
                     (file, trusted)
                 }),
                 Err(e) => {
@@ -150,6 +207,9 @@ impl Ctx {
                 .map(|m| m.permissions().mode())
         });
         let mut config = Config::resolve(&ConfigInputs { user, repo }, self.env.as_ref());
+        if let Some(note) = self.dirs().ok().and_then(|d| d.fallback) {
+            config.warnings.push(note);
+        }
         for (e, source) in unusable {
             config.ignore_broken(e, source);
         }
@@ -184,8 +244,8 @@ impl Ctx {
     pub fn verifier_places(&self, root: &Path) -> Result<crate::verifiers::SearchPlaces> {
         let dirs = self.dirs()?;
         Ok(crate::verifiers::SearchPlaces {
-            user_dir: Some(dirs.config.join("verifiers")),
-            repo_dir: trust::is_trusted(&dirs.data, root).then(|| trust::verifiers_dir(root)),
+            user_dir: dirs.config.as_ref().map(|c| c.join("verifiers")),
+            repo_dir: dirs.is_trusted(root).then(|| trust::verifiers_dir(root)),
             path: self.env.var_os(vars::PATH),
         })
     }
@@ -210,5 +270,58 @@ fn read_optional(path: &Path) -> Result<Option<ConfigFile>, ConfigError> {
             path: path.to_path_buf(),
             message: e.to_string(),
         }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::env::MapEnv;
+
+    fn of(pairs: &[(&str, &str)]) -> Option<Dirs> {
+        Dirs::of_user(&MapEnv::from_pairs(pairs))
+    }
+
+    #[test]
+    fn the_users_dirs_come_from_the_environment_alone() {
+        let d = of(&[("HOME", "/h")]).expect("HOME is enough");
+        assert_eq!(d.config, Some(PathBuf::from("/h/.config/vouch")));
+        assert_eq!(d.data, Some(PathBuf::from("/h/.local/share/vouch")));
+        assert_eq!(d.state, PathBuf::from("/h/.local/state/vouch"));
+        let d = of(&[
+            ("HOME", "/h"),
+            ("XDG_CONFIG_HOME", "/c"),
+            ("XDG_STATE_HOME", "relative/state"),
+        ])
+        .unwrap();
+        assert_eq!(d.config, Some(PathBuf::from("/c/vouch")));
+        assert_eq!(
+            d.state,
+            PathBuf::from("/h/.local/state/vouch"),
+            "a relative XDG value is ignored"
+        );
+        // Every XDG directory set: no home needed.
+        let d = of(&[
+            ("XDG_CONFIG_HOME", "/c"),
+            ("XDG_DATA_HOME", "/d"),
+            ("XDG_STATE_HOME", "/s"),
+        ])
+        .unwrap();
+        assert_eq!(d.state, PathBuf::from("/s/vouch"));
+        assert!(d.fallback.is_none());
+        // No home, or a relative one: not the user's.
+        assert!(of(&[]).is_none());
+        assert!(of(&[("HOME", "")]).is_none());
+        assert!(of(&[("HOME", "home")]).is_none());
+        assert!(of(&[("XDG_CONFIG_HOME", "/c")]).is_none());
+    }
+
+    #[test]
+    fn the_repository_fallback_reads_no_user_config_and_trusts_nothing() {
+        let d = Dirs::in_repository(Path::new("/r/.git"));
+        assert_eq!(d.state, PathBuf::from("/r/.git/vouch"));
+        assert!(d.config.is_none() && d.data.is_none());
+        assert!(!d.is_trusted(Path::new("/r")));
+        assert!(d.fallback.unwrap().contains("`/r/.git/vouch`"));
     }
 }

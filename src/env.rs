@@ -91,13 +91,13 @@ pub mod vars {
     pub const CI: &str = "CI";
     /// Searched for `vouch-verify-*` verifier programs.
     pub const PATH: &str = "PATH";
-    /// Read by the `directories` crate to find the config, data and state directories.
+    /// The home directory: where vouch's config, data and state live (`context::Dirs`).
     pub const HOME: &str = "HOME";
-    /// XDG config directory (Linux), read by `directories`.
+    /// XDG config directory, on every system.
     pub const XDG_CONFIG_HOME: &str = "XDG_CONFIG_HOME";
-    /// XDG data directory (Linux), read by `directories`.
+    /// XDG data directory, on every system.
     pub const XDG_DATA_HOME: &str = "XDG_DATA_HOME";
-    /// XDG state directory (Linux), read by `directories`.
+    /// XDG state directory, on every system.
     pub const XDG_STATE_HOME: &str = "XDG_STATE_HOME";
     /// Colour off.
     pub const NO_COLOR: &str = "NO_COLOR";

@@ -247,6 +247,23 @@ impl Repo {
     }
 }
 
+/// The repository's common git directory (shared by its worktrees), as
+/// git finds it from `cwd` (a hook's `GIT_DIR` included), absolute.
+pub fn common_dir(cwd: &Path) -> Option<PathBuf> {
+    let out = git_output_bytes(
+        cwd,
+        &[
+            OsStr::new("rev-parse"),
+            OsStr::new("--path-format=absolute"),
+            OsStr::new("--git-common-dir"),
+        ],
+    )
+    .ok()?;
+    let line = out.strip_suffix(b"\n").unwrap_or(&out);
+    let dir = PathBuf::from(<OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(line));
+    dir.is_absolute().then_some(dir)
+}
+
 /// Runs `git` with `args` in `dir` and returns its stdout.
 fn git_output(dir: &Path, args: &[&str]) -> Result<String> {
     let args: Vec<&OsStr> = args.iter().map(OsStr::new).collect();

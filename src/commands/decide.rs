@@ -173,7 +173,8 @@ impl<'a> Run<'a> {
     pub(crate) fn run(mut self) -> Result<Decided> {
         let tier = self.op.assessment().tier;
         let env = self.ctx.env.as_ref();
-        let state = self.ctx.dirs()?.state;
+        let dirs = self.ctx.dirs()?;
+        let state = dirs.state;
         let skip = match &self.skip {
             Some((skip, _)) => skip.clone(),
             None => Skip::from_value(env.var(vars::VOUCH_SKIP).as_deref()),
@@ -181,6 +182,9 @@ impl<'a> Run<'a> {
         let observe = self.config.mode == Mode::Observe;
         let approved = policy::is_verified(tier, self.config.verify_standard)
             && skip == Skip::No
+            // Without a home directory the approvals would live in the
+            // repository, where anything that writes files can forge one.
+            && dirs.fallback.is_none()
             && review::take_approval(
                 &state,
                 &self.operation_id,
@@ -672,9 +676,10 @@ mod tests {
             }) as Box<dyn Prompter>)
         });
         ctx.fixed_dirs = Some(crate::context::Dirs {
-            config: dir.join("config"),
-            data: dir.join("data"),
+            config: Some(dir.join("config")),
+            data: Some(dir.join("data")),
             state: dir.join("state"),
+            fallback: None,
         });
         ctx
     }

@@ -534,7 +534,9 @@ pub fn trust(ctx: &Ctx, args: &TrustArgs) -> Result<ExitStatus> {
     let path = ctx.dir(args.repo.as_ref());
     let loc = git::hooks_location(&path)?;
     let root = loc.root();
-    let data = ctx.dirs()?.data;
+    let data = ctx.dirs()?.data.context(
+        "no home directory (HOME is not set): there is no trust store to write; set HOME",
+    )?;
     if args.revoke {
         trust::set(&data, &root, false)?;
         ui::info(&format!("`{}` is no longer trusted", root.display()));

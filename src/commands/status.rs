@@ -15,7 +15,7 @@ use crate::git;
 use crate::install::{self, HOOKS, HookState};
 use crate::managers;
 use crate::vocab::Tier;
-use crate::{ExitStatus, trust, ui, verifiers};
+use crate::{ExitStatus, ui, verifiers};
 
 /// Everything `git vouch status` reports (`--json` prints it as is).
 #[derive(Debug, Clone, Serialize)]
@@ -193,7 +193,7 @@ pub fn gather(ctx: &Ctx, path: &Path) -> Result<Status> {
     let repo_config = if repo_file.is_file() {
         Some(RepoConfig {
             path: repo_file.display().to_string(),
-            trusted: trust::is_trusted(&ctx.dirs()?.data, &root),
+            trusted: ctx.dirs()?.is_trusted(&root),
         })
     } else {
         None

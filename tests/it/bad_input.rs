@@ -271,3 +271,124 @@ fn wrong_type_in_config_is_a_clear_error() {
         .stderr_has("line 2")
         .stderr_has("key `critical`");
 }
+
+/// A container running as a uid the system does not know, with no `HOME`:
+/// runs `program args` in `dir` as such a user (`setpriv`, as root).
+fn as_unknown_user(env: &TestEnv, dir: &std::path::Path, program: &str, args: &[&str]) -> Out {
+    let vars = env
+        .vars()
+        .into_iter()
+        .filter(|(k, _)| k != "HOME" && !k.starts_with("XDG_"));
+    let out = std::process::Command::new("setpriv")
+        .args(["--reuid", "48151", "--regid", "48151", "--clear-groups"])
+        .args(["setsid", "-w", program])
+        .args(args)
+        .env_clear()
+        .envs(vars)
+        .current_dir(dir)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("setpriv runs");
+    Out::from_output(out)
+}
+
+#[allow(
+    clippy::print_stderr,
+    reason = "a skipped test says so where the test runner shows it"
+)]
+/// Root can become a uid with no passwd entry; anyone else skips (said),
+/// except under `CI`, which runs as root.
+fn can_become_unknown_user() -> bool {
+    let id = std::process::Command::new("id").arg("-u").output().unwrap();
+    let root = String::from_utf8_lossy(&id.stdout).trim() == "0";
+    let ci = std::process::Command::new("sh")
+        .args(["-c", "[ -n \"${CI:-}\" ]"])
+        .status()
+        .unwrap()
+        .success();
+    assert!(root || !ci, "CI runs the tests as root");
+    if !root {
+        eprintln!("skipped: only root can run a command as a uid with no passwd entry");
+    }
+    root
+}
+
+/// SPEC 3.2, issue 26 item 13: with `HOME` unset and a uid that has no
+/// passwd entry, no door crashes or breaks ordinary work. vouch looks no
+/// user up (a static build crashed in NSS), keeps its log in the
+/// repository's git directory, says so, and judges as always.
+#[test]
+fn no_home_and_an_unknown_uid_guard_what_they_can() {
+    if !can_become_unknown_user() {
+        return;
+    }
+    let env = TestEnv::new();
+    env.install();
+    let status = std::process::Command::new("chown")
+        .args(["-R", "48151:48151"])
+        .arg(env.base())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let bin = crate::support::vouch_bin();
+    let bin = bin.to_str().unwrap();
+    let git_log = env.work.join(".git/vouch/audit.jsonl");
+    let said = "no home directory (HOME is not set)";
+    // An ordinary commit and push go on, and say where the log went.
+    std::fs::write(env.work.join("n.txt"), "n").unwrap();
+    as_unknown_user(&env, &env.work, "git", &["add", "n.txt"]).code(0);
+    let out = as_unknown_user(&env, &env.work, "git", &["commit", "-q", "-m", "n"]);
+    out.code(0).stderr_has(said);
+    assert!(!out.stderr.contains("panicked"), "{}", out.stderr);
+    as_unknown_user(&env, &env.work, "git", &["push", "-q", "origin", "main"]).code(0);
+    // The agent door answers (no crash, no silent allow) and logs.
+    std::fs::write(env.work.join("file1.txt"), "unsaved\n").unwrap();
+    let input = serde_json::json!({"session_id": "s-1", "cwd": env.work,
+        "hook_event_name": "PreToolUse", "tool_name": "Bash",
+        "tool_input": {"command": "git reset --hard HEAD~2"}});
+    let script = env.script(
+        "claude-hook",
+        &format!("echo '{input}' | {bin} agent-hook claude"),
+    );
+    let out = as_unknown_user(&env, &env.work, script.to_str().unwrap(), &[]);
+    out.code(0);
+    let reply: serde_json::Value = serde_json::from_str(out.stdout.trim())
+        .unwrap_or_else(|e| panic!("a reply ({e}): {out:?}"));
+    let decision = &reply["hookSpecificOutput"]["permissionDecision"];
+    assert!(decision == "ask" || decision == "deny", "{reply}");
+    // `check` judges; a forced push is judged by the pre-push hook.
+    let out = as_unknown_user(
+        &env,
+        &env.work,
+        bin,
+        &["check", "--", "git", "reset", "--hard"],
+    );
+    out.code(1).stdout_has("tier: critical");
+    as_unknown_user(
+        &env,
+        &env.work,
+        "git",
+        &["checkout", "-q", "--", "file1.txt"],
+    )
+    .code(0);
+    as_unknown_user(&env, &env.work, "git", &["reset", "-q", "--hard", "HEAD~1"]).code(0);
+    let out = as_unknown_user(
+        &env,
+        &env.work,
+        "git",
+        &["push", "-q", "--force", "origin", "main"],
+    );
+    out.stderr_has(said);
+    let text = std::fs::read_to_string(&git_log).expect("the log is in the git directory");
+    let records: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    for hook in ["claude", "pre-push"] {
+        assert!(
+            records.iter().any(|r| r["hook"] == hook),
+            "{hook} logged: {text}"
+        );
+    }
+    assert!(env.audit().is_empty(), "nothing went to a home directory");
+}
