@@ -13,7 +13,17 @@ pub enum ConfigError {
         /// The system's reason.
         message: String,
     },
-    /// The file is not valid, with where and what is accepted.
+    /// The file is not TOML at all (or not a table of settings).
+    #[error("config `{path}` cannot be parsed, line {line}: {message}")]
+    Unparsable {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line.
+        line: usize,
+        /// What the parser says.
+        message: String,
+    },
+    /// A key or value is not valid, with where and what is accepted.
     #[error("invalid config `{path}`, line {line}{key}: {message}", key = key.as_ref().map(|k| format!(", key `{k}`")).unwrap_or_default())]
     Invalid {
         /// The file.
@@ -40,8 +50,16 @@ impl ConfigError {
     /// The file at fault.
     pub fn path(&self) -> &Path {
         match self {
-            Self::Unreadable { path, .. } | Self::Invalid { path, .. } => path,
+            Self::Unreadable { path, .. }
+            | Self::Unparsable { path, .. }
+            | Self::Invalid { path, .. } => path,
         }
+    }
+
+    /// True when nothing of the file could be read: vouch does not know
+    /// the policy written there.
+    pub fn is_whole_file(&self) -> bool {
+        matches!(self, Self::Unreadable { .. } | Self::Unparsable { .. })
     }
 }
 

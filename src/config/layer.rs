@@ -8,8 +8,8 @@ use super::raw::{
     RawAi, RawCommit, RawConfig, RawProvider, RawTiers, RawVerifier, locate, parse_raw,
 };
 use super::{
-    Config, ConfigError, ConfigFile, ConfigInputs, DEFAULT_VERIFIER_TIMEOUT_SECS, Globs, Mode,
-    Source, TierTable, VerifierConfig, compile_globs,
+    Config, ConfigError, ConfigFile, ConfigInputs, DEFAULT_VERIFIER_TIMEOUT_SECS, Mode,
+    OnUnavailable, Source, TierTable, VerifierConfig, compile_globs,
 };
 use crate::env::{Env, vars};
 use crate::vocab::Tier;
@@ -153,10 +153,58 @@ impl Gate {
     }
 }
 
+/// The keys of one file that cannot be used, each with its line.
+struct Problems<'a> {
+    file: &'a ConfigFile,
+    dropped: Vec<ConfigError>,
+}
+
+impl Problems<'_> {
+    /// `key` of `[table]` holds a value that cannot be used: it is dropped.
+    fn invalid(&mut self, table: &str, key: &str, message: &str) {
+        self.dropped.push(ConfigError::Invalid {
+            path: self.file.path.clone(),
+            line: locate(&self.file.text, table, key),
+            key: Some(if table.is_empty() {
+                key.to_owned()
+            } else {
+                format!("{table}.{key}")
+            }),
+            message: message.to_owned(),
+        });
+    }
+
+    /// A list of globs holds one that cannot be compiled.
+    fn bad_glob(&mut self, table: &str, key: &str, patterns: &[String], i: usize, why: &str) {
+        let glob = patterns.get(i).map_or("", String::as_str);
+        self.invalid(table, key, &format!("bad glob `{glob}`: {why}"));
+    }
+
+    /// The `i`-th `[[rules]]` entry cannot be compiled: it is dropped.
+    fn rule(&mut self, i: usize, message: String) {
+        let line = self
+            .file
+            .text
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| l.trim_start().starts_with("[[rules]]"))
+            .nth(i)
+            .map_or(1, |(n, _)| n + 1);
+        self.dropped.push(ConfigError::Invalid {
+            path: self.file.path.clone(),
+            line,
+            key: Some(format!("rules[{i}]")),
+            message,
+        });
+    }
+}
+
 impl Config {
     /// Builds the config in force from the files and the environment. A
-    /// file that cannot be used is left out, noted in [`Config::broken`]
-    /// and [`Config::warnings`]; this never fails.
+    /// key that cannot be used is left out, a file that cannot be read at
+    /// all too (and risky work waits, [`Config::ignore_broken`]); both are
+    /// noted in [`Config::broken`] and [`Config::warnings`]. This never
+    /// fails.
     pub fn resolve(inputs: &ConfigInputs, env: &dyn Env) -> Self {
         let mut config = Self::default();
         if let Some(file) = &inputs.user {
@@ -181,63 +229,72 @@ impl Config {
         if let Some(path) = env.var_os(vars::VOUCH_LOG).filter(|p| !p.is_empty()) {
             config.log_path = Some(PathBuf::from(path));
         }
+        // A file read later (a trusted repository's) may not lower what an
+        // unreadable one holds.
+        if config.broken.iter().any(ConfigError::is_whole_file) {
+            config.hold_risky_work();
+        }
         config
     }
 
-    /// Applies one file over what is there, all of it or nothing.
+    /// Applies one file over what is there: every key that can be used.
+    /// A key that cannot is dropped and said; a file that cannot be read
+    /// as a whole holds risky work ([`Config::ignore_broken`]).
     fn apply(&mut self, file: &ConfigFile, source: Source) {
-        let layered = parse_raw(file).and_then(|raw| {
-            let mut next = self.clone();
-            let ignored = next.layer(raw, file, source)?;
-            Ok((next, ignored))
-        });
-        match layered {
-            Ok((next, ignored)) => {
-                *self = next;
-                if !ignored.is_empty() {
-                    self.warnings.push(format!(
-                        "ignored in `{}`, which is not trusted: {}. A repository's file may only make the guard stricter until a person reads it and runs `git vouch trust` in this repository at a terminal",
-                        file.path.display(),
-                        ignored.join(", ")
-                    ));
-                }
-            }
-            Err(e) => self.ignore_broken(e, source),
+        let (raw, mut dropped) = match parse_raw(file) {
+            Ok(parsed) => parsed,
+            Err(e) => return self.ignore_broken(e, source),
+        };
+        let mut problems = Problems {
+            file,
+            dropped: Vec::new(),
+        };
+        let ignored = self.layer(raw, source, &mut problems);
+        dropped.append(&mut problems.dropped);
+        if !ignored.is_empty() {
+            self.warnings.push(format!(
+                "ignored in `{}`, which is not trusted: {}. A repository's file may only make the guard stricter until a person reads it and runs `git vouch trust` in this repository at a terminal",
+                file.path.display(),
+                ignored.join(", ")
+            ));
+        }
+        for e in dropped {
+            self.warnings.push(format!(
+                "{e}; only this key is dropped, the rest of the file applies (`git vouch doctor` lists every error)"
+            ));
+            self.broken.push(e);
         }
     }
 
-    /// Notes a file that cannot be used: it is left out, and every run says so.
+    /// Notes a file that cannot be used at all (unreadable, not TOML). It
+    /// is left out and every run says so, and until it is fixed critical
+    /// and high operations are treated with `on_unavailable = "block"`:
+    /// vouch cannot know what the file asked for, and a typo must never
+    /// loosen the guard (SPEC 3.2). Ordinary work goes on.
     pub fn ignore_broken(&mut self, error: ConfigError, source: Source) {
-        let then = match source {
-            Source::User => {
-                "it is ignored, and vouch judges with its built-in defaults until it is fixed (`git vouch doctor`)"
-            }
+        let whose = match source {
+            Source::User => "vouch judges with its built-in defaults",
             Source::TrustedRepo | Source::UntrustedRepo => {
-                "it is ignored: ordinary work goes on, and risky operations are judged by the user config and the defaults"
+                "vouch judges with the user config and the defaults"
             }
         };
-        self.warnings.push(format!("{error}; {then}"));
+        self.warnings.push(format!(
+            "{error}; the file is ignored: {whose}, and until it is fixed critical and high operations are refused when no verdict can be had (`on_unavailable = \"block\"`); ordinary work goes on (`git vouch doctor`)"
+        ));
         self.broken.push(error);
+        self.hold_risky_work();
+    }
+
+    /// A policy file that cannot be read: critical and high operations
+    /// wait for a verdict.
+    pub(super) fn hold_risky_work(&mut self) {
+        self.on_unavailable.critical = OnUnavailable::Block;
+        self.on_unavailable.high = OnUnavailable::Block;
     }
 
     /// Applies one parsed file over what is there; returns what an untrusted
     /// file could not set.
-    fn layer(
-        &mut self,
-        raw: RawConfig,
-        file: &ConfigFile,
-        source: Source,
-    ) -> Result<Vec<String>, ConfigError> {
-        let invalid = |table: &str, key: &str, message: String| ConfigError::Invalid {
-            path: file.path.clone(),
-            line: locate(&file.text, table, key),
-            key: Some(if table.is_empty() {
-                key.to_owned()
-            } else {
-                format!("{table}.{key}")
-            }),
-            message,
-        };
+    fn layer(&mut self, raw: RawConfig, source: Source, problems: &mut Problems) -> Vec<String> {
         let mut gate = Gate {
             trusted: source != Source::UntrustedRepo,
             ignored: Vec::new(),
@@ -263,9 +320,12 @@ impl Config {
         } = raw;
         if let Some(rules) = rules {
             // Rules only raise a command's tier, so any file may add them.
-            crate::shell::Rules::with_user(&rules)
-                .map_err(|e| invalid("rules", "pattern", e.to_string()))?;
-            self.rules.extend(rules);
+            for (i, rule) in rules.into_iter().enumerate() {
+                match crate::shell::Rules::with_user(std::slice::from_ref(&rule)) {
+                    Ok(_) => self.rules.push(rule),
+                    Err(e) => problems.rule(i, e.to_string()),
+                }
+            }
         }
         if let Some(budget) = agent.and_then(|a| a.budget_secs)
             && gate.allows(
@@ -275,13 +335,14 @@ impl Config {
             )
         {
             if budget == 0 {
-                return Err(invalid(
+                problems.invalid(
                     "agent",
                     "budget_secs",
-                    "must be at least 1 (seconds an agent's command may wait for a verdict)".into(),
-                ));
+                    "must be at least 1 (seconds an agent's command may wait for a verdict)",
+                );
+            } else {
+                self.agent_budget_secs = budget;
             }
-            self.agent_budget_secs = budget;
         }
         if let Some(v) = strict
             && gate.allows("strict", v, v >= self.strict)
@@ -304,9 +365,15 @@ impl Config {
             self.log_all = v;
         }
         if let Some(cmd) = notify_command {
-            let words = split_command(&cmd).map_err(|m| invalid("", "notify_command", m))?;
-            if self.notify_command.as_ref() == Some(&words) || gate.only_trusted("notify_command") {
-                self.notify_command = Some(words);
+            match split_command(&cmd) {
+                Err(m) => problems.invalid("", "notify_command", &m),
+                Ok(words) => {
+                    if self.notify_command.as_ref() == Some(&words)
+                        || gate.only_trusted("notify_command")
+                    {
+                        self.notify_command = Some(words);
+                    }
+                }
             }
         }
         if let Some(p) = protected {
@@ -316,17 +383,13 @@ impl Config {
                     self.policy.protected_patterns.clone(),
                     branches,
                 );
-                self.policy.protected = compile_globs(&branches).map_err(|(i, m)| {
-                    invalid(
-                        "protected",
-                        "branches",
-                        format!(
-                            "bad glob `{}`: {m}",
-                            branches.get(i).map_or("", String::as_str)
-                        ),
-                    )
-                })?;
-                self.policy.protected_patterns = branches;
+                match compile_globs(&branches) {
+                    Ok(globs) => {
+                        self.policy.protected = globs;
+                        self.policy.protected_patterns = branches;
+                    }
+                    Err((i, m)) => problems.bad_glob("protected", "branches", &branches, i, &m),
+                }
             }
             if let Some(v) = p.remote_head
                 && gate.allows("protected.remote_head", v, v >= self.policy.remote_head)
@@ -339,14 +402,13 @@ impl Config {
                     self.policy.release_tag_patterns.clone(),
                     tags,
                 );
-                self.policy.release_tags = compile_globs(&tags).map_err(|(i, m)| {
-                    invalid(
-                        "protected",
-                        "release_tags",
-                        format!("bad glob `{}`: {m}", tags.get(i).map_or("", String::as_str)),
-                    )
-                })?;
-                self.policy.release_tag_patterns = tags;
+                match compile_globs(&tags) {
+                    Ok(globs) => {
+                        self.policy.release_tags = globs;
+                        self.policy.release_tag_patterns = tags;
+                    }
+                    Err((i, m)) => problems.bad_glob("protected", "release_tags", &tags, i, &m),
+                }
             }
         }
         if let Some(t) = thresholds.and_then(|t| t.mass_ref_changes)
@@ -377,22 +439,23 @@ impl Config {
         if let Some(verifiers) = verifiers
             && gate.only_trusted("[verifiers]")
         {
-            self.layer_verifiers(verifiers, file, &invalid)?;
+            self.layer_verifiers(verifiers, problems);
         }
         if let Some(ai) = ai {
-            self.layer_ai(ai, &mut gate)
-                .map_err(|(key, m)| invalid("ai", key, m))?;
+            self.layer_ai(ai, &mut gate, problems);
         }
         if let Some(providers) = providers
             && gate.only_trusted("[providers]")
         {
             for (name, p) in providers {
+                let mut p = p;
                 if p.api_key.is_some() && source != Source::User {
-                    return Err(invalid(
+                    problems.invalid(
                         &format!("providers.{name}"),
                         "api_key",
-                        "API keys are read from the environment or the user config, never from a repository file; remove it and set the key's variable".into(),
-                    ));
+                        "API keys are read from the environment or the user config, never from a repository file; remove it and set the key's variable",
+                    );
+                    p.api_key = None;
                 }
                 let entry = self.providers.entry(name).or_default();
                 let RawProvider {
@@ -422,8 +485,7 @@ impl Config {
             }
         }
         if let Some(c) = commit {
-            self.layer_commit(c, &mut gate)
-                .map_err(|(key, m)| invalid("commit", key, m))?;
+            self.layer_commit(c, &mut gate, problems);
         }
         if let Some(log) = log {
             if let Some(path) = log.path
@@ -435,63 +497,63 @@ impl Config {
                 && gate.allows("log.max_bytes", max, max >= self.log_max_bytes)
             {
                 if max < 4096 {
-                    return Err(invalid(
-                        "log",
-                        "max_bytes",
-                        "must be at least 4096 (bytes)".into(),
-                    ));
+                    problems.invalid("log", "max_bytes", "must be at least 4096 (bytes)");
+                } else {
+                    self.log_max_bytes = max;
                 }
-                self.log_max_bytes = max;
             }
             if let Some(keep) = log.keep
                 && gate.allows("log.keep", keep, keep >= self.log_keep)
             {
                 if keep == 0 {
-                    return Err(invalid(
+                    problems.invalid(
                         "log",
                         "keep",
-                        "must be at least 1 (rotated generations kept)".into(),
-                    ));
+                        "must be at least 1 (rotated generations kept)",
+                    );
+                } else {
+                    self.log_keep = keep;
                 }
-                self.log_keep = keep;
             }
         }
-        Ok(gate.ignored)
+        gate.ignored
     }
 
     fn layer_verifiers(
         &mut self,
         verifiers: BTreeMap<String, RawVerifier>,
-        file: &ConfigFile,
-        invalid: &dyn Fn(&str, &str, String) -> ConfigError,
-    ) -> Result<(), ConfigError> {
-        for (name, v) in verifiers {
+        problems: &mut Problems,
+    ) {
+        for (name, mut v) in verifiers {
             let table = format!("verifiers.{name}");
+            // A verifier whose name or program cannot be read is dropped
+            // whole: without its command it would run another program.
             if !valid_verifier_name(&name) {
-                return Err(invalid(
+                problems.invalid(
                     "",
                     &table,
-                    format!("verifier name `{name}` may hold only letters, digits, `-` and `_`"),
-                ));
+                    &format!("verifier name `{name}` may hold only letters, digits, `-` and `_`"),
+                );
+                continue;
             }
-            let command = match v.command {
-                Some(c) => Some(split_command(&c).map_err(|m| invalid(&table, "command", m))?),
-                None => None,
+            let command = match v.command.as_deref().map(split_command).transpose() {
+                Ok(command) => command,
+                Err(m) => {
+                    problems.invalid(&table, "command", &format!("{m}; the verifier is not run"));
+                    continue;
+                }
             };
             if v.timeout_secs == Some(0) {
-                return Err(invalid(
-                    &table,
-                    "timeout_secs",
-                    "must be at least 1 (seconds)".into(),
-                ));
+                problems.invalid(&table, "timeout_secs", "must be at least 1 (seconds)");
+                v.timeout_secs = None;
             }
             if v.tiers.as_ref().is_some_and(|t| t.contains(&Tier::None)) {
-                return Err(invalid(
+                problems.invalid(
                     &table,
                     "tiers",
-                    "tier `none` is never verified; accepted: `critical`, `high`, `standard`"
-                        .into(),
-                ));
+                    "tier `none` is never verified; accepted: `critical`, `high`, `standard`",
+                );
+                v.tiers = None;
             }
             let entry = self.verifiers.entry(name).or_insert(VerifierConfig {
                 command: None,
@@ -499,7 +561,7 @@ impl Config {
                 timeout_secs: DEFAULT_VERIFIER_TIMEOUT_SECS,
                 tiers: None,
                 enabled: true,
-                source: file.path.display().to_string(),
+                source: problems.file.path.display().to_string(),
             });
             if command.is_some() {
                 entry.command = command;
@@ -516,16 +578,11 @@ impl Config {
             if let Some(e) = v.enabled {
                 entry.enabled = e;
             }
-            entry.source = file.path.display().to_string();
+            entry.source = problems.file.path.display().to_string();
         }
-        Ok(())
     }
 
-    fn layer_commit(
-        &mut self,
-        raw: RawCommit,
-        gate: &mut Gate,
-    ) -> Result<(), (&'static str, String)> {
+    fn layer_commit(&mut self, raw: RawCommit, gate: &mut Gate, problems: &mut Problems) {
         let rules = &mut self.commit;
         // Watched paths: an untrusted file adds to them.
         let watched = [
@@ -542,7 +599,10 @@ impl Config {
         for (key, patterns, slot) in watched {
             if let Some(p) = patterns {
                 let p = gate.watched(&format!("commit.{key}"), slot.patterns(), p);
-                *slot = compile_commit_globs(key, &p)?;
+                match compile_globs(&p) {
+                    Ok(globs) => *slot = globs,
+                    Err((i, m)) => problems.bad_glob("commit", key, &p, i, &m),
+                }
             }
         }
         // Paths left unwatched: an untrusted file may only narrow them.
@@ -562,7 +622,10 @@ impl Config {
         for (key, patterns, slot) in exceptions {
             if let Some(p) = patterns {
                 let p = gate.exceptions(&format!("commit.{key}"), &slot.patterns(), p);
-                *slot = compile_commit_globs(key, &p)?;
+                match compile_globs(&p) {
+                    Ok(globs) => *slot = globs,
+                    Err((i, m)) => problems.bad_glob("commit", key, &p, i, &m),
+                }
             }
         }
         // Thresholds: lower flags more.
@@ -603,10 +666,9 @@ impl Config {
                 }
             }
         }
-        Ok(())
     }
 
-    fn layer_ai(&mut self, raw: RawAi, gate: &mut Gate) -> Result<(), (&'static str, String)> {
+    fn layer_ai(&mut self, raw: RawAi, gate: &mut Gate, problems: &mut Problems) {
         let RawAi {
             enabled,
             order,
@@ -639,9 +701,10 @@ impl Config {
                 && gate.allows(&format!("ai.{key}"), v, v == *slot)
             {
                 if v == 0 {
-                    return Err((key, "must be at least 1 (seconds)".into()));
+                    problems.invalid("ai", key, "must be at least 1 (seconds)");
+                } else {
+                    *slot = v;
                 }
-                *slot = v;
             }
         }
         if let Some(v) = cache_secs
@@ -653,38 +716,25 @@ impl Config {
             && gate.allows("ai.max_output_tokens", v, v == ai.max_output_tokens)
         {
             if v < 64 {
-                return Err((
+                problems.invalid(
+                    "ai",
                     "max_output_tokens",
-                    "must be at least 64; reasoning models need 1024 or more".into(),
-                ));
+                    "must be at least 64; reasoning models need 1024 or more",
+                );
+            } else {
+                ai.max_output_tokens = v;
             }
-            ai.max_output_tokens = v;
         }
         if let Some(t) = temperature
             && gate.allows("ai.temperature", t, ai.temperature == Some(t))
         {
-            if !(0.0..=2.0).contains(&t) {
-                return Err(("temperature", "must be between 0 and 2".into()));
+            if (0.0..=2.0).contains(&t) {
+                ai.temperature = Some(t);
+            } else {
+                problems.invalid("ai", "temperature", "must be between 0 and 2");
             }
-            ai.temperature = Some(t);
         }
-        Ok(())
     }
-}
-
-fn compile_commit_globs(
-    key: &'static str,
-    patterns: &[String],
-) -> Result<Globs, (&'static str, String)> {
-    compile_globs(patterns).map_err(|(i, m)| {
-        (
-            key,
-            format!(
-                "bad glob `{}`: {m}",
-                patterns.get(i).map_or("", String::as_str)
-            ),
-        )
-    })
 }
 
 fn valid_verifier_name(name: &str) -> bool {

@@ -19,12 +19,17 @@
 //! ignored key and how to trust the file. Restating the value in force is
 //! not lowering it and draws no line.
 //!
-//! A file that cannot be read or parsed, or holds an invalid value, is
-//! ignored as a whole, with the error and its line, on every door alike:
-//! a broken repository file leaves the user config and the defaults; a
-//! broken user config leaves the defaults (and the repository file, under
-//! the same trust rule). [`Config::broken`] holds the errors for
-//! `git vouch doctor`, which exits non-zero while there are any.
+//! A typo never loosens the guard. An unknown key, a value of the wrong
+//! type or an invalid value is dropped alone, named with its file, line
+//! and key on every run; the rest of the file applies. A file that cannot
+//! be read or parsed at all is ignored, on every door alike (a broken
+//! repository file leaves the user config and the defaults; a broken user
+//! config leaves the defaults and the repository file, under the same
+//! trust rule), and until it is fixed critical and high operations are
+//! treated with `on_unavailable = "block"`: vouch cannot know what the
+//! file asked for, so risky work waits for a verdict while ordinary work
+//! goes on. [`Config::broken`] holds the errors for `git vouch doctor`,
+//! which exits 2 while there are any.
 //!
 //! What each setting may do, by who writes it ("any": any value; a direction:
 //! only a value at least that strict; "no": ignored). The user config and a
@@ -415,8 +420,8 @@ pub struct Config {
     /// What every run says about the config, one line each: the keys an
     /// untrusted repository file could not set, a file that was ignored.
     pub warnings: Vec<String>,
-    /// Files ignored because they cannot be used (unreadable, unparsable,
-    /// an invalid value), with the error.
+    /// What could not be used: keys dropped, and files that could not be
+    /// read at all ([`ConfigError::is_whole_file`]).
     pub broken: Vec<ConfigError>,
     /// The AI verifier.
     pub ai: AiConfig,

@@ -4,7 +4,10 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+use std::ops::Range;
+
 use serde::Deserialize;
+use toml::de::{DeArray, DeTable, DeValue};
 
 use super::{ConfigError, ConfigFile, Mode, OnUnavailable, Price};
 use crate::vocab::Tier;
@@ -155,14 +158,6 @@ pub(super) fn line_of(text: &str, offset: usize) -> usize {
     text[..offset.min(text.len())].matches('\n').count() + 1
 }
 
-/// The key written on a line (`key = value`), if any.
-pub(super) fn key_on_line(text: &str, line: usize) -> Option<String> {
-    let l = text.lines().nth(line.checked_sub(1)?)?;
-    let (key, _) = l.split_once('=')?;
-    let key = key.trim().trim_matches('"');
-    (!key.is_empty() && !key.starts_with('[')).then(|| key.to_owned())
-}
-
 /// Finds the line where `key` is set inside `[table]` (`table` may be dotted).
 pub(super) fn locate(text: &str, table: &str, key: &str) -> usize {
     let mut in_table = table.is_empty();
@@ -183,24 +178,140 @@ pub(super) fn locate(text: &str, table: &str, key: &str) -> usize {
     1
 }
 
-pub(super) fn parse_raw(file: &ConfigFile) -> Result<RawConfig, ConfigError> {
-    toml::from_str::<RawConfig>(&file.text).map_err(|e| {
+/// Parses a file key by key (SPEC 3.2): text that is not TOML at all is
+/// one error for the whole file; a key the format does not know, or a
+/// value of the wrong type, is dropped and named with its line, and the
+/// rest of the file is read. In an array of tables (`[[rules]]`) the one
+/// entry holding the error is dropped.
+pub(super) fn parse_raw(file: &ConfigFile) -> Result<(RawConfig, Vec<ConfigError>), ConfigError> {
+    let mut root = DeTable::parse(&file.text).map_err(|e| ConfigError::Unparsable {
+        path: file.path.clone(),
+        line: e.span().map_or(1, |s| line_of(&file.text, s.start)),
+        message: e.message().trim().to_owned(),
+    })?;
+    let mut dropped = Vec::new();
+    // The entries of arrays of tables dropped so far, by their place in
+    // the file: later entries are named by theirs too.
+    let mut gone: Vec<(String, usize)> = Vec::new();
+    loop {
+        let e = match RawConfig::deserialize(toml::de::Deserializer::from(root.clone())) {
+            Ok(raw) => return Ok((raw, dropped)),
+            Err(e) => e,
+        };
         let line = e.span().map_or(1, |s| line_of(&file.text, s.start));
-        let key = key_on_line(&file.text, line);
-        let mut message = e.message().trim().to_owned();
-        if message.starts_with("unknown field") {
-            message = message.replacen("unknown field", "unknown key", 1);
-            message = message.replace(", expected one of", "; accepted keys:");
-            message = message.replace(", expected", "; accepted:");
-        }
-        if message.contains("unknown variant") {
-            message = message.replace(", expected one of", "; accepted values:");
-        }
-        ConfigError::Invalid {
+        let message = accepted(e.message());
+        // Each round drops one entry, so this ends.
+        let Some(key) = e
+            .span()
+            .and_then(|s| drop_at(root.get_mut(), &s, &mut gone))
+        else {
+            // An error no key holds: the file as a whole is not a config.
+            return Err(ConfigError::Unparsable {
+                path: file.path.clone(),
+                line,
+                message,
+            });
+        };
+        dropped.push(ConfigError::Invalid {
             path: file.path.clone(),
             line,
-            key,
+            key: Some(key),
             message,
+        });
+    }
+}
+
+/// serde's wording, in the config's terms.
+fn accepted(message: &str) -> String {
+    let mut message = message.trim().to_owned();
+    if message.starts_with("unknown field") {
+        message = message.replacen("unknown field", "unknown key", 1);
+        message = message.replace(", expected one of", "; accepted keys:");
+        message = message.replace(", expected", "; accepted:");
+    }
+    if message.contains("unknown variant") {
+        message = message.replace(", expected one of", "; accepted values:");
+    }
+    message
+}
+
+fn holds(outer: &Range<usize>, inner: &Range<usize>) -> bool {
+    outer.start <= inner.start && inner.end <= outer.end
+}
+
+/// Removes the innermost entry of `table` whose key or value holds `span`
+/// (an element of an array of tables, whole), and returns its dotted name;
+/// `gone` holds the elements already removed, by their place in the file.
+fn drop_at(
+    table: &mut DeTable<'_>,
+    span: &Range<usize>,
+    gone: &mut Vec<(String, usize)>,
+) -> Option<String> {
+    let (mut path, element) = find(table, span)?;
+    let last = path.pop()?;
+    let mut at = table;
+    for name in &path {
+        match at.get_mut(name.as_str())?.get_mut() {
+            DeValue::Table(t) => at = t,
+            _ => return None,
         }
-    })
+    }
+    path.push(last);
+    let name = path.join(".");
+    let Some(i) = element else {
+        at.remove(path.last()?.as_str())?;
+        return Some(name);
+    };
+    let DeValue::Array(items) = at.get_mut(path.last()?.as_str())?.get_mut() else {
+        return None;
+    };
+    let mut kept = DeArray::new();
+    for (j, item) in items.iter().enumerate() {
+        if j != i {
+            kept.push(item.clone());
+        }
+    }
+    *items = kept;
+    // Named by its place in the file, counting the ones dropped before.
+    let mut earlier: Vec<usize> = gone
+        .iter()
+        .filter(|(p, _)| *p == name)
+        .map(|(_, j)| *j)
+        .collect();
+    earlier.sort_unstable();
+    let place = earlier
+        .into_iter()
+        .fold(i, |place, j| if j <= place { place + 1 } else { place });
+    gone.push((name.clone(), place));
+    Some(format!("{name}[{place}]"))
+}
+
+/// The keys leading to the innermost entry holding `span`, and the index
+/// when it is an element of an array of tables.
+fn find(table: &DeTable<'_>, span: &Range<usize>) -> Option<(Vec<String>, Option<usize>)> {
+    for (key, value) in table {
+        let name = key.get_ref().to_string();
+        match value.get_ref() {
+            DeValue::Table(inner) => {
+                if let Some((mut deeper, element)) = find(inner, span) {
+                    deeper.insert(0, name);
+                    return Some((deeper, element));
+                }
+            }
+            DeValue::Array(items) => {
+                for (i, item) in items.iter().enumerate() {
+                    if let DeValue::Table(inner) = item.get_ref()
+                        && (holds(&item.span(), span) || find(inner, span).is_some())
+                    {
+                        return Some((vec![name], Some(i)));
+                    }
+                }
+            }
+            _ => {}
+        }
+        if holds(&key.span(), span) || holds(&value.span(), span) {
+            return Some((vec![name], None));
+        }
+    }
+    None
 }

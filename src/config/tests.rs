@@ -752,59 +752,152 @@ fn an_untrusted_file_lowering_many_settings_draws_one_line() {
     assert!(!line.contains('\n'));
 }
 
+/// Issue 26 item 8: a typo drops its key alone; the user's strict policy
+/// stays in force.
 #[test]
-fn a_broken_file_is_left_out_whole_with_its_error_and_line() {
-    // A broken repository file: the user's config stays in force.
-    let mut inputs = user("[on_unavailable]\ncritical = \"block\"\n");
-    inputs.repo = repo("mode = \"observe\"\n[tiers]\nforce_push = 3\n", true).repo;
-    let c = resolve(&inputs);
-    assert_eq!(c.on_unavailable.critical, OnUnavailable::Block);
-    assert_eq!(c.mode, Mode::Enforce, "nothing of a broken file applies");
-    assert_eq!(c.broken.len(), 1);
-    assert_eq!(c.warnings.len(), 1);
-    let line = &c.warnings[0];
+fn a_bad_key_is_dropped_alone_and_the_rest_applies() {
+    let strict = "[on_unavailable]\ncritical = \"block\"\nhigh = \"block\"\n";
+    // Every way of getting one key wrong, each beside the strict policy.
+    for (bad, key, line) in [
+        ("branchez = [\"main\"]", "protected.branchez", 5),
+        ("branches = \"main\"", "protected.branches", 5),
+        ("branches = [\"main\", 3]", "protected.branches", 5),
+        ("branches = [\"[main\"]", "protected.branches", 5),
+        ("remote_head = \"yes\"", "protected.remote_head", 5),
+    ] {
+        let text = format!("{strict}[protected]\n{bad}\nrelease_tags = [\"r*\"]\n");
+        let c = resolve(&user(&text));
+        assert_eq!(c.on_unavailable.critical, OnUnavailable::Block, "{bad}");
+        assert_eq!(c.on_unavailable.high, OnUnavailable::Block, "{bad}");
+        assert!(
+            c.policy.release_tags.is_match("r1"),
+            "the next key applies: {bad}"
+        );
+        assert!(
+            c.policy.protected.is_match("main"),
+            "the default stays: {bad}"
+        );
+        assert_eq!(c.broken.len(), 1, "{bad}: {:?}", c.broken);
+        let e = c.broken[0].to_string();
+        assert!(
+            e.contains("config.toml") && e.contains(&format!("line {line}")),
+            "{bad}: {e}"
+        );
+        assert!(e.contains(&format!("key `{key}`")), "{bad}: {e}");
+        assert!(!c.broken[0].is_whole_file());
+        assert!(
+            c.warnings
+                .iter()
+                .any(|w| w.contains("only this key is dropped")),
+            "said on every run: {:?}",
+            c.warnings
+        );
+    }
+    // Top-level keys, values of the wrong type and invalid values.
+    for (bad, key) in [
+        ("strict = \"yes\"", "strict"),
+        ("mode = \"off\"", "mode"),
+        ("verify_standard = 1", "verify_standard"),
+        ("notify_command = \"say 'hi\"", "notify_command"),
+        ("[ai]\ntimeout_secs = 0", "ai.timeout_secs"),
+        ("[ai]\ntemperature = 9.0", "ai.temperature"),
+        ("[ai]\nenabeld = false", "ai.enabeld"),
+        ("[log]\nkeep = 0", "log.keep"),
+        ("[agent]\nbudget_secs = \"ten\"", "agent.budget_secs"),
+        ("[tiers]\nforce_push = \"urgent\"", "tiers.force_push"),
+        ("[commit]\nci = [\"[\"]", "commit.ci"),
+        (
+            "[verifiers.tests]\ncommand = \"make 'test\"",
+            "verifiers.tests.command",
+        ),
+        (
+            "[[rules]]\npattern = \"git frob\"\ntier = \"hihg\"\nreason = \"r\"",
+            "rules[0]",
+        ),
+        ("[[rules]]\npatern = \"git frob\"", "rules[0]"),
+        ("[providers.\"my.server\"]\nmodle = \"m\"", "providers.my.server.modle"),
+    ] {
+        let c = resolve(&user(&format!("{strict}{bad}\n")));
+        assert_eq!(c.on_unavailable.critical, OnUnavailable::Block, "{bad}");
+        assert_eq!(c.on_unavailable.high, OnUnavailable::Block, "{bad}");
+        assert_eq!(c.broken.len(), 1, "{bad}: {:?}", c.broken);
+        let e = c.broken[0].to_string();
+        assert!(e.contains(&format!("key `{key}`")), "{bad}: {e}");
+    }
+    // Of several rules, only the broken one is dropped; a second error in
+    // the same file is named too.
+    let c = resolve(&user(
+        "[[rules]]\npattern = \"git frob\"\ntier = \"critical\"\nreason = \"r\"\n[[rules]]\npattern = \"git x\"\ntier = \"hihg\"\nreason = \"r\"\n[[rules]]\npattern = \"git zap\"\ntier = \"high\"\nreason = \"r\"\nbogus = 1\n",
+    ));
+    let kept: Vec<&str> = c.rules.iter().map(|r| r.pattern.as_str()).collect();
+    assert_eq!(kept, ["git frob"], "{:?}", c.broken);
+    let named: Vec<String> = c.broken.iter().map(ToString::to_string).collect();
     assert!(
-        line.contains("/r/.vouch.toml") && line.contains("line 3"),
-        "{line}"
+        named[0].contains("rules[1]") && named[0].contains("line 7"),
+        "{named:?}"
     );
-    assert!(
-        line.contains("judged by the user config and the defaults"),
-        "{line}"
-    );
-    assert!(!line.contains("no-verify"), "{line}");
-    // A value that parses but is invalid leaves the whole file out too.
-    inputs.repo = repo("mode = \"observe\"\n[ai]\ntimeout_secs = 0\n", true).repo;
-    let c = resolve(&inputs);
-    assert_eq!(c.mode, Mode::Enforce);
-    assert!(
-        c.warnings[0].contains("ai.timeout_secs"),
-        "{:?}",
-        c.warnings
-    );
-    // A broken user config: the defaults, and a valid repository file
-    // under the same trust rule.
-    let mut inputs = user("[on_unavailable]\ncritical = \"block\"\nstrict = maybe\n");
+    assert!(named[1].contains("rules[2]"), "{named:?}");
+}
+
+/// Issue 26 item 8: a file that cannot be read as a whole is ignored, and
+/// until it is fixed critical and high operations wait for a verdict.
+#[test]
+fn an_unparsable_file_holds_risky_work() {
+    for text in [
+        "[on_unavailable\ncritical = \"allow\"\n",
+        "strict = maybe\n",
+        "mode = \"enforce\"\nmode = \"observe\"\n",
+        "\u{0}",
+    ] {
+        let c = resolve(&user(text));
+        assert_eq!(c.on_unavailable.critical, OnUnavailable::Block, "{text:?}");
+        assert_eq!(c.on_unavailable.high, OnUnavailable::Block, "{text:?}");
+        assert_eq!(c.on_unavailable.standard, OnUnavailable::Allow, "{text:?}");
+        assert_eq!(c.broken.len(), 1);
+        assert!(c.broken[0].is_whole_file());
+        let line = &c.warnings[0];
+        assert!(
+            line.contains("config.toml") && line.contains("cannot be parsed"),
+            "{line}"
+        );
+        assert!(line.contains("on_unavailable = \"block\""), "{line}");
+        assert!(!line.contains("no-verify"), "{line}");
+    }
+    // A trusted repository file read later cannot lower the hold.
+    let mut inputs = user("strict = maybe\n");
     inputs.repo = repo(
-        "[tiers]\nforce_push = \"critical\"\nlocal_delete = \"none\"\n",
-        false,
+        "mode = \"observe\"\n[on_unavailable]\ncritical = \"allow\"\nhigh = \"allow\"\n",
+        true,
     )
     .repo;
     let c = resolve(&inputs);
-    assert_eq!(c.on_unavailable.critical, OnUnavailable::Ask, "defaults");
-    assert_eq!(
-        c.policy.tiers.force_push,
-        Tier::Critical,
-        "the repository raises"
+    assert_eq!(c.on_unavailable.critical, OnUnavailable::Block);
+    assert_eq!(c.on_unavailable.high, OnUnavailable::Block);
+    // The same for a repository's file, trusted or not: the user's config
+    // stays in force, and risky work waits.
+    for trusted in [true, false] {
+        let mut inputs = user("[tiers]\nforce_push = \"critical\"\n");
+        inputs.repo = repo("[protected\nbranches = []\n", trusted).repo;
+        let c = resolve(&inputs);
+        assert_eq!(c.policy.tiers.force_push, Tier::Critical);
+        assert_eq!(c.on_unavailable.high, OnUnavailable::Block);
+        assert!(
+            c.warnings[0].contains("/r/.vouch.toml") && c.warnings[0].contains("line 1"),
+            "{:?}",
+            c.warnings
+        );
+        assert!(c.warnings[0].contains("the user config and the defaults"));
+    }
+    // An unreadable file (said by the caller that read it) holds too.
+    let mut c = resolve(&ConfigInputs::default());
+    c.ignore_broken(
+        ConfigError::Unreadable {
+            path: "/home/u/.config/vouch/config.toml".into(),
+            message: "Permission denied".into(),
+        },
+        Source::User,
     );
-    assert_eq!(
-        c.policy.tiers.local_delete,
-        Tier::Critical,
-        "but cannot lower"
-    );
-    assert_eq!(c.broken.len(), 1);
-    assert_eq!(c.warnings.len(), 2, "{:?}", c.warnings);
-    assert!(c.warnings[0].contains("config.toml") && c.warnings[0].contains("line 3"));
-    assert!(c.warnings[0].contains("built-in defaults until it is fixed"));
+    assert_eq!(c.on_unavailable.high, OnUnavailable::Block);
 }
 
 #[test]

@@ -81,10 +81,17 @@ fn non_utf8_ref_name_is_judged_not_crashed() {
 /// and why (`what`), and named no way around vouch.
 #[track_caller]
 fn said_ignored(out: &Out, file: &str, what: &str) {
+    said_once(out, file, "the file is ignored", what);
+}
+
+/// Asserts the run said, in one line naming `file` and `kind`, `what`,
+/// and named no way around vouch.
+#[track_caller]
+fn said_once(out: &Out, file: &str, kind: &str, what: &str) {
     let lines: Vec<&str> = out
         .stderr
         .lines()
-        .filter(|l| l.contains(file) && l.contains("it is ignored"))
+        .filter(|l| l.contains(file) && l.contains(kind))
         .collect();
     assert_eq!(lines.len(), 1, "one line:\n{}", out.stderr);
     assert!(lines[0].contains(what), "{what}: {}", lines[0]);
@@ -100,22 +107,22 @@ fn unique_branch(env: &TestEnv) {
 }
 
 #[test]
-fn a_broken_repository_file_is_ignored_alike_at_every_door() {
+fn an_unparsable_repository_file_is_ignored_alike_at_every_door() {
     let env = TestEnv::new();
     // The user's own verifier refuses: it must survive the broken team file.
     env.write_config(&env.verifier("judge", &verdict_body("fail"), "blocking = true"));
     env.install();
-    // A typo in the team's file (an unknown key on line 3).
-    let broken = "mode = \"observe\"\n[protected]\nbranchez = [\"main\"]\n";
+    // The team's file is not TOML (a table header left open on line 2).
+    let broken = "mode = \"observe\"\n[protected\nbranches = [\"main\"]\n";
     env.commit(&env.work, ".vouch.toml", broken);
-    let what = "line 3";
+    let what = "line 2";
     // An ordinary commit and push go on, and say why the file is ignored.
     std::fs::write(env.work.join("b.txt"), "b").unwrap();
     env.git(&env.work, &["add", "b.txt"]);
     let out = env.git_out(&env.work, &["commit", "-q", "-m", "b"]);
     out.code(0);
     said_ignored(&out, ".vouch.toml", what);
-    out.stderr_has("`branchez`").stderr_has("accepted keys");
+    out.stderr_has("cannot be parsed");
     let out = env.push(&["origin", "main"]);
     out.code(0);
     said_ignored(&out, ".vouch.toml", what);
@@ -131,7 +138,7 @@ fn a_broken_repository_file_is_ignored_alike_at_every_door() {
         "nothing of the file applies: {record}"
     );
     assert!(
-        record["warnings"].to_string().contains("branchez"),
+        record["warnings"].to_string().contains("cannot be parsed"),
         "{record}"
     );
     // reference-transaction: the user's verifier refuses a lost branch.
@@ -148,7 +155,7 @@ fn a_broken_repository_file_is_ignored_alike_at_every_door() {
     let record = env.last_audit_of("claude");
     assert_eq!(record["verifiers"][0]["verifier"], "judge", "{record}");
     assert!(
-        record["warnings"].to_string().contains("branchez"),
+        record["warnings"].to_string().contains("cannot be parsed"),
         "{record}"
     );
     // `git vouch check` and `git vouch verify`.
@@ -164,38 +171,88 @@ fn a_broken_repository_file_is_ignored_alike_at_every_door() {
     said_ignored(&out, ".vouch.toml", what);
     // `git vouch doctor` names it and exits non-zero.
     let out = env.vouch(&["doctor"]);
-    out.code(2).stdout_has("branchez");
+    out.code(2).stdout_has(".vouch.toml").stdout_has("line 2");
 }
 
+/// Issue 26 item 8: one unknown key (or a value of the wrong type) drops
+/// that key alone; the user's strict policy stays in force at every door.
 #[test]
-fn a_broken_user_config_is_judged_by_the_defaults_and_said_on_every_run() {
+fn a_typo_in_the_user_config_drops_only_that_key() {
     let env = TestEnv::new();
     env.install();
-    env.write_config(
-        "strict = false\n[on_unavailable]\ncritical = \"block\"\nbranchez = [\"main\"]\n",
-    );
-    let what = "built-in defaults until it is fixed";
-    // An ordinary commit and push go on.
-    env.commit(&env.work, "a.txt", "a");
+    let policy = "[on_unavailable]\ncritical = \"block\"\nhigh = \"block\"\n";
+    for (typo, key, line) in [
+        ("branchez = [\"main\"]", "on_unavailable.branchez", 4),
+        ("strict = \"yes\"", "strict", 1),
+        ("[protected]\nbranches = \"main\"", "protected.branches", 5),
+        ("[ai]\ntimeout_secs = 0", "ai.timeout_secs", 5),
+    ] {
+        let text = if line == 1 {
+            format!("{typo}\n{policy}")
+        } else {
+            format!("{policy}{typo}\n")
+        };
+        env.write_config(&text);
+        // Ordinary work goes on, and says which key was dropped.
+        env.commit(&env.work, "a.txt", key);
+        let out = env.push(&["origin", "main"]);
+        out.code(0);
+        said_once(
+            &out,
+            "config.toml",
+            "only this key is dropped",
+            &format!("line {line}"),
+        );
+        out.stderr_has(&format!("key `{key}`"));
+        // The rest applies: a forced push nobody can verify is refused
+        // (the defaults would let it through headless).
+        env.rewind(1);
+        let out = env.push(&["--force", "origin", "main"]);
+        out.code(1);
+        let record = env.last_audit_of("pre-push");
+        assert_eq!(record["decision"], "refused", "{typo}: {record}");
+        assert!(record["warnings"].to_string().contains(key), "{record}");
+        env.git(&env.work, &["reset", "-q", "--hard", "origin/main"]);
+        // `git vouch doctor` names it and exits 2.
+        env.vouch(&["doctor"])
+            .code(2)
+            .stdout_has("config.toml")
+            .stdout_has(&format!("line {line}"))
+            .stdout_has(key);
+    }
+    env.write_config(policy);
+    env.vouch(&["doctor"]).code(0);
+}
+
+/// Issue 26 item 8: a user config that cannot be parsed at all is said on
+/// every run, and until it is fixed critical and high operations are
+/// treated with `on_unavailable = "block"` at every door.
+#[test]
+fn an_unparsable_user_config_holds_risky_work_until_fixed() {
+    let env = TestEnv::new();
+    env.install();
+    env.write_config("[on_unavailable\ncritical = \"block\"\n");
+    let what = "line 1";
+    // Ordinary work goes on.
     std::fs::write(env.work.join("b.txt"), "b").unwrap();
     env.git(&env.work, &["add", "b.txt"]);
     let out = env.git_out(&env.work, &["commit", "-q", "-m", "b"]);
     out.code(0);
     said_ignored(&out, "config.toml", what);
-    out.stderr_has("line 4")
-        .stderr_has("`branchez`")
-        .stderr_has("accepted keys");
+    out.stderr_has("on_unavailable = \"block\"");
     let out = env.push(&["origin", "main"]);
     out.code(0);
     said_ignored(&out, "config.toml", what);
-    // The user's `critical = "block"` is gone with the file: the defaults
-    // judge (critical asks; headless, it goes on with a warning), and a
-    // valid repository file still raises the guard under the trust rule.
-    std::fs::write(
-        env.work.join(".vouch.toml"),
-        "[on_unavailable]\ncritical = \"block\"\n",
-    )
-    .unwrap();
+    // pre-push: a high operation (a force push of another branch) and a
+    // critical one (of `main`) wait for a verdict: refused headless.
+    env.git(&env.work, &["switch", "-q", "-c", "topic"]);
+    env.commit(&env.work, "t.txt", "topic");
+    env.push(&["-q", "origin", "topic"]).code(0);
+    env.git(&env.work, &["reset", "-q", "--hard", "HEAD~1"]);
+    let out = env.push(&["--force", "origin", "topic"]);
+    out.code(1);
+    assert_eq!(env.last_audit_of("pre-push")["risk_tier"], "high");
+    env.git(&env.work, &["switch", "-q", "main"]);
     env.rewind(1);
     let out = env.push(&["--force", "origin", "main"]);
     out.code(1);
@@ -204,35 +261,35 @@ fn a_broken_user_config_is_judged_by_the_defaults_and_said_on_every_run() {
     assert_eq!(record["risk_tier"], "critical");
     assert_eq!(record["decision"], "refused");
     assert!(
-        record["warnings"].to_string().contains("branchez"),
+        record["warnings"].to_string().contains("cannot be parsed"),
         "{record}"
     );
+    env.git(&env.work, &["reset", "-q", "--hard", "origin/main"]);
+    // reference-transaction: a branch with unique commits stays.
     unique_branch(&env);
     let out = env.git_headless(&env.work, &["branch", "-D", "solo"]);
     assert_ne!(out.code, 0, "{}", out.stderr);
     said_ignored(&out, "config.toml", what);
     assert_eq!(env.rev(&env.work, "solo").len(), 40);
+    // The agent door and `check`.
     std::fs::write(env.work.join("file1.txt"), "unsaved\n").unwrap();
     let out = env.claude("git reset --hard");
     out.code(0).stdout_has(r#""permissionDecision":"deny""#);
-    assert!(
-        env.last_audit_of("claude")["warnings"]
-            .to_string()
-            .contains("branchez")
-    );
     let out = env.vouch(&["check", "--", "git", "reset", "--hard"]);
     out.code(1);
     said_ignored(&out, "config.toml", what);
-    // `git vouch doctor` exits non-zero naming the error, until it is fixed.
-    let out = env.vouch(&["doctor"]);
-    out.code(2)
+    // `git vouch doctor` exits 2 naming the error, until it is fixed.
+    env.vouch(&["doctor"])
+        .code(2)
         .stdout_has("config.toml")
-        .stdout_has("line 4")
-        .stdout_has("branchez");
+        .stdout_has("line 1");
     env.write_config("[on_unavailable]\ncritical = \"block\"\n");
     let out = env.vouch(&["doctor"]);
     out.code(0);
-    assert!(!out.stderr.contains("it is ignored"), "{}", out.stderr);
+    assert!(!out.stderr.contains("is ignored"), "{}", out.stderr);
+    // Fixed: the defaults for high again (allowed headless, with a warning).
+    env.git(&env.work, &["switch", "-q", "topic"]);
+    env.push(&["--force", "origin", "topic"]).code(0);
 }
 
 #[test]
@@ -257,6 +314,9 @@ fn an_unreadable_user_config_is_ignored_the_same_way() {
     let out = env.push(&["origin", "main"]);
     out.code(0);
     said_ignored(&out, "config.toml", "cannot read config");
+    // Risky work waits for a readable policy.
+    env.rewind(1);
+    env.push(&["--force", "origin", "main"]).code(1);
     env.vouch(&["doctor"])
         .code(2)
         .stdout_has("cannot read config");
@@ -269,7 +329,7 @@ fn wrong_type_in_config_is_a_clear_error() {
     env.vouch(&["status"])
         .code(2)
         .stderr_has("line 2")
-        .stderr_has("key `critical`");
+        .stderr_has("key `on_unavailable.critical`");
 }
 
 /// A container running as a uid the system does not know, with no `HOME`:
