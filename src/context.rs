@@ -260,6 +260,17 @@ impl Ctx {
 }
 
 fn read_optional(path: &Path) -> Result<Option<ConfigFile>, ConfigError> {
+    // Only a regular file is read: a named pipe or a device would block
+    // every door on its read.
+    if let Ok(meta) = std::fs::metadata(path)
+        && !meta.is_file()
+        && !meta.is_dir()
+    {
+        return Err(ConfigError::Unreadable {
+            path: path.to_path_buf(),
+            message: "not a regular file".into(),
+        });
+    }
     match std::fs::read_to_string(path) {
         Ok(text) => Ok(Some(ConfigFile {
             path: path.to_path_buf(),

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use clap::Parser;
 use vouch::agent::protocol;
 use vouch::cli::{Cli, Command};
+use vouch::commands::agent;
 use vouch::commands::reftx::Quick;
 use vouch::context::Ctx;
 use vouch::env::ProcessEnv;
@@ -36,14 +37,23 @@ fn main() -> ExitCode {
     vouch::audit::survive_file_size_limit();
     // The agent door fails closed in the agent's own words: a panic or an
     // error inside it is the agent's blocking answer, never a bare exit code.
+    // It also answers within the agent's deadline: an agent runs the
+    // command when its hook times out, so a watchdog denies it first.
     if let Command::AgentHook(hook) = &cli.command {
-        return match protocol::fail_closed(hook.agent, || vouch::run(&cli, &ctx)) {
+        let agent = hook.agent;
+        let deadline = agent::deadline(&ctx);
+        let cwd = ctx.cwd.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(deadline);
+            let ctx = Ctx::new(Box::new(ProcessEnv), cwd, None);
+            agent::answer_in_time(&ctx, agent, deadline, |code| {
+                std::process::exit(i32::from(code))
+            });
+        });
+        return match protocol::fail_closed(agent, || vouch::run(&cli, &ctx)) {
             Ok(status) => ExitCode::from(status as u8),
             Err(reply) => {
-                if !reply.stdout.is_empty() {
-                    ui::out(reply.stdout.trim_end());
-                }
-                ui::err_text(&reply.stderr);
+                agent::answer_once(&reply, || {});
                 ExitCode::from(reply.code)
             }
         };

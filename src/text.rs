@@ -84,9 +84,12 @@ fn mask_headers(text: &str) -> String {
     let mut rest = text;
     while let Some(colon) = rest.find(':') {
         let before = &rest[..colon];
+        // The name starts after the last character that is not part of
+        // one (which may take several bytes: `café: fix`).
         let name_start = before
-            .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
-            .map_or(0, |i| i + 1);
+            .char_indices()
+            .rfind(|&(_, c)| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
+            .map_or(0, |(i, c)| i + c.len_utf8());
         let name = &before[name_start..];
         let after = &rest[colon + 1..];
         // A header: a name of its own, then a space (`https://`, `host:port` are no headers).
@@ -354,7 +357,41 @@ pub fn redact_text(text: &str) -> String {
 mod tests {
     use super::*;
 
+    /// Issue 26 item 12: text outside ASCII next to a `word:` (a commit
+    /// subject, an `echo`) is redacted, never a panic.
+    #[test]
+    fn text_outside_ascii_before_a_colon_is_redacted_not_a_panic() {
+        for text in [
+            "git commit -m \"café: fix\"",
+            "echo \"Größe: 5\"",
+            "x日本: y",
+            "é:",
+            "Authorization🔑: Bearer abc",
+            "-H 'ünicode-Api-Key: sekret'",
+        ] {
+            let _ = redact_secrets(text);
+            let mut copy = text.to_owned();
+            redact_secrets_in_place(&mut copy);
+        }
+        assert_eq!(redact_secrets("café: fix"), "café: fix");
+        assert_eq!(
+            redact_secrets("curl -H 'Authorization: Bearer abc' -d café"),
+            "curl -H 'Authorization: Bearer ***' -d café"
+        );
+        assert_eq!(
+            redact_secrets("éAuthorization: Bearer abc"),
+            "éAuthorization: Bearer ***"
+        );
+    }
+
     proptest::proptest! {
+        // Any text at all: redaction never panics.
+        #[test]
+        fn redaction_never_panics(text in "(\\PC|[:@ '\"=/-]){0,40}") {
+            let _ = redact_secrets(&text);
+            let _ = redact_text(&text);
+        }
+
         // The fast path of `redact_secrets` must never keep what a pass
         // would have masked: text it calls plain is text no pass changes.
         #[test]

@@ -31,7 +31,8 @@
 //!
 //! ```json
 //! {"hooks": {"PreToolUse": [
-//!   {"matcher": "Bash", "hooks": [{"type": "command", "command": "…", "timeout": 30}]}
+//!   {"matcher": "Bash", "hooks": [{"type": "command", "command": "…", "timeout": 30,
+//!                                  "onFailure": "block"}]}
 //! ]}}
 //! ```
 //!
@@ -47,11 +48,26 @@
 //! Cursor and Copilot CLI list handlers directly under the event:
 //!
 //! ```json
-//! {"version": 1, "hooks": {"beforeShellExecution": [{"command": "…", "timeout": 30}]}}
+//! {"version": 1, "hooks": {"beforeShellExecution": [
+//!   {"command": "…", "timeout": 30, "failClosed": true}
+//! ]}}
 //! {"version": 1, "hooks": {"preToolUse": [
 //!   {"type": "command", "bash": "…", "timeoutSec": 30}
 //! ]}}
 //! ```
+//!
+//! (Codex's file has no `onFailure`: Codex has no such setting.)
+//!
+//! # When the hook fails
+//!
+//! An agent runs the command when its hook times out, unless the hook
+//! entry says otherwise: Claude Code's `"onFailure": "block"` (2.1.295 and
+//! later; older versions ignore it) and Cursor's `"failClosed": true` do.
+//! Codex, Gemini CLI and Copilot CLI have no such setting (Copilot blocks
+//! on a crash, not on a timeout). vouch answers within its own deadline
+//! whatever happens inside it (`commands::agent`), well before the
+//! [`HOOK_TIMEOUT_SECS`] it asks for; `git vouch status` names the agents
+//! whose failure would let a command through.
 //!
 //! Copilot CLI loads every `*.json` in its hooks directories, so vouch keeps
 //! a file of its own there; it is still merged like the others, in case
@@ -110,9 +126,8 @@
 //! A deny throws an `Error` with the reason, which opencode reports to the
 //! model instead of running the command (a missing binary answers that deny
 //! itself, see [`hook_command`]). When vouch cannot be run, times out
-//! or gives no readable answer, the command runs (as the other agents do
-//! when a hook fails) unless `VOUCH_STRICT` is set, in which case it is
-//! refused.
+//! or gives no readable answer, the command is refused the same way: a
+//! guard that fails must not let the command through.
 
 use std::fs;
 use std::io::{self, Write as _};
@@ -411,6 +426,58 @@ pub fn project_hook_command(agent: Agent) -> String {
     )
 }
 
+/// The first Claude Code that reads `"onFailure": "block"`.
+pub const CLAUDE_ON_FAILURE_SINCE: (u32, u32, u32) = (2, 1, 295);
+
+/// Reads a version such as `2.1.302 (Claude Code)`.
+pub fn parse_version(text: &str) -> Option<(u32, u32, u32)> {
+    let word = text.split_whitespace().find(|w| w.contains('.'))?;
+    let mut parts = word
+        .trim_start_matches('v')
+        .split('.')
+        .map(str::parse::<u32>);
+    Some((
+        parts.next()?.ok()?,
+        parts.next()?.ok()?,
+        parts.next()?.ok()?,
+    ))
+}
+
+/// What happens when vouch's hook in `agent`'s settings (`text`) cannot
+/// answer in time or fails, when that lets the command run: `None` when
+/// the agent blocks it. `version` is the installed agent's, when known.
+pub fn failure_note(agent: Agent, text: &str, version: Option<(u32, u32, u32)>) -> Option<String> {
+    let deadline = HOOK_TIMEOUT_SECS - 3;
+    let runs = format!(
+        "{} runs a command whose hook fails or times out; vouch answers within {deadline} s of its {HOOK_TIMEOUT_SECS} s timeout",
+        agent.title()
+    );
+    match agent {
+        Agent::Claude if !text.contains("\"onFailure\"") => Some(format!(
+            "{runs}. Run `git vouch agent install claude` again to add `\"onFailure\": \"block\"`"
+        )),
+        Agent::Claude => match version {
+            Some(v) if v >= CLAUDE_ON_FAILURE_SINCE => None,
+            Some((a, b, c)) => Some(format!(
+                "Claude Code {a}.{b}.{c} ignores `\"onFailure\": \"block\"` (2.1.295 and later read it): {runs}. Update Claude Code"
+            )),
+            None => Some(format!(
+                "Claude Code 2.1.295 and later block a command whose hook fails; `claude --version` could not be read here, and an older one {}",
+                runs.trim_start_matches("Claude Code ")
+            )),
+        },
+        Agent::Cursor if text.contains("\"failClosed\"") => None,
+        Agent::Cursor => Some(format!(
+            "{runs}. Run `git vouch agent install cursor` again to add `\"failClosed\": true`"
+        )),
+        // vouch's own plugin denies when vouch gives no verdict.
+        Agent::Opencode => None,
+        Agent::Codex | Agent::Gemini | Agent::Copilot => {
+            Some(format!("{runs} (it has no setting that blocks instead)"))
+        }
+    }
+}
+
 /// What a person must still do in the agent itself before vouch's hook
 /// runs, if anything.
 pub fn agent_step(agent: Agent) -> Option<&'static str> {
@@ -462,15 +529,28 @@ struct JsonSpec {
 }
 
 fn json_spec(agent: Agent) -> Option<JsonSpec> {
-    let command_type = |command: &str| json!({"type": "command", "command": command, "timeout": HOOK_TIMEOUT_SECS});
     Some(match agent {
-        // Codex's `hooks.json` copies Claude Code's format.
-        Agent::Claude | Agent::Codex => JsonSpec {
+        // Claude Code 2.1.295 and later block the command when the hook
+        // cannot start, times out or exits with another code than 0 or 2
+        // (`onFailure`); earlier versions ignore the key and let it run.
+        Agent::Claude => JsonSpec {
             event: "PreToolUse",
             group_matcher: Some("Bash"),
             command_keys: &["command"],
             versioned: false,
-            handler: command_type,
+            handler: |command| {
+                json!({"type": "command", "command": command, "timeout": HOOK_TIMEOUT_SECS,
+                       "onFailure": "block"})
+            },
+        },
+        // Codex's `hooks.json` copies Claude Code's format; it has no
+        // setting that makes a failed hook block.
+        Agent::Codex => JsonSpec {
+            event: "PreToolUse",
+            group_matcher: Some("Bash"),
+            command_keys: &["command"],
+            versioned: false,
+            handler: |command| json!({"type": "command", "command": command, "timeout": HOOK_TIMEOUT_SECS}),
         },
         Agent::Gemini => JsonSpec {
             event: "BeforeTool",
@@ -487,7 +567,9 @@ fn json_spec(agent: Agent) -> Option<JsonSpec> {
             group_matcher: None,
             command_keys: &["command"],
             versioned: true,
-            handler: |command| json!({"command": command, "timeout": HOOK_TIMEOUT_SECS}),
+            // A hook that crashes, times out or prints nothing blocks
+            // (`failClosed`): vouch always prints its answer.
+            handler: |command| json!({"command": command, "timeout": HOOK_TIMEOUT_SECS, "failClosed": true}),
         },
         Agent::Copilot => JsonSpec {
             event: "preToolUse",
@@ -932,14 +1014,9 @@ import {{ spawnSync }} from "node:child_process";
 const COMMAND = {command};
 const TIMEOUT_MS = {timeout_ms};
 
-function strict() {{
-  const v = (process.env.VOUCH_STRICT || "").trim().toLowerCase();
-  return !["", "0", "false", "no"].includes(v);
-}}
-
+// A hook that fails must not let the command through: no verdict is a refusal.
 function noVerdict(why) {{
-  if (strict()) throw new Error(`vouch gave no verdict (${{why}}) and VOUCH_STRICT is set`);
-  console.error(`vouch: no verdict (${{why}}); the command runs unchecked`);
+  throw new Error(`vouch gave no verdict (${{why}}), so the command is refused; a person must decide`);
 }}
 
 export const VouchGuard = async ({{ directory }}) => ({{

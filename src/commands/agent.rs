@@ -10,6 +10,7 @@
 //! past vouch: no skip variable, no approval command.
 
 use std::path::PathBuf;
+use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
@@ -54,18 +55,82 @@ pub fn agent_hook(ctx: &Ctx, args: &AgentHookArgs) -> Result<ExitStatus> {
         }
     };
     let reply = protocol::reply(agent, &answer);
-    if !reply.stdout.is_empty() {
-        ui::out(reply.stdout.trim_end());
-    }
-    if !reply.stderr.is_empty() {
-        ui::err_text(&reply.stderr);
-    }
+    answer_once(&reply, || {});
     Ok(match reply.code {
         0 if bad && answer == Answer::NoOpinion => ExitStatus::Refused, // a non-blocking error
         0 => ExitStatus::Allowed,
         2 => ExitStatus::Error,
         _ => ExitStatus::Refused,
     })
+}
+
+/// Whether the agent has had its answer: the door's own, or the
+/// watchdog's when the door is late ([`answer_in_time`]).
+static ANSWERED: Mutex<bool> = Mutex::new(false);
+
+/// The command the door is judging, for the watchdog's audit line.
+static JUDGING: OnceLock<String> = OnceLock::new();
+
+/// Writes `reply` unless the agent has had an answer already, then runs
+/// `then` (still holding the answer, so that no second one follows).
+/// Returns false when another answer went first.
+pub fn answer_once(reply: &protocol::Reply, then: impl FnOnce()) -> bool {
+    let mut answered = ANSWERED
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if *answered {
+        return false;
+    }
+    *answered = true;
+    if !reply.stdout.is_empty() {
+        ui::out(reply.stdout.trim_end());
+    }
+    if !reply.stderr.is_empty() {
+        ui::err_text(&reply.stderr);
+    }
+    then();
+    true
+}
+
+/// How long the agent door may take before its watchdog answers for it:
+/// the verdict's budget (`[agent] budget_secs`) and a margin for reading
+/// the repository, always below the [`settings::HOOK_TIMEOUT_SECS`] it
+/// asks the agent for. An agent runs the command when its hook times out
+/// (most have no setting against it), so vouch must answer first.
+pub fn deadline(ctx: &Ctx) -> Duration {
+    let hook = settings::HOOK_TIMEOUT_SECS - 3;
+    let budget = ctx.config(None).agent_budget_secs;
+    Duration::from_secs(budget.saturating_add(5).min(hook))
+}
+
+/// The watchdog's answer when the door did not finish judging within
+/// `deadline`: a denial that says why, and its audit line; then `exit`
+/// with its code, while no other answer can follow. Does nothing when the
+/// door answered first.
+pub fn answer_in_time(ctx: &Ctx, agent: Agent, deadline: Duration, exit: impl FnOnce(u8)) {
+    let why = format!(
+        "vouch could not finish judging this command within {} s (a command too intricate to read, or a repository too slow to measure), so it is refused. A person must decide at their terminal",
+        deadline.as_secs()
+    );
+    let reply = protocol::reply(agent, &Answer::Deny(why.clone()));
+    answer_once(&reply, || {
+        let config = ctx.config(None);
+        let mut op = crate::operation::Unjudged::new("command", agent.name(), Some(Tier::Critical));
+        op.reasons = JUDGING
+            .get()
+            .map(|c| one_line(c, 300))
+            .into_iter()
+            .collect();
+        let op = Operation::Unjudged(op);
+        Run::new(ctx, &config, &ctx.cwd, &op, Instant::now())
+            .through(interaction(agent))
+            .log_decided(
+                &Plan::refused_unjudged(why.clone()),
+                Decision::Refused,
+                Some(why.clone()),
+            );
+        exit(reply.code);
+    });
 }
 
 /// The answer for a command found in a message vouch could not read: a
@@ -111,6 +176,7 @@ fn decide(ctx: &Ctx, agent: Agent, request: &Request, started: Instant) -> Answe
     let Some(command) = &request.command else {
         return Answer::NoOpinion;
     };
+    JUDGING.get_or_init(|| command.clone());
     if !protocol::is_shell_tool(agent, &request.tool) {
         return Answer::NoOpinion;
     }

@@ -100,8 +100,13 @@ fn read_script(cwd: &Path, path: &str, cd: &[String]) -> Result<Option<String>, 
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(e.to_string()),
     };
-    if !meta.is_file() {
+    if meta.is_dir() {
         return Ok(None);
+    }
+    // A named pipe or a device: what it holds is only known when it runs,
+    // and reading it could wait forever.
+    if !meta.is_file() {
+        return Err("it is not a regular file (a named pipe or a device)".into());
     }
     if meta.len() > SCRIPT_LIMIT {
         return Err(format!(

@@ -279,6 +279,10 @@ pub struct AgentStatus {
     pub settings: String,
     /// A step of the agent's own that vouch cannot take (Codex's hook trust).
     pub step: Option<String>,
+    /// True when the agent blocks a command whose hook fails or times out.
+    pub fails_closed: bool,
+    /// When it does not: what happens, and what to do.
+    pub on_failure: Option<String>,
 }
 
 /// What an operation of `tier` meets without a verdict, in words.
@@ -344,14 +348,41 @@ fn agents_status(ctx: &Ctx, root: &Path) -> Vec<AgentStatus> {
             if !text.contains("agent-hook") {
                 continue;
             }
+            let version = (agent == Agent::Claude)
+                .then(|| program_version("claude"))
+                .flatten();
+            let on_failure = settings::failure_note(agent, &text, version);
             found.push(AgentStatus {
                 agent: agent.title().to_owned(),
                 settings: path.display().to_string(),
                 step: settings::agent_step(agent).map(str::to_owned),
+                fails_closed: on_failure.is_none(),
+                on_failure,
             });
         }
     }
     found
+}
+
+/// The version `program --version` prints, within a few seconds.
+fn program_version(program: &str) -> Option<(u32, u32, u32)> {
+    use std::process::{Command, Stdio};
+    use wait_timeout::ChildExt;
+    let mut child = Command::new(program)
+        .arg("--version")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
+    let Ok(Some(_)) = child.wait_timeout(std::time::Duration::from_secs(5)) else {
+        child.kill().ok();
+        child.wait().ok();
+        return None;
+    };
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut child.stdout.take()?, &mut text).ok()?;
+    crate::agent::settings::parse_version(&text)
 }
 
 /// What puts vouch back in front of a manager's `hook`: the next branch or
@@ -484,6 +515,9 @@ impl Status {
             out.push(format!("agent:        {} (`{}`)", a.agent, a.settings));
             if let Some(step) = &a.step {
                 out.push(format!("              {step}"));
+            }
+            if let Some(note) = &a.on_failure {
+                out.push(format!("              fails open: {note}"));
             }
         }
         out.push(format!(

@@ -815,7 +815,10 @@ fn a_bad_key_is_dropped_alone_and_the_rest_applies() {
             "rules[0]",
         ),
         ("[[rules]]\npatern = \"git frob\"", "rules[0]"),
-        ("[providers.\"my.server\"]\nmodle = \"m\"", "providers.my.server.modle"),
+        (
+            "[providers.\"my.server\"]\nmodle = \"m\"",
+            "providers.my.server.modle",
+        ),
     ] {
         let c = resolve(&user(&format!("{strict}{bad}\n")));
         assert_eq!(c.on_unavailable.critical, OnUnavailable::Block, "{bad}");

@@ -255,6 +255,37 @@ pub fn classify_with(
         };
         out.matches.push(found(tier, reason, None, after_change));
     }
+    // Text the walker did not reach (nested too deep, or past its budget)
+    // is read flat: every run of words between the shell's operators is
+    // taken as a command that may run, after anything (issue 26 item 10:
+    // what cannot be resolved is judged at least as strictly as the most
+    // dangerous command word in it, never as harmless).
+    if parsed
+        .problems
+        .iter()
+        .any(|p| matches!(p, ParseProblem::TooDeep { .. } | ParseProblem::TooComplex))
+    {
+        for command in flat_commands(cmd, aliases) {
+            for spec in rules.matching(&command) {
+                let facts = spec.facts.and_then(|kind| rules::facts(kind, &command));
+                let reason = spec.reason.to_owned();
+                let seen = out
+                    .matches
+                    .iter()
+                    .any(|m| m.reason == reason && m.command.argv == command.argv);
+                if !seen {
+                    out.matches.push(Match {
+                        dir: command.working_dir(),
+                        command: command.clone(),
+                        tier: spec.tier,
+                        reason,
+                        facts,
+                        after_change: true,
+                    });
+                }
+            }
+        }
+    }
     for m in &out.matches {
         out.tier = out.tier.max(m.tier);
         let line = format!("{}: `{}`", m.reason, shell_words::join(&m.command.argv));
@@ -269,6 +300,18 @@ pub fn classify_with(
     }
     out.problems = parsed.problems;
     out
+}
+
+/// The commands of `cmd` read without nesting: the text between the
+/// shell's operators (`$(`, backquotes, `;`, `|`, `&`, parentheses, braces,
+/// redirections), quotes and escapes dropped, each read as one simple
+/// command. Linear in the text: no piece holds anything that nests.
+fn flat_commands(cmd: &str, aliases: &dyn Fn(&str) -> Option<String>) -> Vec<SimpleCommand> {
+    cmd.split(|c: char| "$`;|&(){}<>\n".contains(c))
+        .map(|piece| piece.replace(['\'', '"', '\\'], " "))
+        .filter(|piece| !piece.trim().is_empty())
+        .flat_map(|piece| parse(&piece, aliases).commands)
+        .collect()
 }
 
 /// The ways a git command skips vouch's hooks, described.

@@ -154,6 +154,10 @@ pub enum ParseProblem {
         /// The bound, [`MAX_DEPTH`].
         max: usize,
     },
+    /// The line makes the walker read more than its budget (nesting that
+    /// re-reads the same text over and over).
+    #[error("the command is too intricate to read within vouch's budget")]
+    TooComplex,
     /// A git alias expands into itself.
     #[error("git alias `{name}` expands in a loop")]
     AliasLoop {
@@ -211,6 +215,9 @@ pub struct Parsed {
     pub commands: Vec<SimpleCommand>,
     /// What could not be read.
     pub problems: Vec<ParseProblem>,
+    /// Bytes of script text the walker read, nesting included: bounded by
+    /// the line's length times [`BUDGET_PER_BYTE`] plus [`BUDGET_BASE`].
+    pub read: usize,
 }
 
 /// Parses `cmd` as bash would split it. `aliases` looks up a git alias by
@@ -234,8 +241,11 @@ pub fn parse_with(
         written: Vec::new(),
         shell_aliases: Vec::new(),
         git_config: Vec::new(),
+        budget: BUDGET_PER_BYTE * cmd.len() + BUDGET_BASE,
     };
+    let budget = parser.budget;
     parser.script(cmd, 0, &[]);
+    parser.out.read = budget - parser.budget;
     parser.out
 }
 
@@ -265,7 +275,20 @@ struct Parser<'a> {
     /// Shell variables assigned earlier in the command line (`X=...` alone
     /// or through `export`), so `CMD="git reset --hard"; $CMD` is read.
     vars: Vec<(String, String)>,
+    /// Bytes of script text still to be read ([`BUDGET_PER_BYTE`]).
+    budget: usize,
 }
+
+/// How much script text one command line may make the walker read, in
+/// bytes per byte of the line, plus [`BUDGET_BASE`] for the scripts it runs.
+/// Nesting re-reads text (each `$(...)` is read at its own level), within
+/// [`MAX_DEPTH`] levels; a line that needs more is judged as one vouch
+/// cannot read ([`ParseProblem::TooComplex`]).
+const BUDGET_PER_BYTE: usize = 64;
+
+/// Script text any line may bring in besides its own (script files it
+/// runs, known up to 1 MiB each).
+const BUDGET_BASE: usize = 8 << 20;
 
 /// The words and redirections of one command, before normalization.
 #[derive(Default)]
@@ -287,6 +310,25 @@ impl Parser<'_> {
         }
     }
 
+    /// The commands of `text` read on their own, one level below `depth`,
+    /// out of the same budget; what they meet is not this line's problem
+    /// (the caller walks `text` itself too).
+    fn nested(&mut self, text: &str, depth: usize) -> Parsed {
+        let mut inner = Parser {
+            aliases: self.aliases,
+            scripts: &no_scripts,
+            out: Parsed::default(),
+            vars: Vec::new(),
+            written: Vec::new(),
+            shell_aliases: Vec::new(),
+            git_config: Vec::new(),
+            budget: self.budget,
+        };
+        inner.script(text, depth + 1, &[]);
+        self.budget = inner.budget;
+        inner.out
+    }
+
     /// Parses a whole script at `depth`, with `cd` targets inherited from
     /// the enclosing command line.
     fn script(&mut self, text: &str, depth: usize, cd: &[String]) {
@@ -294,6 +336,14 @@ impl Parser<'_> {
             self.problem(ParseProblem::TooDeep { max: MAX_DEPTH });
             return;
         }
+        // Every script read, however it nests, is paid from one budget:
+        // the work is bounded by the line's length, whatever its shape.
+        let Some(left) = self.budget.checked_sub(text.len() + 1) else {
+            self.budget = 0;
+            self.problem(ParseProblem::TooComplex);
+            return;
+        };
+        self.budget = left;
         let (tokens, errors) = lex::lex(text);
         for error in errors {
             self.problem(match error {
@@ -389,7 +439,9 @@ impl Parser<'_> {
         if let [body] = &word.subs[..] {
             let whole = text == &format!("$({body})") || text == &format!("`{body}`");
             if whole {
-                let parsed = parse(body, self.aliases);
+                // Read at the next depth, as the substitution itself is:
+                // a fresh parse here doubled the work at every level.
+                let parsed = self.nested(body, depth);
                 if let [only] = &parsed.commands[..] {
                     let args: Vec<&str> = only.argv.iter().map(String::as_str).collect();
                     let name = match args[..] {
@@ -421,7 +473,6 @@ impl Parser<'_> {
                 }
             }
         }
-        let _ = depth;
         self.problem(ParseProblem::RunTime { what: text.clone() });
         None
     }

@@ -399,3 +399,62 @@ fn speed_of_ten_thousand_classifications() {
         start.elapsed()
     );
 }
+
+/// One way of nesting a command inside another.
+type Wrap = fn(&str) -> String;
+
+/// Issue 26 item 12: nesting costs work in proportion to the line, in
+/// every shape an agent could write it, and a command buried past the
+/// walker's reach is judged by its own rule (item 10's rule behind it).
+#[test]
+fn deep_nesting_is_read_in_linear_work_and_judged_by_its_worst_word() {
+    let rules = Rules::builtin();
+    let shapes: [(&str, Wrap); 8] = [
+        ("$( )", |c| format!("$({c})")),
+        ("echo $( )", |c| format!("echo $({c})")),
+        ("\"$( )\"", |c| format!("$(echo \"$({c})\")")),
+        ("backquotes", |c| {
+            format!("echo `{}`", c.replace('\\', "\\\\").replace('`', "\\`"))
+        }),
+        ("sh -c", |c| format!("sh -c \"$({c})\"")),
+        ("eval", |c| format!("eval \"$({c})\"")),
+        ("x=$( )", |c| format!("x=$( {c} )")),
+        ("<( )", |c| format!("cat <({c})")),
+    ];
+    for (name, wrap) in shapes {
+        let mut line = "git push --force origin main".to_owned();
+        let mut last = 0;
+        // Backquotes nest by escaping, which doubles the line at each level.
+        let deepest = if name == "backquotes" { 10 } else { 30 };
+        for depth in 1..=deepest {
+            line = wrap(&line);
+            let got = classify(&line, &rules, &aliases);
+            let parsed = parse(&line, &aliases);
+            assert!(
+                parsed.read <= 64 * line.len() + 8,
+                "{name} at depth {depth}: read {} bytes of a {}-byte line",
+                parsed.read,
+                line.len()
+            );
+            assert!(
+                got.tier >= Tier::High,
+                "{name} at depth {depth}: {:?}",
+                got.reasons
+            );
+            if depth > 4 {
+                assert!(
+                    got.matches.iter().any(|m| m
+                        .command
+                        .argv
+                        .starts_with(&["git".to_owned(), "push".to_owned()])),
+                    "{name} at depth {depth}: the buried push is judged: {:?}",
+                    got.reasons
+                );
+            }
+            // Growth is at most linear: no level costs more than the last
+            // level's share of the longer line.
+            assert!(parsed.read >= last || depth > 4, "{name}");
+            last = parsed.read;
+        }
+    }
+}

@@ -957,3 +957,160 @@ fn claude_local_settings_are_offered_and_hold_this_machines_binary() {
         .code(0)
         .stdout_has("settings.local.json");
 }
+
+/// Issue 26 item 12: a judgement that cannot finish within the deadline is
+/// denied by the door's watchdog, in every agent's words, and logged: an
+/// agent runs the command when its hook times out. Here the repository
+/// cannot be read (`packed-refs` is a named pipe nobody writes).
+#[test]
+fn a_judgement_past_the_deadline_is_denied_in_time() {
+    let env = TestEnv::new();
+    // The deadline is the verdict's budget and a margin: 1 s + 5 s.
+    env.write_config("[agent]\nbudget_secs = 1\n");
+    env.git(&env.work, &["pack-refs", "--all"]);
+    let packed = env.work.join(".git/packed-refs");
+    fs::remove_file(&packed).unwrap();
+    let made = std::process::Command::new("mkfifo")
+        .arg(&packed)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    for agent in ["claude", "codex", "cursor"] {
+        let out = hook(
+            &env,
+            agent,
+            &input(agent, "git push --force origin main", &env.work),
+        );
+        let (decision, reason) = decision_of(agent, &out);
+        assert_eq!(decision, "deny", "{agent}: {out:?}");
+        assert!(
+            reason.contains("could not finish judging this command within 6 s"),
+            "{agent}: {reason}"
+        );
+        let record = env.last_audit_of(agent);
+        assert_eq!(record["decision"], "refused", "{record}");
+        assert_eq!(record["risk_tier"], "critical", "{record}");
+        assert!(
+            record["reasons"].to_string().contains("git push --force"),
+            "{record}"
+        );
+    }
+}
+
+/// Issue 26 item 12: nesting that took seconds per level to read is read
+/// at once, in every shape, and the buried command keeps its tier.
+#[test]
+fn deeply_nested_commands_are_judged_at_once_by_what_they_run() {
+    let env = TestEnv::new();
+    fs::write(env.work.join("notes.txt"), "untracked work\n").unwrap();
+    let shapes: [fn(&str) -> String; 4] = [
+        |c| format!("$({c})"),
+        |c| format!("echo $({c})"),
+        |c| format!("sh -c \"$({c})\""),
+        |c| format!("x=$( {c} )"),
+    ];
+    for wrap in shapes {
+        let mut line = "git clean -fdx".to_owned();
+        for _ in 0..24 {
+            line = wrap(&line);
+        }
+        let out = env.claude(&line);
+        let (decision, reason) = decision_of("claude", &out);
+        assert!(decision == "ask" || decision == "deny", "{line}: {out:?}");
+        assert!(reason.contains("is critical risk"), "{line}: {reason}");
+        assert!(reason.contains("git clean -fdx"), "{line}: {reason}");
+    }
+}
+
+/// Issue 26 item 12: text outside ASCII before a colon (a commit subject,
+/// an `echo`) is read, never an internal error, at every door.
+#[test]
+fn text_outside_ascii_is_judged_not_a_crash() {
+    let env = TestEnv::new();
+    for command in [
+        "git commit -m \"café: fix\"",
+        "echo \"Größe: 5\"",
+        "printf '%s\\n' \"日本語: テスト\"",
+    ] {
+        let out = env.claude(command);
+        out.code(0);
+        assert!(out.stdout.trim().is_empty(), "no opinion: {out:?}");
+        assert!(!out.stderr.contains("panicked"), "{out:?}");
+        env.vouch(&["check", "--operation", command]).code(0);
+    }
+    env.vouch(&["check", "--", "git", "commit", "-m", "café: fix"])
+        .code(0);
+}
+
+/// A script the line runs that is a named pipe holds what only the run
+/// knows: judged as unreadable (high), never waited on.
+#[test]
+fn a_named_pipe_run_as_a_script_is_not_waited_on() {
+    let env = TestEnv::new();
+    let made = std::process::Command::new("mkfifo")
+        .arg(env.work.join("job.sh"))
+        .status()
+        .unwrap();
+    assert!(made.success());
+    env.vouch(&["check", "--operation", "bash job.sh"])
+        .code(1)
+        .stdout_has("tier: high")
+        .stdout_has("not a regular file");
+}
+
+/// Issue 26 item 12: `git vouch status` says which installed agents let a
+/// command through when vouch's hook fails or times out, and why.
+#[test]
+fn status_names_the_agents_whose_failed_hook_lets_a_command_run() {
+    let mut env = TestEnv::new();
+    env.install();
+    // A Claude Code of its own version on PATH.
+    let bin = env.base().join("agent-bin");
+    fs::create_dir_all(&bin).unwrap();
+    let claude = bin.join("claude");
+    env.extra_env.push((
+        "PATH".into(),
+        format!("{}:/usr/local/bin:/usr/bin:/bin", bin.display()),
+    ));
+    env.vouch(&["agent", "install", "claude"]).code(0);
+    let settings = fs::read_to_string(env.work.join(".claude/settings.json")).unwrap();
+    assert!(settings.contains(r#""onFailure": "block""#), "{settings}");
+    let status = |version: &str| {
+        fs::write(
+            &claude,
+            format!("#!/bin/sh\necho '{version} (Claude Code)'\n"),
+        )
+        .unwrap();
+        std::process::Command::new("chmod")
+            .args(["+x"])
+            .arg(&claude)
+            .status()
+            .unwrap();
+        let out = env.vouch(&["status", "--json"]);
+        out.code(0);
+        let v: Value = serde_json::from_str(&out.stdout).unwrap();
+        v["agents"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|a| a["agent"] == "Claude Code")
+            .cloned()
+            .unwrap()
+    };
+    let recent = status("2.1.302");
+    assert_eq!(recent["fails_closed"], true, "{recent}");
+    let old = status("2.1.290");
+    assert_eq!(old["fails_closed"], false, "{old}");
+    assert!(
+        old["on_failure"]
+            .as_str()
+            .unwrap()
+            .contains("Update Claude Code"),
+        "{old}"
+    );
+    // Codex has no such setting: said in the text too.
+    env.vouch(&["agent", "install", "codex"]).code(0);
+    env.vouch(&["status"])
+        .code(0)
+        .stdout_has("fails open: Codex runs a command whose hook fails or times out");
+}
