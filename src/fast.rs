@@ -30,7 +30,7 @@
 
 use std::ffi::{OsStr, OsString};
 use std::fs::File;
-use std::io::{Seek, Write};
+use std::io::Write;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::process::CommandExt;
 use std::path::Path;
@@ -194,17 +194,12 @@ fn hand_over(
 }
 
 /// The input as a file at its start, for the next program's standard
-/// input: a memory file, or where none can be made, a pipe (which holds a
-/// page, enough for a few dozen refs).
+/// input ([`crate::platform::input_file`]), or where none can be made, a
+/// pipe (which holds a page, enough for a few dozen refs).
 fn input_file(input: &[u8]) -> std::io::Result<Stdin> {
-    match rustix::fs::memfd_create(crate::launcher::INPUT_NAME, rustix::fs::MemfdFlags::CLOEXEC) {
-        Ok(fd) => {
-            let mut file = File::from(fd);
-            file.write_all(input)?;
-            file.rewind()?;
-            Ok(Stdin::File(file))
-        }
-        Err(e) if input.len() > 4096 => Err(e.into()),
+    match crate::platform::input_file(input) {
+        Ok(file) => Ok(Stdin::File(file)),
+        Err(e) if input.len() > 4096 => Err(e),
         Err(_) => {
             let (reader, mut writer) = std::io::pipe()?;
             writer.write_all(input)?;

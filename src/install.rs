@@ -364,11 +364,12 @@ impl Form {
     /// The form for `hook`: a link when `direct`, else the launcher where
     /// it runs (for [`REF_TX`] with its gate, which passes what vouch
     /// would pass without starting it; for `pre-push` a baked copy of the
-    /// fast program instead, where it is installed), else the rendered script; but
-    /// [`REF_TX`] is a link where no launcher runs (a script in front of
-    /// every ref update would cost a shell each time). `text_only` asks for
-    /// the script: hook managers read the hook they find as text (prek's
-    /// `install` fails on a binary one).
+    /// fast program instead, where it is installed), else the rendered
+    /// script, [`REF_TX`] too: where no launcher runs (macOS, ARM, the
+    /// portable build) every hook file is text, at the cost of a shell in
+    /// front of each ref update. `text_only` asks for the script: hook
+    /// managers read the hook they find as text (prek's `install` fails on
+    /// a binary one).
     pub fn for_hook(
         hook: &str,
         bin: &Path,
@@ -407,7 +408,6 @@ impl Form {
             .flatten();
         Ok(match launcher {
             Some(launcher) => Self::Script(launcher),
-            None if gated => Self::Link(bin.to_path_buf()),
             None => Self::Script(script),
         })
     }

@@ -41,7 +41,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 /// Whether launchers run on this system (the one the running vouch was built for).
-pub const SUPPORTED: bool = cfg!(all(target_os = "linux", target_arch = "x86_64"));
+pub const SUPPORTED: bool = crate::platform::COMPILED_HOOKS;
 
 /// The name of the memory file a hook's input is handed over in: the
 /// reference-transaction gate's, and the fast program's ([`crate::fast`]).
@@ -395,7 +395,7 @@ mod tests {
 
     /// Writes `bytes` as an executable file and runs it with `args`, `stdin`
     /// and `LAUNCHER_PROBE=set` in its environment.
-    #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+    #[cfg(all(target_os = "linux", target_arch = "x86_64", not(vouch_portable)))]
     fn run(
         dir: &Path,
         name: &str,
@@ -440,7 +440,7 @@ mod tests {
         )
     }
 
-    #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+    #[cfg(all(target_os = "linux", target_arch = "x86_64", not(vouch_portable)))]
     #[test]
     fn starts_the_binary_with_the_hooks_arguments_input_and_name() {
         let dir = tempfile::tempdir().unwrap();
@@ -543,7 +543,7 @@ mod tests {
 
     /// The reference-transaction gate in front of a stand-in for vouch that
     /// says it started and echoes its input.
-    #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+    #[cfg(all(target_os = "linux", target_arch = "x86_64", not(vouch_portable)))]
     #[test]
     fn the_gate_starts_vouch_only_for_what_vouch_would_judge() {
         let dir = tempfile::tempdir().unwrap();

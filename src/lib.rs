@@ -34,6 +34,7 @@ pub mod launcher;
 pub mod managers;
 pub mod operation;
 pub mod parent;
+pub mod platform;
 pub mod policy;
 pub mod prompt;
 pub mod provider;

@@ -41,11 +41,12 @@ fn main() -> ExitCode {
     // command when its hook times out, so a watchdog denies it first.
     if let Command::AgentHook(hook) = &cli.command {
         let agent = hook.agent;
-        let deadline = agent::deadline(&ctx);
         let cwd = ctx.cwd.clone();
+        // The watchdog reads its deadline itself, beside the door's work.
         std::thread::spawn(move || {
-            std::thread::sleep(deadline);
             let ctx = Ctx::new(Box::new(ProcessEnv), cwd, None);
+            let deadline = agent::deadline(&ctx);
+            std::thread::sleep(deadline);
             agent::answer_in_time(&ctx, agent, deadline, |code| {
                 std::process::exit(i32::from(code))
             });

@@ -1,6 +1,8 @@
 //! Reads the command line of the `git push` that runs the hook: the only
 //! place a force flag is visible (`research/git-semantics.md` section 1.4).
-//! Linux reads `/proc`; elsewhere the hint is unknown and vouch assumes force.
+//! The process tree is read through [`crate::platform`] (`/proc` on Linux,
+//! `ps` elsewhere); where nothing can be read the hint is unknown and vouch
+//! assumes force.
 //!
 //! Also proves nesting: a program vouch starts (a verifier, the notify
 //! command) may run git, and the hooks that git runs must not judge again
@@ -13,6 +15,8 @@
 
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
+
+use crate::platform;
 use std::sync::Mutex;
 
 /// The marker of the programs this process starts, while armed.
@@ -98,10 +102,10 @@ pub fn is_nested(marker: &str, state: &Path) -> bool {
 /// True when the executable of `pid` is a vouch binary (its file name
 /// starts with `vouch`, or it is the very file this process runs).
 fn is_vouch(pid: u32) -> bool {
-    let Ok(exe) = std::fs::read_link(format!("/proc/{pid}/exe")) else {
+    let Some(exe) = platform::exe(pid) else {
         return false;
     };
-    let same = std::fs::read_link("/proc/self/exe").is_ok_and(|me| me == exe);
+    let same = platform::exe(std::process::id()).is_some_and(|me| me == exe);
     same || exe.file_name().is_some_and(|n| {
         n.to_string_lossy().starts_with("vouch") || n.to_string_lossy().starts_with("git-vouch")
     })
@@ -121,7 +125,7 @@ fn random_token() -> Option<String> {
 pub fn git_ancestor_argv() -> Option<Vec<String>> {
     let mut pid = std::os::unix::process::parent_id();
     for _ in 0..3 {
-        let argv = read_cmdline(pid)?;
+        let argv = platform::cmdline(pid)?;
         if argv
             .first()
             .is_some_and(|a| crate::hooks::is_git_program(a))
@@ -149,22 +153,8 @@ pub fn has_ancestor(pid: u32) -> bool {
     false
 }
 
-fn read_cmdline(pid: u32) -> Option<Vec<String>> {
-    let raw = crate::files::read(Path::new(&format!("/proc/{pid}/cmdline"))).ok()?;
-    Some(
-        raw.split(|b| *b == 0)
-            .filter(|a| !a.is_empty())
-            .map(|a| String::from_utf8_lossy(a).into_owned())
-            .collect(),
-    )
-}
-
 fn parent_of(pid: u32) -> Option<u32> {
-    let stat = crate::files::read(Path::new(&format!("/proc/{pid}/stat"))).ok()?;
-    let stat = String::from_utf8_lossy(&stat);
-    // `pid (comm) state ppid ...`: comm may hold spaces and parentheses.
-    let after = &stat[stat.rfind(')')? + 1..];
-    after.split_whitespace().nth(1)?.parse().ok()
+    platform::parent_of(pid)
 }
 
 #[cfg(test)]

@@ -75,12 +75,12 @@ fn installing_twice_changes_nothing() {
 /// run (a file carrying the script, with the binary baked in), else a link
 /// to the binary; `--direct` links it everywhere.
 #[test]
-fn the_reference_transaction_hook_is_the_gated_launcher_or_a_link() {
+fn the_reference_transaction_hook_is_the_gated_launcher_or_a_script() {
     let env = TestEnv::new();
     env.install();
     let hook = env.work.join(".git/hooks/reference-transaction");
     let bin = vouch_bin().canonicalize().unwrap();
-    if cfg!(all(target_os = "linux", target_arch = "x86_64")) {
+    if vouch::platform::COMPILED_HOOKS {
         assert!(!fs::symlink_metadata(&hook).unwrap().is_symlink());
         let bytes = fs::read(&hook).unwrap();
         assert!(bytes.starts_with(b"\x7fELF"));
@@ -90,10 +90,42 @@ fn the_reference_transaction_hook_is_the_gated_launcher_or_a_link() {
         // Never strict: a ref update is not refused because vouch is gone.
         assert!(text.contains("strict=0"));
     } else {
-        assert_eq!(fs::read_link(&hook).unwrap(), bin);
+        // macOS, ARM, the portable build: a text script (issue 25).
+        assert!(!fs::symlink_metadata(&hook).unwrap().is_symlink());
+        let text = fs::read_to_string(&hook).expect("a text hook");
+        assert!(text.starts_with("#!/bin/sh"), "{text}");
+        assert!(text.contains(&format!("vouch_bin='{}'", bin.display())));
+        assert!(text.contains("strict=0"));
     }
     env.vouch(&["install", "--direct"]).code(0);
     assert_eq!(fs::read_link(&hook).unwrap(), bin);
+}
+
+/// Issue 25: where vouch writes no compiled hooks (macOS, ARM, the
+/// portable build) every hook file it installs is text: `sh` scripts that
+/// name the binary, no copy of a program in the repository.
+#[test]
+fn without_compiled_hooks_every_hook_is_a_text_script() {
+    if vouch::platform::COMPILED_HOOKS {
+        return;
+    }
+    let env = TestEnv::new();
+    env.install();
+    for name in ["pre-push", "pre-commit", "reference-transaction"] {
+        let hook = env.work.join(".git/hooks").join(name);
+        assert!(!fs::symlink_metadata(&hook).unwrap().is_symlink(), "{name}");
+        let text = fs::read_to_string(&hook).unwrap_or_else(|e| panic!("{name} is text: {e}"));
+        assert!(text.starts_with("#!/bin/sh"), "{name}: {text}");
+        assert!(text.len() < 64 * 1024, "{name}");
+    }
+    // And they guard: a forced push is judged.
+    env.rewind(1);
+    let out = env.push(&["--force", "origin", "main"]);
+    assert_eq!(
+        env.last_audit_of("pre-push")["risk_tier"],
+        "critical",
+        "{out:?}"
+    );
 }
 
 #[test]

@@ -1,0 +1,33 @@
+//! Linux: the process tree from `/proc`, a hook's input in a memory file.
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+
+pub const NAME: &str = "linux";
+
+pub fn parent_of(pid: u32) -> Option<u32> {
+    let stat = crate::files::read(Path::new(&format!("/proc/{pid}/stat"))).ok()?;
+    let stat = String::from_utf8_lossy(&stat);
+    // `pid (comm) state ppid ...`: comm may hold spaces and parentheses.
+    let after = &stat[stat.rfind(')')? + 1..];
+    after.split_whitespace().nth(1)?.parse().ok()
+}
+
+pub fn cmdline(pid: u32) -> Option<Vec<String>> {
+    let raw = crate::files::read(Path::new(&format!("/proc/{pid}/cmdline"))).ok()?;
+    Some(
+        raw.split(|b| *b == 0)
+            .filter(|a| !a.is_empty())
+            .map(|a| String::from_utf8_lossy(a).into_owned())
+            .collect(),
+    )
+}
+
+pub fn exe(pid: u32) -> Option<PathBuf> {
+    std::fs::read_link(format!("/proc/{pid}/exe")).ok()
+}
+
+pub fn anonymous_file() -> std::io::Result<File> {
+    let fd = rustix::fs::memfd_create("vouch-input", rustix::fs::MemfdFlags::CLOEXEC)?;
+    Ok(File::from(fd))
+}

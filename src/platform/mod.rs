@@ -1,0 +1,100 @@
+//! The one boundary for calls that differ by operating system or CPU
+//! (SPEC 3.1, issue 25): everything else in vouch is portable code.
+//!
+//! Two implementations, chosen at build time:
+//!
+//! - `linux`: Linux's own interfaces, the faster ones (`/proc` for the
+//!   process tree, a memory file for a hook's input);
+//! - `portable`: what every Unix has (`ps` for the process tree, on the
+//!   slow paths only; an unlinked temporary file), used on macOS and every
+//!   other system, and on Linux when built with
+//!   `RUSTFLAGS="--cfg vouch_portable"` so that this code is tested here.
+//!
+//! The compiled hook launcher (`crate::launcher`, hand-written x86-64
+//! machine code) is an optional layer: [`COMPILED_HOOKS`] says whether this
+//! build may write it; without it hooks are `sh` scripts. No implementation
+//! decides anything the other would not: each only reads the same facts.
+
+use std::fs::File;
+use std::path::PathBuf;
+
+#[cfg(all(target_os = "linux", not(vouch_portable)))]
+mod linux;
+#[cfg(all(target_os = "linux", not(vouch_portable)))]
+use linux as imp;
+
+#[cfg(any(not(target_os = "linux"), vouch_portable))]
+mod portable;
+#[cfg(any(not(target_os = "linux"), vouch_portable))]
+use portable as imp;
+
+/// True when this build writes the compiled hook launcher (x86-64 Linux,
+/// not the portable build); elsewhere hooks are `sh` scripts.
+pub const COMPILED_HOOKS: bool = cfg!(all(
+    target_os = "linux",
+    target_arch = "x86_64",
+    not(vouch_portable)
+));
+
+/// The name of this platform's implementation, for `status` and tests.
+pub const NAME: &str = imp::NAME;
+
+/// The parent of process `pid`, if it can be read.
+pub fn parent_of(pid: u32) -> Option<u32> {
+    imp::parent_of(pid)
+}
+
+/// The command line of process `pid`, word by word, if it can be read.
+/// The portable implementation splits what `ps` prints at blanks: a word
+/// holding a blank is read as two.
+pub fn cmdline(pid: u32) -> Option<Vec<String>> {
+    imp::cmdline(pid)
+}
+
+/// The executable file of process `pid`, if it can be read.
+pub fn exe(pid: u32) -> Option<PathBuf> {
+    imp::exe(pid)
+}
+
+/// A file holding `input`, positioned at its start, that a child process
+/// can read as its standard input: a memory file on Linux, an unlinked
+/// temporary file elsewhere.
+pub fn input_file(input: &[u8]) -> std::io::Result<File> {
+    use std::io::{Seek as _, Write as _};
+    let mut file = imp::anonymous_file()?;
+    file.write_all(input)?;
+    file.rewind()?;
+    Ok(file)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn this_process_is_read_as_the_system_sees_it() {
+        let me = std::process::id();
+        let parent = std::os::unix::process::parent_id();
+        assert_eq!(parent_of(me), Some(parent), "{NAME}");
+        let argv = cmdline(me).expect("own command line");
+        let exe_name = std::env::current_exe().unwrap();
+        let first = std::path::Path::new(&argv[0]);
+        assert_eq!(first.file_name(), exe_name.file_name(), "{NAME}: {argv:?}");
+        assert_eq!(
+            exe(me).and_then(|p| p.file_name().map(ToOwned::to_owned)),
+            exe_name.file_name().map(ToOwned::to_owned),
+            "{NAME}"
+        );
+        assert_eq!(parent_of(u32::MAX - 7), None);
+        assert_eq!(cmdline(u32::MAX - 7), None);
+    }
+
+    #[test]
+    fn an_input_file_reads_back_from_its_start() {
+        use std::io::Read as _;
+        let mut file = input_file(b"refs/heads/main 1 refs/heads/main 2\n").unwrap();
+        let mut text = String::new();
+        file.read_to_string(&mut text).unwrap();
+        assert_eq!(text, "refs/heads/main 1 refs/heads/main 2\n");
+    }
+}
