@@ -54,9 +54,9 @@ impl Repo {
     /// Opens the repository a hook runs in: git exports `GIT_DIR` and
     /// friends to hooks in worktrees and bare repositories.
     pub fn open_for_hook(cwd: &Path) -> Result<Self> {
-        // vouch only reads: checking every object's hash on read (as git
-        // itself does not) costs a tenth of a deep history walk.
-        git2::opts::strict_hash_verification(false);
+        // libgit2 checks every object's hash as it reads it (its default,
+        // kept): a forged loose object must not change a decision (issue 26
+        // item 2), though it costs a tenth of a deep history walk.
         let repo = Repository::open_from_env()
             .or_else(|_| Repository::discover(cwd))
             .context("git2 cannot open this repository")?;

@@ -5,6 +5,7 @@
 //! changes nothing; uninstalling puts the foreign hook back byte for byte
 //! (a rename, so content, mode and symlinks are kept).
 
+use std::ffi::OsString;
 use std::fs;
 use std::io::Write;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
@@ -635,6 +636,24 @@ pub(crate) fn hook_of_file(file: &str) -> Option<&'static str> {
 /// Rewrites the argv of a binary started as a hook (`.git/hooks/pre-push`
 /// linked to vouch) into `git vouch hook pre-push --hook-dir <dir> -- <args>`.
 /// Any other argv is returned as it is.
+/// A hook's command line as git-vouch receives it, in either shape: run
+/// by the hook's own path (the launcher, a link: `.git/hooks/NAME ARGS`) or
+/// by the script (`git-vouch hook NAME --hook-dir DIR -- ARGS`): the hook's
+/// name, its directory, and git's arguments. `None` for anything else.
+pub fn hook_call(args: &[OsString]) -> Option<(&str, &Path, &[OsString])> {
+    if let [_, hook, name, flag, dir, dashes, rest @ ..] = args
+        && hook == "hook"
+        && flag == "--hook-dir"
+        && dashes == "--"
+    {
+        return Some((name.to_str()?, Path::new(dir), rest));
+    }
+    let path = Path::new(args.first()?);
+    let name = path.file_name()?.to_str()?;
+    hook_of_file(name)?;
+    Some((name, path.parent().unwrap_or(Path::new(".")), &args[1..]))
+}
+
 pub fn hook_argv(args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
     let Some(first) = args.first() else {
         return args;

@@ -16,7 +16,12 @@ fn main() -> ExitCode {
     let args: Vec<_> = std::env::args_os().collect();
     // git runs the reference-transaction hook for every ref update: most
     // calls end here, before the command line is even parsed.
-    let stdin = match vouch::commands::reftx::quick(&args) {
+    // So does the pre-push hook for a fast-forward.
+    let quick = match vouch::commands::reftx::quick(&args) {
+        Quick::Parse => vouch::commands::pre_push::quick(&args),
+        decided => decided,
+    };
+    let stdin = match quick {
         Quick::Pass => return ExitCode::SUCCESS,
         Quick::Judge(input) => Some(input),
         Quick::Parse => None,

@@ -25,14 +25,52 @@ use crate::policy::{Decision, Plan};
 use crate::text::redact_url;
 use crate::{ExitStatus, parent, ui};
 
+/// The fast path of git-vouch started as the `pre-push` hook (by the
+/// launcher, a script's `exec`, or a link): a push the door would allow at
+/// once and silently ([`AtOnce`]) is answered before the command line is
+/// parsed or anything else starts; any other push is judged by the whole
+/// door with the lines read here ([`Quick::Judge`]).
+pub fn quick(args: &[std::ffi::OsString]) -> super::reftx::Quick {
+    use super::reftx::Quick;
+    let Some(("pre-push", hook_dir, [remote, url])) = crate::install::hook_call(args) else {
+        return Quick::Parse;
+    };
+    let (Some(remote), Some(url)) = (remote.to_str(), url.to_str()) else {
+        return Quick::Parse;
+    };
+    let Ok(cwd) = std::env::current_dir() else {
+        return Quick::Parse;
+    };
+    let ctx = Ctx::new(Box::new(crate::env::ProcessEnv), cwd, None);
+    // What the answer needs besides the lines is read first: git writes
+    // them once it has seen the hook start.
+    let Some(at_once) = AtOnce::prepare(&ctx, hook_dir, remote) else {
+        return Quick::Parse;
+    };
+    let mut input = Vec::new();
+    if std::io::stdin().read_to_end(&mut input).is_err() {
+        return Quick::Parse;
+    }
+    if at_once.allows(remote, url, &input) {
+        return Quick::Pass;
+    }
+    Quick::Judge(input)
+}
+
 /// Runs the pre-push hook.
 pub fn pre_push(ctx: &Ctx, args: &PrePushArgs) -> Result<ExitStatus> {
     let started = Instant::now();
-    // Read all of git's input before anything else (STYLE section 5).
-    let mut input = Vec::new();
-    std::io::stdin()
-        .read_to_end(&mut input)
-        .context("cannot read the ref lines git passes on stdin")?;
+    // Read all of git's input before anything else (STYLE section 5),
+    // unless the fast path ([`quick`]) read it.
+    let input = if let Some(input) = &ctx.stdin {
+        input.clone()
+    } else {
+        let mut input = Vec::new();
+        std::io::stdin()
+            .read_to_end(&mut input)
+            .context("cannot read the ref lines git passes on stdin")?;
+        input
+    };
 
     // Handed over by a copy of the fast program older than the installed one.
     if let Some(dir) = &args.hook_dir

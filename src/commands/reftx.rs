@@ -55,20 +55,16 @@ pub enum Quick {
 /// stash (or only moves a branch forward as part of `git commit`, `merge`,
 /// ...), passes without opening the repository.
 pub fn quick(args: &[std::ffi::OsString]) -> Quick {
-    let Some(path) = args.first().map(Path::new) else {
+    let Some((HOOK, dir, rest)) = crate::install::hook_call(args) else {
         return Quick::Parse;
     };
-    if path.file_name().is_none_or(|n| n != HOOK) {
-        return Quick::Parse;
-    }
-    let dir = path.parent().unwrap_or(Path::new("."));
     if dir
         .join(format!("{HOOK}{}", crate::install::LOCAL_SUFFIX))
         .is_file()
     {
         return Quick::Parse;
     }
-    if args.get(1).is_none_or(|s| s != "prepared") {
+    if rest.first().is_none_or(|s| s != "prepared") {
         return Quick::Pass;
     }
     let mut input = Vec::new();

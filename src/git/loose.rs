@@ -1,6 +1,8 @@
 //! The repository read without libgit2, for the push's fast path
 //! ([`crate::fast`]): the few facts a fast-forward needs, each given only
-//! when it is certain. Every "not sure" (`None`, `false`) sends the push to
+//! when it is certain. An object is trusted only once its bytes hash to its
+//! id (issue 26 item 2): a forged loose file cannot make a rewrite look
+//! like a fast-forward. Every "not sure" (`None`, `false`) sends the push to
 //! the whole door, which reads the repository with libgit2, so a reading
 //! here can only ever be the same as libgit2's or absent.
 //!
@@ -20,9 +22,9 @@ use crate::files;
 /// past that, libgit2 tells the push faster.
 const READ_BUDGET: usize = 64;
 
-/// A commit object is read this far: its parents come right after its
-/// tree (a merge of 40 branches fits).
-const HEAD_LIMIT: usize = 2 * 1024;
+/// A commit object this reader reads whole, to check that its bytes hash
+/// to its id; a larger one (a long message) is left to libgit2.
+const OBJECT_LIMIT: usize = 16 * 1024;
 
 /// No file this reader needs is larger; a larger one is left to libgit2.
 const FILE_LIMIT: u64 = 1 << 20;
@@ -142,7 +144,7 @@ impl Loose {
                 return false;
             };
             self.budget.set(left);
-            let Some(head) = self.commit_head(&oid) else {
+            let Some(head) = self.commit(&oid) else {
                 return false;
             };
             let Some(parents) = commit_parents(&head) else {
@@ -162,22 +164,36 @@ impl Loose {
         false
     }
 
-    /// The start of a loose object, inflated (at most [`HEAD_LIMIT`] bytes).
-    fn commit_head(&self, oid: &str) -> Option<Vec<u8>> {
+    /// A loose commit, inflated whole, when its bytes are what its id
+    /// says: the header names a commit of the size that follows, and the
+    /// SHA-1 of the whole object is `oid`. A forged or damaged file (bytes
+    /// that hash to another id) is not sure, so libgit2 reads the push.
+    fn commit(&self, oid: &str) -> Option<Vec<u8>> {
         use miniz_oxide::inflate::TINFLStatus;
         use miniz_oxide::inflate::core::{DecompressorOxide, decompress, inflate_flags};
+        use sha1::Digest as _;
         let (dir, file) = oid.split_at(2);
         let path = self.git_dir.join("objects").join(dir).join(file);
         let raw = files::read_capped(&path, FILE_LIMIT).ok()??;
-        // The decompressor and the output stay on the stack: a commit's
-        // head is short, and heap pages cost a fault each.
         let mut state = DecompressorOxide::new();
-        let mut out = [0u8; HEAD_LIMIT];
+        let mut out = vec![0u8; OBJECT_LIMIT];
         let flags = inflate_flags::TINFL_FLAG_PARSE_ZLIB_HEADER
             | inflate_flags::TINFL_FLAG_USING_NON_WRAPPING_OUTPUT_BUF;
         let (status, _, written) = decompress(&mut state, &raw, &mut out, 0, flags);
-        matches!(status, TINFLStatus::Done | TINFLStatus::HasMoreOutput)
-            .then(|| out[..written].to_vec())
+        if status != TINFLStatus::Done {
+            return None;
+        }
+        out.truncate(written);
+        let nul = out.iter().position(|b| *b == 0)?;
+        let size: usize = std::str::from_utf8(out[..nul].strip_prefix(b"commit ")?)
+            .ok()?
+            .parse()
+            .ok()?;
+        if size != out.len() - nul - 1 {
+            return None;
+        }
+        let digest = sha1::Sha1::digest(&out);
+        (crate::text::hex(&digest) == oid).then_some(out)
     }
 }
 
@@ -250,9 +266,9 @@ fn symref_branch(text: &[u8], remote: &str) -> Result<Option<String>, NotSure> {
     Ok(under(target))
 }
 
-/// The parents of a commit, from the start of its inflated loose object
+/// The parents of a commit, from its inflated loose object
 /// (`commit <size>\0tree <id>\nparent <id>\n...`); `None` when it is not a
-/// commit or is cut before its parents end.
+/// commit or its headers end before its parents do.
 fn commit_parents(object: &[u8]) -> Option<Vec<&[u8]>> {
     let nul = object.iter().position(|b| *b == 0)?;
     let body = object[..nul]

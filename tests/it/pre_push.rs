@@ -479,3 +479,42 @@ fn a_deletion_counts_nothing_lost_that_a_detached_head_or_stash_entry_holds() {
     assert_eq!(lost("side2"), 0);
     assert_eq!(lost("side3"), 1);
 }
+
+/// Issue 26 item 2: a forged loose object (a rewrite's new commit whose
+/// file claims the remote tip as its parent) cannot make a force push look
+/// like a fast-forward, whichever reader judges it: an object is trusted
+/// only once its bytes hash to its id.
+#[test]
+fn a_forged_loose_object_cannot_turn_a_rewrite_into_a_fast_forward() {
+    let env = TestEnv::new();
+    env.write_config(BLOCK_UNAVAILABLE);
+    env.install();
+    let remote_tip = env.rev(&env.work, "HEAD");
+    env.rewind(1);
+    let rewritten = env.commit(&env.work, "new.txt", "rewritten history");
+    let tree = env.rev(&env.work, "HEAD^{tree}");
+    // What the forger wants git to read as the new commit.
+    let body = format!(
+        "tree {tree}\nparent {remote_tip}\nauthor A <a@b> 1 +0000\ncommitter A <a@b> 1 +0000\n\nforged\n"
+    );
+    let object = format!("commit {}\0{body}", body.len());
+    let path = env
+        .work
+        .join(".git/objects")
+        .join(&rewritten[..2])
+        .join(&rewritten[2..]);
+    let mut perms = std::fs::metadata(&path).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o644);
+    std::fs::set_permissions(&path, perms).unwrap();
+    std::fs::write(
+        &path,
+        miniz_oxide::deflate::compress_to_vec_zlib(object.as_bytes(), 6),
+    )
+    .unwrap();
+    let out = env.push(&["--force", "origin", "main"]);
+    assert_ne!(out.code, 0, "{out:?}");
+    assert_eq!(env.remote_ref("main").as_deref(), Some(remote_tip.as_str()));
+    let record = env.last_audit_of("pre-push");
+    assert_eq!(record["decision"], "refused", "{record}");
+    assert_eq!(record["risk_tier"], "critical", "{record}");
+}
