@@ -15,7 +15,6 @@ on_exit() { cleanups+=("$1"); }
 # hook 0.96 ms against 1.04 ms in one run, BENCHMARKS.md, issue 15).
 mkdir -p "$work/bin"
 cp "$vouch" "$work/bin/"
-[ -x "$(dirname "$vouch")/vouch-hook" ] && cp "$(dirname "$vouch")/vouch-hook" "$work/bin/"
 vouch="$work/bin/$(basename "$vouch")"
 trap 'for c in "${cleanups[@]}"; do eval "$c"; done' EXIT
 export HOME="$work/home" XDG_CONFIG_HOME="$work/config" XDG_STATE_HOME="$work/state" XDG_DATA_HOME="$work/data"

@@ -6,7 +6,11 @@
 # Usage: bench/hook.sh [runs]
 #
 #   empty    an empty `sh` pre-push hook (the baseline)
-#   vouch    vouch's default hook: a copy of vouch-hook
+#   vouch    vouch's default hook (x86-64 Linux: the compiled launcher
+#            starting git-vouch, which answers a fast-forward before any
+#            other start-up work)
+#   script   the `sh` script hook starting git-vouch (what macOS, ARM and
+#            the portable build install)
 #   direct   git-vouch linked as the hook (`install --direct`)
 #   true     a static C program that exits (the floor of a process)
 set -euo pipefail
@@ -28,13 +32,20 @@ printf '#!/bin/sh\nexit 0\n' > "$work/empty"
 chmod +x "$work/empty"
 (cd "$work/w" && "$vouch" install --hooks pre-push >/dev/null 2>&1)
 mkdir -p "$work/direct" && ln -s "$vouch" "$work/direct/pre-push"
+# The script hook, rendered from the template as `install` renders it
+# (the hook runs in `w`, whose repository it judges).
+mkdir -p "$work/script"
+sed -e "s|@HOOK@|pre-push|g" -e "s|@WHAT@|push|g" -e "s|@VOUCH_STRICT@|0|g" \
+  -e "s|@VOUCH_BIN@|$vouch|g" "$here/hooks/hook.sh" > "$work/script/pre-push"
+chmod +x "$work/script/pre-push"
 
 cd "$work/w"
 args=(origin "$work/remote.git")
 mapfile -t out < <("$work/as-git/git" "$runs" "$work/in" -- \
   "$work/empty" "${args[@]}" ";;" .git/hooks/pre-push "${args[@]}" ";;" \
+  "$work/script/pre-push" "${args[@]}" ";;" \
   "$work/direct/pre-push" "${args[@]}" ";;" "$work/true")
-names=(empty vouch direct true)
+names=(empty vouch script direct true)
 read -r base_p10 base_med <<< "${out[0]}"
 echo "pre-push hook process for a fast-forward, $runs runs each, interleaved (us)"
 for i in "${!names[@]}"; do

@@ -7,16 +7,18 @@
 # over 7 MB faults page after page, code packed together a few times
 # (BENCHMARKS.md, issue 15, third and fourth sessions).
 #
-# The paths: the pre-push hook (a copy of vouch-hook) answering a
+# The paths: the pre-push hook (git-vouch's fast path) answering a
 # fast-forward, `agent-hook claude` answering a harmless command, the
 # pre-commit hook on a one-file change, and the reference-transaction hook
 # judging a commit's branch update. Each runs under callgrind and lackey
 # in a build with symbols and the same flags as install.sh's.
 #
-# A name the linker does not find (the code changed since) is skipped
-# without a word: a stale file costs speed, never correctness. Run it again
-# after large changes and with each new Rust toolchain (the names carry
-# hashes of the compiler's version). Usage: bench/order.sh
+# A name the linker does not find (the code changed since) costs speed,
+# never correctness; install.sh counts them and builds without the list
+# when it matches fewer than 90% of its names (a stale list, or another
+# Rust: the names carry hashes of the compiler's version), and
+# `.ci/check-order` fails CI then. Run it again after large changes and
+# with each new Rust toolchain. Usage: bench/order.sh
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 host=$(rustc -vV | sed -n 's/^host: //p')
@@ -36,7 +38,7 @@ RUSTFLAGS="-C target-feature=+crt-static -C relocation-model=static -C strip=non
   --target "$host" --target-dir "$work/target" >&2
 bin="$work/bin"
 mkdir -p "$bin"
-cp "$work/target/$host/release/git-vouch" "$work/target/$host/release/vouch-hook" "$bin/"
+cp "$work/target/$host/release/git-vouch" "$bin/"
 
 export HOME="$work/home" XDG_CONFIG_HOME="$work/config" XDG_STATE_HOME="$work/state" XDG_DATA_HOME="$work/data"
 export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL="$work/gitconfig" VOUCH_HEADLESS=1
@@ -56,7 +58,7 @@ echo b >> a.txt && git add a.txt
 
 # each TOOL: runs `TOOL <name> <command...>` for each of the four paths.
 each() {
-  "$1" push .git/hooks/pre-push origin "$work/remote.git" < "$work/push.in"
+  "$1" push "$bin/git-vouch" hook pre-push --hook-dir .git/hooks -- origin "$work/remote.git" < "$work/push.in"
   "$1" agent "$bin/git-vouch" agent-hook claude < "$work/agent.json"
   "$1" commit "$bin/git-vouch" hook pre-commit --hook-dir .git/hooks -- < /dev/null
   "$1" tx "$bin/git-vouch" hook reference-transaction --hook-dir .git/hooks -- prepared < "$work/tx.in"
@@ -99,7 +101,7 @@ for trace in sys.argv[1:]:
             print(statics[i][2])
 ' "${@:2}"
 }
-{ data .git/hooks/pre-push "$work"/push.mem; data "$bin/git-vouch" "$work"/{agent,commit,tx}.mem; } \
+data "$bin/git-vouch" "$work"/{push,agent,commit,tx}.mem \
   | awk '!seen[$0]++' > "$work/statics"
 cat "$work/functions" "$work/statics" > "$here/bench/hot-symbols.txt"
 echo "bench/hot-symbols.txt: $(wc -l < "$work/functions") functions, $(wc -l < "$work/statics") statics" >&2

@@ -79,9 +79,8 @@ pub mod vars {
     /// its own pid: a git command they run does not call vouch's
     /// reference-transaction hook back (only while that vouch is an ancestor).
     pub const VOUCH_NESTED: &str = "VOUCH_NESTED";
-    /// Set by the pre-push hook's copy of `vouch-hook` for git-vouch when
-    /// the installed `vouch-hook` changed since the copy was made: the hook
-    /// is refreshed.
+    /// Set by a copy of `vouch-hook` an earlier vouch wrote as the pre-push
+    /// hook, when it hands a push to git-vouch: the hook is written again.
     pub const VOUCH_HOOK_STALE: &str = "VOUCH_HOOK_STALE";
     /// A session id that groups decisions (agents pass their own).
     pub const VOUCH_SESSION: &str = "VOUCH_SESSION";
@@ -165,7 +164,7 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
     ),
     (
         vars::VOUCH_HOOK_STALE,
-        "Set by the pre-push hook (a copy of `vouch-hook`) for git-vouch when the installed `vouch-hook` changed since the copy was made: git-vouch refreshes the hook. Not for people.",
+        "Set by a copy of `vouch-hook` an earlier vouch wrote as the pre-push hook, when it hands a push to git-vouch: git-vouch writes the hook again. Not for people.",
     ),
     (
         "VOUCH_REVIEW_FILE",

@@ -179,8 +179,8 @@ pub fn is_vouch_file(path: &Path) -> bool {
 }
 
 /// Whether `bytes` are a vouch program: every vouch binary carries the hook
-/// template, marker and all, and the fast program (and a copy of it) the
-/// mark of its baked region.
+/// template, marker and all, and a copy of `vouch-hook` an earlier vouch
+/// wrote the mark of its baked region ([`crate::baked`]).
 fn is_vouch_program(bytes: &[u8]) -> bool {
     bytes.starts_with(b"\x7fELF")
         && (memchr::memmem::find(bytes, MARKER.as_bytes()).is_some()
@@ -220,9 +220,9 @@ pub enum HookState {
         chained: bool,
         /// The hook is a link to the binary itself (`--direct`), not a script.
         direct: bool,
-        /// The hook is a copy of the fast program made from an installed
-        /// program that has since changed or gone (an upgrade): it hands
-        /// every push to the vouch binary, which makes it again.
+        /// The hook is a copy of `vouch-hook` an earlier vouch wrote
+        /// ([`crate::baked`]): it hands every push to the vouch binary once
+        /// an upgrade removed `vouch-hook`, and is written again.
         stale: bool,
     },
     /// Someone else's hook.
@@ -285,7 +285,7 @@ pub fn state(dir: &Path, hook: &str) -> HookState {
         };
     }
     // One read tells every other form: vouch's script or launcher (its
-    // marker among the first lines), a copy of the fast program (its baked
+    // marker among the first lines), a copy of `vouch-hook` (its baked
     // region), a copy of a vouch binary (which calls itself).
     let bytes = fs::read(&path).unwrap_or_default();
     if has_marker_line(&bytes[..bytes.len().min(512)]) {
@@ -301,7 +301,7 @@ pub fn state(dir: &Path, hook: &str) -> HookState {
             bin: Some(copy.bin.to_path_buf()),
             chained,
             direct: false,
-            stale: !copy.is_copy_of(crate::files::identity(copy.fast).as_deref()),
+            stale: true,
         };
     }
     if is_vouch_program(&bytes) {
@@ -315,46 +315,14 @@ pub fn state(dir: &Path, hook: &str) -> HookState {
     HookState::Foreign
 }
 
-/// The pre-push hook's fast program ([`crate::fast`]), installed beside
-/// `git-vouch`.
-pub const FAST_PROGRAM: &str = "vouch-hook";
-
-/// The fast program installed beside the vouch binary `bin`, if it is
-/// there and executable.
-fn fast_beside(bin: &Path) -> Option<PathBuf> {
-    let fast = bin.with_file_name(FAST_PROGRAM);
-    crate::files::is_executable(&fast).then_some(fast)
-}
-
-/// A copy of the fast program `fast` with its region baked
-/// ([`crate::baked`]): the binary `bin`, the program's path and identity,
-/// and `script`. `None` when it cannot be read, or has no region (an older
-/// program).
-fn fast_copy(bin: &Path, fast: &Path, script: &[u8]) -> Option<Vec<u8>> {
-    // The identity first: a program replaced while it is read makes a copy
-    // that hands over and is refreshed, never one that answers for another.
-    let identity = crate::files::identity(fast)?;
-    let program = fs::read(fast).ok()?;
-    crate::baked::bake(
-        &program,
-        &crate::baked::Baked {
-            bin,
-            fast,
-            identity: identity.as_bytes(),
-            script,
-        },
-    )
-}
-
 /// What a hook file is: vouch's script (or the launcher that carries it),
 /// or a link to the vouch binary.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Form {
     /// The file's bytes: on x86-64 Linux the compiled launcher
     /// ([`crate::launcher`]: one `execve` of the binary, the `sh` script
-    /// when that fails) or, for `pre-push`, a copy of the fast program
-    /// ([`crate::baked`]), elsewhere the `sh` script from `hooks/`; each
-    /// with the binary path and strictness baked in.
+    /// when that fails), elsewhere the `sh` script from `hooks/`; each with
+    /// the binary path and strictness baked in.
     Script(Vec<u8>),
     /// A symbolic link to the binary, which dispatches on its name: no shell
     /// to start, but a missing binary makes git skip the hook silently.
@@ -364,9 +332,8 @@ pub enum Form {
 impl Form {
     /// The form for `hook`: a link when `direct`, else the launcher where
     /// it runs (for [`REF_TX`] with its gate, which passes what vouch
-    /// would pass without starting it; for `pre-push` a baked copy of the
-    /// fast program instead, where it is installed), else the rendered
-    /// script, [`REF_TX`] too: where no launcher runs (macOS, ARM, the
+    /// would pass without starting it), else the rendered script,
+    /// [`REF_TX`] too: where no launcher runs (macOS, ARM, the
     /// portable build) every hook file is text, at the cost of a shell in
     /// front of each ref update. `text_only` asks for the script: hook
     /// managers read the hook they find as text (prek's `install` fails on
@@ -388,20 +355,8 @@ impl Form {
         // warns and lets it through.
         let strict = strict && !gated;
         let script = render(hook, bin, strict)?;
-        // The push's fast program, where it was installed beside the binary:
-        // the hook is a copy of it where launchers run, else the launcher
-        // starts it.
-        let fast = (hook == "pre-push").then(|| fast_beside(bin)).flatten();
-        if let Some(fast) = &fast
-            && crate::launcher::SUPPORTED
-            && !text_only
-            && let Some(copy) = fast_copy(bin, fast, &script)
-        {
-            return Ok(Self::Script(copy));
-        }
         let targets = crate::launcher::Targets {
             bin,
-            fast: fast.as_deref(),
             script: &script,
         };
         let launcher = (crate::launcher::SUPPORTED && !text_only)

@@ -24,14 +24,12 @@
 //! baked binary path for `git vouch status`, the refusal to chain vouch's own
 //! hook) reads a launcher as it reads a script.
 //!
-//! The pre-push hook is a copy of the fast hook program instead
-//! (`vouch-hook`, [`crate::fast`], [`crate::baked`]) where one is installed
-//! beside the binary. A pre-push launcher that names the fast program (one
-//! an earlier vouch wrote, or one written where the program has no region
-//! to bake) tries it first: it answers a fast-forward without the binary's
-//! start-up and hands everything else to the binary named here, or to the
-//! script when that cannot start ([`read`] gives it both). When the fast
-//! program cannot start, the launcher goes on as above.
+//! The binary answers a pre-push fast-forward before any other start-up
+//! work (`commands::pre_push::quick`), as it passes most ref updates
+//! (`commands::reftx::quick`). Launchers an earlier vouch wrote for
+//! `pre-push` may name its fast program (`vouch-hook`, no longer built)
+//! first: that `execve` fails once the program is gone, and they go on as
+//! above.
 //!
 //! This is a pure byte builder: it writes an ELF executable by hand (headers,
 //! then data, then two dozen instructions), so it needs no compiler at install
@@ -43,8 +41,8 @@ use std::path::{Path, PathBuf};
 /// Whether launchers run on this system (the one the running vouch was built for).
 pub const SUPPORTED: bool = crate::platform::COMPILED_HOOKS;
 
-/// The name of the memory file a hook's input is handed over in: the
-/// reference-transaction gate's, and the fast program's ([`crate::fast`]).
+/// The name of the memory file the reference-transaction gate hands a
+/// hook's input over in.
 pub const INPUT_NAME: &str = "vouch-hook-input";
 
 /// Where the kernel maps the file (a classic non-PIE executable's address).
@@ -63,8 +61,6 @@ const SYS_EXIT: u32 = 60;
 #[derive(Clone, Copy)]
 enum Label {
     Bin,
-    /// The fast hook program, tried first.
-    Fast,
     Sh,
     DashC,
     Script,
@@ -158,18 +154,12 @@ fn gate(c: &mut Code, refusal_len: u32) {
         .raw(&GATE_TAIL);
 }
 
-/// The program: exec the fast program (when `fast`), else the binary; else
-/// `sh -c SCRIPT`; else say so and exit.
-fn program(c: &mut Code, fast: bool, exit_code: u32, msg_len: u32) {
+/// The program: exec the binary; else `sh -c SCRIPT`; else say so and exit.
+fn program(c: &mut Code, exit_code: u32, msg_len: u32) {
     c.raw(&[0x48, 0x8b, 0x04, 0x24]) // mov rax, [rsp]            argc
         .raw(&[0x48, 0x8d, 0x74, 0x24, 0x08]) // lea rsi, [rsp+8]        argv
-        .raw(&[0x48, 0x8d, 0x54, 0xc6, 0x08]); // lea rdx, [rsi+rax*8+8]  envp
-    if fast {
-        // execve(fast, argv, envp): returns only on failure, and a system
-        // call keeps rsi and rdx.
-        c.lea(0x3d, Label::Fast).syscall(SYS_EXECVE);
-    }
-    c.lea(0x3d, Label::Bin) // rdi = the vouch binary
+        .raw(&[0x48, 0x8d, 0x54, 0xc6, 0x08]) // lea rdx, [rsi+rax*8+8]  envp
+        .lea(0x3d, Label::Bin) // rdi = the vouch binary
         .syscall(SYS_EXECVE) // execve(bin, argv, envp): returns only on failure
         // argv for sh, built over the argc slot: "/bin/sh", "-c", SCRIPT, argv[0], ...
         .raw(&[0x48, 0x83, 0xec, 0x10]) // sub rsp, 16
@@ -189,14 +179,11 @@ fn program(c: &mut Code, fast: bool, exit_code: u32, msg_len: u32) {
         .syscall(SYS_EXIT);
 }
 
-/// What a launcher starts: the vouch binary, the fast program tried before
-/// it (pre-push), and the rendered `hooks/hook.sh` run when the binary
-/// cannot start.
+/// What a launcher starts: the vouch binary, and the rendered
+/// `hooks/hook.sh` run when the binary cannot start.
 pub struct Targets<'a> {
     /// The vouch binary.
     pub bin: &'a Path,
-    /// The fast hook program, if one is tried first.
-    pub fast: Option<&'a Path>,
     /// The script.
     pub script: &'a [u8],
 }
@@ -207,9 +194,8 @@ pub struct Targets<'a> {
 /// the script has one: write the script then.
 pub fn build(targets: &Targets, strict: bool, what: &str, gated: bool) -> Option<Vec<u8>> {
     let bin = targets.bin.as_os_str().as_bytes();
-    let fast = targets.fast.map(|f| f.as_os_str().as_bytes());
     let script = targets.script;
-    if bin.contains(&0) || script.contains(&0) || fast.is_some_and(|f| f.contains(&0)) {
+    if bin.contains(&0) || script.contains(&0) {
         return None;
     }
     let msg = format!(
@@ -230,7 +216,6 @@ pub fn build(targets: &Targets, strict: bool, what: &str, gated: bool) -> Option
     };
     let script_at = at(&mut data, script, true);
     let bin_at = at(&mut data, bin, true);
-    let fast_at = fast.map_or(0, |f| at(&mut data, f, true));
     let sh_at = at(&mut data, b"/bin/sh", true);
     let dash_c_at = at(&mut data, b"-c", true);
     let msg_at = at(&mut data, msg.as_bytes(), false);
@@ -249,7 +234,7 @@ pub fn build(targets: &Targets, strict: bool, what: &str, gated: bool) -> Option
     if gated {
         gate(&mut code, u32::try_from(refusal.len()).ok()?);
     }
-    program(&mut code, fast.is_some(), u32::from(strict), msg_len);
+    program(&mut code, u32::from(strict), msg_len);
     // Padding before the code moves the entry point and the file size, the
     // only header fields that vary: pick one that puts no newline byte in
     // the headers, so the marker line stays among the file's first lines.
@@ -265,7 +250,6 @@ pub fn build(targets: &Targets, strict: bool, what: &str, gated: bool) -> Option
         for &(pos, label) in &code.fixups {
             let target = match label {
                 Label::Bin => bin_at,
-                Label::Fast => fast_at,
                 Label::Sh => sh_at,
                 Label::DashC => dash_c_at,
                 Label::Script => script_at,
@@ -354,7 +338,6 @@ mod tests {
         for path in ["/usr/local/bin/vouch", "/opt/it's here/vouch", "/\n/vouch"] {
             let targets = Targets {
                 bin: Path::new(path),
-                fast: None,
                 script,
             };
             let bytes = build(&targets, false, "push", false).unwrap();
@@ -370,7 +353,7 @@ mod tests {
             );
             let tail = &bytes[usize::try_from(entry).unwrap()..];
             let mut c = Code::default();
-            program(&mut c, false, 0, 1);
+            program(&mut c, 0, 1);
             assert_eq!(tail.len(), c.bytes.len());
             // The binary's path is there as a C string, and reads back.
             let mut needle = path.as_bytes().to_vec();
@@ -380,13 +363,6 @@ mod tests {
         }
         let bad = Targets {
             bin: Path::new("/a\0b"),
-            fast: None,
-            script,
-        };
-        assert!(build(&bad, false, "push", false).is_none());
-        let bad = Targets {
-            bin: Path::new("/a"),
-            fast: Some(Path::new("/a\0b")),
             script,
         };
         assert!(build(&bad, false, "push", false).is_none());
@@ -454,13 +430,7 @@ mod tests {
         std::fs::set_permissions(&bin, std::os::unix::fs::PermissionsExt::from_mode(0o755))
             .unwrap();
         let script = b"echo \"fallback $0 [$1] [$2]\"; cat; exit 5\n";
-        // A fast program that is not there is passed over.
-        let fast = dir.path().join("fast");
-        let targets = Targets {
-            bin: &bin,
-            fast: Some(&fast),
-            script,
-        };
+        let targets = Targets { bin: &bin, script };
         let launcher = build(&targets, false, "push", false).unwrap();
         let start = || {
             run(
@@ -481,21 +451,6 @@ mod tests {
             format!("bin {} [origin] [a b] set\nref lines\n", bin.display())
         );
         let hook = dir.path().join("pre-push");
-        // The fast program, when there, starts first, with the same name.
-        std::fs::write(
-            &fast,
-            "#!/bin/sh\necho \"fast $0 [$1] [$2]\"; cat; exit 9\n",
-        )
-        .unwrap();
-        std::fs::set_permissions(&fast, std::os::unix::fs::PermissionsExt::from_mode(0o755))
-            .unwrap();
-        let (code, out, _) = start();
-        assert_eq!(code, 9);
-        assert_eq!(
-            out,
-            format!("fast {} [origin] [a b]\nref lines\n", fast.display())
-        );
-        std::fs::remove_file(&fast).unwrap();
         // The binary is gone: the script runs, under the hook's own name.
         std::fs::remove_file(&bin).unwrap();
         let (code, out, _) = start();
@@ -552,11 +507,7 @@ mod tests {
         std::fs::set_permissions(&bin, std::os::unix::fs::PermissionsExt::from_mode(0o755))
             .unwrap();
         let script = b"echo \"fallback [$1]\"; cat; exit 4\n";
-        let targets = Targets {
-            bin: &bin,
-            fast: None,
-            script,
-        };
+        let targets = Targets { bin: &bin, script };
         let launcher = build(&targets, false, "ref update", true).unwrap();
         let hook = "reference-transaction";
         let z = "0".repeat(40);

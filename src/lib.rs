@@ -24,7 +24,6 @@ pub mod context;
 pub mod env;
 pub mod eval;
 pub mod facts;
-pub mod fast;
 pub mod files;
 pub mod git;
 pub mod glob;

@@ -35,6 +35,13 @@ pub fn quick(args: &[std::ffi::OsString]) -> super::reftx::Quick {
     let Some(("pre-push", hook_dir, [remote, url])) = crate::install::hook_call(args) else {
         return Quick::Parse;
     };
+    // An old copy of `vouch-hook` handing over: the whole door writes the
+    // hook again.
+    if crate::env::Env::var_os(&crate::env::ProcessEnv, crate::env::vars::VOUCH_HOOK_STALE)
+        .is_some()
+    {
+        return Quick::Parse;
+    }
     let (Some(remote), Some(url)) = (remote.to_str(), url.to_str()) else {
         return Quick::Parse;
     };
@@ -72,11 +79,11 @@ pub fn pre_push(ctx: &Ctx, args: &PrePushArgs) -> Result<ExitStatus> {
         input
     };
 
-    // Handed over by a copy of the fast program older than the installed one.
+    // Handed over by a copy of `vouch-hook` an earlier vouch wrote.
     if let Some(dir) = &args.hook_dir
         && ctx.env.var_os(crate::env::vars::VOUCH_HOOK_STALE).is_some()
     {
-        super::setup::refresh_fast_copy(ctx, dir);
+        super::setup::refresh_old_copy(ctx, dir);
     }
     if let Some(dir) = &args.hook_dir
         && let Some(code) = run_chained(
@@ -169,7 +176,7 @@ pub fn pre_push(ctx: &Ctx, args: &PrePushArgs) -> Result<ExitStatus> {
 }
 
 /// What the push door's answer without libgit2 needs before the push's
-/// lines, for the fast hook program ([`crate::fast`]): read first, so that
+/// lines, for the fast path ([`quick`]): read first, so that
 /// git has written the lines by the time they are read (a hook that waits
 /// on its input waits for git to be scheduled again). `None` when the
 /// whole door must decide whatever the lines say: a chained hook, a

@@ -250,13 +250,13 @@ pub fn put_back(ctx: &Ctx, dir: &Path) {
     }
 }
 
-/// Makes the pre-push hook in `dir` again when it is a copy of the fast
-/// program ([`crate::baked`]) older than the installed program (an
-/// upgrade replaced it): such a copy hands every push to vouch and says so
-/// (`VOUCH_HOOK_STALE`). Checked here, from the hook file itself,
-/// as `git vouch install` would make it. Never fails the push: a hook it
-/// cannot refresh is a warning naming the command that does.
-pub fn refresh_fast_copy(ctx: &Ctx, dir: &Path) {
+/// Writes the pre-push hook in `dir` again, as `git vouch install` writes
+/// it now, when it is a copy of `vouch-hook` an earlier vouch wrote
+/// ([`crate::baked`]): once an upgrade removed `vouch-hook`, such a copy
+/// hands every push to vouch and says so (`VOUCH_HOOK_STALE`). Checked
+/// here, from the hook file itself. Never fails the push: a hook it cannot
+/// write is a warning naming the command that does.
+pub fn refresh_old_copy(ctx: &Ctx, dir: &Path) {
     if !matches!(
         install::state(dir, "pre-push"),
         HookState::Ours { stale: true, .. }
@@ -272,9 +272,8 @@ pub fn refresh_fast_copy(ctx: &Ctx, dir: &Path) {
     });
     match done {
         Ok(_) => ui::info(&format!(
-            "refreshed `{}`: the installed {} changed (or is gone) since vouch copied it there",
-            path.display(),
-            install::FAST_PROGRAM
+            "refreshed `{}`: it was a 3.4 MB copy of `vouch-hook`, which this vouch no longer uses",
+            path.display()
         )),
         Err(e) => ui::warn(&format!(
             "cannot refresh `{}` ({e:#}): until it is, every push starts vouch whole; run `{p} install`",

@@ -457,8 +457,7 @@ fn hook_reach(dir: &Path, hook: &str, state: &HookState) -> String {
             };
             let older = if *stale {
                 format!(
-                    "; a copy of an older {}: the next push refreshes it (`{p} install` does now)",
-                    install::FAST_PROGRAM
+                    "; a copy of `vouch-hook` an earlier vouch wrote (3.4 MB): the next push writes it again (`{p} install` does now)"
                 )
             } else {
                 String::new()

@@ -1,6 +1,5 @@
-//! Linux: the process tree from `/proc`, a hook's input in a memory file.
+//! Linux: the process tree from `/proc`.
 
-use std::fs::File;
 use std::path::{Path, PathBuf};
 
 pub const NAME: &str = "linux";
@@ -25,9 +24,4 @@ pub fn cmdline(pid: u32) -> Option<Vec<String>> {
 
 pub fn exe(pid: u32) -> Option<PathBuf> {
     std::fs::read_link(format!("/proc/{pid}/exe")).ok()
-}
-
-pub fn anonymous_file() -> std::io::Result<File> {
-    let fd = rustix::fs::memfd_create("vouch-input", rustix::fs::MemfdFlags::CLOEXEC)?;
-    Ok(File::from(fd))
 }

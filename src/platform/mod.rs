@@ -3,19 +3,18 @@
 //!
 //! Two implementations, chosen at build time:
 //!
-//! - `linux`: Linux's own interfaces, the faster ones (`/proc` for the
-//!   process tree, a memory file for a hook's input);
-//! - `portable`: what every Unix has (`ps` for the process tree, on the
-//!   slow paths only; an unlinked temporary file), used on macOS and every
-//!   other system, and on Linux when built with
-//!   `RUSTFLAGS="--cfg vouch_portable"` so that this code is tested here.
+//! - `linux`: Linux's own interface, `/proc`, for the process tree;
+//! - `portable`: what every Unix has, `ps` (one call for a push, to read
+//!   the `git push` command line; more only on slow paths such as a nested
+//!   run), used on macOS and every other system, and on Linux when built
+//!   with `RUSTFLAGS="--cfg vouch_portable"` so that this code is tested
+//!   here.
 //!
 //! The compiled hook launcher (`crate::launcher`, hand-written x86-64
 //! machine code) is an optional layer: [`COMPILED_HOOKS`] says whether this
 //! build may write it; without it hooks are `sh` scripts. No implementation
 //! decides anything the other would not: each only reads the same facts.
 
-use std::fs::File;
 use std::path::PathBuf;
 
 #[cfg(all(target_os = "linux", not(vouch_portable)))]
@@ -56,17 +55,6 @@ pub fn exe(pid: u32) -> Option<PathBuf> {
     imp::exe(pid)
 }
 
-/// A file holding `input`, positioned at its start, that a child process
-/// can read as its standard input: a memory file on Linux, an unlinked
-/// temporary file elsewhere.
-pub fn input_file(input: &[u8]) -> std::io::Result<File> {
-    use std::io::{Seek as _, Write as _};
-    let mut file = imp::anonymous_file()?;
-    file.write_all(input)?;
-    file.rewind()?;
-    Ok(file)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -87,14 +75,5 @@ mod tests {
         );
         assert_eq!(parent_of(u32::MAX - 7), None);
         assert_eq!(cmdline(u32::MAX - 7), None);
-    }
-
-    #[test]
-    fn an_input_file_reads_back_from_its_start() {
-        use std::io::Read as _;
-        let mut file = input_file(b"refs/heads/main 1 refs/heads/main 2\n").unwrap();
-        let mut text = String::new();
-        file.read_to_string(&mut text).unwrap();
-        assert_eq!(text, "refs/heads/main 1 refs/heads/main 2\n");
     }
 }

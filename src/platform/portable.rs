@@ -1,8 +1,5 @@
-//! Every other Unix (macOS first): the process tree from `ps` (POSIX; read
-//! only on the slow paths: a push that is judged, a nested run), a hook's
-//! input in an unlinked temporary file.
+//! Every other Unix (macOS first): the process tree from `ps` (POSIX).
 
-use std::fs::File;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
@@ -44,8 +41,4 @@ pub fn exe(pid: u32) -> Option<PathBuf> {
     // macOS prints the executable's path; procps its name (at most 15
     // bytes), which is what the callers compare.
     ps("comm", pid).map(PathBuf::from)
-}
-
-pub fn anonymous_file() -> std::io::Result<File> {
-    tempfile::tempfile()
 }

@@ -561,3 +561,85 @@ fn chained_hooks_see_the_path_git_ran_them_by_as_dollar_zero() {
     );
     assert!(!with.contains(".local"), "{with}");
 }
+
+/// A pre-push hook an earlier vouch wrote as a 3.4 MB copy of `vouch-hook`
+/// (issue 25: no copy of the program lives in a repository any more).
+fn old_copy(env: &TestEnv) -> std::path::PathBuf {
+    let bin = vouch_bin().canonicalize().unwrap();
+    let script = vouch::install::render("pre-push", &bin, false).unwrap();
+    let gone = env.base().join("bin/vouch-hook");
+    let region = vouch::baked::region(&vouch::baked::Baked {
+        bin: &bin,
+        fast: &gone,
+        identity: b"2049:77:3446480:1764052140.5",
+        script: &script,
+    })
+    .unwrap();
+    // The region lies deep in the program, past where a script's marker
+    // line would be.
+    let mut bytes = b"\x7fELF\x02\x01\x01 the old program ".to_vec();
+    bytes.resize(64 * 1024, 0x90);
+    bytes.extend_from_slice(&region);
+    bytes.extend_from_slice(b" more of it");
+    let hook = env.work.join(".git/hooks/pre-push");
+    fs::write(&hook, bytes).unwrap();
+    fs::set_permissions(&hook, fs::Permissions::from_mode(0o755)).unwrap();
+    hook
+}
+
+/// After the upgrade the old copy hands its pushes to git-vouch with
+/// `VOUCH_HOOK_STALE`, and git-vouch writes the hook again as it is written
+/// now; `status` names the copy, and `install` replaces it (never chains
+/// it as someone else's hook).
+#[test]
+fn a_copy_of_vouch_hook_an_earlier_vouch_wrote_is_written_again() {
+    let env = TestEnv::new();
+    env.install();
+    let hook = old_copy(&env);
+    env.vouch(&["status"])
+        .code(0)
+        .stdout_has("a copy of `vouch-hook` an earlier vouch wrote");
+    // The copy's handover, as it made it: git-vouch under the hook's name.
+    env.commit(&env.work, "n.txt", "next");
+    let head = env.rev(&env.work, "HEAD");
+    let remote = env.rev(&env.work, "origin/main");
+    let url = env.remote.display().to_string();
+    let mut child = env
+        .cmd("bash", &env.work)
+        .args(["-c", "exec -a \"$0\" \"$1\" origin \"$2\""])
+        .arg(".git/hooks/pre-push")
+        .arg(vouch_bin())
+        .arg(&url)
+        .env("VOUCH_HOOK_STALE", "1")
+        .stdin(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(
+        &mut child.stdin.take().unwrap(),
+        format!("refs/heads/main {head} refs/heads/main {remote}\n").as_bytes(),
+    )
+    .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{said}");
+    assert!(said.contains("refreshed"), "{said}");
+    let bytes = fs::read(&hook).unwrap();
+    assert!(
+        bytes.len() < 64 * 1024,
+        "no program copy: {} bytes",
+        bytes.len()
+    );
+    assert!(vouch::baked::find(&bytes).is_none());
+    assert!(vouch::install::is_ours(&hook));
+    // `install` over another old copy: replaced, nothing chained.
+    old_copy(&env);
+    env.install();
+    assert!(fs::read(&hook).unwrap().len() < 64 * 1024);
+    assert!(!env.work.join(".git/hooks/pre-push.local").exists());
+    // And the pushes go on being judged.
+    env.push(&["-q", "origin", "main"]).code(0);
+    env.rewind(1);
+    env.write_config("[on_unavailable]\ncritical = \"block\"\n");
+    env.push(&["--force", "origin", "main"]).code(1);
+}

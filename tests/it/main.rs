@@ -14,11 +14,6 @@ mod bad_input;
 mod cli;
 mod config;
 mod eval;
-// The fast program is the pre-push hook only where the compiled hooks are
-// (x86-64 Linux, not the portable build); elsewhere `install` tests that
-// every hook is text.
-#[cfg(all(target_os = "linux", target_arch = "x86_64", not(vouch_portable)))]
-mod fast;
 mod fuzz;
 mod install;
 mod interactive;
