@@ -25,7 +25,7 @@ use crate::context::Ctx;
 use crate::env::vars;
 use crate::operation::Operation;
 use crate::policy::{self, Decision, Plan};
-use crate::text::one_line;
+use crate::text::{one_line, redact_secrets, redact_text};
 use crate::verdict::Outcome;
 use crate::{ExitStatus, git, ui};
 
@@ -72,14 +72,14 @@ static ANSWERED: Mutex<bool> = Mutex::new(false);
 static JUDGING: OnceLock<String> = OnceLock::new();
 
 /// Writes `reply` unless the agent has had an answer already, then runs
-/// `then` (still holding the answer, so that no second one follows).
-/// Returns false when another answer went first.
-pub fn answer_once(reply: &protocol::Reply, then: impl FnOnce()) -> bool {
+/// `then` (still holding the answer, so that no second one follows: the
+/// watchdog exits there, and a late door waits for that exit).
+pub fn answer_once(reply: &protocol::Reply, then: impl FnOnce()) {
     let mut answered = ANSWERED
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     if *answered {
-        return false;
+        return;
     }
     *answered = true;
     if !reply.stdout.is_empty() {
@@ -89,7 +89,6 @@ pub fn answer_once(reply: &protocol::Reply, then: impl FnOnce()) -> bool {
         ui::err_text(&reply.stderr);
     }
     then();
-    true
 }
 
 /// How long the agent door may take before its watchdog answers for it:
@@ -116,13 +115,15 @@ pub fn answer_in_time(ctx: &Ctx, agent: Agent, deadline: Duration, exit: impl Fn
     answer_once(&reply, || {
         let config = ctx.config(None);
         let mut op = crate::operation::Unjudged::new("command", agent.name(), Some(Tier::Critical));
+        // As `check` shows a command: credentials masked.
         op.reasons = JUDGING
             .get()
-            .map(|c| one_line(c, 300))
+            .map(|c| one_line(&redact_secrets(&redact_text(c)), 300))
             .into_iter()
             .collect();
         let op = Operation::Unjudged(op);
-        Run::new(ctx, &config, &ctx.cwd, &op, Instant::now())
+        let started = Instant::now().checked_sub(deadline).unwrap_or_else(Instant::now);
+        Run::new(ctx, &config, &ctx.cwd, &op, started)
             .through(interaction(agent))
             .log_decided(
                 &Plan::refused_unjudged(why.clone()),

@@ -975,12 +975,10 @@ fn a_judgement_past_the_deadline_is_denied_in_time() {
         .status()
         .unwrap();
     assert!(made.success());
+    // A credential in the command never reaches the log.
+    let command = "PGPASSWORD=hunter2 git push --force origin main";
     for agent in ["claude", "codex", "cursor"] {
-        let out = hook(
-            &env,
-            agent,
-            &input(agent, "git push --force origin main", &env.work),
-        );
+        let out = hook(&env, agent, &input(agent, command, &env.work));
         let (decision, reason) = decision_of(agent, &out);
         assert_eq!(decision, "deny", "{agent}: {out:?}");
         assert!(
@@ -994,6 +992,7 @@ fn a_judgement_past_the_deadline_is_denied_in_time() {
             record["reasons"].to_string().contains("git push --force"),
             "{record}"
         );
+        assert!(!record.to_string().contains("hunter2"), "{record}");
     }
 }
 
