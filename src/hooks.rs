@@ -293,11 +293,23 @@ impl RefUpdate {
     }
 }
 
-/// True for the refs whose history vouch guards locally: branches, tags
-/// and the stash. Remote-tracking refs, pseudo-refs, notes and vouch's own
-/// rescue refs are left alone.
+/// The refs whose history vouch guards locally: branches, tags (a name
+/// ending in `/` is a prefix) and the stash. The reference-transaction
+/// gate (`launcher/gate.s`) starts vouch for a line holding the first 8
+/// bytes of any of them; a test derives its constants from this table.
+pub const GUARDED_REFS: [&str; 3] = ["refs/heads/", "refs/tags/", "refs/stash"];
+
+/// True for the refs whose history vouch guards locally ([`GUARDED_REFS`]).
+/// Remote-tracking refs, pseudo-refs, notes and vouch's own rescue refs are
+/// left alone.
 fn is_guarded_ref(name: &str) -> bool {
-    name.starts_with("refs/heads/") || name.starts_with("refs/tags/") || name == "refs/stash"
+    GUARDED_REFS.iter().any(|g| {
+        if g.ends_with('/') {
+            name.starts_with(g)
+        } else {
+            name == *g
+        }
+    })
 }
 
 /// The lines of a reference transaction that could destroy something: a

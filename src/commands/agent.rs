@@ -122,7 +122,9 @@ pub fn answer_in_time(ctx: &Ctx, agent: Agent, deadline: Duration, exit: impl Fn
             .into_iter()
             .collect();
         let op = Operation::Unjudged(op);
-        let started = Instant::now().checked_sub(deadline).unwrap_or_else(Instant::now);
+        let started = Instant::now()
+            .checked_sub(deadline)
+            .unwrap_or_else(Instant::now);
         Run::new(ctx, &config, &ctx.cwd, &op, started)
             .through(interaction(agent))
             .log_decided(
