@@ -140,7 +140,7 @@ impl Ctx {
     }
 
     /// vouch's directories: the user's ([`Dirs::of_user`]), else the
-    /// repository's ([`Dirs::in_repository`]).
+    /// repository's git directory (no user config, no trust store).
     pub fn dirs(&self) -> Result<Dirs> {
         if let Some(dirs) = &self.fixed_dirs {
             return Ok(dirs.clone());

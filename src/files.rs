@@ -51,17 +51,6 @@ pub fn is_executable(path: &Path) -> bool {
     })
 }
 
-/// What a file is (following links), as far as telling that it was
-/// replaced or rewritten goes: its device, inode, size and modification
-/// time. `None` when it cannot be stat'ed.
-pub fn identity(path: &Path) -> Option<String> {
-    let s = rustix::fs::stat(path).ok()?;
-    Some(format!(
-        "{}:{}:{}:{}.{}",
-        s.st_dev, s.st_ino, s.st_size, s.st_mtime, s.st_mtime_nsec
-    ))
-}
-
 /// Standard input up to `max` bytes, appended to `out`, read without std's
 /// buffered `Stdin` (whose first use allocates its 8 KiB buffer). What was
 /// read before an error stays in `out`.
@@ -94,11 +83,6 @@ mod tests {
         assert_eq!(read_capped(&f, 4).unwrap(), None);
         assert!(read(&dir.path().join("none")).is_err());
         assert_eq!(absent(&f), Some(false));
-        let before = identity(&f).unwrap();
-        assert_eq!(identity(&f), Some(before.clone()));
-        std::fs::write(&f, b"123456").unwrap();
-        assert_ne!(identity(&f), Some(before));
-        assert_eq!(identity(&dir.path().join("none")), None);
         assert_eq!(absent(&dir.path().join("none")), Some(true));
         assert_eq!(absent(&f.join("below a file")), Some(true));
         std::os::unix::fs::symlink("nowhere", dir.path().join("dangling")).unwrap();

@@ -29,7 +29,7 @@ use crate::{ExitStatus, parent, ui};
 /// launcher, a script's `exec`, or a link): a push the door would allow at
 /// once and silently ([`AtOnce`]) is answered before the command line is
 /// parsed or anything else starts; any other push is judged by the whole
-/// door with the lines read here ([`Quick::Judge`]).
+/// door with the lines read here ([`super::reftx::Quick::Judge`]).
 pub fn quick(args: &[std::ffi::OsString]) -> super::reftx::Quick {
     use super::reftx::Quick;
     let Some(("pre-push", hook_dir, [remote, url])) = crate::install::hook_call(args) else {

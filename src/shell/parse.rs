@@ -216,7 +216,7 @@ pub struct Parsed {
     /// What could not be read.
     pub problems: Vec<ParseProblem>,
     /// Bytes of script text the walker read, nesting included: bounded by
-    /// the line's length times [`BUDGET_PER_BYTE`] plus [`BUDGET_BASE`].
+    /// the line's length times 64, plus 8 MiB for the scripts it runs.
     pub read: usize,
 }
 
