@@ -97,8 +97,9 @@ fn rules(out: &std::path::Path) {
             Some(Some("push")) => "Some(FactsKind::Push)",
             Some(Some("branch")) => "Some(FactsKind::Branch)",
             Some(Some("stash")) => "Some(FactsKind::Stash)",
+            Some(Some("tag")) => "Some(FactsKind::Tag)",
             Some(_) => {
-                panic!("rules.toml: rule {index}: `facts` is worktree, push, branch or stash")
+                panic!("rules.toml: rule {index}: `facts` is worktree, push, branch, stash or tag")
             }
         };
         let words = shell_words::split(pattern)

@@ -653,6 +653,8 @@ pub enum CommandFacts {
     /// The stash entries that would be dropped (`stash@{n}: subject`);
     /// empty when the stash is empty.
     StashDrop(Vec<String>),
+    /// The tags named that exist before the command (`tag -d`).
+    Tags(Vec<String>),
     /// The planned push, measured as the pre-push door would.
     Push {
         /// Its facts.

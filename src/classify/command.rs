@@ -24,7 +24,16 @@ pub fn classify_command(
         return (rule, None);
     };
     let (tier, note) = judge(rule, facts, policy);
-    if after_change && tier < rule {
+    // A ref that does not exist before the line runs holds nothing that
+    // exists now: deleting what the line itself creates is no loss to ask
+    // about (issue 26 item 15); what the line commits on it in between is
+    // judged by the reference-transaction hook as it happens.
+    let absent = match facts {
+        CommandFacts::Branch(None) => true,
+        CommandFacts::Tags(tags) => tags.is_empty(),
+        _ => false,
+    };
+    if after_change && tier < rule && !absent {
         return (
             rule,
             Some(format!(
@@ -104,7 +113,9 @@ fn judge(rule: Tier, facts: &CommandFacts, policy: &Policy) -> (Tier, Option<Str
         }
         CommandFacts::Branch(None) => (
             Tier::None,
-            Some("no such branch here: nothing would be lost".into()),
+            Some(
+                "no such branch before this command: nothing that exists now would be lost".into(),
+            ),
         ),
         CommandFacts::Branch(Some(local)) => {
             let a = classify_local(local, policy);
@@ -121,6 +132,11 @@ fn judge(rule: Tier, facts: &CommandFacts, policy: &Policy) -> (Tier, Option<Str
             };
             (a.tier, Some(note))
         }
+        CommandFacts::Tags(tags) if tags.is_empty() => (
+            Tier::None,
+            Some("no such tag before this command: nothing that exists now would be lost".into()),
+        ),
+        CommandFacts::Tags(tags) => (rule, Some(format!("deletes {}", tags.join(", ")))),
         CommandFacts::StashDrop(dropped) if dropped.is_empty() => (
             Tier::None,
             Some("the stash is empty: nothing would be lost".into()),

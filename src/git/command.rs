@@ -458,6 +458,13 @@ pub fn command_facts(repo: Option<&Repo>, facts: &Facts, command: &SimpleCommand
                 (!updates.is_empty()).then(|| repo.local_facts(&updates, Moment::Planned)),
             )
         }
+        Facts::Tag { names } => CommandFacts::Tags(
+            names
+                .iter()
+                .filter(|n| repo.ref_oid(&format!("refs/tags/{n}")).is_some())
+                .cloned()
+                .collect(),
+        ),
         Facts::Stash { entries } => {
             let all = repo.stash_entries();
             let dropped = if all.is_empty() || git.action() == Some("clear") {

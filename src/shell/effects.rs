@@ -304,6 +304,6 @@ pub(crate) fn names_remote_ref(facts: &Facts) -> bool {
         Facts::Push { refspecs, .. } => refspecs
             .iter()
             .any(|r| remote(r.split(':').next().unwrap_or_default())),
-        Facts::Stash { .. } => false,
+        Facts::Stash { .. } | Facts::Tag { .. } => false,
     }
 }

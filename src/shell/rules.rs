@@ -60,6 +60,8 @@ pub enum FactsKind {
     Branch,
     /// The stash entries that would be lost.
     Stash,
+    /// Whether the tags named exist before the command.
+    Tag,
 }
 
 /// The facts hint of a match, with the pieces of the command the adapter needs.
@@ -85,6 +87,11 @@ pub enum Facts {
     /// then its new start point).
     Branch {
         /// The branch names.
+        names: Vec<String>,
+    },
+    /// Measure the tags named: which exist before the command.
+    Tag {
+        /// The tag names.
         names: Vec<String>,
     },
     /// Measure the stash: the entries named (none means the newest, or all
@@ -862,6 +869,9 @@ pub(crate) fn facts(kind: FactsKind, command: &SimpleCommand) -> Option<Facts> {
             }
         }
         FactsKind::Branch => Facts::Branch {
+            names: before.into_iter().chain(after).collect(),
+        },
+        FactsKind::Tag => Facts::Tag {
             names: before.into_iter().chain(after).collect(),
         },
         FactsKind::Stash => Facts::Stash {

@@ -1113,3 +1113,38 @@ fn status_names_the_agents_whose_failed_hook_lets_a_command_run() {
         .code(0)
         .stdout_has("fails open: Codex runs a command whose hook fails or times out");
 }
+
+/// Issue 26 item 15: a ref the command itself creates and then removes is
+/// no loss to ask about; a ref that exists before the command still is.
+#[test]
+fn a_ref_created_and_removed_in_the_same_command_is_no_stop() {
+    let env = TestEnv::new();
+    env.git(&env.work, &["switch", "-q", "-c", "solo"]);
+    env.commit(&env.work, "solo.txt", "only here");
+    env.git(&env.work, &["switch", "-q", "main"]);
+    env.git(&env.work, &["tag", "kept"]);
+    for command in [
+        "git branch x && git branch -D x",
+        "git branch x; git branch --delete --force x",
+        "git checkout -b tmp && git checkout - && git branch -D tmp",
+        "git switch -c y && git switch - && git branch -d y",
+        "git tag t1 && git tag -d t1",
+        "git tag -a t2 -m note && git tag --delete t2",
+        "git tag v9.9 && git tag -d v9.9",
+    ] {
+        let out = env.claude(command);
+        out.code(0);
+        assert!(out.stdout.trim().is_empty(), "{command}: {out:?}");
+    }
+    // What exists before the command is still judged.
+    for command in [
+        "git branch x && git branch -D solo",
+        "git tag t1 && git tag -d kept",
+    ] {
+        let (decision, reason) = decision_of("claude", &env.claude(command));
+        assert!(
+            decision == "ask" || decision == "deny",
+            "{command}: {reason}"
+        );
+    }
+}
