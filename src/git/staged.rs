@@ -51,6 +51,16 @@ impl Repo {
         let (mut added, mut deleted) = (0, 0);
         for (i, file) in &mut files {
             let counted = reading.counted(&file.path);
+            // A submodule (a gitlink) is a path and a commit id: judged by
+            // its path, its commit never read (it need not be in this
+            // repository's objects).
+            let gitlink = diff.get_delta(*i).is_some_and(|d| {
+                d.new_file().mode() == git2::FileMode::Commit
+                    || d.old_file().mode() == git2::FileMode::Commit
+            });
+            if gitlink {
+                continue;
+            }
             if reading.inspected(&file.path) {
                 read_patch(&diff, *i, file, true)?;
             } else if !counted {

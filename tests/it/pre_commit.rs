@@ -420,3 +420,37 @@ fn a_large_staged_file_is_read_only_as_far_as_the_rules_need() {
     let facts = staged(&env);
     assert_eq!(facts.line_totals(), "+200 -400", "{facts:?}");
 }
+
+/// Issue 26 item 14: a staged submodule whose commit is not in this
+/// repository's objects is judged by its path, not skipped with the whole
+/// commit ("this commit is not checked").
+#[test]
+fn a_staged_submodule_is_judged_by_its_path() {
+    let env = guarded();
+    let absent = "1234567890abcdef1234567890abcdef12345678";
+    // An ordinary submodule path: the commit goes through, checked.
+    env.git(
+        &env.work,
+        &[
+            "update-index",
+            "--add",
+            "--cacheinfo",
+            &format!("160000,{absent},vendor/lib"),
+        ],
+    );
+    let (out, moved) = commit(&env);
+    assert!(moved, "{}", out.stderr);
+    assert!(!out.stderr.contains("not checked"), "{}", out.stderr);
+    // A submodule where the CI configuration lives: the CI rule (high),
+    // refused without a verdict.
+    env.git(
+        &env.work,
+        &[
+            "update-index",
+            "--add",
+            "--cacheinfo",
+            &format!("160000,{absent},.github/workflows/deploy"),
+        ],
+    );
+    refused(&env, "ci_config", ".github/workflows/deploy");
+}
