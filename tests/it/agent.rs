@@ -1148,3 +1148,40 @@ fn a_ref_created_and_removed_in_the_same_command_is_no_stop() {
         );
     }
 }
+
+/// Issue 26 item 7: dropping a stash entry that is not the last makes no
+/// ref update, so no git hook sees it; the agent door judges every
+/// spelling of it (and of clearing the stash, or deleting it as a ref).
+#[test]
+fn every_spelling_of_dropping_a_stash_entry_is_judged() {
+    let env = TestEnv::new();
+    for (file, text) in [("file1.txt", "first"), ("file2.txt", "second")] {
+        fs::write(env.work.join(file), text).unwrap();
+        env.git(&env.work, &["stash", "-q"]);
+    }
+    for command in [
+        "git stash drop",
+        "git stash drop stash@{1}",
+        "git stash drop 1",
+        "git stash drop -q stash@{1}",
+        "git stash drop --quiet 1",
+        "git stash clear",
+        "git -c core.pager=cat stash drop stash@{1}",
+        "git -C . stash drop 1",
+        "git reflog delete refs/stash@{1}",
+        "git reflog delete --updateref stash@{0}",
+        "git update-ref -d refs/stash",
+        "git reflog expire --expire-unreachable=now refs/stash",
+    ] {
+        let (decision, reason) = decision_of("claude", &env.claude(command));
+        assert!(
+            decision == "ask" || decision == "deny",
+            "{command}: {reason}"
+        );
+    }
+    assert_eq!(
+        env.git(&env.work, &["stash", "list"]).lines().count(),
+        2,
+        "nothing ran"
+    );
+}
