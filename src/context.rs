@@ -81,9 +81,6 @@ impl Dirs {
         })
     }
 
-    /// Without a home directory (a container running as a user the system
-    /// does not know): the state lives in the repository's git directory,
-    /// `<git dir>/vouch`, and there is no user config and no trust store.
     /// True when the person trusted the repository at `root` (never
     /// without a trust store).
     pub fn is_trusted(&self, root: &Path) -> bool {
@@ -92,6 +89,9 @@ impl Dirs {
             .is_some_and(|data| trust::is_trusted(data, root))
     }
 
+    /// Without a home directory (a container running as a user the system
+    /// does not know): the state lives in the repository's git directory,
+    /// `<git dir>/vouch`, and there is no user config and no trust store.
     fn in_repository(git_dir: &Path) -> Self {
         let state = git_dir.join("vouch");
         Self {
@@ -155,12 +155,8 @@ impl Ctx {
 
     /// The user config file: `VOUCH_CONFIG`, or `<config dir>/config.toml`.
     pub fn user_config_path(&self) -> Result<PathBuf> {
-        match self
-            .env
-            .var_os(vars::VOUCH_CONFIG)
-            .filter(|p| !p.is_empty())
-        {
-            Some(p) => Ok(PathBuf::from(p)),
+        match self.named_config() {
+            Some(p) => Ok(p),
             None => self
                 .dirs()?
                 .config
@@ -169,29 +165,41 @@ impl Ctx {
         }
     }
 
+    /// The user config `VOUCH_CONFIG` names, if it names one.
+    fn named_config(&self) -> Option<PathBuf> {
+        self.env
+            .var_os(vars::VOUCH_CONFIG)
+            .filter(|p| !p.is_empty())
+            .map(PathBuf::from)
+    }
+
     /// The config in force, as every door reads it (the hooks, the agent
     /// door, `check`, `verify`): the user config and the repository's
     /// `.vouch.toml` (if `repo_root` is given) under the trust rule. This
     /// never fails: a file that cannot be read or used is left out, and
     /// `config.broken` and `config.warnings` say so (SPEC 3.2).
     pub fn config(&self, repo_root: Option<&Path>) -> Config {
+        // Found once: without a home directory this runs git.
+        let dirs = self.dirs().ok();
         let mut unusable = Vec::new();
-        let (user, user_path) = match self.user_config_path() {
-            Ok(path) => match read_optional(&path) {
-                Ok(file) => (file, Some(path)),
-                Err(e) => {
-                    unusable.push((e, Source::User));
-                    (None, Some(path))
-                }
-            },
-            // No home directory: there is no user config to read.
-            Err(_) => (None, None),
-        };
+        let user_path = self.named_config().or_else(|| {
+            dirs.as_ref()?
+                .config
+                .as_ref()
+                .map(|c| c.join("config.toml"))
+        });
+        // No path: no home directory, so no user config to read.
+        let user = user_path.as_ref().and_then(|path| {
+            read_optional(path).unwrap_or_else(|e| {
+                unusable.push((e, Source::User));
+                None
+            })
+        });
         let repo = repo_root.and_then(|root| {
             let path = root.join(REPO_CONFIG);
             match read_optional(&path) {
                 Ok(file) => file.map(|file| {
-                    let trusted = self.dirs().is_ok_and(|dirs| dirs.is_trusted(root));
+                    let trusted = dirs.as_ref().is_some_and(|d| d.is_trusted(root));
                     (file, trusted)
                 }),
                 Err(e) => {
@@ -207,7 +215,7 @@ impl Ctx {
                 .map(|m| m.permissions().mode())
         });
         let mut config = Config::resolve(&ConfigInputs { user, repo }, self.env.as_ref());
-        if let Some(note) = self.dirs().ok().and_then(|d| d.fallback) {
+        if let Some(note) = dirs.and_then(|d| d.fallback) {
             config.warnings.push(note);
         }
         for (e, source) in unusable {

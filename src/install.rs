@@ -359,7 +359,7 @@ impl Form {
             bin,
             script: &script,
         };
-        let launcher = (crate::launcher::SUPPORTED && !text_only)
+        let launcher = (crate::platform::COMPILED_HOOKS && !text_only)
             .then(|| crate::launcher::build(&targets, strict, what, gated))
             .flatten();
         Ok(match launcher {
@@ -635,6 +635,39 @@ pub fn hook_argv(args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_hooks_command_line_is_read_in_either_shape() {
+        let os = |args: &[&str]| args.iter().map(OsString::from).collect::<Vec<_>>();
+        let by_path = os(&[".git/hooks/pre-push", "origin", "url"]);
+        let (name, dir, rest) = hook_call(&by_path).unwrap();
+        assert_eq!((name, dir), ("pre-push", Path::new(".git/hooks")));
+        assert_eq!(rest, &by_path[1..]);
+        let by_script = os(&[
+            "/bin/git-vouch",
+            "hook",
+            "reference-transaction",
+            "--hook-dir",
+            "/r/.git/hooks",
+            "--",
+            "prepared",
+        ]);
+        let (name, dir, rest) = hook_call(&by_script).unwrap();
+        assert_eq!(
+            (name, dir),
+            ("reference-transaction", Path::new("/r/.git/hooks"))
+        );
+        assert_eq!(rest, &by_script[6..]);
+        // Not a hook: vouch's other command lines, an unknown hook name.
+        for args in [
+            os(&["git-vouch", "status"]),
+            os(&["git-vouch", "hook", "pre-push", "--", "origin", "url"]),
+            os(&[".git/hooks/post-merge", "0"]),
+            os(&[]),
+        ] {
+            assert_eq!(hook_call(&args), None, "{args:?}");
+        }
+    }
 
     #[test]
     fn a_link_is_vouchs_by_its_exact_name_or_by_what_it_reaches() {

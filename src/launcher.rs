@@ -38,9 +38,6 @@
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
-/// Whether launchers run on this system (the one the running vouch was built for).
-pub const SUPPORTED: bool = crate::platform::COMPILED_HOOKS;
-
 /// The name of the memory file the reference-transaction gate hands a
 /// hook's input over in.
 pub const INPUT_NAME: &str = "vouch-hook-input";

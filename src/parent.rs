@@ -15,9 +15,9 @@
 
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 use crate::platform;
-use std::sync::Mutex;
 
 /// The marker of the programs this process starts, while armed.
 static ARMED: Mutex<Option<(String, usize)>> = Mutex::new(None);
@@ -132,7 +132,7 @@ pub fn git_ancestor_argv() -> Option<Vec<String>> {
         {
             return Some(argv);
         }
-        pid = parent_of(pid)?;
+        pid = platform::parent_of(pid)?;
     }
     None
 }
@@ -145,16 +145,12 @@ pub fn has_ancestor(pid: u32) -> bool {
         if current == pid {
             return true;
         }
-        match parent_of(current) {
+        match platform::parent_of(current) {
             Some(p) if p > 1 => current = p,
             _ => return false,
         }
     }
     false
-}
-
-fn parent_of(pid: u32) -> Option<u32> {
-    platform::parent_of(pid)
 }
 
 #[cfg(test)]

@@ -35,13 +35,6 @@ pub fn quick(args: &[std::ffi::OsString]) -> super::reftx::Quick {
     let Some(("pre-push", hook_dir, [remote, url])) = crate::install::hook_call(args) else {
         return Quick::Parse;
     };
-    // An old copy of `vouch-hook` handing over: the whole door writes the
-    // hook again.
-    if crate::env::Env::var_os(&crate::env::ProcessEnv, crate::env::vars::VOUCH_HOOK_STALE)
-        .is_some()
-    {
-        return Quick::Parse;
-    }
     let (Some(remote), Some(url)) = (remote.to_str(), url.to_str()) else {
         return Quick::Parse;
     };
@@ -49,6 +42,11 @@ pub fn quick(args: &[std::ffi::OsString]) -> super::reftx::Quick {
         return Quick::Parse;
     };
     let ctx = Ctx::new(Box::new(crate::env::ProcessEnv), cwd, None);
+    // An old copy of `vouch-hook` handing over: the whole door writes the
+    // hook again.
+    if ctx.env.var_os(crate::env::vars::VOUCH_HOOK_STALE).is_some() {
+        return Quick::Parse;
+    }
     // What the answer needs besides the lines is read first: git writes
     // them once it has seen the hook start.
     let Some(at_once) = AtOnce::prepare(&ctx, hook_dir, remote) else {

@@ -174,14 +174,32 @@ pub fn classify_with(
     scripts: ScriptReader<'_>,
 ) -> Classification {
     let parsed = parse_with(cmd, aliases, scripts);
+    // Text the walker did not reach (nested too deep, or past its budget)
+    // is read flat: every run of words between the shell's operators is
+    // taken as a command that may run, after anything, and judged by the
+    // same rules (issue 26 item 10: what cannot be resolved is judged at
+    // least as strictly as the most dangerous command word in it).
+    let unreached = parsed
+        .problems
+        .iter()
+        .any(|p| matches!(p, ParseProblem::TooDeep { .. } | ParseProblem::TooComplex));
+    let flat: Vec<SimpleCommand> = if unreached {
+        flat_commands(cmd, aliases)
+            .into_iter()
+            .filter(|f| !parsed.commands.iter().any(|c| c.argv == f.argv))
+            .collect()
+    } else {
+        Vec::new()
+    };
     let vouch_env = parsed.commands.iter().find_map(vouch_variable);
     // Config variables exported by an earlier command of the line.
     let mut exported: Vec<String> = Vec::new();
     let mut out = Classification::default();
     let mut changed = false;
     let mut fetched = false;
-    for command in &parsed.commands {
-        let after_change = changed;
+    let walked = parsed.commands.iter().map(|c| (c, false));
+    for (command, flat) in walked.chain(flat.iter().map(|c| (c, true))) {
+        let after_change = changed || flat;
         let after_fetch = fetched;
         changed |= effects::may_change(command);
         fetched |= effects::fetches(command);
@@ -254,37 +272,6 @@ pub fn classify_with(
             (Tier::Standard, format!("{markers} skips vouch's checks"))
         };
         out.matches.push(found(tier, reason, None, after_change));
-    }
-    // Text the walker did not reach (nested too deep, or past its budget)
-    // is read flat: every run of words between the shell's operators is
-    // taken as a command that may run, after anything (issue 26 item 10:
-    // what cannot be resolved is judged at least as strictly as the most
-    // dangerous command word in it, never as harmless).
-    if parsed
-        .problems
-        .iter()
-        .any(|p| matches!(p, ParseProblem::TooDeep { .. } | ParseProblem::TooComplex))
-    {
-        for command in flat_commands(cmd, aliases) {
-            for spec in rules.matching(&command) {
-                let facts = spec.facts.and_then(|kind| rules::facts(kind, &command));
-                let reason = spec.reason.to_owned();
-                let seen = out
-                    .matches
-                    .iter()
-                    .any(|m| m.reason == reason && m.command.argv == command.argv);
-                if !seen {
-                    out.matches.push(Match {
-                        dir: command.working_dir(),
-                        command: command.clone(),
-                        tier: spec.tier,
-                        reason,
-                        facts,
-                        after_change: true,
-                    });
-                }
-            }
-        }
     }
     for m in &out.matches {
         out.tier = out.tier.max(m.tier);

@@ -233,17 +233,8 @@ pub fn parse_with(
     aliases: &dyn Fn(&str) -> Option<String>,
     scripts: ScriptReader<'_>,
 ) -> Parsed {
-    let mut parser = Parser {
-        aliases,
-        scripts,
-        out: Parsed::default(),
-        vars: Vec::new(),
-        written: Vec::new(),
-        shell_aliases: Vec::new(),
-        git_config: Vec::new(),
-        budget: BUDGET_PER_BYTE * cmd.len() + BUDGET_BASE,
-    };
-    let budget = parser.budget;
+    let budget = BUDGET_PER_BYTE * cmd.len() + BUDGET_BASE;
+    let mut parser = Parser::new(aliases, scripts, budget);
     parser.script(cmd, 0, &[]);
     parser.out.read = budget - parser.budget;
     parser.out
@@ -303,7 +294,25 @@ const RESERVED_SKIP: &[&str] = &[
 
 const SHELLS: &[&str] = &["sh", "bash", "zsh", "dash", "ksh", "ash", "mksh", "fish"];
 
-impl Parser<'_> {
+impl<'a> Parser<'a> {
+    /// A walker that has read nothing yet, with `budget` bytes to read.
+    fn new(
+        aliases: &'a dyn Fn(&str) -> Option<String>,
+        scripts: ScriptReader<'a>,
+        budget: usize,
+    ) -> Self {
+        Self {
+            aliases,
+            scripts,
+            out: Parsed::default(),
+            vars: Vec::new(),
+            written: Vec::new(),
+            shell_aliases: Vec::new(),
+            git_config: Vec::new(),
+            budget,
+        }
+    }
+
     fn problem(&mut self, problem: ParseProblem) {
         if !self.out.problems.contains(&problem) {
             self.out.problems.push(problem);
@@ -314,16 +323,7 @@ impl Parser<'_> {
     /// out of the same budget; what they meet is not this line's problem
     /// (the caller walks `text` itself too).
     fn nested(&mut self, text: &str, depth: usize) -> Parsed {
-        let mut inner = Parser {
-            aliases: self.aliases,
-            scripts: &no_scripts,
-            out: Parsed::default(),
-            vars: Vec::new(),
-            written: Vec::new(),
-            shell_aliases: Vec::new(),
-            git_config: Vec::new(),
-            budget: self.budget,
-        };
+        let mut inner = Parser::new(self.aliases, &no_scripts, self.budget);
         inner.script(text, depth + 1, &[]);
         self.budget = inner.budget;
         inner.out

@@ -320,6 +320,16 @@ fn an_unreadable_user_config_is_ignored_the_same_way() {
     env.vouch(&["doctor"])
         .code(2)
         .stdout_has("cannot read config");
+    // A named pipe nobody writes: said at once, never waited on.
+    std::fs::remove_dir(env.config_path()).unwrap();
+    let made = std::process::Command::new("mkfifo")
+        .arg(env.config_path())
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let out = env.vouch(&["check", "--", "ls"]);
+    out.code(0);
+    said_ignored(&out, "config.toml", "not a regular file");
 }
 
 #[test]
