@@ -241,6 +241,9 @@ impl<T, N> Default for Holders<T, N> {
 ///   caller adds the new values of moved refs);
 /// - vouch's own refs (`refs/vouch/*`) never count: a rescue ref must not
 ///   make the deletion it rescued look harmless;
+/// - replace refs (`refs/replace/*`) never count: a replacement object is a
+///   local view of history (`git replace --graft` makes a commit with any
+///   parents its author names), not a ref that keeps work;
 /// - symbolic `*/HEAD` names never count on their own (they name a ref);
 /// - a detached `HEAD` holds its commit, as git's own gc and reflog see it;
 /// - every stash entry holds its commit (and the commit it was made on),
@@ -258,6 +261,7 @@ pub fn surviving<T: Clone + Ord, N: AsRef<str>>(
     for (name, target) in &holders.refs {
         let name = name.as_ref();
         if name.starts_with("refs/vouch/")
+            || name.starts_with("refs/replace/")
             || name.ends_with("/HEAD")
             || name == "refs/stash"
             || changing(name)
@@ -679,6 +683,7 @@ mod tests {
                 ("refs/remotes/origin/HEAD".into(), 5),
                 ("refs/vouch/rescue/gone/20261122T101500Z".into(), 6),
                 ("refs/stash".into(), 7),
+                ("refs/replace/0123abcd".into(), 10),
             ],
             detached_head: Some(8),
             stash: vec![7, 9],
@@ -710,7 +715,7 @@ mod tests {
     }
 
     #[test]
-    fn changing_refs_vouch_refs_and_symbolic_heads_do_not_survive() {
+    fn changing_refs_vouch_refs_replace_refs_and_symbolic_heads_do_not_survive() {
         let s = surviving(&holders(), &|n| n == "refs/heads/topic");
         assert_eq!(s, vec![1, 3, 4, 7, 8, 9]);
     }

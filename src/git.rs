@@ -23,6 +23,7 @@ use crate::text::redact_text;
 mod command;
 mod hooks;
 mod local;
+mod local_cli;
 mod loose;
 mod push;
 mod receive;
@@ -33,6 +34,7 @@ pub use hooks::{
     parse_git_version, remove_config_hook, set_config_hook,
 };
 pub use local::{Moment, RESCUE_PREFIX, Rescue, fast_forward, stash_store, update_ref};
+pub use local_cli::{CliMeasured, cli_local_facts, cli_stash_oids, cli_write_rescue};
 pub use loose::Loose;
 use push::tracking_ref;
 pub use push::{cli_push_facts, ls_remote, ls_remote_within};
@@ -61,6 +63,29 @@ impl Repo {
             .or_else(|_| Repository::discover(cwd))
             .context("git2 cannot open this repository")?;
         Ok(Self { repo })
+    }
+
+    /// Opens the repository a hook runs in for measuring history: like
+    /// [`Repo::open_for_hook`], but a repository with grafts is refused, so
+    /// that the caller measures it through the git command line. libgit2
+    /// follows `info/grafts`, a local view of history no push carries, and
+    /// cannot be told not to (it ignores replace refs already).
+    pub fn open_for_history(cwd: &Path) -> Result<Self> {
+        let repo = Self::open_for_hook(cwd)?;
+        repo.refuse_grafts()?;
+        Ok(repo)
+    }
+
+    /// An error when the repository has a graft file that says anything.
+    pub fn refuse_grafts(&self) -> Result<()> {
+        let grafts = self.repo.commondir().join("info").join("grafts");
+        if std::fs::metadata(&grafts).is_ok_and(|m| m.len() > 0) {
+            bail!(
+                "this repository has grafts (`{}`), a local view of history that the remote does not share",
+                grafts.display()
+            );
+        }
+        Ok(())
     }
 
     /// Opens the repository at or above `path`.
@@ -264,6 +289,25 @@ pub fn common_dir(cwd: &Path) -> Option<PathBuf> {
     dir.is_absolute().then_some(dir)
 }
 
+/// A git command run in `dir` that reads history as the remote holds it
+/// (SPEC 2.1, issue 26 item 1): replace refs and `info/grafts` are local
+/// views of history that a push does not carry, so a lookup ignores them
+/// (`GIT_NO_REPLACE_OBJECTS`; a graft file that is empty), and it never
+/// fetches from a promisor remote. stdin is empty unless the caller says
+/// otherwise. Every git process vouch runs is built here.
+pub(crate) fn git_in(dir: &Path) -> Command {
+    let mut c = Command::new("git");
+    c.arg("-C")
+        .arg(dir)
+        // Reading an (empty) graft file makes git print a deprecation hint.
+        .args(["-c", "advice.graftFileDeprecated=false"])
+        .env("GIT_NO_REPLACE_OBJECTS", "1")
+        .env("GIT_GRAFT_FILE", "/dev/null")
+        .env("GIT_NO_LAZY_FETCH", "1")
+        .stdin(std::process::Stdio::null());
+    c
+}
+
 /// Runs `git` with `args` in `dir` and returns its stdout.
 fn git_output(dir: &Path, args: &[&str]) -> Result<String> {
     let args: Vec<&OsStr> = args.iter().map(OsStr::new).collect();
@@ -279,9 +323,7 @@ fn git_output_bytes(dir: &Path, args: &[&OsStr]) -> Result<Vec<u8>> {
             .collect::<Vec<_>>()
             .join(" ")
     };
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(dir)
+    let out = git_in(dir)
         .args(args)
         .output()
         .with_context(|| format!("cannot run `git {}`: is git on PATH?", shown()))?;

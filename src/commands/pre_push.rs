@@ -117,7 +117,7 @@ pub fn pre_push(ctx: &Ctx, args: &PrePushArgs) -> Result<ExitStatus> {
         .unwrap_or_default();
     // Even with no lines the repository is opened: a mirror remote
     // (`remote.<name>.mirror`) deletes refs that git never shows the hook.
-    let (facts, root, repo_warning) = match Repo::open_for_hook(&ctx.cwd) {
+    let (facts, root, repo_warning) = match Repo::open_for_history(&ctx.cwd) {
         Ok(repo) => (
             repo.push_facts(&args.remote, &args.url, updates, &push_args),
             repo.root(),
@@ -136,14 +136,14 @@ pub fn pre_push(ctx: &Ctx, args: &PrePushArgs) -> Result<ExitStatus> {
                     facts,
                     ctx.cwd.clone(),
                     Some(format!(
-                        "git2 cannot open this repository ({why}); measured with the git command line instead"
+                        "git2 cannot measure this repository ({why}); measured with the git command line instead"
                     )),
                 ),
                 None => (
                     unmeasured(&args.remote, &args.url, updates, push_args.force, &why),
                     ctx.cwd.clone(),
                     Some(format!(
-                        "git2 cannot open this repository ({why}): nothing could be measured, so every change is treated as at least high"
+                        "git2 cannot measure this repository ({why}): nothing could be measured, so every change is treated as at least high"
                     )),
                 ),
             }

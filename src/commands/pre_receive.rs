@@ -71,7 +71,7 @@ pub fn pre_receive(ctx: &Ctx, args: &PreReceiveArgs) -> Result<ExitStatus> {
     }
     let env = ctx.env.as_ref();
     let quarantine = env.var_os(QUARANTINE_PATH).is_some();
-    let (mut facts, git_dir, skip_policy, repo_warning, committer) = match Repo::open_for_hook(
+    let (mut facts, git_dir, skip_policy, repo_warning, committer) = match Repo::open_for_history(
         &ctx.cwd,
     ) {
         Ok(repo) => {
@@ -98,7 +98,7 @@ pub fn pre_receive(ctx: &Ctx, args: &PreReceiveArgs) -> Result<ExitStatus> {
                     users: Vec::new(),
                 },
                 Some(format!(
-                    "git2 cannot open this repository ({why}): nothing could be measured, so every change is treated as at least high"
+                    "git2 cannot measure this repository ({why}): nothing could be measured, so every change is treated as at least high"
                 )),
                 None,
             )

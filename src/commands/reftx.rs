@@ -156,24 +156,43 @@ pub fn reference_transaction(ctx: &Ctx, args: &RefTxArgs) -> Result<ExitStatus> 
     else {
         return Ok(ExitStatus::Allowed);
     };
-    let repo = match Repo::open_for_hook(&ctx.cwd) {
-        Ok(r) => r,
-        Err(e) => {
-            // Never break a ref update because the repository cannot be read here.
-            ui::warn(&format!("{e:#}: this ref update is not checked"));
-            return Ok(ExitStatus::Allowed);
-        }
+    let amending = command
+        .as_ref()
+        .is_some_and(|c| c.sub == "commit" && c.has_flag(&["--amend"]));
+    let moment = Moment::Hook { amending };
+    let (mut facts, git_dir, root, through_git) = match Repo::open_for_history(&ctx.cwd) {
+        Ok(repo) => (
+            repo.local_facts(&updates, moment),
+            repo.git_dir(),
+            repo.root(),
+            None,
+        ),
+        // reftable, SHA-256, grafts: measured with the git command line.
+        Err(e) => match crate::git::cli_local_facts(&ctx.cwd, &updates, moment) {
+            Some(m) => (
+                m.facts,
+                m.git_dir,
+                m.root,
+                Some(format!(
+                    "git2 cannot measure this repository ({e:#}); measured with the git command line instead"
+                )),
+            ),
+            None => (
+                unmeasured(&updates, &format!("{e:#}")),
+                ctx.cwd.clone(),
+                ctx.cwd.clone(),
+                Some(format!(
+                    "neither git2 nor git can read this repository ({e:#}): nothing could be measured, so every change is treated as at least high"
+                )),
+            ),
+        },
     };
-    let memo = Memo::new(&repo.git_dir(), &input);
+    let memo = Memo::new(&git_dir, &input);
     if memo.is_allowed() {
         // The same lines again in the same git process: the packed-refs half
         // of a deletion, already judged.
         return Ok(ExitStatus::Allowed);
     }
-    let amending = command
-        .as_ref()
-        .is_some_and(|c| c.sub == "commit" && c.has_flag(&["--amend"]));
-    let mut facts = repo.local_facts(&updates, Moment::Hook { amending });
     if facts.refs.is_empty() {
         return Ok(ExitStatus::Allowed);
     }
@@ -187,7 +206,6 @@ pub fn reference_transaction(ctx: &Ctx, args: &RefTxArgs) -> Result<ExitStatus> 
             ));
         }
     }
-    let root = repo.root();
     // A config file that cannot be used is left out, as at every door (SPEC 3.2).
     let config = ctx.config(Some(&root));
     let assessment = classify_local(&facts, &config.policy);
@@ -197,11 +215,10 @@ pub fn reference_transaction(ctx: &Ctx, args: &RefTxArgs) -> Result<ExitStatus> 
         }
         return Ok(ExitStatus::Allowed);
     }
-    let git_dir = repo.git_dir();
     let op = Operation::LocalRefs { facts, assessment };
-    let rescue = || rescue(&git_dir, &op);
+    let rescue = || rescue(&git_dir, &op, through_git.is_some());
     let mut run = Run::new(ctx, &config, &root, &op, started).on_allow(&rescue);
-    for w in &config.warnings {
+    for w in config.warnings.iter().chain(&through_git) {
         run.warn(w.clone());
     }
     let status = run.decide_and_act()?;
@@ -219,6 +236,78 @@ fn nested(ctx: &Ctx) -> bool {
         ctx.dirs()
             .is_ok_and(|dirs| parent::is_nested(&marker, &dirs.state))
     })
+}
+
+/// The plain git command that puts `saved` (an object id or a rescue ref)
+/// back where `original` was.
+fn git_restore(original: &str, saved: &str) -> String {
+    if original == "refs/stash" {
+        format!("git stash store -m 'restored by vouch' {saved}")
+    } else {
+        format!("git update-ref {original} {saved}")
+    }
+}
+
+/// Where rescue refs are written: with libgit2, which runs no hooks, or
+/// with the git command line for a repository libgit2 cannot measure.
+enum Rescuer<'a> {
+    Lib(Repo),
+    Git(&'a Path),
+}
+
+impl Rescuer<'_> {
+    fn stash_oids(&self) -> Vec<String> {
+        match self {
+            Self::Lib(repo) => repo.stash_oids(),
+            Self::Git(dir) => crate::git::cli_stash_oids(dir),
+        }
+    }
+
+    fn write(&self, original: &str, oid: &str, stamp: &str) -> Result<String> {
+        match self {
+            Self::Lib(repo) => repo.write_rescue(original, oid, stamp),
+            Self::Git(dir) => crate::git::cli_write_rescue(dir, original, oid, stamp),
+        }
+    }
+}
+
+/// Facts for a repository nothing can read: each line, with what it would
+/// lose unknown (at least high).
+fn unmeasured(updates: &[RefUpdate], why: &str) -> LocalFacts {
+    let refs = updates
+        .iter()
+        .map(|u| LocalRefFacts {
+            name: u.name.clone(),
+            old_oid: u.old.clone(),
+            new_oid: u.new.clone(),
+            change: if u.name == "refs/stash" {
+                LocalChange::DropStash
+            } else if u.name.starts_with("refs/tags/") {
+                if u.is_delete() {
+                    LocalChange::DeleteTag
+                } else {
+                    LocalChange::MoveTag
+                }
+            } else if u.is_delete() {
+                LocalChange::DeleteBranch
+            } else {
+                LocalChange::Rewrite
+            },
+            left_behind: 0,
+            lost: None,
+            kept_in_tree: false,
+            amend: false,
+            checked_out: false,
+            missing_tip: false,
+            unknown: Some(why.to_owned()),
+        })
+        .collect();
+    LocalFacts {
+        refs,
+        command: None,
+        branch: None,
+        rebase: false,
+    }
 }
 
 /// The git command line for people and logs: one line, URLs' credentials
@@ -278,7 +367,7 @@ fn to_rescue<'f>(
 
 /// Saves what an allowed local change would orphan as rescue refs, before
 /// git goes on; what it says is shown and logged.
-fn rescue(git_dir: &Path, op: &Operation) -> Result<Vec<String>> {
+fn rescue(git_dir: &Path, op: &Operation, through_git: bool) -> Result<Vec<String>> {
     let Operation::LocalRefs { facts, assessment } = op else {
         return Ok(Vec::new());
     };
@@ -290,7 +379,8 @@ fn rescue(git_dir: &Path, op: &Operation) -> Result<Vec<String>> {
     for f in to_rescue(facts, assessment) {
         let repo = match &repo {
             Some(r) => r,
-            None => repo.insert(Repo::discover(git_dir)?),
+            None if through_git => repo.insert(Rescuer::Git(git_dir)),
+            None => repo.insert(Rescuer::Lib(Repo::discover(git_dir)?)),
         };
         // `stash clear` drops every entry, not only the newest.
         let mut oids = vec![f.old_oid.clone()];
@@ -302,12 +392,32 @@ fn rescue(git_dir: &Path, op: &Operation) -> Result<Vec<String>> {
             }
         }
         for oid in &oids {
-            let name = repo.write_rescue(&f.name, oid, &stamp)?;
-            let short = name
-                .strip_prefix(crate::git::RESCUE_PREFIX)
-                .unwrap_or(&name);
+            let name = match repo.write(&f.name, oid, &stamp) {
+                Ok(name) => name,
+                Err(e) if through_git => {
+                    // reftable locks every ref while git holds the
+                    // transaction: the commit stays in the object store.
+                    done.push(format!(
+                        "could not save `{}` ({}) as a rescue ref ({e:#}); until `git gc` prunes it, `{}` brings it back",
+                        f.short_name(),
+                        short_oid(oid),
+                        git_restore(&f.name, oid)
+                    ));
+                    continue;
+                }
+                Err(e) => return Err(e),
+            };
+            let how = if through_git {
+                // `git vouch rescue` reads the repository with libgit2.
+                git_restore(&f.name, &name)
+            } else {
+                let short = name
+                    .strip_prefix(crate::git::RESCUE_PREFIX)
+                    .unwrap_or(&name);
+                format!("git vouch rescue restore {short}")
+            };
             done.push(format!(
-                "saved `{}` ({}) as `{name}`; `git vouch rescue restore {short}` brings it back",
+                "saved `{}` ({}) as `{name}`; `{how}` brings it back",
                 f.short_name(),
                 short_oid(oid)
             ));

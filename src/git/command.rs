@@ -499,8 +499,13 @@ pub fn command_facts(repo: Option<&Repo>, facts: &Facts, command: &SimpleCommand
 }
 
 /// Opens the repository at or above `dir` for measuring a command, if any.
+/// A repository with grafts is not opened: its history is not what a push
+/// or a ref update would be measured against, so the command is judged
+/// unmeasured, at its full tier.
 pub fn repo_at(dir: &Path) -> Option<Repo> {
-    Repo::discover(dir).ok()
+    Repo::discover(dir)
+        .ok()
+        .filter(|r| r.refuse_grafts().is_ok())
 }
 
 /// The repository at or above a directory, opened the first time it is

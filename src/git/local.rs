@@ -7,7 +7,6 @@
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use anyhow::{Context, Result, bail};
 use git2::{DiffOptions, Oid};
@@ -20,7 +19,7 @@ use crate::hooks::{RefUpdate, is_zero_oid};
 pub const RESCUE_PREFIX: &str = "refs/vouch/rescue/";
 
 /// How many commits on each side of a rewrite get their patch ids compared.
-const PATCH_ID_LIMIT: usize = 1_000;
+pub(super) const PATCH_ID_LIMIT: usize = 1_000;
 
 /// One rescue ref: what it holds and where it came from.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -484,8 +483,7 @@ impl Repo {
 /// exist, when `expected` is `None`).
 pub fn update_ref(dir: &Path, name: &str, oid: &str, expected: Option<&str>) -> Result<()> {
     let zero = "0".repeat(oid.len());
-    let out = Command::new("git")
-        .current_dir(dir)
+    let out = super::git_in(dir)
         .args(["update-ref", "-m", "git vouch rescue restore", name, oid])
         .arg(expected.unwrap_or(&zero))
         .output()
@@ -503,8 +501,7 @@ pub fn update_ref(dir: &Path, name: &str, oid: &str, expected: Option<&str>) -> 
 /// so that the index and work tree follow (git refuses, touching nothing,
 /// when an uncommitted change would be overwritten).
 pub fn fast_forward(dir: &Path, rev: &str) -> Result<()> {
-    let out = Command::new("git")
-        .current_dir(dir)
+    let out = super::git_in(dir)
         .args(["merge", "--ff-only", "--quiet", rev])
         .output()
         .context("cannot run git")?;
@@ -519,8 +516,7 @@ pub fn fast_forward(dir: &Path, rev: &str) -> Result<()> {
 
 /// Puts `oid` back on the stash with the git CLI.
 pub fn stash_store(dir: &Path, oid: &str) -> Result<()> {
-    let out = Command::new("git")
-        .current_dir(dir)
+    let out = super::git_in(dir)
         .args(["stash", "store", "-m", "restored by vouch", oid])
         .output()
         .context("cannot run git")?;
@@ -558,7 +554,7 @@ fn diff_paths(diff: &git2::Diff<'_>) -> HashSet<PathBuf> {
 /// `refs/vouch/rescue/<branch>/<stamp>` for a branch,
 /// `refs/vouch/rescue/<tag>/<stamp>-tag` for a tag and
 /// `refs/vouch/rescue/stash/<stamp>-stash` for the stash.
-fn rescue_base(original: &str, stamp: &str) -> String {
+pub(super) fn rescue_base(original: &str, stamp: &str) -> String {
     if let Some(branch) = original.strip_prefix("refs/heads/") {
         format!("{RESCUE_PREFIX}{branch}/{stamp}")
     } else if let Some(tag) = original.strip_prefix("refs/tags/") {

@@ -4,7 +4,6 @@
 
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
-use std::process::Command;
 
 use anyhow::{Context, Result, bail};
 use git2::Oid;
@@ -387,13 +386,8 @@ pub fn cli_push_facts(
     args: &PushArgs,
 ) -> Option<PushFacts> {
     let run = |a: &[&str]| {
-        Command::new("git")
-            .arg("-C")
-            .arg(dir)
+        super::git_in(dir)
             .args(a)
-            // Never let a lookup fetch from a promisor remote.
-            .env("GIT_NO_LAZY_FETCH", "1")
-            .stdin(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())
             .output()
             .ok()
@@ -501,7 +495,7 @@ pub fn cli_push_facts(
 
 /// [`Repo::holders`] read with the git CLI: every direct ref
 /// (`for-each-ref`), a detached `HEAD` and the stash entries.
-fn cli_holders(run: &dyn Fn(&[&str]) -> Option<String>) -> Holders<String> {
+pub(super) fn cli_holders(run: &dyn Fn(&[&str]) -> Option<String>) -> Holders<String> {
     let lines = |args: &[&str]| -> Vec<String> {
         run(args)
             .map(|t| t.lines().map(str::to_owned).collect())
@@ -536,12 +530,34 @@ fn cli_holders(run: &dyn Fn(&[&str]) -> Option<String>) -> Holders<String> {
 
 /// [`Repo::lost_commits`] with the git CLI: commits reachable from `from`
 /// and from none of `hide` (given on stdin: a push may keep 10,000 refs).
-fn cli_lost_commits(dir: &Path, from: &str, hide: &[String]) -> Option<Lost> {
+pub(super) fn cli_lost_commits(dir: &Path, from: &str, hide: &[String]) -> Option<Lost> {
+    let mut lost = LostBuilder::new(LOST_COUNT_LIMIT, LOST_SAMPLE);
+    for c in cli_reachable_only(dir, from, hide)? {
+        if !lost.add(&c.id, &c.email, &c.name, &c.subject) {
+            break;
+        }
+    }
+    Some(lost.finish())
+}
+
+/// A commit as `git log` lists it.
+pub(super) struct LoggedCommit {
+    pub id: String,
+    pub email: String,
+    pub name: String,
+    pub subject: String,
+}
+
+/// The commits reachable from `from` and from none of `hide`, newest
+/// first, at most one more than [`LOST_COUNT_LIMIT`].
+pub(super) fn cli_reachable_only(
+    dir: &Path,
+    from: &str,
+    hide: &[String],
+) -> Option<Vec<LoggedCommit>> {
     use std::io::Write;
     let limit = (LOST_COUNT_LIMIT + 1).to_string();
-    let mut child = Command::new("git")
-        .arg("-C")
-        .arg(dir)
+    let mut child = super::git_in(dir)
         .args([
             "log",
             "--format=%H%x00%ae%x00%an%x00%s",
@@ -550,7 +566,6 @@ fn cli_lost_commits(dir: &Path, from: &str, hide: &[String]) -> Option<Lost> {
             "--stdin",
             from,
         ])
-        .env("GIT_NO_LAZY_FETCH", "1")
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())
@@ -569,21 +584,20 @@ fn cli_lost_commits(dir: &Path, from: &str, hide: &[String]) -> Option<Lost> {
     if !out.status.success() {
         return None;
     }
-    let text = String::from_utf8_lossy(&out.stdout);
-    let mut lost = LostBuilder::new(LOST_COUNT_LIMIT, LOST_SAMPLE);
-    for line in text.lines() {
-        let mut p = line.split('\0');
-        let (id, email, name, subject) = (
-            p.next().unwrap_or(""),
-            p.next().unwrap_or(""),
-            p.next().unwrap_or(""),
-            p.next().unwrap_or(""),
-        );
-        if !lost.add(id, email, name, subject) {
-            break;
-        }
-    }
-    Some(lost.finish())
+    Some(
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(|line| {
+                let mut p = line.split('\0').map(str::to_owned);
+                LoggedCommit {
+                    id: p.next().unwrap_or_default(),
+                    email: p.next().unwrap_or_default(),
+                    name: p.next().unwrap_or_default(),
+                    subject: p.next().unwrap_or_default(),
+                }
+            })
+            .collect(),
+    )
 }
 
 /// The remote-tracking ref that mirrors `remote_ref` of `remote`.
@@ -625,9 +639,7 @@ pub fn ls_remote_within(
 ) -> Result<Vec<(String, String)>> {
     use std::io::Read;
     use wait_timeout::ChildExt;
-    let mut child = Command::new("git")
-        .arg("-C")
-        .arg(dir)
+    let mut child = super::git_in(dir)
         .args(["ls-remote", "--", remote])
         .env("GIT_TERMINAL_PROMPT", "0")
         .env("GIT_SSH_COMMAND", "ssh -o BatchMode=yes")

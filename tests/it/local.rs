@@ -225,55 +225,7 @@ fn observe_mode_changes_nothing_in_fifty_everyday_commands() {
 #[test]
 fn enforcement_stops_exactly_the_dangerous_commands() {
     let env = matrix_env();
-    let calls = judged(&env);
-    let count = || fs::read_to_string(&calls).map_or(0, |t| t.lines().count());
-    for (i, step) in STEPS.iter().enumerate() {
-        let refs_before = env.git(
-            &env.work,
-            &["for-each-ref", "--format=%(objectname) %(refname)"],
-        );
-        let calls_before = count();
-        let out = run_step(&env, step.command);
-        let judged = count() > calls_before;
-        if step.dangerous {
-            assert_ne!(out.code, 0, "step {i} `{}` was not stopped", step.command);
-            assert!(
-                judged,
-                "step {i} `{}`: the verifier was asked",
-                step.command
-            );
-            assert!(
-                out.stderr.contains("ref updates aborted by hook"),
-                "step {i}: {}",
-                out.stderr
-            );
-            assert_eq!(
-                env.git(
-                    &env.work,
-                    &["for-each-ref", "--format=%(objectname) %(refname)"]
-                ),
-                refs_before,
-                "step {i} `{}`: a refused command leaves every ref as it was",
-                step.command
-            );
-            let record = env.last_audit_of("reference-transaction");
-            assert_eq!(record["decision"], "refused");
-            // What a person does after a refused `reset --hard`: the branch
-            // never moved, so `git reset --hard` brings its files back.
-            env.git(&env.work, &["reset", "-q", "--hard"]);
-        } else {
-            assert_eq!(
-                out.code, 0,
-                "step {i} `{}` was stopped:\n{}",
-                step.command, out.stderr
-            );
-            assert!(
-                !judged,
-                "step {i} `{}`: a routine command asked the verifier",
-                step.command
-            );
-        }
-    }
+    enforce_the_matrix(&env);
     // The refused deletion is let through with a reason: a rescue ref is
     // written first, and it restores the branch.
     let doomed = env.rev(&env.work, "doomed");
@@ -314,6 +266,136 @@ fn enforcement_stops_exactly_the_dangerous_commands() {
     );
     env.vouch(&["rescue", "restore", &name]).code(0);
     assert_eq!(env.rev(&env.work, "doomed"), doomed);
+}
+
+/// Runs every step of the matrix in `env`, with vouch enforcing: exactly
+/// the dangerous ones are stopped, and a stopped one changes no ref.
+fn enforce_the_matrix(env: &TestEnv) {
+    let calls = judged(env);
+    let count = || fs::read_to_string(&calls).map_or(0, |t| t.lines().count());
+    for (i, step) in STEPS.iter().enumerate() {
+        let refs_before = env.git(
+            &env.work,
+            &["for-each-ref", "--format=%(objectname) %(refname)"],
+        );
+        let calls_before = count();
+        let out = run_step(env, step.command);
+        let judged = count() > calls_before;
+        if step.dangerous {
+            assert_ne!(out.code, 0, "step {i} `{}` was not stopped", step.command);
+            assert!(
+                judged,
+                "step {i} `{}`: the verifier was asked",
+                step.command
+            );
+            assert!(
+                out.stderr.contains("ref updates aborted by hook"),
+                "step {i}: {}",
+                out.stderr
+            );
+            assert_eq!(
+                env.git(
+                    &env.work,
+                    &["for-each-ref", "--format=%(objectname) %(refname)"]
+                ),
+                refs_before,
+                "step {i} `{}`: a refused command leaves every ref as it was",
+                step.command
+            );
+            let record = env.last_audit_of("reference-transaction");
+            assert_eq!(record["decision"], "refused");
+            // What a person does after a refused `reset --hard`: the branch
+            // never moved, so `git reset --hard` brings its files back.
+            env.git(&env.work, &["reset", "-q", "--hard"]);
+        } else {
+            assert_eq!(
+                out.code, 0,
+                "step {i} `{}` was stopped:\n{}",
+                step.command, out.stderr
+            );
+            assert!(
+                !judged,
+                "step {i} `{}`: a routine command asked the verifier",
+                step.command
+            );
+        }
+    }
+}
+
+/// The matrix in a repository libgit2 cannot open (issue 26 item 4):
+/// refs in reftable, objects in SHA-256. vouch measures it through the git
+/// command line and stops exactly what it stops in any other repository.
+#[test]
+fn repositories_libgit2_cannot_open_are_judged_the_same() {
+    for format in ["reftable", "sha256"] {
+        let env = TestEnv::new();
+        let base = env.base();
+        fs::remove_dir_all(&env.work).unwrap();
+        if format == "sha256" {
+            fs::remove_dir_all(&env.remote).unwrap();
+            env.git(
+                &base,
+                &[
+                    "init",
+                    "-q",
+                    "--bare",
+                    "--object-format=sha256",
+                    "-b",
+                    "main",
+                    "remote.git",
+                ],
+            );
+            env.git(&base, &["clone", "-q", "remote.git", "work"]);
+            for i in 1..=3 {
+                env.commit(&env.work, &format!("file{i}.txt"), &format!("commit {i}"));
+            }
+            env.git(&env.work, &["push", "-q", "-u", "origin", "main"]);
+        } else {
+            env.git(
+                &base,
+                &["clone", "-q", "--ref-format=reftable", "remote.git", "work"],
+            );
+        }
+        env.colleague();
+        enforce_the_matrix(&env);
+        let record = env.last_audit_of("reference-transaction");
+        assert!(
+            record["warnings"]
+                .as_array()
+                .is_some_and(|w| w.iter().any(|w| w
+                    .as_str()
+                    .is_some_and(|w| w.contains("measured with the git command line")))),
+            "{format}: {record}"
+        );
+        // A refused deletion let through with a reason: the branch's tip is
+        // saved, or (reftable, whose refs git holds locked during the
+        // transaction) its id is given, with the command that restores it.
+        env.git(&env.work, &["switch", "-q", "-c", "doomed2"]);
+        env.commit(&env.work, "d2.txt", "doomed again");
+        env.git(&env.work, &["switch", "-q", "main"]);
+        let tip = env.rev(&env.work, "doomed2");
+        let out = Out::from_output(
+            env.cmd("setsid", &env.work)
+                .args(["-w", "git", "branch", "-D", "doomed2"])
+                .env("VOUCH_SKIP", "cleaning up, checked by hand")
+                .output()
+                .unwrap(),
+        );
+        out.code(0).stderr_has("git update-ref refs/heads/doomed2 ");
+        let line = out
+            .stderr
+            .lines()
+            .find(|l| l.contains("git update-ref refs/heads/doomed2 "))
+            .unwrap();
+        let restore = line
+            .split('`')
+            .find(|p| p.starts_with("git update-ref"))
+            .unwrap()
+            .to_owned();
+        let args: Vec<&str> = restore.split_whitespace().skip(1).collect();
+        env.git(&env.work, &args);
+        assert_eq!(env.rev(&env.work, "doomed2"), tip, "{format}: {line}");
+    }
 }
 
 /// vouch installed in `env`, enforcing, with a verifier that refuses and

@@ -15,6 +15,7 @@ mod cli;
 mod config;
 mod eval;
 mod fuzz;
+mod history_views;
 mod install;
 mod interactive;
 mod layout;

@@ -1,0 +1,430 @@
+//! The facts of a reference transaction measured with the git command line,
+//! for repositories libgit2 cannot open or cannot read as the remote would
+//! (reftable, SHA-256, grafts; issue 26 items 1 and 4): the same questions
+//! as [`Repo::local_facts`](super::Repo::local_facts), asked of git, and
+//! the rescue refs written with `git update-ref`.
+//!
+//! Where a libgit2 answer has no cheap git equivalent, this side answers
+//! more cautiously: a path it cannot compare counts as changed.
+
+use std::collections::HashSet;
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Result, bail};
+
+use super::local::{Moment, PATCH_ID_LIMIT, rescue_base};
+use super::push::{LoggedCommit, cli_holders, cli_reachable_only};
+use super::{LOST_COUNT_LIMIT, LOST_SAMPLE};
+use crate::facts::{LocalChange, LocalFacts, LocalRefFacts, LostBuilder, surviving};
+use crate::hooks::{RefUpdate, is_zero_oid};
+
+/// How many paths one comparison names on git's command line; more count
+/// as changed (the cautious answer).
+const PATH_LIMIT: usize = 2_000;
+
+/// A repository read through git: where it is, and what a transaction in it
+/// changes.
+pub struct CliMeasured {
+    /// The git directory, absolute.
+    pub git_dir: PathBuf,
+    /// The work tree root, or the git directory of a bare repository.
+    pub root: PathBuf,
+    /// The guarded lines, measured.
+    pub facts: LocalFacts,
+}
+
+/// Runs git in `dir`; stdout when it succeeds.
+fn run_bytes(dir: &Path, args: &[&OsStr]) -> Option<Vec<u8>> {
+    super::git_in(dir)
+        .args(args)
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| o.stdout)
+}
+
+/// Runs git in `dir`; stdout, trimmed, when it succeeds.
+fn run(dir: &Path, args: &[&str]) -> Option<String> {
+    let args: Vec<&OsStr> = args.iter().map(OsStr::new).collect();
+    run_bytes(dir, &args).map(|o| String::from_utf8_lossy(&o).trim_end().to_owned())
+}
+
+/// True when git exits 0.
+fn succeeds(dir: &Path, args: &[&str]) -> bool {
+    run(dir, args).is_some()
+}
+
+/// The NUL-separated paths git printed.
+fn paths_of(out: &[u8]) -> Vec<Vec<u8>> {
+    out.split(|b| *b == 0)
+        .filter(|p| !p.is_empty())
+        .map(<[u8]>::to_vec)
+        .collect()
+}
+
+/// The paths that differ between two trees (`git diff --name-only -z`).
+fn changed_paths(dir: &Path, from: &str, to: &str) -> Option<Vec<Vec<u8>>> {
+    let args = ["diff", "--no-renames", "--name-only", "-z", from, to, "--"];
+    let args: Vec<&OsStr> = args.iter().map(OsStr::new).collect();
+    run_bytes(dir, &args).map(|o| paths_of(&o))
+}
+
+/// Runs `git <args> -- <paths>` with the paths read literally; `None` when
+/// there are too many to name or git fails.
+fn with_paths(dir: &Path, args: &[&str], paths: &[Vec<u8>]) -> Option<Vec<u8>> {
+    if paths.len() > PATH_LIMIT {
+        return None;
+    }
+    let mut all: Vec<&OsStr> = vec![OsStr::new("--literal-pathspecs")];
+    all.extend(args.iter().map(OsStr::new));
+    all.push(OsStr::new("--"));
+    all.extend(paths.iter().map(|p| OsStr::from_bytes(p)));
+    run_bytes(dir, &all)
+}
+
+/// True when `tree` holds, at every one of `paths`, what `source` holds.
+fn same_at(dir: &Path, source: &str, tree: &str, paths: &[Vec<u8>]) -> bool {
+    paths.is_empty()
+        || with_paths(
+            dir,
+            &["diff", "--no-renames", "--quiet", source, tree],
+            paths,
+        )
+        .is_some()
+}
+
+/// The commit an object id peels to, if it is one.
+fn peel_commit(dir: &Path, oid: &str) -> Option<String> {
+    run(
+        dir,
+        &["rev-parse", "-q", "--verify", &format!("{oid}^{{commit}}")],
+    )
+}
+
+/// Measures the guarded lines of a reference transaction with git, as
+/// [`Repo::local_facts`](super::Repo::local_facts) does with libgit2.
+/// `None` when git cannot find a repository at `dir` either.
+pub fn cli_local_facts(dir: &Path, updates: &[RefUpdate], moment: Moment) -> Option<CliMeasured> {
+    let git_dir = PathBuf::from(run(dir, &["rev-parse", "--absolute-git-dir"])?);
+    let bare = run(dir, &["rev-parse", "--is-bare-repository"]).as_deref() == Some("true");
+    let root = if bare {
+        git_dir.clone()
+    } else {
+        run(dir, &["rev-parse", "--show-toplevel"]).map_or_else(|| git_dir.clone(), PathBuf::from)
+    };
+    let checked_out = run(dir, &["symbolic-ref", "-q", "HEAD"]);
+    let mut facts = LocalFacts {
+        refs: Vec::new(),
+        command: None,
+        branch: checked_out
+            .as_deref()
+            .and_then(|r| r.strip_prefix("refs/heads/"))
+            .map(str::to_owned),
+        rebase: git_dir.join("rebase-merge").exists() || git_dir.join("rebase-apply").exists(),
+    };
+    let holders = cli_holders(&|args| run(dir, args));
+    let mut names: Vec<&str> = updates.iter().map(|u| u.name.as_str()).collect();
+    names.sort_unstable();
+    let changing = |n: &str| names.binary_search(&n).is_ok();
+    let mut survivors: Option<(Vec<String>, HashSet<String>)> = None;
+    for update in updates {
+        let old = if is_zero_oid(&update.old) {
+            match holders.refs.iter().find(|(n, _)| *n == update.name) {
+                Some((_, oid)) => oid.clone(),
+                None => continue, // a creation
+            }
+        } else {
+            update.old.clone()
+        };
+        let new = (!update.is_delete()).then(|| update.new.clone());
+        if new.as_deref() == Some(old.as_str()) {
+            continue;
+        }
+        let (survivors, tip_set) = survivors.get_or_insert_with(|| {
+            let mut tips: Vec<String> = surviving(&holders, &changing)
+                .into_iter()
+                .filter_map(|t| peel_commit(dir, &t))
+                .collect();
+            tips.extend(
+                updates
+                    .iter()
+                    .filter(|u| !u.is_delete())
+                    .filter_map(|u| peel_commit(dir, &u.new)),
+            );
+            tips.sort_unstable();
+            tips.dedup();
+            let set = tips.iter().cloned().collect();
+            (tips, set)
+        });
+        let is_checked_out = checked_out.as_deref() == Some(update.name.as_str());
+        if let Some(f) = measure(
+            dir,
+            update,
+            &old,
+            new.as_deref(),
+            survivors,
+            tip_set,
+            is_checked_out,
+            moment,
+            bare,
+        ) {
+            facts.refs.push(f);
+        }
+    }
+    Some(CliMeasured {
+        git_dir,
+        root,
+        facts,
+    })
+}
+
+/// The facts of one guarded line; `None` when it destroys nothing (a
+/// fast-forward, a push onto the stash).
+#[allow(clippy::too_many_arguments)]
+fn measure(
+    dir: &Path,
+    update: &RefUpdate,
+    old: &str,
+    new: Option<&str>,
+    survivors: &[String],
+    tip_set: &HashSet<String>,
+    checked_out: bool,
+    moment: Moment,
+    bare: bool,
+) -> Option<LocalRefFacts> {
+    let name = update.name.as_str();
+    let change = if name == "refs/stash" {
+        new.is_none().then_some(LocalChange::DropStash)?
+    } else if name.starts_with("refs/tags/") {
+        if new.is_none() {
+            LocalChange::DeleteTag
+        } else {
+            LocalChange::MoveTag
+        }
+    } else if new.is_none() {
+        LocalChange::DeleteBranch
+    } else {
+        LocalChange::Rewrite
+    };
+    let empty = || LostBuilder::new(LOST_COUNT_LIMIT, LOST_SAMPLE).finish();
+    let mut f = LocalRefFacts {
+        name: name.to_owned(),
+        old_oid: old.to_owned(),
+        new_oid: new.map_or_else(|| "0".repeat(old.len()), str::to_owned),
+        change,
+        left_behind: 0,
+        lost: None,
+        kept_in_tree: false,
+        amend: false,
+        checked_out,
+        missing_tip: false,
+        unknown: None,
+    };
+    if !matches!(change, LocalChange::Rewrite | LocalChange::DeleteBranch) {
+        return Some(f);
+    }
+    if change == LocalChange::DeleteBranch && !succeeds(dir, &["cat-file", "-e", old]) {
+        f.lost = Some(empty());
+        f.missing_tip = true;
+        return Some(f);
+    }
+    let Some(old_c) = peel_commit(dir, old) else {
+        f.unknown = Some("the old value is not a commit".into());
+        return Some(f);
+    };
+    if change == LocalChange::DeleteBranch {
+        if tip_set.contains(&old_c) {
+            f.lost = Some(empty());
+            return Some(f);
+        }
+        match lost_of(dir, &old_c, survivors, None) {
+            Some(lost) => f.lost = Some(lost),
+            None => f.unknown = Some("git could not list its commits".into()),
+        }
+        return Some(f);
+    }
+    let Some(new_c) = new.and_then(|n| peel_commit(dir, n)) else {
+        f.unknown = Some("the new value is not a commit".into());
+        return Some(f);
+    };
+    if succeeds(dir, &["merge-base", "--is-ancestor", &old_c, &new_c]) {
+        return None; // a fast-forward
+    }
+    let Some(left) = cli_reachable_only(dir, &old_c, std::slice::from_ref(&new_c)) else {
+        f.unknown = Some("git could not list its commits".into());
+        return Some(f);
+    };
+    if left.is_empty() {
+        return None;
+    }
+    f.left_behind = left.len().min(LOST_COUNT_LIMIT);
+    let mut hide = survivors.to_vec();
+    hide.push(new_c.clone());
+    if succeeds(dir, &["merge-base", "--is-ancestor", &new_c, &old_c]) {
+        f.change = LocalChange::Rewind;
+        f.kept_in_tree =
+            moment != Moment::Planned && checked_out && !bare && changes_kept(dir, &old_c, &new_c);
+        f.lost = lost_of(dir, &old_c, &hide, None);
+    } else {
+        f.amend = moment == (Moment::Hook { amending: true })
+            && run(dir, &["rev-parse", &format!("{old_c}^@")])
+                == run(dir, &["rev-parse", &format!("{new_c}^@")]);
+        let vanished = if f.amend {
+            Some(HashSet::new())
+        } else {
+            vanished(dir, &old_c, &new_c)
+        };
+        f.lost = lost_of(dir, &old_c, &hide, vanished.as_ref());
+    }
+    if f.lost.is_none() {
+        f.unknown = Some("git could not list its commits".into());
+    }
+    Some(f)
+}
+
+/// The commits reachable from `from` and none of `hide`, summarised; with
+/// `only`, only those of them in it.
+fn lost_of(
+    dir: &Path,
+    from: &str,
+    hide: &[String],
+    only: Option<&HashSet<String>>,
+) -> Option<crate::facts::Lost> {
+    let mut lost = LostBuilder::new(LOST_COUNT_LIMIT, LOST_SAMPLE);
+    let commits: Vec<LoggedCommit> = cli_reachable_only(dir, from, hide)?;
+    for c in commits
+        .iter()
+        .filter(|c| only.is_none_or(|o| o.contains(&c.id)))
+    {
+        if !lost.add(&c.id, &c.email, &c.name, &c.subject) {
+            break;
+        }
+    }
+    Some(lost.finish())
+}
+
+/// The commits of `old`'s side of a rewrite whose change appears nowhere in
+/// `new`'s history, as [`Repo::local_facts`](super::Repo::local_facts)
+/// reads it: none when `new` holds every path the old side changed with
+/// the old tip's content; else those with no patch-id equivalent
+/// (`git cherry`) whose content `new` does not hold. `None` (every commit
+/// counts) when git cannot tell.
+fn vanished(dir: &Path, old: &str, new: &str) -> Option<HashSet<String>> {
+    if let Some(base) = run(dir, &["merge-base", old, new])
+        && let Some(paths) = changed_paths(dir, &base, old)
+        && same_at(dir, old, new, &paths)
+    {
+        return Some(HashSet::new());
+    }
+    let cherry = run(dir, &["cherry", new, old])?;
+    let mut out = HashSet::new();
+    for (i, id) in cherry
+        .lines()
+        .filter_map(|l| l.strip_prefix("+ "))
+        .enumerate()
+    {
+        // Beyond the limit, a commit counts as vanished without a look.
+        let kept = i < PATCH_ID_LIMIT
+            && run(dir, &["rev-parse", &format!("{id}^")]).is_some_and(|parent| {
+                changed_paths(dir, &parent, id).is_some_and(|p| same_at(dir, id, new, &p))
+            });
+        if !kept {
+            out.insert(id.to_owned());
+        }
+    }
+    Some(out)
+}
+
+/// A rewind of the checked-out branch keeps its changes when every path
+/// that differs between the two tips still has the old tip's content in
+/// the index or in the work tree (`reset --soft`, `reset --mixed`).
+fn changes_kept(dir: &Path, old: &str, new: &str) -> bool {
+    let Some(paths) = changed_paths(dir, new, old) else {
+        return false;
+    };
+    if paths.is_empty() {
+        return true;
+    }
+    let differs = |args: &[&str]| -> Option<HashSet<Vec<u8>>> {
+        with_paths(dir, args, &paths).map(|o| paths_of(&o).into_iter().collect())
+    };
+    let (Some(in_index), Some(in_work_tree)) = (
+        differs(&[
+            "diff-index",
+            "--no-renames",
+            "--cached",
+            "--name-only",
+            "-z",
+            old,
+        ]),
+        differs(&["diff-index", "--no-renames", "--name-only", "-z", old]),
+    ) else {
+        return false;
+    };
+    // `diff-index` reports a file the index no longer tracks as deleted
+    // from the work tree even when it is still there (`reset --mixed` of a
+    // commit that added it): such a file keeps the change when its content
+    // is the old tip's.
+    in_index
+        .intersection(&in_work_tree)
+        .all(|p| work_tree_holds(dir, old, p))
+}
+
+/// True when the work tree file at `path` has the content `commit` holds.
+fn work_tree_holds(dir: &Path, commit: &str, path: &[u8]) -> bool {
+    let path = OsStr::from_bytes(path);
+    let Some(want) = run_bytes(
+        dir,
+        &[
+            OsStr::new("rev-parse"),
+            OsStr::new("-q"),
+            OsStr::new("--verify"),
+            &[OsStr::new(commit), OsStr::new(":"), path].join(OsStr::new("")),
+        ],
+    ) else {
+        return false;
+    };
+    let Some(have) = run_bytes(
+        dir,
+        &[
+            OsStr::new("hash-object"),
+            OsStr::new("--path"),
+            path,
+            OsStr::new("--"),
+            path,
+        ],
+    ) else {
+        return false;
+    };
+    want.trim_ascii() == have.trim_ascii()
+}
+
+/// The stash entries' commits, newest first, read with git.
+pub fn cli_stash_oids(dir: &Path) -> Vec<String> {
+    run(dir, &["log", "-g", "--format=%H", "refs/stash"])
+        .map(|t| t.lines().map(str::to_owned).collect())
+        .unwrap_or_default()
+}
+
+/// Writes `oid` to a rescue ref for `original` with `git update-ref`,
+/// which only creates it (a name taken meanwhile fails, and the next one
+/// is tried). `stamp` is the time part of the name.
+pub fn cli_write_rescue(dir: &Path, original: &str, oid: &str, stamp: &str) -> Result<String> {
+    let base = rescue_base(original, stamp);
+    for n in 1..=100 {
+        let name = if n == 1 {
+            base.clone()
+        } else {
+            format!("{base}-{n}")
+        };
+        let message = format!("vouch: rescue of {original}");
+        // An empty old value: create, never overwrite.
+        if succeeds(dir, &["update-ref", "-m", &message, &name, oid, ""]) {
+            return Ok(name);
+        }
+    }
+    bail!("cannot write a rescue ref for `{original}` under `{base}`")
+}
