@@ -294,14 +294,15 @@ impl RefUpdate {
 }
 
 /// The refs whose history vouch guards locally: branches, tags (a name
-/// ending in `/` is a prefix) and the stash. The reference-transaction
+/// ending in `/` is a prefix), the stash and vouch's own rescue refs
+/// (deleted with plain git, they are judged like a branch; only `git vouch
+/// rescue prune`, at a terminal, removes them without a question). The reference-transaction
 /// gate (`launcher/gate.s`) starts vouch for a line holding the first 8
 /// bytes of any of them; a test derives its constants from this table.
-pub const GUARDED_REFS: [&str; 3] = ["refs/heads/", "refs/tags/", "refs/stash"];
+pub const GUARDED_REFS: [&str; 4] = ["refs/heads/", "refs/tags/", "refs/stash", "refs/vouch/"];
 
 /// True for the refs whose history vouch guards locally ([`GUARDED_REFS`]).
-/// Remote-tracking refs, pseudo-refs, notes and vouch's own rescue refs are
-/// left alone.
+/// Remote-tracking refs, pseudo-refs and notes are left alone.
 fn is_guarded_ref(name: &str) -> bool {
     GUARDED_REFS.iter().any(|g| {
         if g.ends_with('/') {

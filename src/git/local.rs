@@ -559,6 +559,9 @@ pub(super) fn rescue_base(original: &str, stamp: &str) -> String {
         format!("{RESCUE_PREFIX}{branch}/{stamp}")
     } else if let Some(tag) = original.strip_prefix("refs/tags/") {
         format!("{RESCUE_PREFIX}{tag}/{stamp}-tag")
+    } else if let Some(own) = original.strip_prefix("refs/vouch/") {
+        // A rescue ref removed with plain git, and let through.
+        format!("{RESCUE_PREFIX}{own}/{stamp}-rescue")
     } else {
         format!("{RESCUE_PREFIX}stash/{stamp}-stash")
     }
@@ -570,7 +573,7 @@ fn rescue_origin(name: &str) -> Option<(String, String)> {
     let rest = name.strip_prefix(RESCUE_PREFIX)?;
     let (path, last) = rest.rsplit_once('/')?;
     let stamp = last.get(..16)?;
-    // `<stamp>[-tag|-stash][-<n>]`
+    // `<stamp>[-tag|-stash|-rescue][-<n>]`
     let mut suffix = &last[16..];
     if let Some((head, n)) = suffix.rsplit_once('-')
         && !n.is_empty()
@@ -583,6 +586,7 @@ fn rescue_origin(name: &str) -> Option<(String, String)> {
         "" => format!("refs/heads/{path}"),
         "tag" => format!("refs/tags/{path}"),
         "stash" if path == "stash" => "refs/stash".to_owned(),
+        "rescue" => format!("refs/vouch/{path}"),
         _ => return None,
     };
     let b = stamp.as_bytes();
@@ -613,6 +617,7 @@ mod tests {
             "refs/heads/feature/x",
             "refs/tags/v1.0",
             "refs/stash",
+            "refs/vouch/rescue/main/20261101T090000Z",
         ] {
             let name = rescue_base(original, stamp);
             assert!(name.starts_with(RESCUE_PREFIX), "{name}");

@@ -6,8 +6,8 @@
 #   - `<argv[0]>.local` exists (a chained hook): start vouch, which runs it;
 #   - a state other than `prepared`: exit 0 (vouch judges only `prepared`);
 #   - `prepared`: read the input (at most 65,528 bytes in the buffer); when
-#     no line can name a branch, a tag or the stash (no `refs/hea`,
-#     `refs/tag`, `refs/sta` anywhere), exit 0; else hand every byte read
+#     no line can name a branch, a tag, the stash or a rescue ref (no
+#     `refs/hea`, `refs/tag`, `refs/sta`, `refs/vou` anywhere), exit 0; else hand every byte read
 #     to vouch through a memfd as its standard input, and start it.
 #     Larger inputs are handed over whole, unread. When the memfd cannot be
 #     made, vouch starts with the input untouched. When the input cannot be
@@ -82,6 +82,7 @@ eof:
   movabs r8, 0x6165682f73666572
   movabs r9, 0x6761742f73666572
   movabs r10, 0x6174732f73666572
+  movabs r11, 0x756f762f73666572
 scan:
   cmp rsi, rcx
   jae pass
@@ -91,6 +92,8 @@ scan:
   cmp rax, r9
   je judge
   cmp rax, r10
+  je judge
+  cmp rax, r11
   je judge
   inc rsi
   jmp scan

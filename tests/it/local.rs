@@ -888,3 +888,69 @@ fn a_branch_a_stash_entry_or_a_detached_head_still_holds_deletes_quietly() {
     assert_ne!(out.code, 0, "{}", out.stderr);
     assert!(calls.exists(), "the verifier was asked");
 }
+
+/// vouch's rescue refs are guarded (issue 26 item 6): removing one with
+/// plain git, in any spelling, is judged like deleting an unmerged branch;
+/// packing and gc leave them alone, and one whose commits another ref holds
+/// goes without a question.
+#[test]
+fn rescue_refs_deleted_with_plain_git_are_judged() {
+    let (env, calls) = judged_env();
+    env.git(&env.work, &["switch", "-q", "-c", "doomed"]);
+    env.commit(&env.work, "d.txt", "only doomed holds this");
+    env.git(&env.work, &["switch", "-q", "main"]);
+    let out = Out::from_output(
+        env.cmd("setsid", &env.work)
+            .args(["-w", "git", "branch", "-D", "doomed"])
+            .env("VOUCH_SKIP", "cleaning up, checked by hand")
+            .output()
+            .unwrap(),
+    );
+    out.code(0);
+    let rescue = env
+        .git(
+            &env.work,
+            &["for-each-ref", "--format=%(refname)", "refs/vouch"],
+        )
+        .trim()
+        .to_owned();
+    assert!(rescue.starts_with("refs/vouch/rescue/doomed/"), "{rescue}");
+    let tip = env.rev(&env.work, &rescue);
+    let count = || fs::read_to_string(&calls).map_or(0, |t| t.lines().count());
+    for attack in [
+        format!("git update-ref -d {rescue}"),
+        format!("git update-ref -d {rescue} {tip}"),
+        "git for-each-ref --format='%(refname)' refs/vouch | xargs -n1 git update-ref -d".into(),
+        format!("printf 'delete {rescue}\\n' | git update-ref --stdin"),
+        format!("git update-ref {rescue} HEAD"),
+        format!("git -c core.logAllRefUpdates=false update-ref -d --no-deref {rescue}"),
+    ] {
+        let before = count();
+        let out = run_step(&env, &attack);
+        assert_ne!(
+            out.code, 0,
+            "`{attack}` removed a rescue ref:\n{}",
+            out.stderr
+        );
+        assert!(count() > before, "`{attack}`: the verifier was asked");
+        assert_eq!(env.rev(&env.work, &rescue), tip, "`{attack}`");
+    }
+    // Packing, gc and an expired reflog keep it, and ask nothing.
+    let before = count();
+    for routine in [
+        "git pack-refs --all",
+        "git reflog expire --expire=now --all && git gc -q --prune=now",
+    ] {
+        run_step(&env, routine).code(0);
+        assert_eq!(env.rev(&env.work, &rescue), tip, "`{routine}`");
+    }
+    assert_eq!(count(), before, "routine upkeep asked the verifier");
+    env.git(&env.work, &["cat-file", "-e", &tip]);
+    // A rescue ref whose commits `main` holds loses nothing.
+    env.git(
+        &env.work,
+        &["update-ref", "refs/vouch/rescue/held/x", "main"],
+    );
+    run_step(&env, "git update-ref -d refs/vouch/rescue/held/x").code(0);
+    assert_eq!(count(), before);
+}
