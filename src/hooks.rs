@@ -167,6 +167,37 @@ pub fn is_git_program(argv0: &str) -> bool {
     name == "git" || name == "git.exe"
 }
 
+/// True when an executable (a process's, not the name it gives itself) is
+/// git: `git`, or one of git's dashed programs (`git-core/git-commit`),
+/// never vouch itself.
+pub fn is_git_executable(exe: &std::path::Path) -> bool {
+    let Some(name) = exe.file_name().and_then(|n| n.to_str()) else {
+        return false;
+    };
+    // procps prints a deleted executable's path with this suffix.
+    let name = name.strip_suffix(" (deleted)").unwrap_or(name);
+    name == "git"
+        || name == "git.exe"
+        || (name.starts_with("git-") && !name.starts_with("git-vouch"))
+}
+
+/// A git process's argv as git reads it: a dashed `argv[0]` (`git-commit`)
+/// names the subcommand; any other `argv[0]` is only a name, and the
+/// subcommand follows. `None` for an empty argv.
+pub fn git_argv(mut argv: Vec<String>) -> Option<Vec<String>> {
+    let first = argv.first()?;
+    let name = first.rsplit('/').next().unwrap_or(first);
+    let sub = name
+        .strip_prefix("git-")
+        .filter(|s| !s.is_empty())
+        .map(str::to_owned);
+    argv[0] = "git".into();
+    if let Some(sub) = sub {
+        argv.insert(1, sub);
+    }
+    Some(argv)
+}
+
 /// Reads the argv of the `git push` process that runs the hook (or of a
 /// `git push` the agent door judges).
 pub fn parse_push_argv(argv: &[String]) -> PushArgs {
@@ -325,7 +356,14 @@ pub fn guarded_updates(input: &[u8]) -> Vec<RefUpdate> {
             // lossy name, never dropped.
             let text = String::from_utf8_lossy(raw);
             let mut parts = text.trim_end_matches('\r').splitn(3, ' ');
-            let (old, new, name) = (parts.next()?, parts.next()?, parts.next()?);
+            let (old, mut new, name) = (parts.next()?, parts.next()?, parts.next()?);
+            // A ref turned into a symbolic ref (`git symbolic-ref
+            // refs/heads/x refs/heads/main`) loses the value it held, as a
+            // deletion does (issue 26 item 5).
+            let zero = "0".repeat(old.len());
+            if new.starts_with("ref:") && valid_oid(old) {
+                new = &zero;
+            }
             let keep = is_guarded_ref(name)
                 && valid_oid(old)
                 && valid_oid(new)
@@ -561,9 +599,17 @@ pub fn rename_target(command: &GitCommand, update: &RefUpdate) -> Option<RefUpda
 /// - `stash pop` and an autostash (`rebase`, `merge`, `pull`) drop the stash
 ///   entry they have just applied;
 /// - `commit` (without `--amend`), `merge`, `cherry-pick`, `revert` and `am`
-///   only ever add commits on top of a branch.
+///   only ever add commits on top of a branch, except under `--abort`,
+///   `--quit` or `--skip`, which move it back.
+///
+/// The command is the one whose executable is git
+/// ([`crate::parent::git_ancestor_argv`]), never a name a process gave
+/// itself.
 pub fn routine_because(command: &GitCommand, update: &RefUpdate) -> Option<&'static str> {
-    let branch_moves = update.name.starts_with("refs/heads/") && !update.is_delete();
+    // `--abort` (and `--quit`, `--skip`) of a sequencer command moves the
+    // branch back to where it started: judged by what it loses.
+    let stopping = command.has_flag(&["--abort", "--quit", "--skip"]);
+    let branch_moves = update.name.starts_with("refs/heads/") && !update.is_delete() && !stopping;
     match command.sub.as_str() {
         "pack-refs" | "gc" | "maintenance" => Some("refs are being packed; no value changes"),
         "commit" if branch_moves && !command.has_flag(&["--amend"]) => {
@@ -722,7 +768,8 @@ mod tests {
                 "refs/heads/main",
                 "refs/heads/gone",
                 "refs/stash",
-                "refs/tags/v1"
+                "refs/tags/v1",
+                "refs/vouch/rescue/main/1"
             ]
         );
         assert!(guarded_updates(b"").is_empty());
@@ -796,5 +843,56 @@ mod tests {
         assert!(routine_because(&cmd("git commit --amend"), &forward).is_none());
         assert!(routine_because(&cmd("git merge topic"), &forward).is_some());
         assert!(routine_because(&cmd("git reset --hard HEAD~1"), &forward).is_none());
+        // Stopping a sequencer command moves the branch back (item 5).
+        for stop in [
+            "git merge --abort",
+            "git am --abort",
+            "git am --skip",
+            "git cherry-pick --abort",
+            "git cherry-pick --quit",
+            "git revert --abort",
+        ] {
+            assert!(routine_because(&cmd(stop), &forward).is_none(), "{stop}");
+        }
+        // ... while an autostash applied by `rebase --abort` is still routine.
+        assert!(routine_because(&cmd("git rebase --abort"), &del("refs/stash")).is_some());
+    }
+
+    #[test]
+    fn a_git_process_is_read_as_git_reads_its_argv() {
+        let git = |s: &str| git_argv(argv(s)).unwrap();
+        assert_eq!(git("foo update-ref -d x"), argv("git update-ref -d x"));
+        assert_eq!(git("/usr/bin/git commit"), argv("git commit"));
+        assert_eq!(
+            git("/usr/lib/git-core/git-update-ref -d x"),
+            argv("git update-ref -d x")
+        );
+        assert!(git_argv(Vec::new()).is_none());
+        for exe in [
+            "/usr/bin/git",
+            "/usr/lib/git-core/git-commit",
+            "/usr/local/bin/git (deleted)",
+        ] {
+            assert!(is_git_executable(std::path::Path::new(exe)), "{exe}");
+        }
+        for exe in [
+            "/bin/bash",
+            "/usr/bin/git-vouch",
+            "/tmp/gitx",
+            "/usr/bin/python3",
+        ] {
+            assert!(!is_git_executable(std::path::Path::new(exe)), "{exe}");
+        }
+    }
+
+    #[test]
+    fn a_branch_turned_into_a_symbolic_ref_is_a_deletion() {
+        let input = format!(
+            "{Z} ref:refs/heads/main refs/heads/topic\n{A} ref:refs/heads/main refs/heads/x\n{A} {B} HEAD\n"
+        );
+        let u = guarded_updates(input.as_bytes());
+        assert_eq!(u.len(), 2, "{u:?}");
+        assert!(u.iter().all(RefUpdate::is_delete), "{u:?}");
+        assert_eq!(u[1].old, A);
     }
 }

@@ -120,17 +120,16 @@ fn random_token() -> Option<String> {
     Some(crate::text::hex(&bytes))
 }
 
-/// The argv of the nearest ancestor (up to three levels) that is a `git`
-/// process, if it can be read.
+/// The argv of the nearest ancestor (up to three levels) whose executable
+/// is git, read as git reads it ([`crate::hooks::git_argv`]), if it can be
+/// read. The executable is checked, not the name the process gives itself:
+/// any program can set its `argv[0]` (`exec -a git ... commit`), and a git
+/// started under another name still runs as git (issue 26 item 5).
 pub fn git_ancestor_argv() -> Option<Vec<String>> {
     let mut pid = std::os::unix::process::parent_id();
     for _ in 0..3 {
-        let argv = platform::cmdline(pid)?;
-        if argv
-            .first()
-            .is_some_and(|a| crate::hooks::is_git_program(a))
-        {
-            return Some(argv);
+        if platform::exe(pid).is_some_and(|exe| crate::hooks::is_git_executable(&exe)) {
+            return crate::hooks::git_argv(platform::cmdline(pid)?);
         }
         pid = platform::parent_of(pid)?;
     }

@@ -954,3 +954,115 @@ fn rescue_refs_deleted_with_plain_git_are_judged() {
     run_step(&env, "git update-ref -d refs/vouch/rescue/held/x").code(0);
     assert_eq!(count(), before);
 }
+
+/// A ref update is judged by what it loses, not by the command's name
+/// (issue 26 item 5): a branch turned into a symbolic ref, a branch moved
+/// back by a sequencer's `--abort`, and a command line any program can set
+/// (`exec -a`) are all judged.
+#[test]
+fn what_a_ref_update_loses_is_judged_whatever_command_runs_it() {
+    let (env, calls) = judged_env();
+    let count = || fs::read_to_string(&calls).map_or(0, |t| t.lines().count());
+    // Two patches, the second at odds with every `keep` branch.
+    env.git(&env.work, &["switch", "-q", "-c", "side", "main"]);
+    env.commit(&env.work, "a.txt", "A");
+    fs::write(env.work.join("file1.txt"), "side\n").unwrap();
+    env.git(&env.work, &["commit", "-qam", "B"]);
+    let patches = env.base().join("patches");
+    env.git(
+        &env.work,
+        &[
+            "format-patch",
+            "-q",
+            "main..side",
+            "-o",
+            patches.to_str().unwrap(),
+        ],
+    );
+    let setup = |env: &TestEnv, branch: &str| {
+        env.git(&env.work, &["switch", "-q", "-c", branch, "main"]);
+        env.commit(&env.work, &format!("{branch}1.txt"), "unpushed 1");
+        fs::write(env.work.join("file1.txt"), "mine\n").unwrap();
+        env.git(&env.work, &["commit", "-qam", "unpushed 2"]);
+        env.rev(&env.work, branch)
+    };
+    let attacks = [
+        // Turned into a symbolic ref: its two commits are on no other ref.
+        "git switch -q main && git symbolic-ref refs/heads/keep refs/heads/main",
+        // `am --abort` and `cherry-pick --abort` go back to where they
+        // started, as written in files any command can change.
+        "git am -q ../patches/*.patch >/dev/null 2>&1; git update-ref ORIG_HEAD HEAD~3 && git am --abort",
+        "git cherry-pick side~1 side >/dev/null 2>&1; git rev-parse HEAD~3 > .git/sequencer/head && git cherry-pick --abort",
+        // A process that calls itself `git commit` runs a git started
+        // under another name.
+        "git switch -q main && exec -a git bash -c '(exec -a foo git update-ref refs/heads/keep keep~2)' commit",
+        "exec -a git bash -c '(exec -a \"git commit\" git reset -q --hard HEAD~2)' cherry-pick",
+    ];
+    for (i, attack) in attacks.iter().enumerate() {
+        let branch = format!("keep{i}");
+        let attack = attack.replace("keep", &branch);
+        let tip = setup(&env, &branch);
+        let before = count();
+        let out = Out::from_output(
+            env.cmd("setsid", &env.work)
+                .args(["-w", "bash", "-c", &attack])
+                .output()
+                .unwrap(),
+        );
+        assert!(
+            count() > before,
+            "`{attack}` was not judged:\n{}",
+            out.stderr
+        );
+        assert_ne!(out.code, 0, "`{attack}` went through:\n{}", out.stderr);
+        // Whatever the command added first, the two commits are still there.
+        assert_eq!(
+            env.git_out(
+                &env.work,
+                &[
+                    "merge-base",
+                    "--is-ancestor",
+                    &tip,
+                    &format!("refs/heads/{branch}")
+                ]
+            )
+            .code,
+            0,
+            "`{attack}` lost the branch's commits"
+        );
+        run_step(
+            &env,
+            "git am --quit 2>/dev/null; git cherry-pick --quit 2>/dev/null; git reset -q --hard && git switch -q main",
+        )
+        .code(0);
+    }
+    // The agent door reads `symbolic-ref` as what it does to the ref.
+    let tip = setup(&env, "pointed");
+    env.vouch(&[
+        "check",
+        "--",
+        "git",
+        "symbolic-ref",
+        "refs/heads/pointed",
+        "refs/heads/main",
+    ])
+    .code(1)
+    .stdout_has("tier: critical");
+    env.vouch(&[
+        "check",
+        "--",
+        "git",
+        "symbolic-ref",
+        "HEAD",
+        "refs/heads/main",
+    ])
+    .code(0)
+    .stdout_has("tier: none");
+    assert_eq!(env.rev(&env.work, "pointed"), tip);
+    env.git(&env.work, &["switch", "-q", "main"]);
+    // The same names on honest work stay routine.
+    let before = count();
+    setup(&env, "honest");
+    run_step(&env, "git commit -q --allow-empty -m more && git switch -q main && git merge -q --no-edit honest").code(0);
+    assert_eq!(count(), before, "a commit and a merge asked the verifier");
+}
