@@ -198,6 +198,93 @@ pub fn git_argv(mut argv: Vec<String>) -> Option<Vec<String>> {
     Some(argv)
 }
 
+/// The long options git's parse-options knows for `sub` (and its
+/// `action`, for a command with subcommands); `None` for a command vouch
+/// has no table of (its options are read as written).
+fn long_options(sub: &str, action: Option<&str>) -> Option<&'static [&'static str]> {
+    let table = crate::git_options::LONG_OPTIONS;
+    let find = |a: Option<&str>| {
+        table
+            .iter()
+            .find(|(c, x, _)| *c == sub && *x == a)
+            .map(|(_, _, o)| *o)
+    };
+    action.and_then(|a| find(Some(a))).or_else(|| find(None))
+}
+
+/// The full name git's parse-options reads `--name` as (without the
+/// dashes): the name itself when it is an option or the negation of one,
+/// else the one option (or negation) it is a prefix of. `None` when it is
+/// no abbreviation git accepts (unknown, or ambiguous: git refuses to run).
+fn full_option(name: &str, options: &[&str]) -> Option<String> {
+    let negated = name.strip_prefix("no-");
+    let exact = options
+        .iter()
+        .any(|o| *o == name || negated == Some(*o) || o.strip_prefix("no-") == Some(name));
+    if exact {
+        return Some(name.to_owned());
+    }
+    let mut found: Vec<String> = Vec::new();
+    for o in options {
+        let mut add = |full: String| {
+            if !found.contains(&full) {
+                found.push(full);
+            }
+        };
+        if o.starts_with(name) {
+            add((*o).to_owned());
+        }
+        if let Some(positive) = negated
+            && !positive.is_empty()
+            && !o.starts_with("no-")
+            && o.starts_with(positive)
+        {
+            add(format!("no-{o}"));
+        }
+        if let Some(bare) = o.strip_prefix("no-")
+            && bare.starts_with(name)
+        {
+            add(bare.to_owned());
+        }
+    }
+    (found.len() == 1).then(|| found.remove(0))
+}
+
+/// Expands the abbreviated long options of a git command's arguments
+/// (`args`: the words after the subcommand `sub`) to their full names, as
+/// git's parse-options reads them (`--mirr` is `--mirror`, `--no-verif` is
+/// `--no-verify`, `--forc=x` keeps its value), up to `--` (SPEC 2.1). An
+/// abbreviation git would refuse (ambiguous) is left as written.
+pub fn expand_long_options(sub: &str, args: &mut [String]) {
+    let action = args.iter().find(|a| !a.starts_with('-')).cloned();
+    let Some(options) = long_options(sub, action.as_deref()) else {
+        return;
+    };
+    for arg in args.iter_mut() {
+        if arg == "--" {
+            break;
+        }
+        let Some(long) = arg.strip_prefix("--") else {
+            continue;
+        };
+        let (name, value) = match long.split_once('=') {
+            Some((n, v)) => (n, Some(v)),
+            None => (long, None),
+        };
+        if name.is_empty() {
+            continue;
+        }
+        if let Some(full) = full_option(name, options)
+            && full != name
+        {
+            *arg = match value {
+                Some(v) => format!("--{full}={v}"),
+                None => format!("--{full}"),
+            };
+        }
+    }
+}
+
 /// Reads the argv of the `git push` process that runs the hook (or of a
 /// `git push` the agent door judges).
 pub fn parse_push_argv(argv: &[String]) -> PushArgs {
@@ -484,10 +571,12 @@ impl GitCommand {
                 ..Self::default()
             });
         };
+        let mut read = rest.to_vec();
+        expand_long_options(sub, &mut read);
         Some(Self {
             globals,
             sub: sub.clone(),
-            args: rest.to_vec(),
+            args: read,
         })
     }
 
@@ -856,6 +945,57 @@ mod tests {
         }
         // ... while an autostash applied by `rebase --abort` is still routine.
         assert!(routine_because(&cmd("git rebase --abort"), &del("refs/stash")).is_some());
+    }
+
+    /// Abbreviations as git 2.47 and 2.55 read them (checked against the
+    /// real `git push`, `git branch` and `git commit`).
+    #[test]
+    fn abbreviated_long_options_are_read_as_git_reads_them() {
+        let expand = |sub: &str, args: &str| {
+            let mut a = argv(args);
+            expand_long_options(sub, &mut a);
+            a.join(" ")
+        };
+        assert_eq!(expand("push", "--mirr origin"), "--mirror origin");
+        assert_eq!(expand("push", "--mir origin"), "--mirror origin");
+        assert_eq!(expand("push", "--delet origin x"), "--delete origin x");
+        assert_eq!(expand("push", "--no-verif origin"), "--no-verify origin");
+        assert_eq!(
+            expand("push", "--force-w=main:abc origin"),
+            "--force-with-lease=main:abc origin"
+        );
+        assert_eq!(
+            expand("push", "--force-i origin"),
+            "--force-if-includes origin"
+        );
+        assert_eq!(expand("push", "--no-mirr origin"), "--no-mirror origin");
+        // `--verify` is the negation of `--no-verify`.
+        assert_eq!(expand("push", "--verif origin"), "--verify origin");
+        // Ambiguous in git too: left as written (git refuses to run them).
+        assert_eq!(expand("push", "--forc origin"), "--forc origin");
+        assert_eq!(expand("push", "--no-ver origin"), "--no-ver origin");
+        assert_eq!(expand("push", "--d origin"), "--d origin");
+        assert_eq!(expand("push", "--de origin"), "--delete origin");
+        // Exact names stay, past `--` nothing changes, and a command vouch
+        // has no table of is read as written.
+        assert_eq!(expand("push", "--force origin"), "--force origin");
+        assert_eq!(expand("push", "-- --mirr"), "-- --mirr");
+        assert_eq!(expand("frobnicate", "--mirr"), "--mirr");
+        assert_eq!(expand("branch", "--delet x"), "--delete x");
+        assert_eq!(expand("commit", "--am --no-edit"), "--amend --no-edit");
+        assert_eq!(expand("reset", "--har HEAD~1"), "--hard HEAD~1");
+        assert_eq!(expand("clean", "--forc -d"), "--force -d");
+        assert_eq!(expand("update-ref", "--std"), "--stdin");
+        assert_eq!(
+            expand("reflog", "expire --expire=now --al"),
+            "expire --expire=now --all"
+        );
+        assert_eq!(expand("stash", "drop --qui"), "drop --quiet");
+        assert_eq!(expand("worktree", "remove --forc wt"), "remove --force wt");
+        assert_eq!(expand("gc", "--prun=now"), "--prune=now");
+        // Through the one model of a git command line.
+        let c = GitCommand::parse(&argv("git -C x push --mirr origin")).unwrap();
+        assert!(c.has_flag(&["--mirror"]));
     }
 
     #[test]

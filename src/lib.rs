@@ -26,6 +26,7 @@ pub mod eval;
 pub mod facts;
 pub mod files;
 pub mod git;
+pub mod git_options;
 pub mod glob;
 pub mod hooks;
 pub mod install;

@@ -1376,6 +1376,8 @@ fn normalize_git(command: &mut SimpleCommand, call: &GitCall) {
     let Some(sub) = command.argv.get(1).cloned() else {
         return;
     };
+    // `--mirr` is `--mirror`, as git's parse-options reads it.
+    crate::hooks::expand_long_options(&sub, &mut command.argv[2..]);
     let values = short_values(&sub);
     let mut argv = vec![command.argv[0].clone(), sub.clone()];
     let mut dashdash = false;

@@ -129,6 +129,7 @@ fn the_pure_modules_touch_no_adapter() {
         "vocab",
         "operation",
         "hooks",
+        "git_options",
         "agent::protocol",
     ] {
         let deps = &graph[pure];

@@ -8,6 +8,7 @@
 
 mod support;
 
+mod abbreviations;
 mod agent;
 mod ai;
 mod bad_input;
