@@ -675,9 +675,12 @@ impl<'a> Subject<'a> {
         for item in &rule.items {
             match item {
                 Item::Positional(alts) => {
-                    let Some(found) = (next..positionals.len())
-                        .find(|&j| alts.iter().any(|p| p.is_match(positionals.get(j))))
-                    else {
+                    let Some(found) = (next..positionals.len()).find(|&j| {
+                        let word = positionals.get(j);
+                        alts.iter().any(|p| {
+                            p.is_match(word) || self.in_dir(word).is_some_and(|w| p.is_match(&w))
+                        })
+                    }) else {
                         return false;
                     };
                     used.push(found);
@@ -703,6 +706,18 @@ impl<'a> Subject<'a> {
             }
         }
         true
+    }
+
+    /// A relative path word as seen from where the line started: after
+    /// `cd ~/.claude`, `settings.json` is `~/.claude/settings.json`.
+    /// `None` when the command runs where the line started, or the word is
+    /// absolute.
+    fn in_dir(&self, word: &str) -> Option<String> {
+        let cd = &self.command.cd;
+        if cd.is_empty() || word.starts_with(['/', '~', '$', '-']) || word.is_empty() {
+            return None;
+        }
+        Some(format!("{}/{word}", cd.join("/")))
     }
 
     fn positionals(&self, ic: bool) -> Words<'_> {
@@ -748,7 +763,10 @@ impl<'a> Subject<'a> {
             }
             Cond::Positional(p) => {
                 let words = self.positionals(ic);
-                (0..words.len()).any(|j| p.is_match(words.get(j)))
+                (0..words.len()).any(|j| {
+                    let word = words.get(j);
+                    p.is_match(word) || self.in_dir(word).is_some_and(|w| p.is_match(&w))
+                })
             }
             Cond::Stdin(p) => {
                 if ic {
@@ -767,7 +785,10 @@ impl<'a> Subject<'a> {
                         .iter()
                         .any(|o| p.is_match(o))
                 } else {
-                    self.command.outputs.iter().any(|o| p.is_match(o))
+                    self.command
+                        .outputs
+                        .iter()
+                        .any(|o| p.is_match(o) || self.in_dir(o).is_some_and(|w| p.is_match(&w)))
                 }
             }
         }

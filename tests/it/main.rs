@@ -7,6 +7,7 @@
 )]
 
 mod support;
+mod tampering;
 
 mod abbreviations;
 mod agent;
