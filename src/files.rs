@@ -4,8 +4,9 @@
 //! the kernel with a second call), and its metadata calls use `statx` too.
 //! These read and stat with one call each.
 
-use std::fs::File;
-use std::io::{self, Read};
+use std::fs::{File, Permissions};
+use std::io::{self, Read, Write};
+use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
 /// The whole file at `path`. A page is set aside first: from an empty
@@ -93,5 +94,53 @@ mod tests {
         assert!(!is_executable(dir.path()));
         std::fs::set_permissions(&f, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
         assert!(is_executable(&f));
+    }
+}
+
+/// Replaces the file at `path` with `bytes` at once: written to a
+/// temporary file beside it, flushed to disk, and renamed over it
+/// (`tempfile`'s persist), so that a reader sees the old file or the new
+/// one, never a half-written one. The new file keeps the old one's
+/// permissions, or gets `mode` (`0o644`, `0o755`) when there was none. The
+/// directory is created when missing.
+pub fn write_atomic(path: &Path, bytes: &[u8], mode: u32) -> io::Result<()> {
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir)?;
+    let permissions =
+        std::fs::metadata(path).map_or_else(|_| Permissions::from_mode(mode), |m| m.permissions());
+    let mut file = tempfile::Builder::new()
+        .prefix(".vouch-tmp-")
+        .tempfile_in(dir)?;
+    file.write_all(bytes)?;
+    file.as_file().set_permissions(permissions)?;
+    file.as_file().sync_all()?;
+    file.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod write_tests {
+    use super::*;
+
+    #[test]
+    fn an_atomic_write_replaces_keeps_permissions_and_leaves_nothing_behind() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sub").join("f.json");
+        write_atomic(&path, b"one", 0o640).unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"one");
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&path), 0o640);
+        std::fs::set_permissions(&path, Permissions::from_mode(0o600)).unwrap();
+        write_atomic(&path, b"two", 0o755).unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"two");
+        assert_eq!(mode(&path), 0o600, "the old file's permissions are kept");
+        let names: Vec<_> = std::fs::read_dir(path.parent().unwrap())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["f.json"], "no temporary file is left");
     }
 }

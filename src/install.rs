@@ -7,9 +7,7 @@
 
 use std::ffi::OsString;
 use std::fs;
-use std::io::Write;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
@@ -401,16 +399,10 @@ fn tmp_path(path: &Path) -> PathBuf {
 }
 
 fn write_executable(path: &Path, text: &[u8]) -> Result<()> {
-    let tmp = tmp_path(path);
-    {
-        let mut f =
-            fs::File::create(&tmp).with_context(|| format!("cannot write `{}`", tmp.display()))?;
-        f.write_all(text)
-            .with_context(|| format!("cannot write `{}`", tmp.display()))?;
-        f.set_permissions(fs::Permissions::from_mode(0o755))
-            .with_context(|| format!("cannot make `{}` executable", tmp.display()))?;
-    }
-    fs::rename(&tmp, path).with_context(|| format!("cannot write `{}`", path.display()))
+    // A hook is made executable, whatever the file it replaces was.
+    fs::remove_file(path).ok();
+    crate::files::write_atomic(path, text, 0o755)
+        .with_context(|| format!("cannot write `{}`", path.display()))
 }
 
 /// Holds the hooks directory locked (an exclusive `flock` on the directory
@@ -522,9 +514,7 @@ pub fn record(dir: &Path, hooks: &[String]) -> Result<()> {
     }
     let path = dir.join(RECORD);
     let text = all.join("\n") + "\n";
-    let tmp = tmp_path(&path);
-    fs::write(&tmp, text)
-        .and_then(|()| fs::rename(&tmp, &path))
+    crate::files::write_atomic(&path, text.as_bytes(), 0o644)
         .with_context(|| format!("cannot write `{}`", path.display()))
 }
 
@@ -635,6 +625,7 @@ pub fn hook_argv(args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::os::unix::fs::PermissionsExt;
 
     #[test]
     fn a_hooks_command_line_is_read_in_either_shape() {

@@ -102,14 +102,8 @@ fn approval_path(state: &Path, id: &str) -> PathBuf {
 }
 
 fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<()> {
-    let dir = path
-        .parent()
-        .context("a state file has no parent directory")?;
-    fs::create_dir_all(dir).with_context(|| format!("cannot create `{}`", dir.display()))?;
-    let tmp = path.with_extension("tmp");
-    fs::write(&tmp, serde_json::to_string_pretty(value)?)
-        .with_context(|| format!("cannot write `{}`", tmp.display()))?;
-    fs::rename(&tmp, path).with_context(|| format!("cannot write `{}`", path.display()))
+    crate::files::write_atomic(path, serde_json::to_string_pretty(value)?.as_bytes(), 0o600)
+        .with_context(|| format!("cannot write `{}`", path.display()))
 }
 
 /// Writes a review request and returns its path.

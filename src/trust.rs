@@ -105,11 +105,12 @@ fn store(data_dir: &Path, repo_root: &Path, fingerprint: Option<String>) -> Resu
         None => store.repos.remove(&key(repo_root)),
     };
     let path = store_path(data_dir);
-    let tmp = data_dir.join("trust.json.tmp");
-    fs::write(&tmp, serde_json::to_string_pretty(&store)?)
-        .with_context(|| format!("cannot write `{}`", tmp.display()))?;
-    fs::rename(&tmp, &path).with_context(|| format!("cannot write `{}`", path.display()))?;
-    Ok(())
+    crate::files::write_atomic(
+        &path,
+        serde_json::to_string_pretty(&store)?.as_bytes(),
+        0o600,
+    )
+    .with_context(|| format!("cannot write `{}`", path.display()))
 }
 
 #[cfg(test)]

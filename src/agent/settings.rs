@@ -130,7 +130,7 @@
 //! guard that fails must not let the command through.
 
 use std::fs;
-use std::io::{self, Write as _};
+use std::io;
 use std::path::{Path, PathBuf};
 
 use jsonc_parser::cst::{CstArray, CstInputValue, CstRootNode};
@@ -1082,27 +1082,7 @@ fn write_atomic(path: &Path, text: &str) -> Result<(), SettingsError> {
         }
         _ => path.to_owned(),
     };
-    let dir = target
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    fs::create_dir_all(dir).map_err(io_error("create the directory", dir))?;
-    let permissions = fs::metadata(&target).ok().map(|m| m.permissions());
-    let name = target.file_name().unwrap_or_default().to_string_lossy();
-    let tmp = dir.join(format!(".{name}.vouch-tmp-{}", std::process::id()));
-    let written = (|| {
-        let mut file = fs::File::create(&tmp)?;
-        file.write_all(text.as_bytes())?;
-        if let Some(permissions) = permissions {
-            file.set_permissions(permissions)?;
-        }
-        file.sync_all()?;
-        fs::rename(&tmp, &target)
-    })();
-    if written.is_err() {
-        fs::remove_file(&tmp).ok();
-    }
-    written.map_err(io_error("write", &target))
+    crate::files::write_atomic(&target, text.as_bytes(), 0o644).map_err(io_error("write", &target))
 }
 
 #[cfg(test)]

@@ -21,12 +21,8 @@ pub(super) fn read_state<T: for<'de> Deserialize<'de> + Default>(path: &Path) ->
 
 /// Writes a JSON state file (best effort: a cache or a breaker).
 pub(super) fn write_state<T: Serialize>(path: &Path, value: &T) {
-    if let Some(dir) = path.parent() {
-        fs::create_dir_all(dir).ok();
-    }
-    let tmp = path.with_extension("tmp");
-    if fs::write(&tmp, serde_json::to_string(value).unwrap_or_default()).is_ok() {
-        fs::rename(&tmp, path).ok();
+    if let Ok(text) = serde_json::to_string(value) {
+        crate::files::write_atomic(path, text.as_bytes(), 0o600).ok();
     }
 }
 
