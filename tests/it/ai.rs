@@ -914,7 +914,7 @@ fn a_force_push_every_provider_blocks_with_verified_false_is_refused_after_one_r
 #[test]
 fn a_force_push_every_provider_blocks_with_verified_false_at_a_terminal() {
     if !crate::support::tmux::available() {
-        eprintln!("skipped: tmux is not installed");
+        crate::support::missing("tmux");
         return;
     }
     let anthropic = LlmServer::start(vec![text(Wire::Anthropic, &issue_block())]);

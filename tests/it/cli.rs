@@ -299,7 +299,7 @@ fn the_verdict_screen_says_each_thing_once() {
     use crate::support::llm::{LlmServer, ok};
     use crate::support::tmux;
     if !tmux::available() {
-        eprintln!("skipped: tmux is not installed");
+        crate::support::missing("tmux");
         return;
     }
     let verdict = serde_json::json!({"verified": true, "confidence": 0.9,

@@ -27,7 +27,7 @@ fn prompt_and_answer(answer: &str, config: Option<&str>) -> (TestEnv, String) {
 #[test]
 fn critical_push_without_verdict_asks_and_yes_pushes() {
     if !tmux::available() {
-        eprintln!("skipped: tmux is not installed");
+        crate::support::missing("tmux");
         return;
     }
     let (env, screen) = prompt_and_answer("y", None);
@@ -47,7 +47,7 @@ fn critical_push_without_verdict_asks_and_yes_pushes() {
 #[test]
 fn warning_shows_concerns_and_no_refuses() {
     if !tmux::available() {
-        eprintln!("skipped: tmux is not installed");
+        crate::support::missing("tmux");
         return;
     }
     let probe = TestEnv::new();
@@ -69,7 +69,7 @@ fn warning_shows_concerns_and_no_refuses() {
 #[test]
 fn a_local_deletion_asks_at_the_terminal_and_yes_leaves_a_rescue_ref() {
     if !tmux::available() {
-        eprintln!("skipped: tmux is not installed");
+        crate::support::missing("tmux");
         return;
     }
     for (answer, kept) in [("n", true), ("y", false)] {
@@ -128,7 +128,7 @@ fn wait_for_record(env: &TestEnv, hook: &str) -> Value {
 #[test]
 fn yes_and_enter_answer_and_nothing_of_the_line_reaches_the_shell() {
     if !tmux::available() {
-        eprintln!("skipped: tmux is not installed");
+        crate::support::missing("tmux");
         return;
     }
     let env = TestEnv::new();
@@ -160,7 +160,7 @@ fn yes_and_enter_answer_and_nothing_of_the_line_reaches_the_shell() {
 #[test]
 fn keys_typed_before_the_question_are_not_its_answer() {
     if !tmux::available() {
-        eprintln!("skipped: tmux is not installed");
+        crate::support::missing("tmux");
         return;
     }
     let env = TestEnv::new();
@@ -194,7 +194,7 @@ fn keys_typed_before_the_question_are_not_its_answer() {
 #[test]
 fn ctrl_c_at_the_prompt_is_a_logged_no_and_the_terminal_is_restored() {
     if !tmux::available() {
-        eprintln!("skipped: tmux is not installed");
+        crate::support::missing("tmux");
         return;
     }
     let env = TestEnv::new();
@@ -244,7 +244,7 @@ fn descendants(pid: u32) -> Vec<u32> {
 #[test]
 fn sigterm_at_the_prompt_is_a_logged_no() {
     if !tmux::available() {
-        eprintln!("skipped: tmux is not installed");
+        crate::support::missing("tmux");
         return;
     }
     let env = TestEnv::new();

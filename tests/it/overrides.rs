@@ -138,7 +138,7 @@ fn approve_refuses_without_a_terminal() {
 #[test]
 fn approve_at_a_terminal_lets_that_exact_push_through_once() {
     if !tmux::available() {
-        eprintln!("skipped: tmux is not installed");
+        crate::support::missing("tmux");
         return;
     }
     let (env, id) = refused_force_push();
@@ -269,7 +269,7 @@ fn every_command_that_lowers_the_guard_refuses_without_a_terminal() {
 #[test]
 fn a_person_types_yes_in_full_to_turn_the_guard_down() {
     if !tmux::available() {
-        eprintln!("skipped: tmux is not installed");
+        crate::support::missing("tmux");
         return;
     }
     let env = TestEnv::new();
@@ -294,7 +294,7 @@ fn a_person_types_yes_in_full_to_turn_the_guard_down() {
 #[test]
 fn trust_shows_the_file_it_trusts() {
     if !tmux::available() {
-        eprintln!("skipped: tmux is not installed");
+        crate::support::missing("tmux");
         return;
     }
     let env = TestEnv::new();

@@ -33,20 +33,8 @@ fn need(program: &str) -> bool {
         .stdout(Stdio::null())
         .status()
         .is_ok_and(|s| s.success());
-    #[expect(
-        clippy::disallowed_methods,
-        reason = "the test runner's own environment"
-    )]
-    let ci = std::env::var_os("CI").is_some();
     if !found {
-        assert!(
-            !ci,
-            "`{program}` is missing, and CI must run this test (.ci/run installs it)"
-        );
-        #[expect(clippy::print_stderr, reason = "the reason a test is skipped")]
-        {
-            eprintln!("skipped: `{program}` is not installed");
-        }
+        crate::support::missing(program);
     }
     found
 }

@@ -17,6 +17,25 @@ use std::process::{Command, Output, Stdio};
 use serde_json::Value;
 use tempfile::TempDir;
 
+/// Says that a test cannot run because `tool` is missing. Under `CI` this
+/// fails the test, since `.ci/run` installs every tool the tests use (the
+/// README lists them); elsewhere the test is skipped, and says so.
+pub fn missing(tool: &str) {
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "the test runner's own environment"
+    )]
+    let ci = std::env::var_os("CI").is_some();
+    assert!(
+        !ci,
+        "`{tool}` is not installed, and CI must run this test (.ci/run installs it)"
+    );
+    #[expect(clippy::print_stderr, reason = "the reason a test is skipped")]
+    {
+        eprintln!("skipped: `{tool}` is not installed");
+    }
+}
+
 /// The vouch binary under test.
 pub fn vouch_bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_git-vouch"))
