@@ -240,7 +240,7 @@ fn measure(
             f.lost = Some(empty());
             return Some(f);
         }
-        match lost_of(dir, &old_c, survivors, None) {
+        match lost_of(dir, &old_c, survivors, &HashSet::new()) {
             Some(lost) => f.lost = Some(lost),
             None => f.unknown = Some("git could not list its commits".into()),
         }
@@ -267,17 +267,19 @@ fn measure(
         f.change = LocalChange::Rewind;
         f.kept_in_tree =
             moment != Moment::Planned && checked_out && !bare && changes_kept(dir, &old_c, &new_c);
-        f.lost = lost_of(dir, &old_c, &hide, None);
+        f.lost = lost_of(dir, &old_c, &hide, &HashSet::new());
     } else {
         f.amend = moment == (Moment::Hook { amending: true })
             && run(dir, &["rev-parse", &format!("{old_c}^@")])
                 == run(dir, &["rev-parse", &format!("{new_c}^@")]);
-        let vanished = if f.amend {
-            Some(HashSet::new())
+        f.lost = if f.amend {
+            Some(empty())
         } else {
-            vanished(dir, &old_c, &new_c)
+            match kept_in_rewrite(dir, &old_c, &new_c) {
+                None => Some(empty()),
+                Some(kept) => lost_of(dir, &old_c, &hide, &kept),
+            }
         };
-        f.lost = lost_of(dir, &old_c, &hide, vanished.as_ref());
     }
     if f.lost.is_none() {
         f.unknown = Some("git could not list its commits".into());
@@ -285,20 +287,17 @@ fn measure(
     Some(f)
 }
 
-/// The commits reachable from `from` and none of `hide`, summarised; with
-/// `only`, only those of them in it.
+/// The commits reachable from `from` and none of `hide`, summarised,
+/// leaving out those in `kept`.
 fn lost_of(
     dir: &Path,
     from: &str,
     hide: &[String],
-    only: Option<&HashSet<String>>,
+    kept: &HashSet<String>,
 ) -> Option<crate::facts::Lost> {
     let mut lost = LostBuilder::new(LOST_COUNT_LIMIT, LOST_SAMPLE);
     let commits: Vec<LoggedCommit> = cli_reachable_only(dir, from, hide)?;
-    for c in commits
-        .iter()
-        .filter(|c| only.is_none_or(|o| o.contains(&c.id)))
-    {
+    for c in commits.iter().filter(|c| !kept.contains(&c.id)) {
         if !lost.add(&c.id, &c.email, &c.name, &c.subject) {
             break;
         }
@@ -306,36 +305,41 @@ fn lost_of(
     Some(lost.finish())
 }
 
-/// The commits of `old`'s side of a rewrite whose change appears nowhere in
-/// `new`'s history, as [`Repo::local_facts`](super::Repo::local_facts)
-/// reads it: none when `new` holds every path the old side changed with
-/// the old tip's content; else those with no patch-id equivalent
-/// (`git cherry`) whose content `new` does not hold. `None` (every commit
-/// counts) when git cannot tell.
-fn vanished(dir: &Path, old: &str, new: &str) -> Option<HashSet<String>> {
+/// The commits of `old`'s side of a rewrite whose change `new`'s history
+/// still holds, as [`Repo::local_facts`](super::Repo::local_facts) reads
+/// it: every one when `new` holds every path the old side changed with the
+/// old tip's content (`None`); else those with a patch-id equivalent on
+/// the new side (`git cherry` marks them `-`; it lists no merge, and a
+/// merge is never kept) and those whose content `new` holds. When git
+/// cannot tell, none is kept.
+fn kept_in_rewrite(dir: &Path, old: &str, new: &str) -> Option<HashSet<String>> {
     if let Some(base) = run(dir, &["merge-base", old, new])
         && let Some(paths) = changed_paths(dir, &base, old)
         && same_at(dir, old, new, &paths)
     {
-        return Some(HashSet::new());
+        return None;
     }
-    let cherry = run(dir, &["cherry", new, old])?;
-    let mut out = HashSet::new();
-    for (i, id) in cherry
-        .lines()
-        .filter_map(|l| l.strip_prefix("+ "))
-        .enumerate()
-    {
-        // Beyond the limit, a commit counts as vanished without a look.
-        let kept = i < PATCH_ID_LIMIT
-            && run(dir, &["rev-parse", &format!("{id}^")]).is_some_and(|parent| {
-                changed_paths(dir, &parent, id).is_some_and(|p| same_at(dir, id, new, &p))
-            });
-        if !kept {
-            out.insert(id.to_owned());
+    let mut kept = HashSet::new();
+    let Some(cherry) = run(dir, &["cherry", new, old]) else {
+        return Some(kept);
+    };
+    let mut looked = 0;
+    for line in cherry.lines() {
+        if let Some(id) = line.strip_prefix("- ") {
+            kept.insert(id.to_owned());
+        } else if let Some(id) = line.strip_prefix("+ ") {
+            // Beyond the limit, a commit counts as vanished without a look.
+            looked += 1;
+            if looked <= PATCH_ID_LIMIT
+                && run(dir, &["rev-parse", &format!("{id}^")]).is_some_and(|parent| {
+                    changed_paths(dir, &parent, id).is_some_and(|p| same_at(dir, id, new, &p))
+                })
+            {
+                kept.insert(id.to_owned());
+            }
         }
     }
-    Some(out)
+    Some(kept)
 }
 
 /// A rewind of the checked-out branch keeps its changes when every path
@@ -427,4 +431,187 @@ pub fn cli_write_rescue(dir: &Path, original: &str, oid: &str, stamp: &str) -> R
         }
     }
     bail!("cannot write a rescue ref for `{original}` under `{base}`")
+}
+
+#[cfg(test)]
+mod tests {
+    //! A differential test: random histories (merges, roots, rewinds,
+    //! deletions, tags), each ref update measured by libgit2
+    //! ([`Repo::local_facts`](super::super::Repo::local_facts)), by the git
+    //! command line ([`cli_local_facts`]), and against `git rev-list` on the
+    //! same repository.
+
+    use std::process::Command;
+
+    use super::*;
+    use crate::git::Repo;
+
+    /// A small deterministic generator (xorshift64*): the same seed, the
+    /// same history.
+    struct Rng(u64);
+
+    impl Rng {
+        fn below(&mut self, n: usize) -> usize {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            usize::try_from(self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 33).unwrap_or(0) % n
+        }
+    }
+
+    fn git(dir: &Path, args: &[&str], input: Option<&str>) -> String {
+        use std::io::Write as _;
+        let mut child = Command::new("git")
+            .arg("-C")
+            .arg(dir)
+            .args(args)
+            .env("GIT_AUTHOR_NAME", "A")
+            .env("GIT_AUTHOR_EMAIL", "a@example.com")
+            .env("GIT_COMMITTER_NAME", "A")
+            .env("GIT_COMMITTER_EMAIL", "a@example.com")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(input.unwrap_or("").as_bytes()).unwrap();
+        drop(stdin);
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "git {args:?}");
+        String::from_utf8(out.stdout).unwrap().trim().to_owned()
+    }
+
+    /// A bare repository with `commits` random commits (some merges, some
+    /// roots), each changing a file of its own and sometimes a shared one,
+    /// and branches and tags on random commits.
+    fn random_repo(dir: &Path, rng: &mut Rng, commits: usize) -> (Vec<String>, Vec<String>) {
+        git(dir, &["init", "-q", "--bare", "-b", "b0"], None);
+        let mut ids: Vec<String> = Vec::new();
+        for i in 0..commits {
+            let own = git(
+                dir,
+                &["hash-object", "-w", "--stdin"],
+                Some(&format!("{i}\n")),
+            );
+            let shared = git(
+                dir,
+                &["hash-object", "-w", "--stdin"],
+                Some(&format!("{}\n", rng.below(3))),
+            );
+            let tree = git(
+                dir,
+                &["mktree"],
+                Some(&format!(
+                    "100644 blob {own}\tf{i}\n100644 blob {shared}\tshared\n"
+                )),
+            );
+            let mut args = vec!["commit-tree".to_owned(), tree, "-m".into(), format!("c{i}")];
+            if !ids.is_empty() && rng.below(8) != 0 {
+                let first = rng.below(ids.len());
+                args.extend(["-p".into(), ids[first].clone()]);
+                let second = rng.below(ids.len());
+                if second != first && rng.below(4) == 0 {
+                    args.extend(["-p".into(), ids[second].clone()]);
+                }
+            }
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            ids.push(git(dir, &args, None));
+        }
+        let mut branches = Vec::new();
+        for b in 0..6 {
+            let name = format!("refs/heads/b{b}");
+            git(
+                dir,
+                &["update-ref", &name, &ids[rng.below(ids.len())]],
+                None,
+            );
+            branches.push(name);
+        }
+        for t in 0..2 {
+            git(
+                dir,
+                &[
+                    "update-ref",
+                    &format!("refs/tags/t{t}"),
+                    &ids[rng.below(ids.len())],
+                ],
+                None,
+            );
+        }
+        (ids, branches)
+    }
+
+    fn summary(f: &LocalRefFacts) -> (LocalChange, usize, Option<usize>, Option<bool>) {
+        (
+            f.change,
+            f.left_behind,
+            f.lost.as_ref().map(|l| l.count),
+            f.lost.as_ref().map(|l| l.truncated),
+        )
+    }
+
+    #[test]
+    fn libgit2_and_the_git_command_line_measure_every_update_alike() {
+        for seed in 1..=12u64 {
+            let mut rng = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
+            let dir = tempfile::tempdir().unwrap();
+            let (ids, branches) = random_repo(dir.path(), &mut rng, 30);
+            let repo = Repo::discover(dir.path()).unwrap();
+            for _ in 0..8 {
+                let name = &branches[rng.below(branches.len())];
+                let old = git(dir.path(), &["rev-parse", name], None);
+                let new = if rng.below(3) == 0 {
+                    "0".repeat(40)
+                } else {
+                    ids[rng.below(ids.len())].clone()
+                };
+                let update = RefUpdate {
+                    old: old.clone(),
+                    new: new.clone(),
+                    name: name.clone(),
+                };
+                let by_lib = repo.local_facts(std::slice::from_ref(&update), Moment::Planned);
+                let by_git =
+                    cli_local_facts(dir.path(), std::slice::from_ref(&update), Moment::Planned)
+                        .unwrap()
+                        .facts;
+                let lib: Vec<_> = by_lib.refs.iter().map(summary).collect();
+                let cli: Vec<_> = by_git.refs.iter().map(summary).collect();
+                let case = format!("seed {seed}: {name} {old} -> {new}");
+                if new.starts_with('0') || lib.first().is_some_and(|f| f.0 == LocalChange::Rewind) {
+                    // Deletions and rewinds: the same answer, exactly.
+                    assert_eq!(lib, cli, "{case}");
+                } else {
+                    // A rewrite: the same shape; what vanished is judged by
+                    // patch ids and content on both sides, and the git side
+                    // may only count more.
+                    assert_eq!(lib.len(), cli.len(), "{case}");
+                    for (l, c) in lib.iter().zip(&cli) {
+                        assert_eq!((l.0, l.1), (c.0, c.1), "{case}");
+                        assert!(c.2 >= l.2, "{case}: {l:?} {c:?}");
+                    }
+                }
+                // And against git itself: a deletion loses what no other
+                // ref reaches.
+                if new.starts_with('0')
+                    && let Some(f) = by_lib.refs.first()
+                {
+                    let mut args = vec!["rev-list".to_owned(), "--count".into(), old.clone()];
+                    args.push("--not".into());
+                    for other in
+                        git(dir.path(), &["for-each-ref", "--format=%(refname)"], None).lines()
+                    {
+                        if other != name {
+                            args.push(other.to_owned());
+                        }
+                    }
+                    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+                    let count: usize = git(dir.path(), &args, None).parse().unwrap();
+                    assert_eq!(f.lost.as_ref().map(|l| l.count), Some(count), "{case}");
+                }
+            }
+        }
+    }
 }
