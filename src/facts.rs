@@ -157,6 +157,18 @@ pub struct Lost {
     pub truncated: bool,
 }
 
+impl Lost {
+    /// Nothing lost.
+    pub fn none() -> Self {
+        Self {
+            count: 0,
+            authors: 0,
+            commits: Vec::new(),
+            truncated: false,
+        }
+    }
+}
+
 /// Collects the commits that leave a ref, as a walk yields them (newest
 /// first), up to `limit`.
 #[derive(Debug)]
@@ -424,6 +436,29 @@ pub enum LocalChange {
 }
 
 impl LocalChange {
+    /// How the guarded ref `name` changes, before ancestry is measured: a
+    /// branch (or rescue ref) that moves is a rewrite until ancestry says
+    /// otherwise. `None` for a push onto the stash, which keeps the old
+    /// entry in its reflog.
+    pub fn of(name: &str, deleted: bool) -> Option<Self> {
+        Some(if name == "refs/stash" {
+            if !deleted {
+                return None;
+            }
+            Self::DropStash
+        } else if name.starts_with("refs/tags/") {
+            if deleted {
+                Self::DeleteTag
+            } else {
+                Self::MoveTag
+            }
+        } else if deleted {
+            Self::DeleteBranch
+        } else {
+            Self::Rewrite
+        })
+    }
+
     /// The words people read (`branch deletion`).
     pub fn noun(self) -> &'static str {
         match self {
@@ -474,6 +509,30 @@ pub struct LocalRefFacts {
 }
 
 impl LocalRefFacts {
+    /// A change of `name` from `old_oid` to `new_oid` (zeros for a
+    /// deletion), nothing measured yet.
+    pub fn new(
+        name: &str,
+        old_oid: String,
+        new_oid: String,
+        change: LocalChange,
+        checked_out: bool,
+    ) -> Self {
+        Self {
+            name: name.to_owned(),
+            old_oid,
+            new_oid,
+            change,
+            left_behind: 0,
+            lost: None,
+            kept_in_tree: false,
+            amend: false,
+            checked_out,
+            missing_tip: false,
+            unknown: None,
+        }
+    }
+
     /// The name shown to people: `main` for `refs/heads/main`, `v1` for a tag.
     pub fn short_name(&self) -> &str {
         self.name

@@ -276,30 +276,11 @@ impl Rescuer<'_> {
 fn unmeasured(updates: &[RefUpdate], why: &str) -> LocalFacts {
     let refs = updates
         .iter()
-        .map(|u| LocalRefFacts {
-            name: u.name.clone(),
-            old_oid: u.old.clone(),
-            new_oid: u.new.clone(),
-            change: if u.name == "refs/stash" {
-                LocalChange::DropStash
-            } else if u.name.starts_with("refs/tags/") {
-                if u.is_delete() {
-                    LocalChange::DeleteTag
-                } else {
-                    LocalChange::MoveTag
-                }
-            } else if u.is_delete() {
-                LocalChange::DeleteBranch
-            } else {
-                LocalChange::Rewrite
-            },
-            left_behind: 0,
-            lost: None,
-            kept_in_tree: false,
-            amend: false,
-            checked_out: false,
-            missing_tip: false,
-            unknown: Some(why.to_owned()),
+        .filter_map(|u| {
+            let change = LocalChange::of(&u.name, u.is_delete())?;
+            let mut f = LocalRefFacts::new(&u.name, u.old.clone(), u.new.clone(), change, false);
+            f.unknown = Some(why.to_owned());
+            Some(f)
         })
         .collect();
     LocalFacts {

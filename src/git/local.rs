@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use git2::{DiffOptions, Oid};
 
-use super::{LOST_COUNT_LIMIT, LOST_SAMPLE, Repo};
-use crate::facts::{LocalChange, LocalFacts, LocalRefFacts, LostBuilder};
+use super::{LOST_COUNT_LIMIT, Repo};
+use crate::facts::{LocalChange, LocalFacts, LocalRefFacts};
 use crate::hooks::{RefUpdate, is_zero_oid};
 
 /// The namespace of rescue refs.
@@ -133,19 +133,15 @@ impl Repo {
 
     /// The facts of deleting a branch whose tip another ref holds.
     fn held_deletion(update: &RefUpdate, old: Oid, checked_out: bool) -> LocalRefFacts {
-        LocalRefFacts {
-            name: update.name.clone(),
-            old_oid: old.to_string(),
-            new_oid: "0".repeat(old.as_bytes().len() * 2),
-            change: LocalChange::DeleteBranch,
-            left_behind: 0,
-            lost: Some(LostBuilder::new(LOST_COUNT_LIMIT, LOST_SAMPLE).finish()),
-            kept_in_tree: false,
-            amend: false,
+        let mut f = LocalRefFacts::new(
+            &update.name,
+            old.to_string(),
+            "0".repeat(old.as_bytes().len() * 2),
+            LocalChange::DeleteBranch,
             checked_out,
-            missing_tip: false,
-            unknown: None,
-        }
+        );
+        f.lost = Some(crate::facts::Lost::none());
+        f
     }
 
     /// The ref's old value: git's, or the value on disk when git passed zeros.
@@ -182,33 +178,9 @@ impl Repo {
         moment: Moment,
     ) -> Option<LocalRefFacts> {
         let name = update.name.as_str();
-        let change = if name == "refs/stash" {
-            // Pushing onto the stash keeps the old entry in its reflog.
-            new.is_none().then_some(LocalChange::DropStash)?
-        } else if name.starts_with("refs/tags/") {
-            if new.is_none() {
-                LocalChange::DeleteTag
-            } else {
-                LocalChange::MoveTag
-            }
-        } else if new.is_none() {
-            LocalChange::DeleteBranch
-        } else {
-            LocalChange::Rewrite // until ancestry says otherwise
-        };
-        let mut f = LocalRefFacts {
-            name: name.to_owned(),
-            old_oid: old.to_string(),
-            new_oid: new.map_or_else(|| "0".repeat(old.as_bytes().len() * 2), |n| n.to_string()),
-            change,
-            left_behind: 0,
-            lost: None,
-            kept_in_tree: false,
-            amend: false,
-            checked_out,
-            missing_tip: false,
-            unknown: None,
-        };
+        let change = LocalChange::of(name, new.is_none())?;
+        let new_oid = new.map_or_else(|| "0".repeat(old.as_bytes().len() * 2), |n| n.to_string());
+        let mut f = LocalRefFacts::new(name, old.to_string(), new_oid, change, checked_out);
         if !matches!(change, LocalChange::Rewrite | LocalChange::DeleteBranch) {
             return Some(f);
         }
@@ -216,7 +188,7 @@ impl Repo {
             // The tip object is gone already (t3200 "removes dangling
             // branch"): the deletion cannot lose it, and there is nothing to
             // rescue. Refusing would keep the broken branch forever.
-            f.lost = Some(LostBuilder::new(LOST_COUNT_LIMIT, LOST_SAMPLE).finish());
+            f.lost = Some(crate::facts::Lost::none());
             f.missing_tip = true;
             return Some(f);
         }

@@ -196,38 +196,14 @@ fn measure(
     bare: bool,
 ) -> Option<LocalRefFacts> {
     let name = update.name.as_str();
-    let change = if name == "refs/stash" {
-        new.is_none().then_some(LocalChange::DropStash)?
-    } else if name.starts_with("refs/tags/") {
-        if new.is_none() {
-            LocalChange::DeleteTag
-        } else {
-            LocalChange::MoveTag
-        }
-    } else if new.is_none() {
-        LocalChange::DeleteBranch
-    } else {
-        LocalChange::Rewrite
-    };
-    let empty = || LostBuilder::new(LOST_COUNT_LIMIT, LOST_SAMPLE).finish();
-    let mut f = LocalRefFacts {
-        name: name.to_owned(),
-        old_oid: old.to_owned(),
-        new_oid: new.map_or_else(|| "0".repeat(old.len()), str::to_owned),
-        change,
-        left_behind: 0,
-        lost: None,
-        kept_in_tree: false,
-        amend: false,
-        checked_out,
-        missing_tip: false,
-        unknown: None,
-    };
+    let change = LocalChange::of(name, new.is_none())?;
+    let new_oid = new.map_or_else(|| "0".repeat(old.len()), str::to_owned);
+    let mut f = LocalRefFacts::new(name, old.to_owned(), new_oid, change, checked_out);
     if !matches!(change, LocalChange::Rewrite | LocalChange::DeleteBranch) {
         return Some(f);
     }
     if change == LocalChange::DeleteBranch && !succeeds(dir, &["cat-file", "-e", old]) {
-        f.lost = Some(empty());
+        f.lost = Some(crate::facts::Lost::none());
         f.missing_tip = true;
         return Some(f);
     }
@@ -237,7 +213,7 @@ fn measure(
     };
     if change == LocalChange::DeleteBranch {
         if tip_set.contains(&old_c) {
-            f.lost = Some(empty());
+            f.lost = Some(crate::facts::Lost::none());
             return Some(f);
         }
         match lost_of(dir, &old_c, survivors, &HashSet::new()) {
@@ -273,10 +249,10 @@ fn measure(
             && run(dir, &["rev-parse", &format!("{old_c}^@")])
                 == run(dir, &["rev-parse", &format!("{new_c}^@")]);
         f.lost = if f.amend {
-            Some(empty())
+            Some(crate::facts::Lost::none())
         } else {
             match kept_in_rewrite(dir, &old_c, &new_c) {
-                None => Some(empty()),
+                None => Some(crate::facts::Lost::none()),
                 Some(kept) => lost_of(dir, &old_c, &hide, &kept),
             }
         };

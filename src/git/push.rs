@@ -325,7 +325,7 @@ impl Measure<'_> {
                 // Another ref that stays holds this very commit: nothing
                 // leaves, and no walk is needed (the common case of a
                 // clean-up push, however many refs it deletes).
-                f.lost = Some(LostBuilder::new(LOST_COUNT_LIMIT, LOST_SAMPLE).finish());
+                f.lost = Some(crate::facts::Lost::none());
             } else if self.measured < MEASURED_REFS_LIMIT {
                 self.measured += 1;
                 let hide = self.survivors();

@@ -12,8 +12,8 @@
 use git2::Oid;
 use std::collections::{BTreeSet, HashMap, HashSet};
 
-use super::{LOST_COUNT_LIMIT, LOST_SAMPLE, MEASURED_REFS_LIMIT, Repo};
-use crate::facts::{Change, LostBuilder, PushFacts, RefFacts, RefKind, RemoteTip};
+use super::{MEASURED_REFS_LIMIT, Repo};
+use crate::facts::{Change, PushFacts, RefFacts, RefKind, RemoteTip};
 use crate::hooks::{ForceHint, PushUpdate};
 use crate::receive::{AllowSkip, ServerFacts, SkipPolicy};
 
@@ -139,7 +139,7 @@ impl Measure<'_> {
     /// The commits only `old` reaches once the push is in.
     fn lost_after(&mut self, f: &mut RefFacts, old: Oid) {
         if self.survivors().1.contains(&old) {
-            f.lost = Some(LostBuilder::new(LOST_COUNT_LIMIT, LOST_SAMPLE).finish());
+            f.lost = Some(crate::facts::Lost::none());
             return;
         }
         if self.measured >= MEASURED_REFS_LIMIT {
