@@ -7,11 +7,19 @@
 //! `verified` is the verifier's judgement that the operation is safe, so
 //! `false` beside warn or block is the ordinary dangerous verdict, and a
 //! contradiction (`true` with block, `false` with proceed, scores against
-//! the recommendation) takes the more cautious reading. An answer is a
-//! proceed only when it is one clean proceed; when any part of it carries
-//! warn or block, the most cautious reading wins, malformed or not; a
-//! truncation, refusal or safety stop makes it unusable unless a warn or
-//! block was already said; anything else is unusable, never proceed.
+//! the recommendation) takes the more cautious reading. The whole answer
+//! is read, whatever its size, each part at its most cautious: a key given
+//! twice (`verified` false over true, the lowest scores), `verified` as
+//! `"false"`, `"no"` or `0`, a second object, a retraction or a block
+//! stated in the prose around the JSON (`I would block this`, `do not
+//! proceed`, `**BLOCK**`). An answer is a proceed only when it is one clean
+//! proceed; when any part of it carries warn or block, the most cautious
+//! reading wins, malformed or not; a truncation, refusal or safety stop
+//! makes it unusable unless a warn or block was already said; anything
+//! else is unusable, never proceed. Reading is linear in the answer's
+//! length, whatever it holds.
+
+use std::fmt;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -202,12 +210,30 @@ impl Recommendation {
 /// schema's. Only clean "go ahead" words are a proceed; anything not on
 /// these lists is not a recommendation at all (never a proceed).
 pub fn recommendation_word(word: &str) -> Option<Recommendation> {
-    let lower = word
-        .trim()
-        .trim_matches(|c: char| !c.is_alphanumeric())
-        .to_lowercase()
-        .replace(['_', '-'], " ");
-    let phrase = lower.split_whitespace().collect::<Vec<_>>().join(" ");
+    let word = word.trim_matches(|c: char| !c.is_alphanumeric());
+    if !(2..=64).contains(&word.len()) {
+        // Shorter or longer than any word or phrase on these lists.
+        return None;
+    }
+    // Lower case, `_` and `-` as spaces, one space between words.
+    let mut phrase = String::with_capacity(word.len());
+    let mut space = false;
+    for c in word.chars() {
+        let c = match c {
+            '_' | '-' => ' ',
+            '\u{2019}' => '\'',
+            c => c,
+        };
+        if c.is_whitespace() {
+            space = true;
+        } else {
+            if space {
+                phrase.push(' ');
+                space = false;
+            }
+            phrase.extend(c.to_lowercase());
+        }
+    }
     let lookup = |w: &str| match w {
         "proceed" | "allow" | "allowed" | "approve" | "approved" | "safe" | "ok" | "okay"
         | "pass" | "accept" => Some(Recommendation::Proceed),
@@ -217,6 +243,7 @@ pub fn recommendation_word(word: &str) -> Option<Recommendation> {
         | "caution"
         | "cautious"
         | "proceed with caution"
+        | "proceed carefully"
         | "ask"
         | "ask user"
         | "ask the user"
@@ -225,20 +252,192 @@ pub fn recommendation_word(word: &str) -> Option<Recommendation> {
         | "manual review"
         | "human review"
         | "confirm"
+        | "needs confirmation"
+        | "flag"
+        | "flagged"
         | "hold"
         | "pause"
         | "escalate" => Some(Recommendation::Warn),
         "block" | "blocked" | "deny" | "denied" | "reject" | "rejected" | "refuse" | "refused"
         | "stop" | "abort" | "no" | "halt" | "forbid" | "forbidden" | "disallow" | "disallowed"
         | "prohibit" | "veto" | "unsafe" | "dangerous" | "fail" | "do not proceed"
-        | "don't proceed" | "dont proceed" | "not safe" => Some(Recommendation::Block),
+        | "don't proceed" | "dont proceed" | "not proceed" | "should not proceed"
+        | "must not proceed" | "cannot proceed" | "can't proceed" | "do not push"
+        | "don't push" | "do not allow" | "don't allow" | "not allowed" | "not approved"
+        | "not safe" | "no go" => Some(Recommendation::Block),
         _ => None,
     };
     lookup(&phrase).or_else(|| {
-        // "blocking", "denying", "rejecting": the verb's other forms.
-        let stem = phrase.strip_suffix("ing")?;
-        lookup(stem).or_else(|| lookup(&format!("{stem}e")))
+        // "blocking", "denying", "proceeding with caution": the verb's
+        // other forms, at the end of the phrase or as its first word.
+        let ending = phrase
+            .strip_suffix("ing")
+            .and_then(|stem| lookup(stem).or_else(|| lookup(&format!("{stem}e"))));
+        ending.or_else(|| {
+            let (first, rest) = phrase.split_once(' ')?;
+            let stem = first.strip_suffix("ing")?;
+            lookup(&format!("{stem} {rest}")).or_else(|| lookup(&format!("{stem}e {rest}")))
+        })
     })
+}
+
+/// A JSON value as the model wrote it: an object keeps every key in
+/// order, a repeated one too. `serde_json`'s `Value` keeps only the last of
+/// two, and `{"verified": false, ..., "verified": true}` must be read as
+/// false (SPEC 5.3: a duplicate key that carries warn or block counts).
+#[derive(Debug, Clone, PartialEq)]
+enum Json {
+    /// `null`, a boolean, a number or a string.
+    Leaf(Value),
+    /// A list.
+    Array(Vec<Json>),
+    /// An object: every key with its value, in the order written.
+    Object(Vec<(String, Json)>),
+}
+
+impl Json {
+    fn from_value(v: &Value) -> Self {
+        match v {
+            Value::Array(items) => Self::Array(items.iter().map(Self::from_value).collect()),
+            Value::Object(m) => Self::Object(
+                m.iter()
+                    .map(|(k, v)| (k.clone(), Self::from_value(v)))
+                    .collect(),
+            ),
+            leaf => Self::Leaf(leaf.clone()),
+        }
+    }
+
+    /// As `serde_json` reads it (of a repeated key, the last), for messages.
+    fn to_value(&self) -> Value {
+        match self {
+            Self::Leaf(v) => v.clone(),
+            Self::Array(items) => Value::Array(items.iter().map(Self::to_value).collect()),
+            Self::Object(fields) => Value::Object(
+                fields
+                    .iter()
+                    .map(|(k, v)| (k.clone(), v.to_value()))
+                    .collect(),
+            ),
+        }
+    }
+
+    fn as_object(&self) -> Option<&[(String, Json)]> {
+        match self {
+            Self::Object(fields) => Some(fields),
+            _ => None,
+        }
+    }
+
+    fn as_str(&self) -> Option<&str> {
+        match self {
+            Self::Leaf(Value::String(s)) => Some(s),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Json {
+    /// Compact JSON, cut after 100 characters: a message names the value,
+    /// it does not repeat a long one.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let text = self.to_value().to_string();
+        match text.char_indices().nth(100) {
+            Some((cut, _)) => write!(f, "{}...", &text[..cut]),
+            None => f.write_str(&text),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Json {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = Json;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a JSON value")
+            }
+
+            fn visit_bool<E>(self, b: bool) -> Result<Json, E> {
+                Ok(Json::Leaf(Value::Bool(b)))
+            }
+
+            fn visit_i64<E>(self, n: i64) -> Result<Json, E> {
+                Ok(Json::Leaf(Value::from(n)))
+            }
+
+            fn visit_u64<E>(self, n: u64) -> Result<Json, E> {
+                Ok(Json::Leaf(Value::from(n)))
+            }
+
+            fn visit_f64<E>(self, n: f64) -> Result<Json, E> {
+                Ok(Json::Leaf(Value::from(n)))
+            }
+
+            fn visit_str<E>(self, s: &str) -> Result<Json, E> {
+                Ok(Json::Leaf(Value::String(s.to_owned())))
+            }
+
+            fn visit_string<E>(self, s: String) -> Result<Json, E> {
+                Ok(Json::Leaf(Value::String(s)))
+            }
+
+            fn visit_unit<E>(self) -> Result<Json, E> {
+                Ok(Json::Leaf(Value::Null))
+            }
+
+            fn visit_none<E>(self) -> Result<Json, E> {
+                Ok(Json::Leaf(Value::Null))
+            }
+
+            fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> Result<Json, D::Error> {
+                Json::deserialize(d)
+            }
+
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Json, A::Error> {
+                let mut items = Vec::new();
+                while let Some(item) = seq.next_element()? {
+                    items.push(item);
+                }
+                Ok(Json::Array(items))
+            }
+
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Json, A::Error> {
+                let mut fields = Vec::new();
+                while let Some(entry) = map.next_entry::<String, Json>()? {
+                    fields.push(entry);
+                }
+                Ok(Json::Object(fields))
+            }
+        }
+        d.deserialize_any(Visitor)
+    }
+}
+
+/// Every value given for `key` in `fields`, in order.
+fn values<'a>(fields: &'a [(String, Json)], key: &'a str) -> impl Iterator<Item = &'a Json> {
+    fields.iter().filter(move |(k, _)| k == key).map(|(_, v)| v)
+}
+
+/// Names `key` when it is given more than once with different values: each
+/// is read at its most cautious, and a proceed with it is not clean.
+fn repeated(fields: &[(String, Json)], key: &str, label: &str, defects: &mut Vec<String>) {
+    let mut all = values(fields, key);
+    let Some(first) = all.next() else {
+        return;
+    };
+    let mut count = 1;
+    let mut differ = false;
+    for v in all {
+        count += 1;
+        differ |= v != first;
+    }
+    if differ {
+        defects.push(format!(
+            "`{label}` is given {count} times with different values (the most cautious is read)"
+        ));
+    }
 }
 
 /// A number in [0, 1], read leniently: `"0.9"`, `90`, `"90%"` are 0.9.
@@ -264,25 +463,83 @@ fn lenient_unit(v: &Value) -> Option<f64> {
     }
 }
 
-/// A `[0, 1]` field: clean, or read leniently with a defect, or missing.
-fn unit_field(v: Option<&Value>, field: &str, defects: &mut Vec<String>) -> Option<f64> {
+/// A `[0, 1]` value: clean, or read leniently with a defect, or missing.
+fn unit_field(v: &Json, field: &str, defects: &mut Vec<String>) -> Option<f64> {
     match v {
-        Some(Value::Number(n)) if n.as_f64().is_some_and(|x| (0.0..=1.0).contains(&x)) => {
+        Json::Leaf(Value::Number(n)) if n.as_f64().is_some_and(|x| (0.0..=1.0).contains(&x)) => {
             n.as_f64()
         }
-        None | Some(Value::Null) => {
+        Json::Leaf(Value::Null) => {
             defects.push(format!("`{field}` is missing"));
             None
         }
-        Some(other) => {
+        Json::Leaf(other) => {
             let read = lenient_unit(other);
             defects.push(match read {
-                Some(x) => format!("`{field}` is {other}, not a number in [0, 1] (read as {x})"),
-                None => format!("`{field}` is {other}: it must be a number in [0, 1]"),
+                Some(x) => format!("`{field}` is {v}, not a number in [0, 1] (read as {x})"),
+                None => format!("`{field}` is {v}: it must be a number in [0, 1]"),
             });
             read
         }
+        _ => {
+            defects.push(format!("`{field}` is {v}: it must be a number in [0, 1]"));
+            None
+        }
     }
+}
+
+/// The lowest of every `[0, 1]` value given for `field` (its most cautious
+/// reading), each read as [`unit_field`] reads it; missing when none is.
+fn lowest<'a>(
+    all: impl Iterator<Item = &'a Json>,
+    field: &str,
+    defects: &mut Vec<String>,
+) -> Option<f64> {
+    let mut low: Option<f64> = None;
+    let mut any = false;
+    for v in all {
+        any = true;
+        if let Some(x) = unit_field(v, field, defects) {
+            low = Some(low.map_or(x, |l| l.min(x)));
+        }
+    }
+    if !any {
+        defects.push(format!("`{field}` is missing"));
+    }
+    low
+}
+
+/// One `verified` as models write it. Only a JSON boolean is clean. False
+/// is also `"false"`, `"False"`, `"no"`, `0`, `"0"`: read as false, with a
+/// defect. A clear true in another spelling (`"true"`, `"yes"`, `1`) is
+/// read as true with a defect, so that it can stand beside a warn or a
+/// block but never makes a clean proceed; anything else is not read at
+/// all. Neither reading can turn a refusal into an allow.
+fn truth(v: &Json, defects: &mut Vec<String>) -> Option<bool> {
+    let word = match v {
+        Json::Leaf(Value::Bool(b)) => return Some(*b),
+        Json::Leaf(Value::Null) => {
+            defects.push("`verified` is missing".into());
+            return None;
+        }
+        Json::Leaf(Value::String(s)) => s
+            .trim()
+            .trim_matches(|c: char| !c.is_alphanumeric())
+            .to_lowercase(),
+        Json::Leaf(Value::Number(n)) => n.to_string(),
+        _ => String::new(),
+    };
+    let read = match word.as_str() {
+        "false" | "no" | "n" | "f" | "0" | "0.0" | "off" | "unverified" | "not verified"
+        | "unsafe" | "not safe" | "fail" | "failed" => Some(false),
+        "true" | "yes" | "y" | "t" | "1" | "1.0" | "on" | "verified" | "safe" => Some(true),
+        _ => None,
+    };
+    defects.push(match read {
+        Some(b) => format!("`verified` is {v}, not {b} (read as {b})"),
+        None => format!("`verified` is {v}: it must be true or false"),
+    });
+    read
 }
 
 /// Keys that say what a verdict recommends, besides `recommendation`, in
@@ -290,93 +547,139 @@ fn unit_field(v: Option<&Value>, field: &str, defects: &mut Vec<String>) -> Opti
 /// for a warn or block.
 const INTENT_ALIASES: &[&str] = &["decision", "verdict", "action", "recommend"];
 
-/// Reads one verdict object: its intent (the recommendation, most
-/// cautious reading) and the verdict with every defect named.
-fn read_object(m: &serde_json::Map<String, Value>) -> (Option<Recommendation>, Verdict) {
+/// Reads one verdict object: its most cautious reading and the verdict
+/// with every defect named. Every key is read in every occurrence: a
+/// repeated one at its most cautious (`verified` false over true, the
+/// lowest confidence and scores, the most cautious recommendation), and
+/// named as a defect when its values differ. The reading is the stated
+/// recommendation raised by `verified: false` (at least warn) and by the
+/// score band; `None` when no recommendation can be read.
+fn read_object(m: &[(String, Json)]) -> (Option<Recommendation>, Verdict) {
     let mut defects = Vec::new();
-    let verified = match m.get("verified") {
-        Some(Value::Bool(b)) => Some(*b),
-        Some(Value::String(s)) if s.trim().eq_ignore_ascii_case("true") => {
-            defects.push("`verified` is a string, not true or false".into());
-            Some(true)
-        }
-        Some(Value::String(s)) if s.trim().eq_ignore_ascii_case("false") => {
-            defects.push("`verified` is a string, not true or false".into());
-            Some(false)
-        }
-        None | Some(Value::Null) => {
-            defects.push("`verified` is missing".into());
-            None
-        }
-        Some(other) => {
-            defects.push(format!("`verified` is {other}: it must be true or false"));
-            None
-        }
-    };
-    let mut intent = match m.get("recommendation") {
-        Some(Value::String(s)) => {
-            let r = recommendation_word(s);
-            if r.is_none() {
-                defects.push(format!(
-                    "`recommendation` is {s:?}: it must be one of `proceed`, `warn`, `block`"
-                ));
-            }
-            r
-        }
-        None | Some(Value::Null) => {
-            defects.push("`recommendation` is missing".into());
-            None
-        }
-        Some(other) => {
-            defects.push(format!(
-                "`recommendation` is {other}: it must be one of `proceed`, `warn`, `block`"
-            ));
-            None
-        }
-    };
-    if intent.is_none() {
-        intent = INTENT_ALIASES
-            .iter()
-            .filter_map(|k| m.get(*k).and_then(Value::as_str))
-            .filter_map(recommendation_word)
-            .filter(|r| *r > Recommendation::Proceed)
-            .max();
+    for key in [
+        "verified",
+        "recommendation",
+        "confidence",
+        "concerns",
+        "reasoning",
+        "scores",
+    ]
+    .iter()
+    .chain(INTENT_ALIASES)
+    {
+        repeated(m, key, key, &mut defects);
     }
+    let readings: Vec<Option<bool>> = values(m, "verified")
+        .map(|v| truth(v, &mut defects))
+        .collect();
+    let verified = if readings.is_empty() {
+        defects.push("`verified` is missing".into());
+        None
+    } else if readings.contains(&Some(false)) {
+        Some(false)
+    } else if readings.contains(&None) {
+        None
+    } else {
+        Some(true)
+    };
+    let mut stated = Vec::new();
+    let mut given = false;
+    for v in values(m, "recommendation") {
+        given = true;
+        match v {
+            Json::Leaf(Value::String(s)) => match recommendation_word(s) {
+                Some(r) => stated.push(r),
+                None => defects.push(format!(
+                    "`recommendation` is {v}: it must be one of `proceed`, `warn`, `block`"
+                )),
+            },
+            Json::Leaf(Value::Null) => defects.push("`recommendation` is missing".into()),
+            other => defects.push(format!(
+                "`recommendation` is {other}: it must be one of `proceed`, `warn`, `block`"
+            )),
+        }
+    }
+    if !given {
+        defects.push("`recommendation` is missing".into());
+    }
+    stated.extend(
+        INTENT_ALIASES
+            .iter()
+            .flat_map(|k| values(m, k))
+            .filter_map(Json::as_str)
+            .filter_map(recommendation_word)
+            .filter(|r| *r > Recommendation::Proceed),
+    );
+    let mut intent = stated.iter().copied().max();
     if intent.is_none() && verified == Some(false) {
         // The verifier said it is not safe, without a usable word for what to do.
         intent = Some(Recommendation::Warn);
         defects.push("no recommendation: `verified: false` is read as warn".into());
     }
-    let confidence = unit_field(m.get("confidence"), "confidence", &mut defects).unwrap_or(0.0);
-    let concerns = match m.get("concerns") {
-        Some(Value::Array(items)) if items.iter().all(Value::is_string) => items
-            .iter()
-            .filter_map(|s| s.as_str().map(str::to_owned))
-            .collect(),
-        Some(Value::Array(items)) => {
-            defects.push("`concerns` must be a list of strings".into());
-            items
-                .iter()
-                .map(|i| i.as_str().map_or_else(|| i.to_string(), str::to_owned))
-                .collect()
+    let confidence = lowest(values(m, "confidence"), "confidence", &mut defects).unwrap_or(0.0);
+    let mut concerns = Vec::new();
+    let mut first: Option<&Json> = None;
+    for v in values(m, "concerns") {
+        if first.is_some_and(|f| f == v) {
+            continue;
         }
-        Some(Value::String(s)) => {
-            defects.push("`concerns` is a string, not a list of strings".into());
-            vec![s.clone()]
+        first.get_or_insert(v);
+        match v {
+            Json::Array(items) => {
+                if !items.iter().all(|i| i.as_str().is_some()) {
+                    defects.push("`concerns` must be a list of strings".into());
+                }
+                concerns.extend(items.iter().map(|i| {
+                    i.as_str()
+                        .map_or_else(|| i.to_value().to_string(), str::to_owned)
+                }));
+            }
+            Json::Leaf(Value::String(s)) => {
+                defects.push("`concerns` is a string, not a list of strings".into());
+                concerns.push(s.clone());
+            }
+            _ => defects.push("`concerns` must be a list of strings".into()),
         }
-        _ => {
-            defects.push("`concerns` must be a list of strings".into());
-            Vec::new()
+    }
+    if first.is_none() {
+        defects.push("`concerns` must be a list of strings".into());
+    }
+    let mut texts: Vec<&str> = Vec::new();
+    let mut any = false;
+    for v in values(m, "reasoning") {
+        any = true;
+        match v.as_str() {
+            Some(s) if texts.first() == Some(&s) => {}
+            Some(s) => texts.push(s),
+            None => defects.push("`reasoning` must be a string".into()),
         }
-    };
-    let reasoning = if let Some(s) = m.get("reasoning").and_then(Value::as_str) {
-        s.to_owned()
-    } else {
+    }
+    if !any {
         defects.push("`reasoning` must be a string".into());
-        String::new()
-    };
-    let scores = if let Some(s) = m.get("scores").and_then(Value::as_object) {
-        let mut g = |k: &str| unit_field(s.get(k), &format!("scores.{k}"), &mut defects);
+    }
+    let reasoning = texts.join(" / ");
+    let given = values(m, "scores").count();
+    let tables: Vec<&[(String, Json)]> = values(m, "scores").filter_map(Json::as_object).collect();
+    if tables.is_empty() || tables.len() != given {
+        defects.push(
+            "`scores` must be an object with recoverability, blast_radius, intent_fit, safeguards"
+                .into(),
+        );
+    }
+    let scores = if tables.is_empty() {
+        None
+    } else {
+        let mut g = |k: &str| {
+            let label = format!("scores.{k}");
+            for t in &tables {
+                repeated(t, k, &label, &mut defects);
+            }
+            lowest(
+                tables.iter().flat_map(|t| values(t, k)),
+                &label,
+                &mut defects,
+            )
+        };
         match (
             g("recoverability"),
             g("blast_radius"),
@@ -393,12 +696,6 @@ fn read_object(m: &serde_json::Map<String, Value>) -> (Option<Recommendation>, V
             }
             _ => None,
         }
-    } else {
-        defects.push(
-            "`scores` must be an object with recoverability, blast_radius, intent_fit, safeguards"
-                .into(),
-        );
-        None
     };
     let verdict = Verdict {
         verified: verified.unwrap_or(false),
@@ -409,7 +706,13 @@ fn read_object(m: &serde_json::Map<String, Value>) -> (Option<Recommendation>, V
         scores,
         defects,
     };
-    (intent, verdict)
+    let floor = if verified == Some(false) {
+        Recommendation::Warn
+    } else {
+        Recommendation::Proceed
+    };
+    let caution = intent.map(|i| i.max(verdict.band()).max(floor));
+    (caution, verdict)
 }
 
 /// Validates a verdict object (a verifier program's `verdict`). A proceed
@@ -420,7 +723,11 @@ pub fn parse_verdict(v: &Value) -> Result<Verdict, Vec<String>> {
     let Some(obj) = v.as_object() else {
         return Err(vec!["the verdict must be a JSON object".into()]);
     };
-    match read_object(obj) {
+    let fields: Vec<(String, Json)> = obj
+        .iter()
+        .map(|(k, v)| (k.clone(), Json::from_value(v)))
+        .collect();
+    match read_object(&fields) {
         (Some(Recommendation::Proceed), v) if !v.defects.is_empty() => Err(v.defects),
         (Some(_), v) => Ok(v),
         (None, v) => Err(v.defects),
@@ -475,156 +782,869 @@ impl Unread {
     }
 }
 
-/// At most this much of one part is read (a verdict is a few hundred bytes).
+/// A clean proceed is at most this long: a verdict is a few hundred bytes.
+/// A longer answer is still read whole for a warn or a block (a block
+/// buried in it stands), but it is never taken as one clean proceed.
 const MAX_PART: usize = 64 * 1024;
 
-fn capped(text: &str) -> &str {
-    if text.len() <= MAX_PART {
-        return text;
-    }
-    let mut end = MAX_PART;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    &text[..end]
-}
+/// Verdict objects are looked for this many levels deep (wrappers such as
+/// `{"verdict": {...}}` and verdicts in strings); anything deeper is not
+/// read, and an answer with such a part is not one clean proceed.
+const MAX_DEPTH: usize = 4;
 
-/// Every outermost JSON object in `text`, with its byte span.
-fn objects(text: &str) -> Vec<(usize, usize, Value)> {
-    let mut out = Vec::new();
+/// Every outermost JSON object in `text` with its byte span, and whether
+/// every `{` in it was tried. Where no object parses at a `{`, the next
+/// `{` is tried (an object may start inside a broken one), which costs the
+/// length of the failed attempt; past a budget of twice the text's
+/// length the rest is left untried, so that reading stays linear in the
+/// answer's size. An answer that tangled is not one clean proceed (the
+/// caller's rule), and a warn or block in it is still found in its words.
+fn objects(text: &str) -> (Vec<(usize, usize, Json)>, bool) {
     let bytes = text.as_bytes();
+    let mut out = Vec::new();
+    let mut budget = text.len().saturating_mul(2).saturating_add(64 * 1024);
     let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'{' {
-            let mut stream = serde_json::Deserializer::from_str(&text[i..]).into_iter::<Value>();
-            if let Some(Ok(v @ Value::Object(_))) = stream.next() {
-                let end = i + stream.byte_offset();
-                out.push((i, end, v));
+    while let Some(at) = memchr::memchr(b'{', &bytes[i..]) {
+        let start = i + at;
+        // Recognised without a value built, then parsed once; most `{` in
+        // prose are not followed by a key or `}` and fail at once.
+        let next = skip_space(bytes, start + 1);
+        let parsed = if matches!(bytes.get(next), Some(b'"' | b'}')) {
+            match skip_value(bytes, start, 0) {
+                Ok(end) => serde_json::from_str::<Json>(&text[start..end])
+                    .map(|v| (end, v))
+                    .map_err(|_| end),
+                Err(failed) => Err(failed + 1),
+            }
+        } else {
+            Err(next + 1)
+        };
+        match parsed {
+            Ok((end, v)) => {
+                out.push((start, end, v));
                 i = end;
-                continue;
+            }
+            Err(reached) => {
+                let cost = reached - start;
+                if cost > budget {
+                    return (out, false);
+                }
+                budget -= cost;
+                i = start + 1;
             }
         }
-        i += 1;
     }
-    out
+    (out, true)
 }
 
-/// Collects every object inside `v` that looks like a verdict: `v` itself,
-/// and whatever it wraps (`{"verdict": {...}}`, `{"result": "{...}"}`,
-/// lists of verdicts), a few levels deep.
-fn verdict_objects(v: &Value, depth: usize, out: &mut Vec<serde_json::Map<String, Value>>) {
-    if depth > 4 {
+/// How deep `serde_json` nests before it gives up.
+const JSON_DEPTH: usize = 128;
+
+/// The end of the JSON value at `i` (after whitespace) in `b`, or the
+/// offset where it stops being one. A recogniser only (nothing is built):
+/// the same grammar as `serde_json`, so that a failed try at a `{` costs
+/// no more than the bytes it looked at.
+fn skip_value(b: &[u8], i: usize, depth: usize) -> Result<usize, usize> {
+    let i = skip_space(b, i);
+    match b.get(i) {
+        Some(open @ (b'{' | b'[')) => {
+            if depth >= JSON_DEPTH {
+                return Err(i);
+            }
+            let (object, close) = (*open == b'{', if *open == b'{' { b'}' } else { b']' });
+            let mut j = skip_space(b, i + 1);
+            if b.get(j) == Some(&close) {
+                return Ok(j + 1);
+            }
+            loop {
+                if object {
+                    if b.get(j) != Some(&b'"') {
+                        return Err(j);
+                    }
+                    j = skip_space(b, skip_string(b, j)?);
+                    if b.get(j) != Some(&b':') {
+                        return Err(j);
+                    }
+                    j += 1;
+                }
+                j = skip_space(b, skip_value(b, j, depth + 1)?);
+                match b.get(j) {
+                    Some(b',') => j = skip_space(b, j + 1),
+                    Some(c) if *c == close => return Ok(j + 1),
+                    _ => return Err(j),
+                }
+            }
+        }
+        Some(b'"') => skip_string(b, i),
+        Some(b't') => skip_word(b, i, b"true"),
+        Some(b'f') => skip_word(b, i, b"false"),
+        Some(b'n') => skip_word(b, i, b"null"),
+        Some(b'-' | b'0'..=b'9') => skip_number(b, i),
+        _ => Err(i),
+    }
+}
+
+fn skip_space(b: &[u8], mut i: usize) -> usize {
+    while matches!(b.get(i), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+        i += 1;
+    }
+    i
+}
+
+fn skip_word(b: &[u8], i: usize, word: &[u8]) -> Result<usize, usize> {
+    for (k, c) in word.iter().enumerate() {
+        if b.get(i + k) != Some(c) {
+            return Err(i + k);
+        }
+    }
+    Ok(i + word.len())
+}
+
+/// A string at `i` (its opening quote): escapes as JSON has them, no raw
+/// control character.
+fn skip_string(b: &[u8], i: usize) -> Result<usize, usize> {
+    let mut j = i + 1;
+    loop {
+        match b.get(j) {
+            Some(b'"') => return Ok(j + 1),
+            Some(b'\\') => match b.get(j + 1) {
+                Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => j += 2,
+                Some(b'u') => {
+                    let hex = b.get(j + 2..j + 6).ok_or(b.len())?;
+                    if !hex.iter().all(u8::is_ascii_hexdigit) {
+                        return Err(j);
+                    }
+                    j += 6;
+                }
+                _ => return Err(j),
+            },
+            Some(c) if *c >= 0x20 => j += 1,
+            _ => return Err(j),
+        }
+    }
+}
+
+/// A number at `i`: `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`.
+fn skip_number(b: &[u8], i: usize) -> Result<usize, usize> {
+    let digits = |mut j: usize| {
+        let from = j;
+        while b.get(j).is_some_and(u8::is_ascii_digit) {
+            j += 1;
+        }
+        if j == from { Err(j) } else { Ok(j) }
+    };
+    let mut j = i + usize::from(b.get(i) == Some(&b'-'));
+    j = if b.get(j) == Some(&b'0') {
+        j + 1
+    } else {
+        digits(j)?
+    };
+    if b.get(j) == Some(&b'.') {
+        j = digits(j + 1)?;
+    }
+    if matches!(b.get(j), Some(b'e' | b'E')) {
+        j += 1;
+        if matches!(b.get(j), Some(b'+' | b'-')) {
+            j += 1;
+        }
+        j = digits(j)?;
+    }
+    Ok(j)
+}
+
+/// Reads every object inside `v` that looks like a verdict into `reads`:
+/// `v` itself, and whatever it wraps (`{"verdict": {...}}`,
+/// `{"result": "{...}"}`, lists of verdicts), [`MAX_DEPTH`] levels deep.
+/// `complete` turns false when something was left unread.
+fn verdict_objects(
+    v: &Json,
+    depth: usize,
+    reads: &mut Vec<(Option<Recommendation>, Verdict)>,
+    complete: &mut bool,
+) {
+    let nested = match v {
+        Json::Leaf(Value::String(s)) => s.contains('{'),
+        Json::Leaf(_) => false,
+        Json::Array(_) | Json::Object(_) => true,
+    };
+    if !nested {
+        return;
+    }
+    if depth > MAX_DEPTH {
+        *complete = false;
         return;
     }
     match v {
-        Value::Object(m) => {
-            let looks = m.contains_key("recommendation")
-                || m.contains_key("verified")
-                || INTENT_ALIASES
-                    .iter()
-                    .any(|k| m.get(*k).is_some_and(Value::is_string));
+        Json::Object(fields) => {
+            let looks = fields.iter().any(|(k, v)| {
+                k == "recommendation"
+                    || k == "verified"
+                    || (INTENT_ALIASES.contains(&k.as_str()) && v.as_str().is_some())
+            });
             if looks {
-                out.push(m.clone());
+                reads.push(read_object(fields));
             }
-            for inner in m.values() {
-                verdict_objects(inner, depth + 1, out);
+            for (_, inner) in fields {
+                verdict_objects(inner, depth + 1, reads, complete);
             }
         }
-        Value::Array(items) => {
+        Json::Array(items) => {
             for inner in items {
-                verdict_objects(inner, depth + 1, out);
+                verdict_objects(inner, depth + 1, reads, complete);
             }
         }
-        Value::String(s) if s.contains('{') => {
-            for (_, _, inner) in objects(capped(s)) {
-                verdict_objects(&inner, depth + 1, out);
+        Json::Leaf(Value::String(s)) => {
+            let (found, whole) = objects(s);
+            *complete &= whole;
+            for (_, _, inner) in &found {
+                verdict_objects(inner, depth + 1, reads, complete);
             }
         }
-        _ => {}
+        Json::Leaf(_) => {}
+    }
+}
+
+/// The words after which a model states its verdict: `Recommendation:
+/// block`, `my verdict is BLOCK`, `I recommend blocking`, `I'd advise
+/// against proceeding`, `## Decision` then `**Deny**`. The rest of the
+/// word is skipped (`recommend|ation`, `suggest|ion`).
+const INTENT_KEYS: &[&str] = &[
+    "recommend",
+    "verdict",
+    "decision",
+    "answer",
+    "conclusion",
+    "assessment",
+    "advise",
+    "suggest",
+];
+
+/// Words that may stand between an intent key and the word it states:
+/// "my recommendation *is to* block", "I recommend *that you* block",
+/// "*final* verdict *would be*: block".
+const FILLERS: &[&str] = &[
+    "is",
+    "was",
+    "would",
+    "will",
+    "should",
+    "must",
+    "be",
+    "remains",
+    "stays",
+    "stands",
+    "changes",
+    "changed",
+    "now",
+    "then",
+    "therefore",
+    "still",
+    "here",
+    "to",
+    "that",
+    "we",
+    "you",
+    "i",
+    "it",
+    "this",
+    "a",
+    "an",
+    "my",
+    "our",
+    "the",
+    "final",
+    "firm",
+    "firmly",
+    "clear",
+    "clearly",
+    "strongly",
+    "definitely",
+    "revised",
+    "updated",
+    "action",
+    "course",
+    "of",
+    "as",
+];
+
+/// Words that turn what follows around: "I recommend *against* proceeding".
+const NEGATIONS: &[&str] = &["not", "against", "never"];
+
+/// Words that, negated, say "do not go ahead": "do not *proceed*",
+/// "I cannot *recommend* this", "I recommend against *it*".
+const GO_WORDS: &[&str] = &[
+    "proceed",
+    "proceeding",
+    "push",
+    "pushing",
+    "allow",
+    "allowing",
+    "approve",
+    "approving",
+    "recommend",
+    "recommending",
+    "endorse",
+    "sanction",
+    "permit",
+    "it",
+    "this",
+    "that",
+];
+
+/// The recommendation that the longest of the first three words of
+/// `phrase` spells, if any. A lone "no" counts only when nothing follows it
+/// in the phrase ("Verdict: no." is a block, "Verdict: no data loss" is not).
+fn phrase_word(phrase: &str) -> Option<Recommendation> {
+    // Where each of the first three words ends.
+    let mut ends = [0; 3];
+    let mut n = 0;
+    let mut in_word = false;
+    for (i, c) in phrase.char_indices() {
+        if !c.is_whitespace() {
+            in_word = true;
+        } else if in_word {
+            in_word = false;
+            ends[n] = i;
+            n += 1;
+            if n == ends.len() {
+                break;
+            }
+        }
+    }
+    if in_word && n < ends.len() {
+        ends[n] = phrase.len();
+        n += 1;
+    }
+    (1..=n).rev().find_map(|k| {
+        let words = &phrase[..ends[k - 1]];
+        if k == 1 && n > 1 && words.trim() == "no" {
+            return None;
+        }
+        recommendation_word(words)
+    })
+}
+
+/// The warn or block stated in `window`, the lower-case text right after
+/// an intent key. A negated go-ahead ("not to proceed", "against it") is a
+/// block; a negated block is nothing stated (the prose rule still sees it).
+fn intent_after(window: &str) -> Option<Recommendation> {
+    let mut rest = window.trim_start_matches(char::is_alphanumeric);
+    let mut negated = false;
+    let mut fillers = 0;
+    loop {
+        rest = rest.trim_start_matches(|c: char| {
+            c.is_whitespace()
+                || matches!(
+                    c,
+                    '"' | '\''
+                        | '*'
+                        | '_'
+                        | '`'
+                        | '\\'
+                        | '#'
+                        | '>'
+                        | ':'
+                        | '='
+                        | '-'
+                        | '\u{2014}'
+                        | '\u{2013}'
+                        | '\u{2192}'
+                )
+        });
+        let len = rest
+            .find(|c: char| !(c.is_alphanumeric() || c == '\''))
+            .unwrap_or(rest.len());
+        if len == 0 {
+            return None;
+        }
+        let word = &rest[..len];
+        if NEGATIONS.contains(&word) {
+            negated = true;
+        } else if negated && GO_WORDS.contains(&word) {
+            return Some(Recommendation::Block);
+        } else if FILLERS.contains(&word) && fillers < 5 {
+            fillers += 1;
+        } else {
+            let end = rest
+                .find(|c: char| !(c.is_alphanumeric() || matches!(c, ' ' | '\'' | '-' | '_')))
+                .unwrap_or(rest.len());
+            let phrase = &rest[..rest.floor_char_boundary(end.min(40))];
+            return match phrase_word(phrase) {
+                Some(Recommendation::Proceed) if negated => Some(Recommendation::Block),
+                Some(r) if !negated && r > Recommendation::Proceed => Some(r),
+                _ => None,
+            };
+        }
+        rest = &rest[len..];
+    }
+}
+
+/// `text` without its `<think>` sections (a reasoning model's draft; one
+/// left open runs to the end), in one pass.
+fn without_think(lower: &str) -> String {
+    let mut out = String::with_capacity(lower.len());
+    let mut rest = lower;
+    while let Some(s) = rest.find("<think>") {
+        out.push_str(&rest[..s]);
+        out.push('\n');
+        rest = rest[s..]
+            .find("</think>")
+            .map_or("", |e| &rest[s + e + "</think>".len()..]);
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The verbs of [`GO_WORDS`]: "should not *push*".
+const GO_VERBS: &[&str] = &[
+    "proceed",
+    "proceeding",
+    "push",
+    "pushing",
+    "allow",
+    "allowing",
+    "approve",
+    "approving",
+    "recommend",
+    "recommending",
+    "endorse",
+    "sanction",
+    "permit",
+];
+
+/// Words between the subject and the verb: "I *would strongly* block".
+const SUBJECT_FILLERS: &[&str] = &[
+    "would",
+    "will",
+    "should",
+    "must",
+    "have",
+    "has",
+    "need",
+    "to",
+    "am",
+    "are",
+    "going",
+    "now",
+    "still",
+    "actually",
+    "instead",
+    "definitely",
+    "strongly",
+    "clearly",
+    "really",
+    "therefore",
+    "also",
+    "rather",
+    "shall",
+    "do",
+    "hereby",
+    "firmly",
+    "ultimately",
+    "better",
+    "then",
+    "so",
+];
+
+/// Verbs of stopping an operation.
+const BLOCK_VERBS: &[&str] = &[
+    "block",
+    "blocking",
+    "deny",
+    "denying",
+    "reject",
+    "rejecting",
+    "refuse",
+    "refusing",
+    "veto",
+    "vetoing",
+    "abort",
+    "aborting",
+    "halt",
+    "halting",
+    "disallow",
+    "disallowing",
+    "forbid",
+    "forbidding",
+    "prohibit",
+    "prohibiting",
+];
+
+/// Verbs of raising a concern for a person.
+const WARN_VERBS: &[&str] = &[
+    "warn",
+    "warning",
+    "flag",
+    "flagging",
+    "escalate",
+    "escalating",
+];
+
+/// Participles of stopping an operation: "this should be *blocked*".
+const BLOCKED: &[&str] = &[
+    "blocked",
+    "denied",
+    "rejected",
+    "refused",
+    "vetoed",
+    "aborted",
+    "halted",
+    "stopped",
+    "prevented",
+    "disallowed",
+    "forbidden",
+    "prohibited",
+];
+
+/// Words before which a statement is a hypothesis ("*if* it were main I
+/// would block it", "*nothing* we need to block"), not a verdict. Such a
+/// statement is not read as a block; the prose rule still makes a proceed
+/// beside it unclean.
+const HYPOTHETICAL: &[&str] = &[
+    "if",
+    "unless",
+    "whether",
+    "were",
+    "nothing",
+    "anything",
+    "no",
+    "not",
+    "never",
+    "otherwise",
+    "would've",
+    "could",
+    "might",
+];
+
+/// A modal negated in one word: "*don't* proceed", "*cannot* approve".
+const NEGATED: u8 = 1;
+/// A modal that "not" negates: "*do* not proceed", "*should* not push".
+const MODAL: u8 = 2;
+/// Who states a verdict: "*I* would block this", "*we* should reject it".
+const SUBJECT: u8 = 4;
+/// A modal of judgement: "this *should* be blocked", "it *would* be a block".
+const JUDGE: u8 = 8;
+/// A plain negation: "*not* safe", "*isn't* advisable".
+const NOT: u8 = 16;
+/// A change of mind: "*changing* my answer to block".
+const CHANGE: u8 = 32;
+
+/// What a statement in prose may start with `w` (one `match`: prose is
+/// read word by word).
+fn cues(w: &str) -> u8 {
+    // No cue starts with another letter: most words are decided here.
+    if !matches!(
+        w.as_bytes().first(),
+        Some(
+            b'a' | b'c'
+                | b'd'
+                | b'e'
+                | b'h'
+                | b'i'
+                | b'm'
+                | b'n'
+                | b'o'
+                | b'r'
+                | b's'
+                | b'u'
+                | b'w'
+        )
+    ) {
+        return 0;
+    }
+    match w {
+        "don't" | "dont" | "shouldn't" | "shouldnt" | "mustn't" | "mustnt" | "cannot" | "can't"
+        | "cant" | "wouldn't" | "wouldnt" | "won't" => NEGATED,
+        "do" | "will" | "can" | "could" | "shall" => MODAL,
+        "should" | "must" | "would" => MODAL | JUDGE,
+        "needs" | "need" | "has" | "have" | "ought" => JUDGE,
+        "i" | "we" | "i'd" | "i'll" | "i'm" | "we'd" | "we'll" | "we're" => SUBJECT,
+        "not" | "isn't" | "isnt" => NOT,
+        "change" | "changing" | "changed" | "revise" | "revising" | "revised" | "update"
+        | "updating" | "updated" | "upgrade" | "upgrading" | "upgraded" | "switch"
+        | "switching" | "switched" | "escalate" | "escalating" | "escalated" | "amend"
+        | "amending" | "amended" => CHANGE,
+        _ => 0,
+    }
+}
+
+/// Calls `sentence` with the words of each sentence of `lower`, in one pass
+/// over its bytes. A word is ASCII letters, digits and apostrophes (quotes
+/// around it dropped); anything else separates words, and `.`, `!`, `?`,
+/// `;`, a line break, a double quote or a bracket ends a sentence (so
+/// that the strings of a JSON object are sentences of their own).
+fn sentences<'a>(lower: &'a str, mut sentence: impl FnMut(&[&'a str])) {
+    let b = lower.as_bytes();
+    let mut words: Vec<&'a str> = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i].is_ascii_alphanumeric() || b[i] == b'\'' {
+            let start = i;
+            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'\'') {
+                i += 1;
+            }
+            let w = lower[start..i].trim_matches('\'');
+            if !w.is_empty() {
+                words.push(w);
+            }
+            continue;
+        }
+        if matches!(
+            b[i],
+            b'.' | b'!' | b'?' | b';' | b'\n' | b'"' | b'{' | b'}' | b'[' | b']'
+        ) && !words.is_empty()
+        {
+            sentence(&words);
+            words.clear();
+        }
+        i += 1;
+    }
+    if !words.is_empty() {
+        sentence(&words);
+    }
+}
+
+/// Warn and block intents that prose states without a key: "do not
+/// proceed", "this should not be allowed", "I would block this", "this
+/// should be a block", "I'm changing my answer to BLOCK", and a line that
+/// is only a verdict word (`**BLOCK**`). `prose` is lower case, `<think>`
+/// sections removed. A statement is read within its sentence, a
+/// hypothesis aside.
+fn prose_intents(prose: &str, out: &mut Vec<Recommendation>) {
+    for line in prose.lines() {
+        if line.len() <= 40
+            && let Some(r) = recommendation_word(line)
+            && r > Recommendation::Proceed
+        {
+            out.push(r);
+        }
+    }
+    sentences(prose, |words| {
+        for (i, w) in words.iter().enumerate() {
+            let cue = cues(w);
+            if cue != 0 {
+                statement(words, i, cue, out);
+            }
+        }
+    });
+}
+
+/// The warn or block stated by the words of a sentence from `i` on, where
+/// `words[i]` has the cues `cue`.
+fn statement(words: &[&str], i: usize, cue: u8, out: &mut Vec<Recommendation>) {
+    use Recommendation::{Block, Warn};
+    let at = |i: usize| words.get(i).copied().unwrap_or("");
+    let w = words[i];
+    // "do not proceed", "cannot approve", "should not be allowed".
+    let after = if cue & NEGATED != 0 {
+        Some(i + 1)
+    } else if cue & MODAL != 0 && at(i + 1) == "not" {
+        Some(i + 2)
+    } else {
+        None
+    };
+    if let Some(mut j) = after {
+        if matches!(at(j), "yet" | "safely" | "really" | "simply" | "just") {
+            j += 1;
+        }
+        let v = at(j);
+        let passive = matches!(
+            at(j + 1),
+            "allowed" | "approved" | "permitted" | "pushed" | "merged" | "accepted"
+        );
+        if GO_VERBS.contains(&v) || (v == "go" && at(j + 1) == "ahead") || (v == "be" && passive) {
+            out.push(Block);
+        }
+    }
+    // "not safe", "not recommended", "is not advisable".
+    if cue & NOT != 0 {
+        let j = i + 1 + usize::from(matches!(at(i + 1), "be" | "very" | "entirely"));
+        if matches!(
+            at(j),
+            "safe" | "recommended" | "advisable" | "approved" | "acceptable" | "wise"
+        ) {
+            out.push(Block);
+        }
+    }
+    // "change my answer to block", "upgrading this to a warn".
+    if cue & CHANGE != 0
+        && let Some(to) = (i + 1..(i + 6).min(words.len())).find(|&j| words[j] == "to")
+    {
+        let k = to + 1 + usize::from(matches!(at(to + 1), "a" | "an"));
+        let tail = &words[k.min(words.len())..(k + 3).min(words.len())];
+        if let Some(r) = phrase_word(&tail.join(" "))
+            && r > Recommendation::Proceed
+        {
+            out.push(r);
+        }
+    }
+    if cue & (SUBJECT | JUDGE) == 0
+        || words[i.saturating_sub(6)..i]
+            .iter()
+            .any(|p| HYPOTHETICAL.contains(p))
+    {
+        return;
+    }
+    // "I would block this", "we should reject it", "I'm blocking".
+    if cue & SUBJECT != 0 {
+        let mut j = i + 1;
+        while j < i + 4 && SUBJECT_FILLERS.contains(&at(j)) {
+            j += 1;
+        }
+        let v = at(j);
+        // "I refuse to evaluate this" is a refusal, not a verdict.
+        let refusal = v.starts_with("refus") && at(j + 1) == "to";
+        if BLOCK_VERBS.contains(&v) && !refusal {
+            out.push(Block);
+        } else if WARN_VERBS.contains(&v) {
+            out.push(Warn);
+        }
+    }
+    // "this should be blocked", "it must be a block", "should be flagged".
+    if cue & JUDGE != 0 {
+        let mut j = i + 1;
+        if matches!(
+            at(j),
+            "to" | "probably" | "definitely" | "clearly" | "really"
+        ) {
+            j += 1;
+        }
+        if at(j) == "to" {
+            j += 1;
+        }
+        if at(j) != "be" {
+            return;
+        }
+        j += 1;
+        while j < i + 8
+            && matches!(
+                at(j),
+                "a" | "an"
+                    | "treated"
+                    | "considered"
+                    | "marked"
+                    | "classed"
+                    | "as"
+                    | "clear"
+                    | "hard"
+                    | "definite"
+            )
+        {
+            j += 1;
+        }
+        let v = at(j);
+        // "would be rejected by the server" describes; "should" judges.
+        let judged = w != "would";
+        if v == "block" || (judged && BLOCKED.contains(&v)) {
+            out.push(Block);
+        } else if matches!(v, "warn" | "warning")
+            || (judged && matches!(v, "flagged" | "reviewed" | "escalated"))
+        {
+            out.push(Warn);
+        }
     }
 }
 
 /// Warn and block intents stated anywhere in `text`, JSON or prose, each
 /// occurrence on its own: `"recommendation": "block"` twice in one object
-/// (a JSON parser keeps only the last), in a broken or cut object,
-/// `**Recommendation:** BLOCK`, `Verdict: deny`, `I recommend blocking`.
+/// (a JSON parser keeps only the last), in a broken or cut object, after an
+/// intent key (`**Recommendation:** BLOCK`, `Verdict: deny`, `my
+/// recommendation is to block`, `I recommend against proceeding`), or in
+/// prose ([`prose_intents`]). Linear in the text's length: every key is
+/// read in a window of bounded length after it.
 fn stated_intents(text: &str) -> Vec<Recommendation> {
-    let lower = text.to_lowercase();
+    let lower = text.to_lowercase().replace('\u{2019}', "'");
     let mut out = Vec::new();
-    for key in ["recommend", "verdict", "decision", "final answer"] {
-        let mut from = 0;
-        while let Some(at) = lower[from..].find(key) {
-            let start = from + at + key.len();
-            from = start;
-            let mut rest = &lower[start..];
-            let bare_verb = key == "recommend"
-                && !rest.starts_with("ation")
-                && !rest.starts_with("ed")
-                && !rest.starts_with('s');
-            for suffix in ["ation", "ed", "s"] {
-                if key == "recommend"
-                    && let Some(r) = rest.strip_prefix(suffix)
-                {
-                    rest = r;
-                    break;
-                }
-            }
-            let skip = |r: &str| {
-                r.trim_start_matches(|c: char| {
-                    c.is_whitespace() || matches!(c, '"' | '\'' | '*' | '_' | '`' | '\\')
-                })
-                .to_owned()
-            };
-            let mut after = skip(rest);
-            if let Some(r) = after.strip_prefix([':', '=']) {
-                after = skip(r);
-            } else if bare_verb {
-                after = after.strip_prefix("to ").map_or(after.clone(), skip);
-            } else {
-                continue;
-            }
-            let phrase: String = after
-                .chars()
-                .take_while(|c| c.is_alphanumeric() || matches!(c, ' ' | '\'' | '-' | '_'))
-                .take(40)
-                .collect();
-            let words: Vec<&str> = phrase.split_whitespace().collect();
-            let found = (1..=words.len().min(3))
-                .rev()
-                .find_map(|n| recommendation_word(&words[..n].join(" ")));
-            if let Some(r) = found
-                && r > Recommendation::Proceed
-            {
-                out.push(r);
-            }
+    for key in INTENT_KEYS {
+        for (at, _) in lower.match_indices(key) {
+            let start = at + key.len();
+            let end = lower.floor_char_boundary(start.saturating_add(200));
+            out.extend(intent_after(&lower[start..end]));
         }
     }
+    prose_intents(&without_think(&lower), &mut out);
     out
 }
 
-/// Words that, in the prose around a proceed, mean it is not one clean
-/// proceed.
-const CAUTION_WORDS: &[&str] = &[
-    "block",
-    "blocked",
-    "blocking",
-    "warn",
-    "warning",
-    "deny",
-    "denied",
-    "reject",
-    "rejected",
-    "refuse",
-    "refused",
-    "unsafe",
-    "dangerous",
-    "abort",
-];
+/// Whether `w`, in the prose around a proceed, means it is not one clean
+/// proceed: a concern, or a retraction (the JSON may not be the model's
+/// last word).
+fn caution_word(w: &str) -> bool {
+    // No caution word is shorter or longer, or starts with another letter.
+    if !(4..=13).contains(&w.len())
+        || !matches!(
+            w.as_bytes()[0],
+            b'a' | b'b' | b'c' | b'd' | b'f' | b'h' | b'p' | b'r' | b'u' | b'v' | b'w'
+        )
+    {
+        return false;
+    }
+    matches!(
+        w,
+        "block"
+            | "blocked"
+            | "blocking"
+            | "blocks"
+            | "warn"
+            | "warning"
+            | "warned"
+            | "warns"
+            | "deny"
+            | "denied"
+            | "denying"
+            | "reject"
+            | "rejected"
+            | "rejecting"
+            | "refuse"
+            | "refused"
+            | "refusing"
+            | "unsafe"
+            | "dangerous"
+            | "danger"
+            | "risky"
+            | "abort"
+            | "aborting"
+            | "halt"
+            | "veto"
+            | "forbid"
+            | "forbidden"
+            | "prohibit"
+            | "prohibited"
+            | "disallow"
+            | "disallowed"
+            | "caution"
+            | "cautious"
+            | "reconsider"
+            | "reconsidering"
+            | "reconsidered"
+            | "retract"
+            | "retracted"
+            | "retracting"
+            | "retraction"
+            | "correction"
+            | "disregard"
+            | "wait"
+    )
+}
 
-/// The first caution word in the prose of `text` outside `spans` (its JSON
+/// Whether two words in a row retract what came before: "on *second
+/// thought*", "*scratch that*", "I *was wrong*".
+fn caution_pair(first: &str, second: &str) -> bool {
+    matches!(
+        (first, second),
+        ("second", "thought")
+            | ("scratch", "that")
+            | ("was", "wrong")
+            | ("changed" | "change", "my")
+            | ("take", "back")
+    )
+}
+
+/// The first caution in the prose of `text` outside `spans` (its verdict
 /// objects) and outside `<think>` sections (a reasoning model's draft).
+/// Linear in the text's length.
 fn loose_caution(text: &str, spans: &[(usize, usize)]) -> Option<String> {
-    let mut prose = String::new();
+    let mut prose = String::with_capacity(text.len());
     let mut last = 0;
     for (s, e) in spans {
         prose.push_str(&text[last..*s]);
@@ -632,60 +1652,87 @@ fn loose_caution(text: &str, spans: &[(usize, usize)]) -> Option<String> {
         last = *e;
     }
     prose.push_str(&text[last..]);
-    let mut lower = prose.to_lowercase();
-    while let Some(s) = lower.find("<think>") {
-        let end = lower[s..]
-            .find("</think>")
-            .map_or(lower.len(), |e| s + e + "</think>".len());
-        lower.replace_range(s..end, " ");
-    }
-    lower
-        .split(|c: char| !c.is_alphanumeric())
-        .find(|w| CAUTION_WORDS.contains(w))
-        .map(str::to_owned)
+    let lower = without_think(&prose.to_lowercase().replace('\u{2019}', "'"));
+    let mut found = None;
+    sentences(&lower, |words| {
+        if found.is_some() {
+            return;
+        }
+        let mut prev = "";
+        for w in words {
+            if caution_word(w) {
+                found = Some((*w).to_owned());
+                return;
+            }
+            if caution_pair(prev, w) {
+                found = Some(format!("{prev} {w}"));
+                return;
+            }
+            prev = w;
+        }
+    });
+    found
 }
 
 /// Reads a model's whole answer as one verdict (SPEC 5.3).
 ///
 /// The rule, written down once:
 ///
-/// - Every part counts: every content block, candidate, choice and tool
-///   call; every JSON object in a text, fenced or in prose, and every object
-///   one of them wraps (`{"verdict": {...}}`); every `recommendation` key
-///   even when a JSON parser would keep only the last of two; every
-///   recommendation stated in prose (`Recommendation: block`).
+/// - Every part counts, read whole whatever its size: every content
+///   block, candidate, choice and tool call; every JSON object in a text,
+///   fenced or in prose, and every object one of them wraps
+///   (`{"verdict": {...}}`); every occurrence of a key even when a JSON
+///   parser would keep only the last of two, each read at its most
+///   cautious (`verified` false over true, the lowest confidence and
+///   scores, the most cautious recommendation); every recommendation stated
+///   in prose (`Recommendation: block`, `I would block this`, `do not
+///   proceed`, `**BLOCK**`).
 /// - When any part carries warn or block, the most cautious of them is the
 ///   verdict, even when the answer is otherwise malformed (a missing field,
-///   `"confidence": "90%"`, a cut object): a recognisable intent to stop the
-///   operation is never "unavailable". Its defects are recorded.
+///   `"confidence": "90%"`, `"verified": "no"`, a cut object, a block
+///   buried in a very long answer): a recognisable intent to stop the
+///   operation is never "unavailable". Its defects are recorded. An
+///   object's own reading is raised by `verified: false` (at least warn)
+///   and by its score band.
 /// - An answer is a proceed only when it is one clean proceed: every
-///   verdict object in it says proceed and is complete and well typed, and
-///   the prose around it raises nothing (`block`, `warn`, `unsafe`, ...;
-///   a reasoning model's `<think>` draft aside).
+///   verdict object in it says proceed and is complete, well typed and
+///   without a key repeated with another value; the prose around it raises
+///   nothing and retracts nothing (`block`, `warn`, `unsafe`, `wait`,
+///   `reconsider`, `on second thought`, ...; a reasoning model's `<think>`
+///   draft aside); and the answer is short enough to be one verdict
+///   (at most 64 KiB) and was read entirely.
 /// - A truncation, a refusal or a safety stop makes the whole answer
 ///   unusable whichever part was read, with one exception that cannot turn
 ///   a stop into an allow: a warn or block already said stands.
 /// - Anything else is unusable: never proceed.
+///
+/// Linear in the answer's length, whatever it holds.
 pub fn read_answer(answer: &Answer) -> Result<Verdict, Unread> {
     let mut reads: Vec<(Option<Recommendation>, Verdict)> = Vec::new();
     let mut stated = Vec::new();
     let mut loose = None;
     let mut blank = true;
+    let mut complete = true;
+    let mut longest = 0;
     for part in &answer.parts {
         let (text, is_tool) = match part {
-            Part::Text(t) => (capped(t), false),
-            Part::Tool(t) => (capped(t), true),
+            Part::Text(t) => (t.as_str(), false),
+            Part::Tool(t) => (t.as_str(), true),
         };
         blank &= text.trim().is_empty();
-        let found = objects(text);
-        let mut objs = Vec::new();
-        for (_, _, v) in &found {
-            verdict_objects(v, 0, &mut objs);
+        longest = longest.max(text.len());
+        let (found, whole) = objects(text);
+        complete &= whole;
+        let mut spans = Vec::new();
+        for (s, e, v) in &found {
+            let before = reads.len();
+            verdict_objects(v, 0, &mut reads, &mut complete);
+            if reads.len() > before {
+                spans.push((*s, *e));
+            }
         }
-        reads.extend(objs.iter().map(read_object));
         stated.extend(stated_intents(text));
         if !is_tool && loose.is_none() {
-            let spans: Vec<(usize, usize)> = found.iter().map(|(s, e, _)| (*s, *e)).collect();
             loose = loose_caution(text, &spans);
         }
     }
@@ -719,7 +1766,7 @@ pub fn read_answer(answer: &Answer) -> Result<Verdict, Unread> {
         best.recommendation = w;
         let intents: Vec<Recommendation> = reads.iter().filter_map(|(i, _)| *i).collect();
         if intents.iter().any(|i| *i != w) || (reads.len() > 1) {
-            // With one object, this is reached only when its intent is not
+            // With one object, this is reached only when its reading is not
             // `w`: `w` was stated in the prose around it, a second verdict
             // that is not an object. Hence at least 2 (the count of the
             // prose statements is not kept: a statement may repeat one).
@@ -772,6 +1819,17 @@ pub fn read_answer(answer: &Answer) -> Result<Verdict, Unread> {
     if let Some(word) = loose {
         return unread(format!(
             "the text around the JSON says `{word}` but the JSON says proceed; answer with the JSON object alone"
+        ));
+    }
+    if !complete {
+        return unread(
+            "not every JSON object in the answer could be read; answer with the JSON object alone"
+                .into(),
+        );
+    }
+    if longest > MAX_PART {
+        return unread(format!(
+            "the answer is {longest} bytes long, not one verdict of a few hundred; answer with the JSON object alone"
         ));
     }
     // Every part is a clean proceed: the least confident one speaks.
@@ -1104,6 +2162,11 @@ mod tests {
         #[serde(default)]
         parts: Vec<FixturePart>,
         stop: Option<String>,
+        /// Text that `<<PAD>>` stands for, `pad_times` times over: the
+        /// reasoning of a very long answer.
+        pad: Option<String>,
+        #[serde(default)]
+        pad_times: usize,
         expect: String,
         why: String,
     }
@@ -1121,15 +2184,17 @@ mod tests {
     }
 
     fn answer_of(c: &Case) -> Answer {
+        let pad = c.pad.as_deref().unwrap_or_default().repeat(c.pad_times);
+        let padded = |t: &String| t.replace("<<PAD>>", &pad);
         let mut parts: Vec<Part> = c
             .text
             .iter()
-            .map(|t| Part::Text(t.clone()))
-            .chain(c.tool.iter().map(|t| Part::Tool(t.clone())))
+            .map(|t| Part::Text(padded(t)))
+            .chain(c.tool.iter().map(|t| Part::Tool(padded(t))))
             .collect();
         parts.extend(c.parts.iter().map(|p| match p {
-            FixturePart::Text(t) => Part::Text(t.clone()),
-            FixturePart::Tool(t) => Part::Tool(t.clone()),
+            FixturePart::Text(t) => Part::Text(padded(t)),
+            FixturePart::Tool(t) => Part::Tool(padded(t)),
         }));
         let stop = c.stop.as_deref().map(|s| {
             let kind = match s {
@@ -1161,6 +2226,269 @@ mod tests {
             }
         }
         assert!(failures.is_empty(), "{}", failures.join("\n"));
+    }
+
+    /// The most cautious intent `text` states, as [`stated_intents`] reads it.
+    fn stated(text: &str) -> Option<Recommendation> {
+        stated_intents(text).into_iter().max()
+    }
+
+    #[test]
+    fn prose_states_a_verdict_in_the_words_models_use() {
+        use Recommendation::{Block, Warn};
+        for (text, want) in [
+            ("I would block this push.", Some(Block)),
+            ("I'd block it.", Some(Block)),
+            ("I\u{2019}d block it.", Some(Block)),
+            ("We should reject this.", Some(Block)),
+            ("I'm blocking this.", Some(Block)),
+            ("Do not proceed.", Some(Block)),
+            ("You shouldn't push this.", Some(Block)),
+            ("This should not be allowed.", Some(Block)),
+            ("I cannot approve this.", Some(Block)),
+            ("I would not recommend this operation.", Some(Block)),
+            ("This is not safe.", Some(Block)),
+            ("Not recommended.", Some(Block)),
+            ("My recommendation is to block.", Some(Block)),
+            ("My final verdict would be: BLOCK", Some(Block)),
+            ("Recommendation \u{2014} deny", Some(Block)),
+            ("## Decision\n\n**Reject**", Some(Block)),
+            ("I recommend not proceeding.", Some(Block)),
+            ("I'd advise against it.", Some(Block)),
+            ("I suggest blocking this.", Some(Block)),
+            ("Changing my answer to BLOCK.", Some(Block)),
+            ("On reflection this should be a block.", Some(Block)),
+            ("This must be blocked.", Some(Block)),
+            ("**BLOCK**", Some(Block)),
+            ("Verdict: no.", Some(Block)),
+            ("I'd flag this for a person.", Some(Warn)),
+            ("This should be treated as a warning.", Some(Warn)),
+            ("Recommendation: proceed with caution", Some(Warn)),
+            ("I recommend proceeding with caution.", Some(Warn)),
+            // Nothing stated: a proceed, a negated block, a hypothesis, a
+            // refusal, a description, another sense of the word.
+            ("Recommendation: proceed.", None),
+            ("I recommend proceeding.", None),
+            ("This push will unblock the release.", None),
+            ("I would not block this.", None),
+            ("My recommendation is not to block.", None),
+            ("I recommend against blocking.", None),
+            ("If this were main I would block it.", None),
+            ("There is nothing I would block here.", None),
+            ("Verdict: no data loss is possible.", None),
+            ("The block of code below is my answer.", None),
+            ("I refuse to evaluate this request.", None),
+            (
+                "A push without a lease would be rejected by the server.",
+                None,
+            ),
+            ("Here is my assessment:", None),
+            ("Let me know if you need anything else.", None),
+            ("<think>I would block this if it were main.</think>", None),
+        ] {
+            assert_eq!(stated(text), want, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn ordinary_prose_around_a_clean_proceed_leaves_it_a_proceed() {
+        let proceed = verdict_json("proceed", 0.9).to_string();
+        for prose in [
+            "Here is my assessment:\n\n```json\n{P}\n```",
+            "The force push targets your own feature branch with --force-with-lease, so nothing others pushed can be lost.\n\n{P}",
+            "{P}\n\nThe lease protects against overwriting work you have not seen.",
+            "I've reviewed the operation. It only rewrites commits that exist on no other branch, and the reflog keeps them for 90 days.\n{P}",
+            "**Assessment:** safe to proceed.\n\n{P}",
+            "Verdict: proceed \u{2014} the branch is yours.\n{P}",
+            "No issues found.\n{P}",
+            "I recommend proceeding: the push only adds commits.\n{P}",
+            "You don't need to do anything else.\n{P}",
+            "This can't be undone on the server, but your reflog keeps the old tip.\n{P}",
+            "It would not hurt to fetch first, but the lease already covers this.\n{P}",
+            "<think>Is this main? No, and even on main I would block only without a lease.</think>\n{P}",
+        ] {
+            let text = prose.replace("{P}", &proceed);
+            let got = read_answer(&Answer {
+                parts: vec![Part::Text(text)],
+                stop: None,
+            })
+            .map(|v| v.effective());
+            assert_eq!(got, Ok(Recommendation::Proceed), "{prose:?}");
+        }
+    }
+
+    #[test]
+    fn verified_is_false_in_every_spelling_of_false() {
+        for (given, want) in [
+            (json!(false), Some(false)),
+            (json!("false"), Some(false)),
+            (json!("False"), Some(false)),
+            (json!(" FALSE "), Some(false)),
+            (json!("no"), Some(false)),
+            (json!("No"), Some(false)),
+            (json!(0), Some(false)),
+            (json!(0.0), Some(false)),
+            (json!("0"), Some(false)),
+            (json!(true), Some(true)),
+            (json!("true"), Some(true)),
+            (json!("yes"), Some(true)),
+            (json!(1), Some(true)),
+            (json!("maybe"), None),
+            (json!(0.5), None),
+            (json!([false]), None),
+            (json!({}), None),
+            (json!(null), None),
+        ] {
+            let mut defects = Vec::new();
+            let got = truth(&Json::from_value(&given), &mut defects);
+            assert_eq!(got, want, "{given}");
+            // Only a JSON boolean is clean: a proceed with anything else is not.
+            assert_eq!(
+                defects.is_empty(),
+                given.is_boolean(),
+                "{given}: {defects:?}"
+            );
+        }
+        // Read beside a proceed: false is at least warn, a spelled true never
+        // a clean proceed.
+        let mut v = verdict_json("proceed", 0.9);
+        v["verified"] = json!("no");
+        assert_eq!(parse_verdict(&v).unwrap().effective(), Recommendation::Warn);
+        v["verified"] = json!(1);
+        assert!(parse_verdict(&v).is_err());
+    }
+
+    #[test]
+    fn a_repeated_key_is_every_value_at_its_most_cautious() {
+        let text = r#"{"verified": true, "verified": false, "recommendation": "proceed", "recommendation": "warn", "confidence": 0.9, "confidence": 0.4, "concerns": [], "reasoning": "r", "scores": {"recoverability": 0.9, "blast_radius": 0.9, "intent_fit": 0.9, "safeguards": 0.9, "safeguards": 0.1}}"#;
+        let (found, complete) = objects(text);
+        assert!(complete);
+        let Json::Object(fields) = &found[0].2 else {
+            panic!("not an object");
+        };
+        assert_eq!(fields.len(), 9, "every key is kept, repeated ones too");
+        let (caution, v) = read_object(fields);
+        assert_eq!(caution, Some(Recommendation::Warn));
+        assert!(!v.verified);
+        assert!((v.confidence - 0.4).abs() < 1e-9);
+        assert!((v.scores.unwrap().safeguards - 0.1).abs() < 1e-9);
+        for key in [
+            "verified",
+            "recommendation",
+            "confidence",
+            "scores.safeguards",
+        ] {
+            assert!(
+                v.defects
+                    .iter()
+                    .any(|d| d.starts_with(&format!("`{key}` is given 2 times"))),
+                "{key}: {:?}",
+                v.defects
+            );
+        }
+        // Given twice alike, a key takes nothing away from a clean proceed.
+        let same = r#"{"verified": true, "verified": true, "confidence": 0.9, "concerns": [], "recommendation": "proceed", "reasoning": "r", "reasoning": "r", "scores": {"recoverability": 0.9, "blast_radius": 0.9, "intent_fit": 0.9, "safeguards": 0.9}}"#;
+        let v = read_answer(&Answer {
+            parts: vec![Part::Text(same.into())],
+            stop: None,
+        })
+        .unwrap();
+        assert_eq!(v.effective(), Recommendation::Proceed);
+        assert!(v.defects.is_empty(), "{:?}", v.defects);
+    }
+
+    #[test]
+    fn the_recogniser_agrees_with_serde_json() {
+        for text in [
+            "{}",
+            "{ }",
+            r#"{"a": 1}"#,
+            r#"{"a": [1, -2.5e+3, 0, true, false, null, "x\"y\\z\u00e9\n"]}"#,
+            r#"{"a": {"b": {"c": []}}, "a": 2}"#,
+            "{\"a\":\n\t1\r\n}",
+            r#"{"a": 01}"#,
+            r#"{"a": 1.}"#,
+            r#"{"a": -}"#,
+            r#"{"a": .5}"#,
+            r#"{"a": 1e}"#,
+            r#"{"a": tru}"#,
+            r#"{"a": "\x"}"#,
+            r#"{"a": "\u12"}"#,
+            "{\"a\": \"tab\there\"}",
+            r#"{"a": 1,}"#,
+            r#"{"a" 1}"#,
+            r"{a: 1}",
+            r"{'a': 1}",
+            r#"{"a": [1 2]}"#,
+            r#"{"a": [1,]}"#,
+            r#"{"a": 1"#,
+            r#"{"a": "x"#,
+            "{\"a\": \"\u{e9}\u{2014}\"}",
+        ] {
+            let serde = serde_json::Deserializer::from_str(text)
+                .into_iter::<Value>()
+                .next()
+                .and_then(Result::ok)
+                .map(|_| ());
+            let ours = skip_value(text.as_bytes(), 0, 0).ok().map(|_| ());
+            assert_eq!(ours, serde, "{text:?}");
+        }
+        let deep = format!(
+            "{}{}",
+            "[".repeat(JSON_DEPTH + 1),
+            "]".repeat(JSON_DEPTH + 1)
+        );
+        assert!(skip_value(deep.as_bytes(), 0, 0).is_err());
+        assert!(serde_json::from_str::<Value>(&deep).is_err());
+    }
+
+    #[test]
+    fn reading_stays_linear_on_adversarial_answers() {
+        // Answers of 5 MB shaped to make a naive reader rescan: every `{`
+        // opening a long object that never closes, keys, tags and cue
+        // words by the hundred thousand. Each is read in about the time of
+        // a few passes over it (seconds in a debug build, where a
+        // quadratic reader takes hours), and a block after any of them is
+        // still a block; one full of proceeds is never a proceed.
+        const SIZE: usize = 5 * 1024 * 1024;
+        let fill = |unit: &str| unit.repeat(SIZE / unit.len());
+        let block = r#"{"verified": false, "confidence": 0.9, "concerns": ["history lost"], "recommendation": "block", "reasoning": "r", "scores": {"recoverability": 0.2, "blast_radius": 0.2, "intent_fit": 0.2, "safeguards": 0.2}}"#;
+        let read = |text: String| {
+            read_answer(&Answer {
+                parts: vec![Part::Text(text)],
+                stop: None,
+            })
+            .map(|v| v.effective())
+        };
+        for (text, proceeds) in [
+            (fill("{"), false),
+            (fill("{\"a\":"), false),
+            (fill("{\"a\":[1,"), false),
+            (fill("{\"k\":\"{\","), false),
+            (fill("\"{\\\"a\\\":\""), false),
+            (
+                format!("{{\"verified\": true, \"x\": \"{}", "{".repeat(SIZE)),
+                false,
+            ),
+            (fill("[{\"recommendation\":\"proceed\","), true),
+            (
+                fill("{\"recommendation\": \"proceed\", \"recommendation\": \"proceed\", "),
+                true,
+            ),
+            (fill("recommendation: proceed "), true),
+            (fill("<think>x</think>"), false),
+            (fill("I would "), false),
+            (fill("do not "), false),
+            (fill("a\n"), false),
+        ] {
+            let head: String = text.chars().take(24).collect();
+            if proceeds {
+                let got = read(text.clone());
+                assert!(got != Ok(Recommendation::Proceed), "{head:?}: {got:?}");
+            }
+            let got = read(format!("{text}\n{block}"));
+            assert_eq!(got, Ok(Recommendation::Block), "{head:?} then a block");
+        }
     }
 
     #[test]

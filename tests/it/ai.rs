@@ -722,6 +722,11 @@ struct Shape {
     #[serde(default)]
     parts: Vec<ShapePart>,
     stop: Option<String>,
+    /// Text that `<<PAD>>` stands for, `pad_times` times over: the
+    /// reasoning of a very long answer.
+    pad: Option<String>,
+    #[serde(default)]
+    pad_times: usize,
     expect: String,
     why: String,
 }
@@ -735,15 +740,21 @@ enum ShapePart {
 
 impl Shape {
     fn pieces(&self) -> Vec<Piece> {
+        let pad = self
+            .pad
+            .as_deref()
+            .unwrap_or_default()
+            .repeat(self.pad_times);
+        let padded = |t: &String| t.replace("<<PAD>>", &pad);
         let mut out: Vec<Piece> = self
             .text
             .iter()
-            .map(|t| Piece::Text(t.clone()))
-            .chain(self.tool.iter().map(|t| Piece::Tool(t.clone())))
+            .map(|t| Piece::Text(padded(t)))
+            .chain(self.tool.iter().map(|t| Piece::Tool(padded(t))))
             .collect();
         out.extend(self.parts.iter().map(|p| match p {
-            ShapePart::Text(t) => Piece::Text(t.clone()),
-            ShapePart::Tool(t) => Piece::Tool(t.clone()),
+            ShapePart::Text(t) => Piece::Text(padded(t)),
+            ShapePart::Tool(t) => Piece::Tool(padded(t)),
         }));
         out
     }
