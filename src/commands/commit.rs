@@ -6,7 +6,7 @@ use std::time::Instant;
 use anyhow::Result;
 
 use super::decide::Run;
-use super::pre_push::{log_refusal, run_chained};
+use super::door::HookCall;
 use crate::cli::PreCommitArgs;
 use crate::context::Ctx;
 use crate::git::Repo;
@@ -18,14 +18,16 @@ use crate::{ExitStatus, ui};
 /// Runs the pre-commit hook.
 pub fn pre_commit(ctx: &Ctx, args: &PreCommitArgs) -> Result<ExitStatus> {
     let started = Instant::now();
-    if let Some(dir) = &args.hook_dir
-        && let Some(code) = run_chained(ctx.env.as_ref(), dir, "pre-commit", &[], b"")?
-        && code != 0
-    {
-        let why = format!("the chained hook `pre-commit.local` refused this commit (exit {code})");
-        ui::info(&why);
-        log_refusal(ctx, ("commit", "pre-commit"), "", &why);
-        return Ok(ExitStatus::Refused);
+    let call = HookCall {
+        hook: "pre-commit",
+        noun: "commit",
+        dir: args.hook_dir.as_deref(),
+        args: &[],
+        url: "",
+    };
+    // git passes the pre-commit hook no input.
+    if let Some(refused) = call.chained(ctx, b"")? {
+        return Ok(refused);
     }
     let repo = match Repo::open_for_hook(&ctx.cwd) {
         Ok(r) => r,

@@ -22,6 +22,7 @@ pub mod completions;
 pub mod config;
 pub mod decide;
 pub mod doctor;
+pub mod door;
 pub mod eval;
 pub mod label;
 pub mod log;

@@ -12,16 +12,16 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 
 use super::decide::Run;
+use super::door::HookCall;
 use crate::classify::classify_push;
 use crate::cli::PrePushArgs;
 use crate::context::Ctx;
-use crate::operation::{Operation, Unjudged};
+use crate::operation::Operation;
 use crate::policy;
 
 use crate::facts::{Change, PushFacts, RefFacts, RefKind, RemoteTip};
 use crate::git::{Loose, Repo};
 use crate::hooks::{ForceHint, PushUpdate, parse_pre_push, parse_push_argv};
-use crate::policy::{Decision, Plan};
 use crate::text::redact_url;
 use crate::{ExitStatus, parent, ui};
 
@@ -65,49 +65,26 @@ pub fn quick(args: &[std::ffi::OsString]) -> super::reftx::Quick {
 /// Runs the pre-push hook.
 pub fn pre_push(ctx: &Ctx, args: &PrePushArgs) -> Result<ExitStatus> {
     let started = Instant::now();
-    // Read all of git's input before anything else (STYLE section 5),
-    // unless the fast path ([`quick`]) read it.
-    let input = if let Some(input) = &ctx.stdin {
-        input.clone()
-    } else {
-        let mut input = Vec::new();
-        std::io::stdin()
-            .read_to_end(&mut input)
-            .context("cannot read the ref lines git passes on stdin")?;
-        input
+    let call = HookCall {
+        hook: "pre-push",
+        noun: "push",
+        dir: args.hook_dir.as_deref(),
+        args: &[&args.remote, &args.url],
+        url: &args.url,
     };
-
+    let input = call.input(ctx)?;
     // Handed over by a copy of `vouch-hook` an earlier vouch wrote.
     if let Some(dir) = &args.hook_dir
         && ctx.env.var_os(crate::env::vars::VOUCH_HOOK_STALE).is_some()
     {
         super::setup::refresh_old_copy(ctx, dir);
     }
-    if let Some(dir) = &args.hook_dir
-        && let Some(code) = run_chained(
-            ctx.env.as_ref(),
-            dir,
-            "pre-push",
-            &[&args.remote, &args.url],
-            &input,
-        )?
-        && code != 0
-    {
-        let why = format!("the chained hook `pre-push.local` refused this push (exit {code})");
-        ui::info(&why);
-        log_refusal(ctx, ("push", "pre-push"), &args.url, &why);
-        return Ok(ExitStatus::Refused);
+    if let Some(refused) = call.chained(ctx, &input)? {
+        return Ok(refused);
     }
-
     let updates = match parse_pre_push(&input) {
         Ok(u) => u,
-        Err(e) => {
-            ui::error(&anyhow::anyhow!(
-                "{e}\nThis push is refused because vouch cannot tell what it changes. If git itself sent this, please report it"
-            ));
-            log_refusal(ctx, ("push", "pre-push"), &args.url, &e.to_string());
-            return Ok(ExitStatus::Error);
-        }
+        Err(e) => return Ok(call.unreadable(ctx, &e.to_string())),
     };
     if updates.iter().any(|u| u.lossy_name) {
         ui::warn("a ref name is not UTF-8; it is shown with replacement characters");
@@ -258,30 +235,6 @@ impl AtOnce {
             false,
         )
     }
-}
-
-/// Logs a push or commit refused before it could be judged (bad input,
-/// bad config, a chained hook's refusal): every decision has its audit line.
-/// The user's config says where the log is.
-pub(crate) fn log_refusal(
-    ctx: &Ctx,
-    (noun, hook): (&'static str, &'static str),
-    url: &str,
-    why: &str,
-) {
-    // A broken config file is left out: the user's log path still counts.
-    let config = ctx.config(None);
-    let op = Operation::Unjudged(Unjudged {
-        remote: (!url.is_empty()).then(|| redact_url(url)),
-        ..Unjudged::new(noun, hook, None)
-    });
-    let plan = Plan::refused_unjudged(why.to_owned());
-    let root = ctx.cwd.clone();
-    Run::new(ctx, &config, &root, &op, Instant::now()).log_decided(
-        &plan,
-        Decision::Refused,
-        Some(crate::text::redact_text(why)),
-    );
 }
 
 /// Facts for a repository git2 cannot open: only what the lines say.

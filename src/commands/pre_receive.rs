@@ -11,13 +11,12 @@
 //! `.vouch.toml` in the bare repository's git directory: never anything
 //! pushed.
 
-use std::io::Read;
 use std::time::Instant;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 
 use super::decide::{Interaction, Run};
-use super::pre_push::{log_refusal, run_chained};
+use super::door::HookCall;
 use crate::classify::{classify_server, protected_changes};
 use crate::cli::PreReceiveArgs;
 use crate::context::Ctx;
@@ -27,7 +26,7 @@ use crate::hooks::{ForceHint, PushUpdate};
 use crate::operation::Operation;
 use crate::policy::{self, Skip};
 use crate::receive::{PushOptions, Pusher, ServerFacts, parse_pre_receive};
-use crate::{ExitStatus, review, ui};
+use crate::{ExitStatus, review};
 
 /// git's count of push options; each is `GIT_PUSH_OPTION_<n>`.
 const PUSH_OPTION_COUNT: &str = "GIT_PUSH_OPTION_COUNT";
@@ -37,33 +36,24 @@ const QUARANTINE_PATH: &str = "GIT_QUARANTINE_PATH";
 /// Runs the pre-receive hook.
 pub fn pre_receive(ctx: &Ctx, args: &PreReceiveArgs) -> Result<ExitStatus> {
     let started = Instant::now();
-    // Read all of git's input before anything else (STYLE section 5).
-    let mut input = Vec::new();
-    std::io::stdin()
-        .read_to_end(&mut input)
-        .context("cannot read the ref lines git passes on stdin")?;
-
+    let call = HookCall {
+        hook: "pre-receive",
+        noun: "push",
+        dir: args.hook_dir.as_deref(),
+        args: &[],
+        url: "",
+    };
+    let input = call.input(ctx)?;
     // The server's own hook (a forge's, an admin's) runs first and may refuse.
-    if let Some(dir) = &args.hook_dir
-        && let Some(code) = run_chained(ctx.env.as_ref(), dir, "pre-receive", &[], &input)?
-        && code != 0
-    {
-        let why = format!("the chained hook `pre-receive.local` refused this push (exit {code})");
-        ui::info(&why);
-        log_refusal(ctx, ("push", "pre-receive"), "", &why);
-        return Ok(ExitStatus::Refused);
+    if let Some(refused) = call.chained(ctx, &input)? {
+        return Ok(refused);
     }
-
     let updates = match parse_pre_receive(&input) {
         Ok(u) => u,
+        // The shared line error names pre-push: say which hook read it.
         Err(e) => {
-            // The shared line error names pre-push: say which hook read it.
-            let e = format!("pre-receive input line {}: {}", e.line, e.problem);
-            ui::error(&anyhow::anyhow!(
-                "{e}\nThis push is refused because vouch cannot tell what it changes. If git itself sent this, please report it"
-            ));
-            log_refusal(ctx, ("push", "pre-receive"), "", &e);
-            return Ok(ExitStatus::Refused);
+            let problem = format!("pre-receive input line {}: {}", e.line, e.problem);
+            return Ok(call.unreadable(ctx, &problem));
         }
     };
     if updates.is_empty() {

@@ -18,7 +18,7 @@ use anyhow::Result;
 use sha2::Digest;
 
 use super::decide::Run;
-use super::pre_push::run_chained;
+use super::door::HookCall;
 use crate::classify::{Assessment, Tier, classify_local};
 use crate::cli::RefTxArgs;
 use crate::context::Ctx;
@@ -121,22 +121,21 @@ pub fn reference_transaction(ctx: &Ctx, args: &RefTxArgs) -> Result<ExitStatus> 
     if state != TxState::Prepared && chained.is_none() {
         return Ok(ExitStatus::Allowed);
     }
-    let input = if let Some(input) = &ctx.stdin {
-        input.clone()
-    } else {
-        let mut input = Vec::new();
-        std::io::stdin().read_to_end(&mut input).ok();
-        input
+    let call = HookCall {
+        hook: HOOK,
+        noun: "ref update",
+        dir: args.hook_dir.as_deref(),
+        args: &[&args.state],
+        url: "",
     };
-    if let (Some(dir), Some(_)) = (&args.hook_dir, &chained)
-        && let Some(code) = run_chained(ctx.env.as_ref(), dir, HOOK, &[&args.state], &input)?
+    let input = call.input(ctx)?;
+    // The chained hook sees every state; only at `prepared` can its refusal
+    // stop the update (and is said and logged, as at every door).
+    if let Some(code) = call.run_chained(ctx, &input)?
         && code != 0
     {
         if state == TxState::Prepared {
-            ui::info(&format!(
-                "the chained hook `{HOOK}.local` refused this ref update (exit {code})"
-            ));
-            return Ok(ExitStatus::Refused);
+            return Ok(call.refused_by_chained(ctx, code));
         }
         return Ok(ExitStatus::Allowed);
     }

@@ -14,7 +14,7 @@ fn hook(env: &TestEnv, input: &[u8]) -> crate::support::Out {
 fn malformed_pre_push_lines_are_refused_with_the_line_named() {
     let env = TestEnv::new();
     let out = hook(&env, b"refs/heads/main deadbeef\n");
-    out.code(2).stderr_has("pre-push input line 1");
+    out.code(1).stderr_has("pre-push input line 1");
     assert!(
         !out.stderr.contains("--no-verify"),
         "no refusal names a way past vouch: {}",
@@ -32,7 +32,7 @@ fn malformed_pre_push_lines_are_refused_with_the_line_named() {
         &env,
         format!("refs/heads/main {head} refs/heads/main {head}\ngarbage\n").as_bytes(),
     );
-    out.code(2).stderr_has("line 2");
+    out.code(1).stderr_has("line 2");
 }
 
 /// A malformed line reaching the server door is refused, named as a
@@ -52,7 +52,7 @@ fn a_refusal_before_judging_goes_to_the_users_log() {
     let env = TestEnv::new();
     let custom = env.base().join("custom-audit.jsonl");
     env.write_config(&format!("[log]\npath = \"{}\"\n", custom.display()));
-    hook(&env, b"refs/heads/main deadbeef\n").code(2);
+    hook(&env, b"refs/heads/main deadbeef\n").code(1);
     let text = std::fs::read_to_string(&custom).expect("the user's log was written");
     let record: serde_json::Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
     assert_eq!(record["decision"], "refused");

@@ -669,6 +669,15 @@ fn unknown_states_pass_at_once_and_a_chained_hook_keeps_its_say() {
     env.git_headless(&env.work, &["branch", "fine"]).code(0);
     env.git_headless(&env.work, &["branch", "blocked"])
         .code(128);
+    // Said and logged, as every door logs a chained hook's refusal.
+    let record = env.last_audit_of("reference-transaction");
+    assert_eq!(record["decision"], "refused");
+    assert!(
+        record["warnings"][0]
+            .as_str()
+            .is_some_and(|w| w.contains("`reference-transaction.local` refused")),
+        "{record}"
+    );
     let log = fs::read_to_string(&seen).unwrap();
     assert!(
         log.contains("prepared") && log.contains("committed") && log.contains("refs/heads/fine"),
