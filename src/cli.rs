@@ -369,6 +369,8 @@ pub enum ResultFilter {
     Allowed,
     /// Decision: vouch refused it.
     Refused,
+    /// Decision: an agent was told to ask its person.
+    AskedPerson,
     /// Decision: the person at the terminal said yes.
     AskedYes,
     /// Decision: the person at the terminal said no.
@@ -386,6 +388,7 @@ impl ResultFilter {
             Self::Unavailable => "unavailable",
             Self::Allowed => "allowed",
             Self::Refused => "refused",
+            Self::AskedPerson => "asked-person",
             Self::AskedYes => "asked-yes",
             Self::AskedNo => "asked-no",
         }
@@ -623,6 +626,7 @@ mod tests {
             [
                 Decision::Allowed,
                 Decision::Refused,
+                Decision::AskedPerson,
                 Decision::AskedYes,
                 Decision::AskedNo,
             ]

@@ -57,7 +57,7 @@ fn main() -> ExitCode {
             });
         });
         return match protocol::fail_closed(agent, || vouch::run(&cli, &ctx)) {
-            Ok(status) => ExitCode::from(status as u8),
+            Ok(status) => ExitCode::from(status.code()),
             Err(reply) => {
                 agent::answer_once(&reply, || {});
                 ExitCode::from(reply.code)
@@ -65,7 +65,7 @@ fn main() -> ExitCode {
         };
     }
     match vouch::run(&cli, &ctx) {
-        Ok(status) => ExitCode::from(status as u8),
+        Ok(status) => ExitCode::from(status.code()),
         Err(err) => {
             // A closed pipe (`git vouch log | head`) is not an error.
             if err
@@ -76,7 +76,7 @@ fn main() -> ExitCode {
                 return ExitCode::SUCCESS;
             }
             ui::error(&err);
-            ExitCode::from(ExitStatus::Error as u8)
+            ExitCode::from(ExitStatus::Error.code())
         }
     }
 }

@@ -85,9 +85,11 @@ impl std::fmt::Display for AuditResult {
 pub enum Decision {
     /// It went ahead.
     Allowed,
-    /// vouch refused it (an agent told to ask its person is refused too:
-    /// the command runs only if the person then runs it themselves).
+    /// vouch refused it.
     Refused,
+    /// An agent was told to ask its person (Claude Code's `ask`): the
+    /// person's answer is given in the agent, where vouch does not see it.
+    AskedPerson,
     /// A person at the terminal said yes.
     AskedYes,
     /// A person at the terminal said no (or pressed Ctrl-C).
@@ -100,6 +102,7 @@ impl Decision {
         match self {
             Self::Allowed => "allowed",
             Self::Refused => "refused",
+            Self::AskedPerson => "asked-person",
             Self::AskedYes => "asked-yes",
             Self::AskedNo => "asked-no",
         }

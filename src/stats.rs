@@ -185,9 +185,10 @@ const RESULTS: [AuditResult; 5] = [
     AuditResult::Skipped,
     AuditResult::Unavailable,
 ];
-const DECISIONS: [Decision; 4] = [
+const DECISIONS: [Decision; 5] = [
     Decision::Allowed,
     Decision::Refused,
+    Decision::AskedPerson,
     Decision::AskedYes,
     Decision::AskedNo,
 ];
@@ -536,7 +537,7 @@ impl<'r> Line<'r> {
         self.would_decide.is_some()
             || matches!(
                 self.decision,
-                Decision::Refused | Decision::AskedYes | Decision::AskedNo
+                Decision::Refused | Decision::AskedPerson | Decision::AskedYes | Decision::AskedNo
             )
     }
 
@@ -1243,7 +1244,7 @@ mod tests {
         );
         assert_eq!(
             names(&s.by_decision),
-            "allowed=1 refused=1 asked-yes=1 asked-no=0"
+            "allowed=1 refused=1 asked-person=0 asked-yes=1 asked-no=0"
         );
         assert_eq!((s.skips.count, s.skips.of), (1, 3));
         assert_eq!((s.overrides.count, s.overrides.of), (2, 3));

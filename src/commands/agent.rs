@@ -59,7 +59,7 @@ pub fn agent_hook(ctx: &Ctx, args: &AgentHookArgs) -> Result<ExitStatus> {
     Ok(match reply.code {
         0 if bad && answer == Answer::NoOpinion => ExitStatus::Refused, // a non-blocking error
         0 => ExitStatus::Allowed,
-        2 => ExitStatus::Error,
+        2 => ExitStatus::Blocked,
         _ => ExitStatus::Refused,
     })
 }

@@ -393,8 +393,8 @@ impl<'a> Run<'a> {
                         (Decision::AskedNo, ExitStatus::Refused)
                     }
                 }
-                // An agent asks its person; until they let it, vouch refused it.
-                None => (Decision::Refused, ExitStatus::Refused),
+                // An agent asks its person, who answers in the agent.
+                None => (Decision::AskedPerson, ExitStatus::Refused),
             },
             Action::Refuse { why, review } => {
                 let review_path = if *review {

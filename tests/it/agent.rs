@@ -236,9 +236,10 @@ fn warnings_ask_where_the_agent_can_ask_and_deny_where_it_cannot() {
         &input("claude", "git reset --hard", &env.work),
     );
     claude.code(0).stdout_has(r#""permissionDecision":"ask""#);
-    // SPEC 7 has no `asked` decision: vouch refused it until the person lets it.
+    // Handed to the person, who answers in the agent (issue 27 item 1:
+    // no longer logged as a refusal).
     let record = env.last_audit();
-    assert_eq!(record["decision"], "refused");
+    assert_eq!(record["decision"], "asked-person");
     assert_eq!(record["asked_through"], "claude");
     assert_eq!(record["result"], "warn");
     let codex = hook(

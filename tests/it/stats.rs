@@ -508,7 +508,7 @@ fn stats_counts_the_fixture_by_door_tier_result_and_decision() {
     );
     assert_eq!(
         counts(&s["by_decision"]),
-        "allowed=7 refused=3 asked-yes=2 asked-no=1"
+        "allowed=7 refused=3 asked-person=0 asked-yes=2 asked-no=1"
     );
     assert_eq!(rate(&s["skips"]), (1, 13));
     assert_eq!(rate(&s["overrides"]), (3, 13));
