@@ -367,6 +367,16 @@ pub fn answers_at_once(tier: Tier, config: &Config, quiet: bool) -> bool {
     }
 }
 
+/// The row for an operation the pipeline never judged because the door
+/// could not run it to a verdict: `check` without `--verify`, an agent's
+/// hook message that could not be read, a runner that failed. High and
+/// critical are stopped, anything lower passes (SPEC 3.1: a refusal is
+/// never turned into an allow, and routine work is never held up by
+/// vouch's own failure).
+pub fn stops_unjudged(tier: Tier) -> bool {
+    tier >= Tier::High
+}
+
 /// Whether a decision leaves an audit line: every one above tier none,
 /// every override or refusal; tier none only with `log_all` or in observe
 /// mode (observe mode is how people see what vouch would do).
@@ -388,6 +398,21 @@ pub fn must_log(observe: bool, plan: &Plan) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The one row for what a door could not judge, for every door that
+    /// has such a case (`check`, the agent door's unreadable message and
+    /// failed runner).
+    #[test]
+    fn what_no_pipeline_judged_stops_at_high() {
+        for (tier, stops) in [
+            (Tier::None, false),
+            (Tier::Standard, false),
+            (Tier::High, true),
+            (Tier::Critical, true),
+        ] {
+            assert_eq!(stops_unjudged(tier), stops, "{tier}");
+        }
+    }
 
     const ASKERS: [Asker; 5] = [
         Asker::Terminal,

@@ -144,7 +144,7 @@ fn salvaged(ctx: &Ctx, agent: Agent, command: &str, why: &str, started: Instant)
     let Ok(assessed) = assess(&config, command, &ctx.cwd, &repo) else {
         return Answer::NoOpinion;
     };
-    if assessed.assessment.tier < Tier::High {
+    if !policy::stops_unjudged(assessed.assessment.tier) {
         return Answer::NoOpinion;
     }
     let tier = assessed.assessment.tier;
@@ -273,11 +273,22 @@ fn decide(ctx: &Ctx, agent: Agent, request: &Request, started: Instant) -> Answe
                 decided.late,
             )
         }
-        // vouch itself failed: a dangerous command does not go through.
-        Err(e) if tier >= Tier::High => Answer::Deny(format!(
-            "{headline}. vouch could not judge it ({}), so it is refused.",
-            one_line(&format!("{e:#}"), 200)
-        )),
+        // vouch itself failed: a dangerous command does not go through, and
+        // the refusal is on record.
+        Err(e) if policy::stops_unjudged(tier) => {
+            let why = format!(
+                "vouch could not judge it ({})",
+                one_line(&format!("{e:#}"), 200)
+            );
+            Run::new(ctx, &config, &run_root, &op, started)
+                .through(interaction(agent))
+                .log_decided(
+                    &Plan::refused_unjudged(why.clone()),
+                    Decision::Refused,
+                    Some(why.clone()),
+                );
+            Answer::Deny(format!("{headline}. {why}, so it is refused."))
+        }
         Err(e) => {
             ui::warn(&format!("{e:#}"));
             Answer::NoOpinion

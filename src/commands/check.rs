@@ -23,7 +23,7 @@ use crate::context::Ctx;
 use crate::facts::CommandFacts;
 use crate::git::{self, LazyRepo, Repo};
 use crate::operation::{Assessed, Operation};
-use crate::policy::AuditResult;
+use crate::policy::{self, AuditResult};
 use crate::shell::{self, Facts, Match, Rules};
 use crate::text::one_line;
 use crate::verdict::VerifierResult;
@@ -234,7 +234,7 @@ pub fn check(ctx: &Ctx, args: &CheckArgs) -> Result<ExitStatus> {
         None
     };
     let (decision, status) = match &decided {
-        None if tier >= Tier::High => ("needs a verdict", ExitStatus::Refused),
+        None if policy::stops_unjudged(tier) => ("needs a verdict", ExitStatus::Refused),
         None => ("allowed", ExitStatus::Allowed),
         Some(d) if d.status == ExitStatus::Allowed => ("allowed", ExitStatus::Allowed),
         Some(d) if d.status == ExitStatus::Error => ("refused", ExitStatus::Error),
