@@ -66,6 +66,15 @@ pub enum Command {
     /// List, restore or prune the rescue refs vouch writes before an allowed
     /// local rewind or deletion (`refs/vouch/rescue/...`).
     Rescue(RescueArgs),
+    /// Put back the state before an agent's last command (or the N-th
+    /// last, or a snapshot by name): files, index, branches, tags, stash.
+    ///
+    /// vouch snapshots the repository before every agent shell command that
+    /// may change it. The state now is snapshotted first, so an undo can be
+    /// undone. An agent may run it: it only puts work back.
+    Undo(UndoArgs),
+    /// List the snapshots vouch took before agents' commands, newest first.
+    Snapshots(SnapshotsArgs),
     /// Measure the AI verifier on a labelled corpus: catch and
     /// false-positive rates, unusable and retry success rates, latency,
     /// tokens and cost per provider and model, and what other score
@@ -285,6 +294,32 @@ pub struct AgentInstallArgs {
     #[arg(long, conflicts_with_all = ["user", "project"])]
     pub local: bool,
     /// The project directory (default: the current one).
+    #[arg(long, value_name = "PATH")]
+    pub repo: Option<PathBuf>,
+}
+
+/// `git vouch undo`.
+#[derive(Debug, Args)]
+pub struct UndoArgs {
+    /// Which snapshot: 1 is the state before the agent's last command
+    /// (the default), 2 the one before, ...; or a snapshot's name as
+    /// `git vouch snapshots` lists it.
+    pub which: Option<String>,
+    /// Restore only these paths (files or directories), not the refs.
+    #[arg(long = "path", value_name = "PATH")]
+    pub paths: Vec<String>,
+    /// The repository (default: the current directory).
+    #[arg(long, value_name = "PATH")]
+    pub repo: Option<PathBuf>,
+}
+
+/// `git vouch snapshots`.
+#[derive(Debug, Args)]
+pub struct SnapshotsArgs {
+    /// Print them as one JSON array.
+    #[arg(long)]
+    pub json: bool,
+    /// The repository (default: the current directory).
     #[arg(long, value_name = "PATH")]
     pub repo: Option<PathBuf>,
 }

@@ -27,6 +27,7 @@ mod local_cli;
 mod loose;
 mod push;
 mod receive;
+mod snapshot;
 mod staged;
 pub use command::{LazyRepo, command_facts, repo_at};
 pub use hooks::{
@@ -39,6 +40,10 @@ pub use loose::Loose;
 use push::tracking_ref;
 pub use push::{cli_push_facts, ls_remote, ls_remote_within};
 pub use receive::{advertise_push_options, bare_repositories_under};
+pub use snapshot::{
+    SNAPSHOT_PREFIX, Snapshot, list as snapshots, restore as restore_snapshot,
+    take as take_snapshot,
+};
 
 /// How many commits a lost-commit count walks before it stops counting.
 pub(crate) const LOST_COUNT_LIMIT: usize = 10_000;

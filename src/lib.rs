@@ -95,6 +95,8 @@ pub fn run(cli: &Cli, ctx: &Ctx) -> Result<ExitStatus> {
         Command::Stats(args) => commands::stats::stats(ctx, args),
         Command::Label(args) => commands::label::label(ctx, args),
         Command::Rescue(args) => commands::rescue::rescue(ctx, args),
+        Command::Undo(args) => commands::undo::undo(ctx, args),
+        Command::Snapshots(args) => commands::undo::snapshots(ctx, args),
         Command::Check(args) => commands::check::check(ctx, args),
         Command::Eval(args) => commands::eval::eval(ctx, args),
         Command::AgentHook(args) => commands::agent::agent_hook(ctx, args),

@@ -8,11 +8,13 @@
 mod command;
 mod local;
 mod push;
+mod readonly;
 mod server;
 
 pub use command::{classify_command, discarded_noun};
 pub use local::{builtin_local, classify_local};
 pub use push::{builtin_result, classify_push, protected_by};
+pub use readonly::read_only;
 pub use server::{builtin_server, classify_server, protected_changes};
 
 use crate::verdict::{Check, Status, VerifierResult};

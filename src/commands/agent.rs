@@ -41,7 +41,11 @@ pub fn agent_hook(ctx: &Ctx, args: &AgentHookArgs) -> Result<ExitStatus> {
     // and a cut message is refused if the command in it looks dangerous.
     crate::files::read_stdin(MAX_INPUT, &mut input).ok();
     let (answer, bad) = match protocol::parse(agent, &input) {
-        Ok(request) => (decide(ctx, agent, &request, started), false),
+        Ok(request) => {
+            let answer = decide(ctx, agent, &request, started);
+            snapshot_before(ctx, agent, &request, &answer);
+            (answer, false)
+        }
         Err(bad) => {
             ui::info(&format!(
                 "{bad}; the {} hook must send its JSON on stdin",
@@ -62,6 +66,35 @@ pub fn agent_hook(ctx: &Ctx, args: &AgentHookArgs) -> Result<ExitStatus> {
         2 => ExitStatus::Blocked,
         _ => ExitStatus::Refused,
     })
+}
+
+/// Snapshots the repository before a shell command that may change it
+/// runs (SPEC 3.4, issue 28), so that `git vouch undo` can put back what
+/// the door could not predict. A denied command does not run, and a
+/// read-only one changes nothing: neither pays. A snapshot that cannot be
+/// taken is said, and never stops the command.
+fn snapshot_before(ctx: &Ctx, agent: Agent, request: &Request, answer: &Answer) {
+    let Some(command) = &request.command else {
+        return;
+    };
+    if matches!(answer, Answer::Deny(_))
+        || !protocol::is_shell_tool(agent, &request.tool)
+        || crate::classify::read_only(command)
+    {
+        return;
+    }
+    let cwd = match request.cwd.as_deref().filter(|c| !c.is_empty()) {
+        Some(c) => ctx.cwd.join(c),
+        None => ctx.cwd.clone(),
+    };
+    // Outside a repository there is nothing to snapshot.
+    if git::common_dir(&cwd).is_none() {
+        return;
+    }
+    let shown = crate::text::redact_secrets(command);
+    if let Err(e) = git::take_snapshot(&cwd, agent.name(), &shown) {
+        ui::warn(&format!("no snapshot before this command: {e:#}"));
+    }
 }
 
 /// Whether the agent has had its answer: the door's own, or the

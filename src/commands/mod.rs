@@ -34,6 +34,7 @@ pub mod rescue;
 pub mod setup;
 pub mod stats;
 pub mod status;
+pub mod undo;
 pub mod verify;
 
 /// The session an operation belongs to: the agent's session id, else

@@ -8,6 +8,7 @@
 
 mod support;
 mod tampering;
+mod undo;
 
 mod abbreviations;
 mod agent;

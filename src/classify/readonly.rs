@@ -1,0 +1,114 @@
+//! Which agent commands change nothing (issue 28): they pay for no
+//! snapshot. A short list on purpose: a command is read-only only when every
+//! command the line runs is one of these, none writes to a file through a
+//! redirection, and git's own are its reading subcommands without an
+//! option that writes.
+
+use crate::shell::{SimpleCommand, parse};
+
+/// Programs that only read (with the options that would write left out
+/// below).
+const READERS: &[&str] = &[
+    "ls", "cat", "head", "tail", "wc", "grep", "egrep", "fgrep", "rg", "ag", "pwd", "echo",
+    "printf", "which", "stat", "file", "tree", "du", "df", "less", "more", "bat", "jq", "true",
+    "date", "whoami", "id", "uname", "diff", "cmp", "realpath", "basename", "dirname", "test",
+];
+
+/// git's reading subcommands.
+const GIT_READERS: &[&str] = &[
+    "status",
+    "log",
+    "diff",
+    "show",
+    "blame",
+    "grep",
+    "ls-files",
+    "ls-tree",
+    "rev-parse",
+    "describe",
+    "shortlog",
+    "cat-file",
+    "whatchanged",
+    "rev-list",
+    "merge-base",
+    "for-each-ref",
+];
+
+/// Options with which a reader writes a file or runs a program.
+fn writes(command: &SimpleCommand) -> bool {
+    command.argv.iter().skip(1).any(|a| {
+        a == "-o"
+            || a.starts_with("--output")
+            || a.starts_with("--ext-diff")
+            || a == "--exec"
+            || a.starts_with("--pre")
+            || a.starts_with("--open-files-in-pager")
+    })
+}
+
+fn is_reader(command: &SimpleCommand) -> bool {
+    if command.outputs.iter().any(|o| o != "/dev/null") || writes(command) {
+        return false;
+    }
+    match command.program() {
+        "git" => {
+            command.git.as_ref().is_some_and(|g| g.aliases.is_empty())
+                && command
+                    .argv
+                    .get(1)
+                    .is_some_and(|sub| GIT_READERS.contains(&sub.as_str()))
+        }
+        program => READERS.contains(&program) && command.wrappers.is_empty(),
+    }
+}
+
+/// True when the command line certainly changes nothing in a repository.
+/// Unknown programs, git aliases, anything the parser could not read and
+/// every write are "may change".
+pub fn read_only(command: &str) -> bool {
+    let parsed = parse(command, &|_| None);
+    parsed.problems.is_empty()
+        && !parsed.commands.is_empty()
+        && parsed.commands.iter().all(is_reader)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::read_only;
+
+    #[test]
+    fn reading_commands_pay_nothing_and_anything_else_is_snapshotted() {
+        for reads in [
+            "ls -la",
+            "cat README.md",
+            "git status",
+            "git status --short && git log --oneline -5",
+            "git diff HEAD~1 -- src/",
+            "git show HEAD:src/main.rs | head -20",
+            "grep -rn TODO src",
+            "rg -n 'fn main' src",
+            "cat a.txt 2>/dev/null",
+        ] {
+            assert!(read_only(reads), "{reads}");
+        }
+        for changes in [
+            "rm -rf src",
+            "echo x > notes.txt",
+            "cat a > b",
+            "git commit -am wip",
+            "git reset --hard",
+            "git diff --output=patch.txt",
+            "git log --output=log.txt",
+            "python3 build.py",
+            "make",
+            "sed -i s/a/b/ f",
+            "ls; rm f",
+            "git st",
+            "find . -delete",
+            "sort -o out.txt in.txt",
+            "",
+        ] {
+            assert!(!read_only(changes), "{changes}");
+        }
+    }
+}

@@ -1,0 +1,652 @@
+//! Snapshots of a repository's state before an agent's command, and undo
+//! (SPEC 3.4, issue 28): the work tree (tracked files as they are,
+//! untracked files that are not ignored, secret-like ignored files under a
+//! size cap), the index, `HEAD`, every branch and tag tip and the stash,
+//! written as git objects under `refs/vouch/snapshots/` through temporary
+//! indexes, so the user's index, work tree, reflogs and stash are never
+//! touched. Everything goes through the git command line, so reftable and
+//! SHA-256 repositories are snapshotted like any other.
+//!
+//! A snapshot is a commit whose tree holds `worktree/` (the files), `index`
+//! (the staged tree, when the index has no conflicts), `index.entries`
+//! (`git ls-files -s -z`, conflicts included) and `refs` (one line per ref:
+//! `<oid> <name>`, `HEAD` as `ref: <name>` or an id, the stash entries as
+//! `<oid> stash`). Its parents are the commits the refs point at, so they
+//! stay alive while the snapshot does.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::ffi::OsStr;
+use std::io::Write as _;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+
+/// Where snapshots live.
+pub const SNAPSHOT_PREFIX: &str = "refs/vouch/snapshots/";
+
+/// Untracked files larger than this are named in the snapshot, not copied.
+pub const LARGE_FILE: u64 = 50 * 1024 * 1024;
+
+/// Ignored files that look like secrets or local settings are kept (up to
+/// [`SECRET_FILE`] bytes each): an agent's `git clean -fdX` takes them too.
+const SECRET_PATTERNS: &[&str] = &[
+    ":(glob,icase)**/.env",
+    ":(glob,icase)**/.env.*",
+    ":(glob,icase)**/*.pem",
+    ":(glob,icase)**/*.key",
+    ":(glob,icase)**/*.local.*",
+];
+
+/// The largest secret-like ignored file kept.
+const SECRET_FILE: u64 = 1024 * 1024;
+
+/// The most ref tips a snapshot keeps alive as parents (the rest are
+/// recorded; the rescue refs keep what a deletion would orphan).
+const MAX_PARENTS: usize = 200;
+
+/// One snapshot.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Snapshot {
+    /// Its ref (`refs/vouch/snapshots/20261126T124501.123456Z`).
+    pub name: String,
+    /// Its commit.
+    pub id: String,
+    /// When it was taken (`2026-11-26T12:45:01Z`).
+    pub time: String,
+    /// Who ran the command (`claude`, `undo`).
+    pub agent: String,
+    /// The command about to run (credentials masked by the caller).
+    pub command: String,
+    /// Files named but not copied (over [`LARGE_FILE`]).
+    pub not_copied: Vec<String>,
+}
+
+impl Snapshot {
+    /// The short name people type (`20261126T124501.123456Z`).
+    pub fn short(&self) -> &str {
+        self.name
+            .strip_prefix(SNAPSHOT_PREFIX)
+            .unwrap_or(&self.name)
+    }
+}
+
+/// A git command in `dir` (see [`super::git_in`]), with `index` as its
+/// index when given.
+fn git(dir: &Path, index: Option<&Path>) -> std::process::Command {
+    let mut c = super::git_in(dir);
+    if let Some(index) = index {
+        c.env("GIT_INDEX_FILE", index);
+    }
+    c
+}
+
+/// Runs git; stdout as bytes, or an error naming the command.
+fn run(c: &mut std::process::Command, input: Option<&[u8]>) -> Result<Vec<u8>> {
+    let shown = format!("{c:?}");
+    c.stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    if input.is_some() {
+        c.stdin(std::process::Stdio::piped());
+    }
+    let mut child = c.spawn().with_context(|| format!("cannot run {shown}"))?;
+    if let Some(input) = input {
+        let mut stdin = child.stdin.take().context("no stdin")?;
+        let data = input.to_vec();
+        std::thread::spawn(move || stdin.write_all(&data));
+    }
+    let out = child.wait_with_output()?;
+    if !out.status.success() {
+        bail!(
+            "{shown} failed: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+    }
+    Ok(out.stdout)
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).trim().to_owned()
+}
+
+/// Where the repository at `dir` keeps its files: (git dir, work tree
+/// root); `None` for a bare repository, which has no work to lose.
+fn locate(dir: &Path) -> Result<Option<(PathBuf, PathBuf)>> {
+    let git_dir = PathBuf::from(text(&run(
+        git(dir, None).args(["rev-parse", "--absolute-git-dir"]),
+        None,
+    )?));
+    let bare = text(&run(
+        git(dir, None).args(["rev-parse", "--is-bare-repository"]),
+        None,
+    )?);
+    if bare == "true" {
+        return Ok(None);
+    }
+    let root = PathBuf::from(text(&run(
+        git(dir, None).args(["rev-parse", "--show-toplevel"]),
+        None,
+    )?));
+    Ok(Some((git_dir, root)))
+}
+
+/// The state of a repository as git objects: the snapshot's tree, what it
+/// did not copy, and the commits to keep alive.
+struct State {
+    tree: String,
+    not_copied: Vec<String>,
+    tips: Vec<String>,
+}
+
+/// Reads the state of the repository at `root` into git objects.
+fn record_state(root: &Path, git_dir: &Path) -> Result<State> {
+    let scratch = tempfile::Builder::new()
+        .prefix("vouch-snapshot-")
+        .tempdir_in(git_dir)
+        .context("cannot make a temporary directory in the git directory")?;
+    let real_index = git_dir.join("index");
+    let copy = |name: &str| -> Result<PathBuf> {
+        let path = scratch.path().join(name);
+        if real_index.exists() {
+            std::fs::copy(&real_index, &path).context("cannot copy the index")?;
+        }
+        Ok(path)
+    };
+    // The index as it is: its entries (conflicts too), and its tree when
+    // it has none.
+    let staged = copy("staged")?;
+    let entries = run(
+        git(root, Some(&staged)).args(["ls-files", "-s", "-z"]),
+        None,
+    )?;
+    let index_tree = run(git(root, Some(&staged)).args(["write-tree"]), None)
+        .ok()
+        .map(|b| text(&b));
+    // The work tree: what `git add -A` would stage, but for files too
+    // large to copy.
+    let untracked = run(
+        git(root, None).args(["ls-files", "-o", "--exclude-standard", "-z", "--full-name"]),
+        None,
+    )?;
+    let mut not_copied = Vec::new();
+    for path in untracked.split(|b| *b == 0).filter(|p| !p.is_empty()) {
+        let size =
+            std::fs::symlink_metadata(root.join(OsStr::from_bytes(path))).map_or(0, |m| m.len());
+        if size > LARGE_FILE {
+            not_copied.push(String::from_utf8_lossy(path).into_owned());
+        }
+    }
+    let work = copy("work")?;
+    let mut add = git(root, Some(&work));
+    add.args(["add", "-A", "--", ":/"]);
+    for big in &not_copied {
+        add.arg(format!(":(top,literal,exclude){big}"));
+    }
+    run(&mut add, None)?;
+    // Secret-like ignored files, small ones.
+    let ignored = run(
+        git(root, None)
+            .args([
+                "ls-files",
+                "-o",
+                "-i",
+                "--exclude-standard",
+                "-z",
+                "--full-name",
+                "--",
+            ])
+            .args(SECRET_PATTERNS),
+        None,
+    )
+    .unwrap_or_default();
+    let secrets: Vec<&[u8]> = ignored
+        .split(|b| *b == 0)
+        .filter(|p| !p.is_empty())
+        .filter(|p| {
+            std::fs::symlink_metadata(root.join(OsStr::from_bytes(p)))
+                .is_ok_and(|m| m.is_file() && m.len() <= SECRET_FILE)
+        })
+        .collect();
+    if !secrets.is_empty() {
+        let mut list = Vec::new();
+        for s in &secrets {
+            list.extend_from_slice(s);
+            list.push(0);
+        }
+        run(
+            git(root, Some(&work))
+                .env("GIT_LITERAL_PATHSPECS", "1")
+                .args(["add", "-f", "--pathspec-from-file=-", "--pathspec-file-nul"]),
+            Some(&list),
+        )?;
+    }
+    let work_tree = text(&run(git(root, Some(&work)).args(["write-tree"]), None)?);
+    // The refs: HEAD, branches, tags and the stash.
+    let mut refs = String::new();
+    let mut tips = BTreeSet::new();
+    match run(git(root, None).args(["symbolic-ref", "-q", "HEAD"]), None) {
+        Ok(name) => refs.push_str(&format!("ref: {} HEAD\n", text(&name))),
+        Err(_) => {
+            if let Ok(id) = run(
+                git(root, None).args(["rev-parse", "-q", "--verify", "HEAD"]),
+                None,
+            ) {
+                let id = text(&id);
+                refs.push_str(&format!("{id} HEAD\n"));
+                tips.insert(id);
+            }
+        }
+    }
+    let listed = text(&run(
+        git(root, None).args([
+            "for-each-ref",
+            "--format=%(objectname) %(refname) %(*objectname)",
+            "refs/heads",
+            "refs/tags",
+        ]),
+        None,
+    )?);
+    for line in listed.lines() {
+        let mut parts = line.split(' ');
+        let (Some(id), Some(name)) = (parts.next(), parts.next()) else {
+            continue;
+        };
+        refs.push_str(&format!("{id} {name}\n"));
+        let peeled = parts.next().filter(|p| !p.is_empty()).unwrap_or(id);
+        tips.insert(peeled.to_owned());
+    }
+    let stash = run(
+        git(root, None).args(["log", "-g", "--format=%H", "refs/stash", "--"]),
+        None,
+    )
+    .map(|b| text(&b))
+    .unwrap_or_default();
+    for id in stash.lines() {
+        refs.push_str(&format!("{id} stash\n"));
+        tips.insert(id.to_owned());
+    }
+    let blob = |data: &[u8]| -> Result<String> {
+        Ok(text(&run(
+            git(root, None).args(["hash-object", "-w", "--stdin"]),
+            Some(data),
+        )?))
+    };
+    let mut listing = format!(
+        "100644 blob {}\trefs\n100644 blob {}\tindex.entries\n040000 tree {work_tree}\tworktree\n",
+        blob(refs.as_bytes())?,
+        blob(&entries)?
+    );
+    if let Some(t) = &index_tree {
+        listing.push_str(&format!("040000 tree {t}\tindex\n"));
+    }
+    let tree = text(&run(
+        git(root, None).args(["mktree"]),
+        Some(listing.as_bytes()),
+    )?);
+    // Only commits can be parents: a tag of a tree is kept by its ref.
+    let tips = tips
+        .into_iter()
+        .filter(|t| {
+            run(
+                git(root, None).args(["cat-file", "-e", &format!("{t}^{{commit}}")]),
+                None,
+            )
+            .is_ok()
+        })
+        .take(MAX_PARENTS)
+        .collect();
+    Ok(State {
+        tree,
+        not_copied,
+        tips,
+    })
+}
+
+/// Snapshots the repository at or above `dir` before `command` runs;
+/// `None` when the state is the one the last snapshot holds (nothing new
+/// is written) or the repository is bare.
+pub fn take(dir: &Path, agent: &str, command: &str) -> Result<Option<Snapshot>> {
+    let Some((git_dir, root)) = locate(dir)? else {
+        return Ok(None);
+    };
+    let state = record_state(&root, &git_dir)?;
+    let last = list(&root)?.into_iter().next();
+    if let Some(last) = &last {
+        let tree = run(
+            git(&root, None).args(["rev-parse", &format!("{}^{{tree}}", last.id)]),
+            None,
+        )
+        .map(|b| text(&b))
+        .unwrap_or_default();
+        if tree == state.tree {
+            return Ok(None);
+        }
+    }
+    let now = jiff::Timestamp::now();
+    let stamp = now.strftime("%Y%m%dT%H%M%S.%6fZ").to_string();
+    let one_line = |s: &str| s.replace(['\n', '\r'], " ");
+    let mut message = format!(
+        "vouch snapshot\n\nagent: {}\ncommand: {}\ntime: {}\n",
+        one_line(agent),
+        one_line(command),
+        now.strftime("%Y-%m-%dT%H:%M:%SZ")
+    );
+    for big in &state.not_copied {
+        message.push_str(&format!("not-copied: {}\n", one_line(big)));
+    }
+    let mut commit = git(&root, None);
+    commit
+        .args(["commit-tree", &state.tree])
+        .env("GIT_AUTHOR_NAME", "vouch")
+        .env("GIT_AUTHOR_EMAIL", "vouch@localhost")
+        .env("GIT_COMMITTER_NAME", "vouch")
+        .env("GIT_COMMITTER_EMAIL", "vouch@localhost");
+    for tip in &state.tips {
+        commit.args(["-p", tip]);
+    }
+    commit.args(["-F", "-"]);
+    let id = text(&run(&mut commit, Some(message.as_bytes()))?);
+    let mut name = format!("{SNAPSHOT_PREFIX}{stamp}");
+    let mut n = 1;
+    // Create only: two agents at once take turns for a name.
+    while run(
+        git(&root, None).args(["update-ref", "-m", "vouch: snapshot", &name, &id, ""]),
+        None,
+    )
+    .is_err()
+    {
+        n += 1;
+        if n > 20 {
+            bail!("cannot write the snapshot ref `{name}`");
+        }
+        name = format!("{SNAPSHOT_PREFIX}{stamp}-{n}");
+    }
+    Ok(Some(Snapshot {
+        name,
+        id,
+        time: now.strftime("%Y-%m-%dT%H:%M:%SZ").to_string(),
+        agent: agent.to_owned(),
+        command: command.to_owned(),
+        not_copied: state.not_copied,
+    }))
+}
+
+/// Every snapshot of the repository at or above `dir`, newest first.
+pub fn list(dir: &Path) -> Result<Vec<Snapshot>> {
+    let out = text(&run(
+        git(dir, None).args([
+            "for-each-ref",
+            "--sort=-refname",
+            "--format=%(refname)%00%(objectname)%00%(contents:body)%00%00",
+            SNAPSHOT_PREFIX,
+        ]),
+        None,
+    )?);
+    let mut snapshots = Vec::new();
+    for record in out.split("\0\0").map(|r| r.trim_start_matches('\n')) {
+        let mut parts = record.splitn(3, '\0');
+        let (Some(name), Some(id), Some(body)) = (parts.next(), parts.next(), parts.next()) else {
+            continue;
+        };
+        let field = |key: &str| {
+            body.lines()
+                .find_map(|l| l.strip_prefix(key).map(str::to_owned))
+                .unwrap_or_default()
+        };
+        snapshots.push(Snapshot {
+            name: name.to_owned(),
+            id: id.to_owned(),
+            time: field("time: "),
+            agent: field("agent: "),
+            command: field("command: "),
+            not_copied: body
+                .lines()
+                .filter_map(|l| l.strip_prefix("not-copied: ").map(str::to_owned))
+                .collect(),
+        });
+    }
+    Ok(snapshots)
+}
+
+/// The refs a snapshot recorded: `HEAD` (`ref: <name>` or an id), the
+/// branches and tags by name, and the stash entries, newest first.
+struct Refs {
+    head: Option<String>,
+    named: BTreeMap<String, String>,
+    stash: Vec<String>,
+}
+
+fn refs_of(root: &Path, snapshot: &str) -> Result<Refs> {
+    let listing = text(&run(
+        git(root, None).args(["cat-file", "blob", &format!("{snapshot}:refs")]),
+        None,
+    )?);
+    let mut refs = Refs {
+        head: None,
+        named: BTreeMap::new(),
+        stash: Vec::new(),
+    };
+    for line in listing.lines() {
+        if let Some(name) = line
+            .strip_prefix("ref: ")
+            .and_then(|l| l.strip_suffix(" HEAD"))
+        {
+            refs.head = Some(format!("ref: {name}"));
+        } else if let Some((id, name)) = line.split_once(' ') {
+            match name {
+                "HEAD" => refs.head = Some(id.to_owned()),
+                "stash" => refs.stash.push(id.to_owned()),
+                _ => {
+                    refs.named.insert(name.to_owned(), id.to_owned());
+                }
+            }
+        }
+    }
+    Ok(refs)
+}
+
+/// The files of a snapshot's work tree (`ls-tree -r -z --name-only`).
+fn files_of(root: &Path, tree: &str) -> Result<BTreeSet<Vec<u8>>> {
+    let out = run(
+        git(root, None).args(["ls-tree", "-r", "-z", "--name-only", "--full-tree", tree]),
+        None,
+    )?;
+    Ok(out
+        .split(|b| *b == 0)
+        .filter(|p| !p.is_empty())
+        .map(<[u8]>::to_vec)
+        .collect())
+}
+
+/// True when `path` is `p` or below it.
+fn under(path: &[u8], p: &[u8]) -> bool {
+    path == p || (path.starts_with(p) && path.get(p.len()) == Some(&b'/'))
+}
+
+/// Puts the state `target` holds back in the repository at or above
+/// `dir`: the work tree (files the current state has and the target has
+/// not are removed), the index, `HEAD`, branch and tag tips and missing
+/// stash entries; with `paths`, only those files and their index entries.
+/// `current` is a snapshot of the state now (taken first, so that an undo
+/// can be undone). `env` goes to every git command that moves a ref (it
+/// tells vouch's own reference-transaction hook that vouch runs them).
+/// Returns what it did, one line each.
+pub fn restore(
+    dir: &Path,
+    target: &Snapshot,
+    current: &str,
+    paths: &[String],
+    env: &[(String, String)],
+) -> Result<Vec<String>> {
+    let Some((git_dir, root)) = locate(dir)? else {
+        bail!("a bare repository has no work tree to restore");
+    };
+    let wanted: Vec<Vec<u8>> = paths.iter().map(|p| p.as_bytes().to_vec()).collect();
+    let selected = |p: &[u8]| wanted.is_empty() || wanted.iter().any(|w| under(p, w));
+    let mut done = Vec::new();
+    let then = files_of(&root, &format!("{}:worktree", target.id))?;
+    let scratch = tempfile::Builder::new()
+        .prefix("vouch-undo-")
+        .tempdir_in(&git_dir)
+        .context("cannot make a temporary directory in the git directory")?;
+    let temp_index = scratch.path().join("index");
+    run(
+        git(&root, Some(&temp_index)).args(["read-tree", &format!("{}:worktree", target.id)]),
+        None,
+    )?;
+    let mut list = Vec::new();
+    for path in then.iter().filter(|p| selected(p)) {
+        list.extend_from_slice(path);
+        list.push(0);
+    }
+    if !list.is_empty() {
+        run(
+            git(&root, Some(&temp_index)).args(["checkout-index", "-f", "-z", "--stdin"]),
+            Some(&list),
+        )?;
+    }
+    // Then what the state now has and the target has not (created since),
+    // but for files the target's own rules ignore (build output that a
+    // reset made visible is not the agent's to lose).
+    let now = files_of(&root, &format!("{current}:worktree"))?;
+    let gone: Vec<&Vec<u8>> = now.difference(&then).filter(|p| selected(p)).collect();
+    let mut asked = Vec::new();
+    for p in &gone {
+        asked.extend_from_slice(p);
+        asked.push(0);
+    }
+    let ignored: BTreeSet<Vec<u8>> = if gone.is_empty() {
+        BTreeSet::new()
+    } else {
+        run(
+            git(&root, None).args(["check-ignore", "--no-index", "-z", "--stdin"]),
+            Some(&asked),
+        )
+        .unwrap_or_default()
+        .split(|b| *b == 0)
+        .filter(|p| !p.is_empty())
+        .map(<[u8]>::to_vec)
+        .collect()
+    };
+    let mut removed = 0;
+    for path in gone.into_iter().filter(|p| !ignored.contains(*p)) {
+        let file = root.join(OsStr::from_bytes(path));
+        if std::fs::symlink_metadata(&file).is_ok() {
+            std::fs::remove_file(&file)
+                .with_context(|| format!("cannot remove `{}`", file.display()))?;
+            removed += 1;
+            // Directories left empty go too.
+            let mut parent = file.parent();
+            while let Some(d) = parent.filter(|d| *d != root) {
+                if std::fs::remove_dir(d).is_err() {
+                    break;
+                }
+                parent = d.parent();
+            }
+        }
+    }
+    done.push(format!(
+        "work tree: {} file(s) written, {removed} removed",
+        then.iter().filter(|p| selected(p)).count()
+    ));
+    // The index.
+    let entries = run(
+        git(&root, None).args(["cat-file", "blob", &format!("{}:index.entries", target.id)]),
+        None,
+    )?;
+    if paths.is_empty() {
+        run(git(&root, None).args(["read-tree", "--empty"]), None)?;
+        run(
+            git(&root, None).args(["update-index", "-z", "--index-info"]),
+            Some(&entries),
+        )?;
+    } else {
+        let mut removal = Vec::new();
+        for p in &wanted {
+            removal.extend_from_slice(p);
+            removal.push(0);
+        }
+        run(
+            git(&root, None).args(["update-index", "-z", "--force-remove", "--stdin"]),
+            Some(&removal),
+        )
+        .ok();
+        let kept: Vec<u8> = entries
+            .split(|b| *b == 0)
+            .filter(|e| {
+                e.iter()
+                    .position(|b| *b == b'\t')
+                    .is_some_and(|tab| selected(&e[tab + 1..]))
+            })
+            .flat_map(|e| e.iter().copied().chain([0]))
+            .collect();
+        if !kept.is_empty() {
+            run(
+                git(&root, None).args(["update-index", "-z", "--index-info"]),
+                Some(&kept),
+            )?;
+        }
+    }
+    // Fresh stat data, so that `git status` does not see every file as
+    // changed.
+    run(
+        git(&root, None).args(["update-index", "-q", "--refresh"]),
+        None,
+    )
+    .ok();
+    done.push("index: restored".to_owned());
+    if !paths.is_empty() {
+        return Ok(done);
+    }
+    // The refs, with vouch's own hook told that vouch moves them.
+    let was = refs_of(&root, current)?;
+    let then = refs_of(&root, &target.id)?;
+    let mut moves = String::new();
+    for (name, id) in &then.named {
+        if was.named.get(name) != Some(id) {
+            moves.push_str(&format!("update {name} {id}\n"));
+            done.push(format!("{name} -> {}", crate::text::short_oid(id)));
+        }
+    }
+    for name in was.named.keys().filter(|n| !then.named.contains_key(*n)) {
+        moves.push_str(&format!("delete {name}\n"));
+        done.push(format!(
+            "{name} removed (it is in the snapshot taken before this undo)"
+        ));
+    }
+    if !moves.is_empty() {
+        run(
+            git(&root, None)
+                .args(["update-ref", "-m", "vouch undo", "--stdin"])
+                .envs(env.iter().map(|(k, v)| (k, v))),
+            Some(moves.as_bytes()),
+        )?;
+    }
+    match then.head.as_deref() {
+        Some(h) if was.head.as_deref() != Some(h) => {
+            let mut c = git(&root, None);
+            if let Some(name) = h.strip_prefix("ref: ") {
+                c.args(["symbolic-ref", "HEAD", name]);
+            } else {
+                c.args(["update-ref", "--no-deref", "HEAD", h]);
+            }
+            run(c.envs(env.iter().map(|(k, v)| (k, v))), None)?;
+            done.push(format!("HEAD -> {h}"));
+        }
+        _ => {}
+    }
+    // Stash entries the target had and the stash lacks now, oldest first.
+    for id in then.stash.iter().rev().filter(|id| !was.stash.contains(id)) {
+        run(
+            git(&root, None)
+                .args(["stash", "store", "-m", "restored by git vouch undo", id])
+                .envs(env.iter().map(|(k, v)| (k, v))),
+            None,
+        )?;
+        done.push(format!(
+            "stash entry {} put back",
+            crate::text::short_oid(id)
+        ));
+    }
+    Ok(done)
+}

@@ -1,0 +1,250 @@
+//! Nothing an agent does is beyond undo (issue 28, SPEC 3.4): a snapshot
+//! before every agent shell command that may change the repository, and
+//! `git vouch undo` putting back, byte for byte, the work tree (deleted
+//! and untracked files, modes, symlinks, secret-like ignored files), the
+//! index, the branch and tag tips and the stash.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+
+use crate::support::{Out, TestEnv};
+
+/// Everything undo restores: each file (mode and bytes, a link's target),
+/// the index entries, the refs, HEAD and the stash.
+#[derive(Debug, PartialEq, Eq)]
+struct State {
+    files: BTreeMap<String, (u32, Vec<u8>)>,
+    index: String,
+    refs: String,
+    head: String,
+    stash: String,
+}
+
+fn walk(dir: &Path, prefix: &str, out: &mut BTreeMap<String, (u32, Vec<u8>)>) {
+    for e in fs::read_dir(dir).unwrap().flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        // Ignored build output is not snapshotted (it can be rebuilt, and
+        // may be gigabytes): left out of the comparison.
+        if name == ".git" || (prefix.is_empty() && name == "target") {
+            continue;
+        }
+        let path = format!("{prefix}{name}");
+        let meta = fs::symlink_metadata(e.path()).unwrap();
+        if meta.file_type().is_symlink() {
+            let target = fs::read_link(e.path()).unwrap();
+            out.insert(
+                path,
+                (0o120_000, target.to_string_lossy().as_bytes().to_vec()),
+            );
+        } else if meta.is_dir() {
+            walk(&e.path(), &format!("{path}/"), out);
+        } else {
+            out.insert(
+                path,
+                (
+                    meta.permissions().mode() & 0o111,
+                    fs::read(e.path()).unwrap(),
+                ),
+            );
+        }
+    }
+}
+
+fn state(env: &TestEnv) -> State {
+    let mut files = BTreeMap::new();
+    walk(&env.work, "", &mut files);
+    State {
+        files,
+        index: env.git(&env.work, &["ls-files", "-s"]),
+        refs: env.git(
+            &env.work,
+            &[
+                "for-each-ref",
+                "--format=%(objectname) %(refname)",
+                "refs/heads",
+                "refs/tags",
+            ],
+        ),
+        head: env.git(&env.work, &["symbolic-ref", "-q", "HEAD"]),
+        stash: env
+            .git_out(
+                &env.work,
+                &["log", "-g", "--format=%H %s", "refs/stash", "--"],
+            )
+            .stdout
+            .lines()
+            .map(|l| l.split(' ').next().unwrap_or("").to_owned())
+            .collect::<Vec<_>>()
+            .join("\n"),
+    }
+}
+
+/// A repository with work in every place an agent can destroy it:
+/// committed and unpushed commits, a branch and a tag, modified, staged,
+/// deleted, untracked and executable files, a symlink, an ignored `.env`,
+/// and a stash entry.
+fn busy(env: &TestEnv) {
+    let w = &env.work;
+    fs::create_dir_all(w.join("src/deep")).unwrap();
+    fs::write(w.join("src/deep/lib.rs"), "pub fn f() {}\n").unwrap();
+    fs::write(w.join("run.sh"), "#!/bin/sh\necho run\n").unwrap();
+    fs::set_permissions(w.join("run.sh"), fs::Permissions::from_mode(0o755)).unwrap();
+    std::os::unix::fs::symlink("file1.txt", w.join("link")).unwrap();
+    fs::write(w.join(".gitignore"), ".env\ntarget/\n").unwrap();
+    env.git(w, &["add", "-A"]);
+    env.git(w, &["commit", "-qm", "more files"]);
+    env.git(w, &["tag", "v1"]);
+    env.git(w, &["branch", "feature"]);
+    env.commit(w, "unpushed.txt", "unpushed work");
+    fs::write(w.join("stashed.txt"), "stashed\n").unwrap();
+    env.git(w, &["add", "stashed.txt"]);
+    env.git(w, &["stash", "push", "-q", "-m", "kept for later"]);
+    fs::write(w.join("file1.txt"), "modified, not staged\n").unwrap();
+    fs::write(w.join("file2.txt"), "modified and staged\n").unwrap();
+    env.git(w, &["add", "file2.txt"]);
+    fs::remove_file(w.join("file3.txt")).unwrap();
+    fs::write(w.join("notes.md"), "untracked notes\n").unwrap();
+    fs::write(w.join(".env"), "API_KEY=sk-test-1234\n").unwrap();
+    fs::create_dir_all(w.join("target")).unwrap();
+    fs::write(w.join("target/build.o"), "ignored build output\n").unwrap();
+}
+
+/// Runs `command` as an agent would: through Claude Code's hook first (the
+/// snapshot), then in a shell.
+fn agent_runs(env: &TestEnv, command: &str) -> Out {
+    env.claude(command);
+    Out::from_output(
+        env.cmd("sh", &env.work)
+            .args(["-c", command])
+            .output()
+            .unwrap(),
+    )
+}
+
+/// Commands that lose work of every kind, each undone.
+const LOSSES: &[&str] = &[
+    "rm -rf src run.sh link .env notes.md",
+    "echo gone > file1.txt && : > file2.txt",
+    "mv notes.md file1.txt",
+    "sed -i 's/.*/x/' file1.txt src/deep/lib.rs",
+    "python3 -c \"open('file2.txt','w').write('')\"",
+    "git reset -q --hard HEAD~2",
+    "git clean -fdqx",
+    "git checkout -- . && git clean -fdq",
+    "git stash clear",
+    "git stash drop -q",
+    "git branch -D feature && git tag -d v1",
+    "git add -A && git commit -qm 'agent commit' && git reset -q --hard HEAD~3",
+    "git rm -rq src && git commit -qm 'drop src'",
+    "git switch -q -c elsewhere HEAD~2 && git branch -D main",
+    "chmod -x run.sh && ln -sf file2.txt link",
+    "git restore --staged . && git checkout -q .",
+    "git stash push -q -u && git stash drop -q",
+    "find . -name '*.txt' -not -path './.git/*' -delete",
+    "git update-ref -d refs/heads/feature && git update-ref refs/heads/main HEAD~3",
+    "printf 'x' > .env && rm -f .gitignore",
+];
+
+#[test]
+fn every_kind_of_loss_is_undone_byte_for_byte() {
+    for command in LOSSES {
+        let env = TestEnv::new();
+        busy(&env);
+        let before = state(&env);
+        let out = agent_runs(&env, command);
+        assert_ne!(
+            state(&env),
+            before,
+            "`{command}` changed nothing:\n{}",
+            out.stderr
+        );
+        let undo = env.vouch(&["undo"]);
+        assert_eq!(undo.code, 0, "`{command}`: {}", undo.stderr);
+        assert_eq!(
+            state(&env),
+            before,
+            "`{command}` was not undone:\n{}",
+            undo.stderr
+        );
+    }
+}
+
+#[test]
+fn an_undo_can_be_undone_and_paths_restore_alone() {
+    let env = TestEnv::new();
+    busy(&env);
+    let before = state(&env);
+    agent_runs(&env, "rm -rf src notes.md && echo new > file2.txt");
+    let after = state(&env);
+    env.vouch(&["undo"]).code(0).stderr_has("brings it back");
+    assert_eq!(state(&env), before);
+    // The state the undo replaced is a snapshot too.
+    env.vouch(&["undo"]).code(0);
+    assert_eq!(state(&env), after);
+    // One path from an older snapshot, nothing else.
+    env.vouch(&["undo", "3", "--path", "src"]).code(0);
+    let now = state(&env);
+    assert_eq!(
+        now.files.get("src/deep/lib.rs"),
+        before.files.get("src/deep/lib.rs")
+    );
+    assert_eq!(now.files.get("file2.txt"), after.files.get("file2.txt"));
+    assert!(!now.files.contains_key("notes.md"));
+    let list = env.vouch(&["snapshots"]);
+    list.code(0).stdout_has("claude").stdout_has("undo");
+}
+
+#[test]
+fn reading_commands_and_an_unchanged_state_write_no_snapshot() {
+    let env = TestEnv::new();
+    busy(&env);
+    let count = || {
+        env.git(&env.work, &["for-each-ref", "refs/vouch/snapshots"])
+            .lines()
+            .count()
+    };
+    for reads in [
+        "git status",
+        "ls -la && cat file1.txt",
+        "git log --oneline -3",
+        "grep -rn fn src",
+    ] {
+        env.claude(reads);
+    }
+    assert_eq!(count(), 0, "a read-only command pays nothing");
+    env.claude("make build");
+    assert_eq!(count(), 1);
+    // Nothing changed since: no new snapshot.
+    env.claude("make test");
+    assert_eq!(count(), 1);
+    fs::write(env.work.join("file1.txt"), "changed again\n").unwrap();
+    env.claude("make test");
+    assert_eq!(count(), 2);
+    // The index, work tree and stash are as they were: a snapshot touches
+    // none of them.
+    let before = state(&env);
+    env.claude("make");
+    assert_eq!(state(&env), before);
+}
+
+#[test]
+fn a_repository_mid_merge_gets_its_conflicts_back() {
+    let env = TestEnv::new();
+    let w = &env.work;
+    env.git(w, &["switch", "-q", "-c", "side"]);
+    fs::write(w.join("file1.txt"), "side\n").unwrap();
+    env.git(w, &["commit", "-qam", "side"]);
+    env.git(w, &["switch", "-q", "main"]);
+    fs::write(w.join("file1.txt"), "main\n").unwrap();
+    env.git(w, &["commit", "-qam", "main"]);
+    let merge = env.git_out(w, &["merge", "-q", "side"]);
+    assert_ne!(merge.code, 0, "a conflict");
+    let before = state(&env);
+    assert!(before.index.contains(" 2\tfile1.txt"), "{}", before.index);
+    agent_runs(&env, "git merge --abort; git reset -q --hard HEAD~1");
+    assert_ne!(state(&env), before);
+    env.vouch(&["undo"]).code(0);
+    assert_eq!(state(&env), before);
+}
