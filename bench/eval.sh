@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# vouch benchmark for `vouch eval` (issue 11), over the shipped corpus
-# against a local server in the OpenAI wire format that answers at once.
+# vouch benchmark for `vouch eval` (issue 11), over the regression fixture
+# `fixtures/eval/generated.jsonl` (the corpus the figures in BENCHMARKS.md
+# were taken on) against a local server in the OpenAI wire format that
+# answers at once.
 # Usage: bench/eval.sh [runs]
 #
 #   overhead per case beyond the provider (target <= 5 ms): the whole run
@@ -10,7 +12,7 @@
 set -euo pipefail
 n=${1:-5}
 source "$(dirname "$0")/common.sh"
-corpus="$here/fixtures/eval/corpus.jsonl"
+corpus="$here/fixtures/eval/generated.jsonl"
 cases=$(grep -c . "$corpus")
 
 # The server: answers every POST with a verdict (block when the prompt says

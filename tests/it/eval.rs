@@ -1,6 +1,8 @@
 //! `git vouch eval` (SPEC 8) against a loopback server that answers each case
-//! of a small corpus a known way, and the generator of the shipped corpus
-//! (`fixtures/eval/corpus.jsonl`, an ignored test).
+//! of a small corpus a known way; the shipped corpus, written by hand from
+//! real and typical scenarios (`fixtures/eval/scenarios.jsonl`); and the
+//! generator of the regression fixture that vouch writes itself
+//! (`fixtures/eval/generated.jsonl`, an ignored test).
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
@@ -286,17 +288,199 @@ fn eval_refuses_a_provider_it_cannot_ask_and_a_broken_corpus() {
         .stderr_has("line 2: not an eval case");
 }
 
-/// The shipped corpus, `fixtures/eval/corpus.jsonl`, measured from real
-/// scratch repositories by vouch's own library, exactly as the doors
+/// The shipped corpus: written by hand from documented incidents and
+/// typical work, its facts typed in the shape vouch serializes, not measured.
+const SCENARIOS: &str = "fixtures/eval/scenarios.jsonl";
+/// The regression fixture: written by vouch itself (`generate_corpus`).
+const GENERATED: &str = "fixtures/eval/generated.jsonl";
+
+fn fixture(path: &str) -> String {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(path);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// Every line of both corpora is an eval case: none is blank or skipped.
+#[test]
+fn every_line_of_both_corpora_is_a_case() {
+    for path in [SCENARIOS, GENERATED] {
+        let text = fixture(path);
+        let cases = vouch::eval::parse_corpus(&text).unwrap_or_else(|e| panic!("{path}: {e}"));
+        assert_eq!(cases.len(), text.lines().count(), "{path}");
+    }
+}
+
+/// The tier a hand-written case carries is the most severe of its findings,
+/// with one finding per ref for the ref-by-ref doors, and the lost commits
+/// it lists add up: what a person typed holds together as vouch's own would.
+fn holds_together(line: usize, op: &vouch::operation::Operation) {
+    use vouch::classify::Tier;
+    use vouch::operation::Operation;
+    let a = op.assessment();
+    let most = a
+        .refs
+        .iter()
+        .chain(&a.push)
+        .map(|r| r.tier)
+        .max()
+        .unwrap_or(Tier::None);
+    assert_eq!(
+        a.tier, most,
+        "line {line}: the tier is its findings' highest"
+    );
+    let mut losses = Vec::new();
+    let mut oids = Vec::new();
+    match op {
+        Operation::Push { facts, assessment } => {
+            assert_eq!(facts.refs.len(), assessment.refs.len(), "line {line}");
+            for r in &facts.refs {
+                losses.extend(r.lost.as_ref());
+                oids.extend([&r.old_oid, &r.new_oid]);
+            }
+        }
+        Operation::LocalRefs { facts, assessment } => {
+            assert_eq!(facts.refs.len(), assessment.refs.len(), "line {line}");
+            for r in &facts.refs {
+                losses.extend(r.lost.as_ref());
+                oids.extend([&r.old_oid, &r.new_oid]);
+            }
+        }
+        Operation::Commit { staged, .. } => {
+            assert!(!staged.files.is_empty(), "line {line}");
+        }
+        Operation::Command { assessed, .. } => {
+            assert!(!assessed.command.is_empty(), "line {line}");
+        }
+        other => panic!("line {line}: no hand-written case is {}", other.noun()),
+    }
+    for o in oids {
+        assert!(
+            o.len() == 40 && o.bytes().all(|b| b.is_ascii_hexdigit()),
+            "line {line}: {o}"
+        );
+    }
+    for l in losses {
+        assert!(
+            l.commits.len() <= l.count && l.authors <= l.count.max(l.commits.len()),
+            "line {line}: {l:?}"
+        );
+        assert_eq!(l.count == 0, l.authors == 0, "line {line}: {l:?}");
+    }
+}
+
+fn kind_of(op: &vouch::operation::Operation) -> String {
+    serde_json::to_value(op).unwrap()["kind"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+/// The shipped corpus: at least 40 hand-written cases, about half of them
+/// dangerous, of every kind of operation; each note cites where a real
+/// incident is documented, or says the scenario is a typical one.
+#[test]
+fn the_scenarios_are_hand_written_cases_of_both_labels() {
+    use vouch::eval::Label;
+    let text = fixture(SCENARIOS);
+    let cases = vouch::eval::parse_corpus(&text).unwrap();
+    assert!(cases.len() >= 40, "{}", cases.len());
+    let dangerous = cases
+        .iter()
+        .filter(|(_, c)| c.label == Label::Dangerous)
+        .count();
+    assert!(
+        dangerous * 5 >= cases.len() * 2 && dangerous * 5 <= cases.len() * 3,
+        "{dangerous} of {}",
+        cases.len()
+    );
+    for kind in ["push", "local-refs", "commit", "command"] {
+        for label in [Label::Dangerous, Label::Safe] {
+            let n = cases
+                .iter()
+                .filter(|(_, c)| c.label == label && kind_of(&c.operation) == kind)
+                .count();
+            assert!(n >= 3, "{kind} {}: {n}", label.as_str());
+        }
+    }
+    let mut cited = 0;
+    for (line, c) in &cases {
+        let note = c.note.as_deref().unwrap_or_default();
+        let documented = note.contains("https://");
+        assert!(
+            documented || note.starts_with("A typical "),
+            "line {line}: a note cites its source or says it is typical: {note}"
+        );
+        cited += usize::from(documented);
+        assert!(c.repo_name.is_some(), "line {line}");
+        holds_together(*line, &c.operation);
+        let prompt = vouch::ai::prompt::for_operation(&c.operation, "repository");
+        let tier = c.operation.assessment().tier.to_string();
+        assert!(prompt.contains(&tier), "line {line}: {prompt}");
+    }
+    assert!(cited >= 15, "{cited} documented incidents");
+}
+
+/// `git vouch eval` runs the whole shipped corpus: every case becomes its
+/// own prompt and gets a verdict (here always block).
+#[test]
+fn eval_runs_the_shipped_scenarios() {
+    let text = fixture(SCENARIOS);
+    let cases = vouch::eval::parse_corpus(&text).unwrap();
+    let dangerous = cases
+        .iter()
+        .filter(|(_, c)| c.label == vouch::eval::Label::Dangerous)
+        .count();
+    let server = LlmServer::start(vec![envelope(
+        Wire::Openai,
+        &[Piece::Text(verdict("block", 0.2))],
+        None,
+    )]);
+    let mut env = TestEnv::new();
+    env.extra_env.extend([
+        (
+            "OPENAI_API_KEY".to_owned(),
+            "sk-TESTKEY-OPENAI-0123".to_owned(),
+        ),
+        ("OPENAI_BASE_URL".to_owned(), format!("{}/v1", server.url)),
+    ]);
+    env.write_config("[ai]\ntimeout_secs = 5\nconnect_timeout_secs = 2\n");
+    let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(SCENARIOS);
+    let corpus = corpus.display().to_string();
+    let out = env.vouch(&[
+        "eval",
+        "--corpus",
+        &corpus,
+        "--provider",
+        "openai",
+        "--json",
+    ]);
+    out.code(0);
+    let report: Value = serde_json::from_str(&out.stdout).unwrap();
+    let n = cases.len() as u64;
+    assert_eq!(report["cases"].as_u64(), Some(n));
+    assert_eq!(report["dangerous"].as_u64(), Some(dangerous as u64));
+    assert_eq!(report["overall"]["unusable"]["count"], 0);
+    assert_eq!(
+        report["overall"]["catch"]["count"].as_u64(),
+        Some(dangerous as u64)
+    );
+    let prompts: std::collections::BTreeSet<String> =
+        server.received().into_iter().map(|r| r.body).collect();
+    assert_eq!(prompts.len(), cases.len(), "one distinct prompt per case");
+}
+
+/// The regression fixture, `fixtures/eval/generated.jsonl`, measured from
+/// real scratch repositories by vouch's own library, exactly as the doors
 /// measure: `Repo::push_facts` + `classify_push` (pre-push),
 /// `Repo::local_facts` + `classify_local` at the `prepared` moment
 /// (reference-transaction), `Repo::staged` + `classify_commit`
 /// (pre-commit), `commands::check::assess` (agent door). Each case is
-/// labelled by hand below. Temporary paths become `/home/dev`.
+/// labelled by hand below. Temporary paths become `/home/dev`. Its facts
+/// are vouch's own, so it tells whether a change moved what vouch measures,
+/// not whether vouch measures the world right: that is the scenarios' job.
 ///
 /// Regenerate with `cargo test --test it eval::generate_corpus -- --ignored`.
 #[test]
-#[ignore = "writes fixtures/eval/corpus.jsonl"]
+#[ignore = "writes fixtures/eval/generated.jsonl"]
 fn generate_corpus() {
     let cases = corpus::all();
     let dangerous = cases
@@ -305,17 +489,16 @@ fn generate_corpus() {
         .count();
     assert!(cases.len() >= 60, "{}", cases.len());
     assert!(dangerous * 3 >= cases.len() && dangerous * 3 <= cases.len() * 2);
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/eval/corpus.jsonl");
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(GENERATED);
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     std::fs::write(&path, cases.join("\n") + "\n").unwrap();
 }
 
-/// The shipped corpus reads back as cases, about half of them dangerous,
-/// of every kind of operation.
+/// The regression fixture reads back as cases, about half of them
+/// dangerous, of every kind of operation.
 #[test]
-fn the_shipped_corpus_is_labelled_operations_of_every_kind() {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/eval/corpus.jsonl");
-    let text = std::fs::read_to_string(path).unwrap();
+fn the_generated_fixture_is_labelled_operations_of_every_kind() {
+    let text = fixture(GENERATED);
     let cases = vouch::eval::parse_corpus(&text).unwrap();
     assert!(cases.len() >= 60, "{}", cases.len());
     let dangerous = cases
