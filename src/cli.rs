@@ -316,12 +316,34 @@ pub struct UndoArgs {
 /// `git vouch snapshots`.
 #[derive(Debug, Args)]
 pub struct SnapshotsArgs {
+    /// What to do (default: list).
+    #[command(subcommand)]
+    pub action: Option<SnapshotsAction>,
     /// Print them as one JSON array.
     #[arg(long)]
     pub json: bool,
     /// The repository (default: the current directory).
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "PATH", global = true)]
     pub repo: Option<PathBuf>,
+}
+
+/// `git vouch snapshots <action>`.
+#[derive(Debug, Subcommand)]
+pub enum SnapshotsAction {
+    /// Delete old snapshots: every one that is neither among the newest
+    /// `--keep` nor younger than `--days`. Needs a person at a terminal
+    /// (what only a snapshot holds is gone for good).
+    Prune {
+        /// How many of the newest to keep, whatever their age.
+        #[arg(long, default_value_t = 100)]
+        keep: usize,
+        /// Keep every snapshot younger than this many days.
+        #[arg(long, default_value_t = 14)]
+        days: u32,
+        /// Say what would be deleted, and delete nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
 }
 
 /// `git vouch rescue`.

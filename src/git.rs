@@ -41,8 +41,8 @@ use push::tracking_ref;
 pub use push::{cli_push_facts, ls_remote, ls_remote_within};
 pub use receive::{advertise_push_options, bare_repositories_under};
 pub use snapshot::{
-    SNAPSHOT_PREFIX, Snapshot, list as snapshots, restore as restore_snapshot,
-    take as take_snapshot,
+    SNAPSHOT_PREFIX, Snapshot, delete as delete_snapshots, list as snapshots,
+    restore as restore_snapshot, take as take_snapshot,
 };
 
 /// How many commits a lost-commit count walks before it stops counting.
@@ -297,8 +297,8 @@ pub fn common_dir(cwd: &Path) -> Option<PathBuf> {
 /// A git command run in `dir` that reads history as the remote holds it
 /// (SPEC 2.1, issue 26 item 1): replace refs and `info/grafts` are local
 /// views of history that a push does not carry, so a lookup ignores them
-/// (`GIT_NO_REPLACE_OBJECTS`; a graft file that is empty), and it never
-/// fetches from a promisor remote. stdin is empty unless the caller says
+/// (`GIT_NO_REPLACE_OBJECTS`; a graft file that is empty); it never
+/// fetches from a promisor remote, nor rewrites the index in passing. stdin is empty unless the caller says
 /// otherwise. Every git process vouch runs is built here.
 pub(crate) fn git_in(dir: &Path) -> Command {
     let mut c = Command::new("git");
@@ -309,6 +309,8 @@ pub(crate) fn git_in(dir: &Path) -> Command {
         .env("GIT_NO_REPLACE_OBJECTS", "1")
         .env("GIT_GRAFT_FILE", "/dev/null")
         .env("GIT_NO_LAZY_FETCH", "1")
+        // `git status` and friends leave the user's index as it is.
+        .env("GIT_OPTIONAL_LOCKS", "0")
         .stdin(std::process::Stdio::null());
     c
 }

@@ -3,7 +3,7 @@
 
 use anyhow::{Context, Result, bail};
 
-use crate::cli::{SnapshotsArgs, UndoArgs};
+use crate::cli::{SnapshotsAction, SnapshotsArgs, UndoArgs};
 use crate::context::Ctx;
 use crate::env::vars;
 use crate::git::{self, Snapshot};
@@ -14,6 +14,14 @@ use crate::{ExitStatus, parent, ui};
 pub fn snapshots(ctx: &Ctx, args: &SnapshotsArgs) -> Result<ExitStatus> {
     let dir = ctx.dir(args.repo.as_ref());
     let all = git::snapshots(&dir)?;
+    if let Some(SnapshotsAction::Prune {
+        keep,
+        days,
+        dry_run,
+    }) = &args.action
+    {
+        return prune(ctx, &dir, &all, *keep, *days, *dry_run);
+    }
     if args.json {
         ui::out(&serde_json::to_string(&all)?);
         return Ok(ExitStatus::Allowed);
@@ -100,4 +108,93 @@ pub fn undo(ctx: &Ctx, args: &UndoArgs) -> Result<ExitStatus> {
         ));
     }
     Ok(ExitStatus::Allowed)
+}
+
+/// The snapshots retention lets go: neither among the newest `keep` nor
+/// taken within `days` of `now`. A snapshot whose time cannot be read is
+/// kept.
+fn expired(all: &[Snapshot], keep: usize, days: u32, now: jiff::Timestamp) -> Vec<&Snapshot> {
+    let cutoff = now - jiff::SignedDuration::from_hours(24 * i64::from(days));
+    all.iter()
+        .skip(keep)
+        .filter(|s| s.time.parse::<jiff::Timestamp>().is_ok_and(|t| t < cutoff))
+        .collect()
+}
+
+/// `git vouch snapshots prune`: only a person at a terminal.
+fn prune(
+    ctx: &Ctx,
+    dir: &std::path::Path,
+    all: &[Snapshot],
+    keep: usize,
+    days: u32,
+    dry_run: bool,
+) -> Result<ExitStatus> {
+    let old = expired(all, keep, days, jiff::Timestamp::now());
+    if old.is_empty() {
+        ui::info(&format!(
+            "nothing to prune: {} snapshot(s), all among the newest {keep} or younger than {days} days",
+            all.len()
+        ));
+        return Ok(ExitStatus::Allowed);
+    }
+    let line = |s: &Snapshot| format!("{} ({}, `{}`)", s.short(), s.time, one_line(&s.command, 60));
+    if dry_run {
+        for s in &old {
+            ui::info(&format!("would delete {}", line(s)));
+        }
+        ui::info("run it again without `--dry-run`, at a terminal, to delete them");
+        return Ok(ExitStatus::Allowed);
+    }
+    let mut what = format!("This deletes {} snapshot(s) for good:\n", old.len());
+    for s in old.iter().take(20) {
+        what.push_str(&format!("  {}\n", line(s)));
+    }
+    what.push_str("What only they hold can no longer be undone.");
+    if !super::person::confirms(ctx, "git vouch snapshots prune", &what) {
+        return Ok(ExitStatus::Refused);
+    }
+    let state = ctx.dirs()?.state;
+    let _nested = parent::Nested::arm(&state);
+    let env = [(vars::VOUCH_NESTED.to_owned(), parent::nested_marker())];
+    let names: Vec<&str> = old.iter().map(|s| s.name.as_str()).collect();
+    git::delete_snapshots(dir, &names, &env)?;
+    ui::info(&format!("deleted {} snapshot(s)", old.len()));
+    Ok(ExitStatus::Allowed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn snap(i: usize, time: &str) -> Snapshot {
+        Snapshot {
+            name: format!("refs/vouch/snapshots/{i}"),
+            id: String::new(),
+            time: time.to_owned(),
+            agent: "claude".into(),
+            command: "make".into(),
+            not_copied: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn retention_keeps_the_newest_and_the_recent() {
+        let now: jiff::Timestamp = "2026-11-26T12:00:00Z".parse().unwrap();
+        let all = vec![
+            snap(1, "2026-11-26T11:00:00Z"),
+            snap(2, "2026-11-01T11:00:00Z"),
+            snap(3, "2026-11-20T11:00:00Z"),
+            snap(4, "2026-10-01T11:00:00Z"),
+            snap(5, "not a time"),
+        ];
+        let names = |v: Vec<&Snapshot>| v.iter().map(|s| s.name.clone()).collect::<Vec<_>>();
+        // Newest 1 kept, and everything younger than 14 days.
+        assert_eq!(
+            names(expired(&all, 1, 14, now)),
+            ["refs/vouch/snapshots/2", "refs/vouch/snapshots/4"]
+        );
+        assert_eq!(names(expired(&all, 100, 14, now)), Vec::<String>::new());
+        assert_eq!(names(expired(&all, 0, 0, now)).len(), 4);
+    }
 }

@@ -240,20 +240,28 @@ fn record_state(root: &Path, git_dir: &Path) -> Result<State> {
     let listed = text(&run(
         git(root, None).args([
             "for-each-ref",
-            "--format=%(objectname) %(refname) %(*objectname)",
+            "--format=%(objectname) %(refname) %(objecttype) %(*objectname) %(*objecttype)",
             "refs/heads",
             "refs/tags",
         ]),
         None,
     )?);
     for line in listed.lines() {
+        // The peeled fields are empty but for annotated tags.
         let mut parts = line.split(' ');
         let (Some(id), Some(name)) = (parts.next(), parts.next()) else {
             continue;
         };
+        let kind = parts.next().unwrap_or_default();
+        let peeled = parts.next().unwrap_or_default();
+        let peeled_kind = parts.next().unwrap_or_default();
         refs.push_str(&format!("{id} {name}\n"));
-        let peeled = parts.next().filter(|p| !p.is_empty()).unwrap_or(id);
-        tips.insert(peeled.to_owned());
+        // Only commits can be parents: a tag of a tree is kept by its ref.
+        if kind == "commit" {
+            tips.insert(id.to_owned());
+        } else if peeled_kind == "commit" {
+            tips.insert(peeled.to_owned());
+        }
     }
     let stash = run(
         git(root, None).args(["log", "-g", "--format=%H", "refs/stash", "--"]),
@@ -283,23 +291,79 @@ fn record_state(root: &Path, git_dir: &Path) -> Result<State> {
         git(root, None).args(["mktree"]),
         Some(listing.as_bytes()),
     )?);
-    // Only commits can be parents: a tag of a tree is kept by its ref.
-    let tips = tips
-        .into_iter()
-        .filter(|t| {
-            run(
-                git(root, None).args(["cat-file", "-e", &format!("{t}^{{commit}}")]),
-                None,
-            )
-            .is_ok()
-        })
-        .take(MAX_PARENTS)
-        .collect();
+    let tips = tips.into_iter().take(MAX_PARENTS).collect();
     Ok(State {
         tree,
         not_copied,
         tips,
     })
+}
+
+/// What changes when anything a snapshot holds changes, read without
+/// copying a file: `git status` (staged and unstaged changes, untracked
+/// and ignored files) with each listed file's size, time and mode, the
+/// refs, `HEAD`, and the stash's reflog. Equal fingerprints: nothing to
+/// snapshot again. (A file modified twice stays "modified" in `git
+/// status`; its time and size tell the second change.)
+fn fingerprint(root: &Path, git_dir: &Path) -> Result<String> {
+    use sha2::Digest as _;
+    let mut hash = sha2::Sha256::new();
+    let status = run(
+        git(root, None).args([
+            "status",
+            "--porcelain=v2",
+            "-z",
+            "--untracked-files=all",
+            "--ignored=traditional",
+            "--no-renames",
+        ]),
+        None,
+    )?;
+    hash.update(&status);
+    for entry in status.split(|b| *b == 0).filter(|e| !e.is_empty()) {
+        // The path is the last field of every entry kind.
+        let path = match entry.first() {
+            Some(b'?' | b'!') => &entry[2..],
+            _ => entry.rsplit(|b| *b == b' ').next().unwrap_or_default(),
+        };
+        if let Ok(m) = std::fs::symlink_metadata(root.join(OsStr::from_bytes(path))) {
+            use std::os::unix::fs::MetadataExt as _;
+            hash.update(format!(
+                "{} {} {} {}\n",
+                m.len(),
+                m.mtime(),
+                m.mtime_nsec(),
+                m.mode()
+            ));
+        }
+    }
+    hash.update(run(
+        git(root, None).args([
+            "for-each-ref",
+            "--format=%(objectname) %(refname)",
+            "refs/heads",
+            "refs/tags",
+            "refs/stash",
+        ]),
+        None,
+    )?);
+    hash.update(
+        run(
+            git(root, None).args(["rev-parse", "--symbolic-full-name", "HEAD", "HEAD"]),
+            None,
+        )
+        .unwrap_or_default(),
+    );
+    if let Ok(m) = std::fs::metadata(git_dir.join("logs/refs/stash")) {
+        use std::os::unix::fs::MetadataExt as _;
+        hash.update(format!("{} {} {}", m.len(), m.mtime(), m.mtime_nsec()));
+    }
+    Ok(crate::text::hex(&hash.finalize()))
+}
+
+/// Where the newest snapshot and its fingerprint are remembered.
+fn last_path(git_dir: &Path) -> PathBuf {
+    git_dir.join("vouch-snapshot-last")
 }
 
 /// Snapshots the repository at or above `dir` before `command` runs;
@@ -309,19 +373,21 @@ pub fn take(dir: &Path, agent: &str, command: &str) -> Result<Option<Snapshot>> 
     let Some((git_dir, root)) = locate(dir)? else {
         return Ok(None);
     };
-    let state = record_state(&root, &git_dir)?;
-    let last = list(&root)?.into_iter().next();
-    if let Some(last) = &last {
-        let tree = run(
-            git(&root, None).args(["rev-parse", &format!("{}^{{tree}}", last.id)]),
+    // Unchanged since the newest snapshot (which still exists): nothing to
+    // write, and nothing copied to find that out.
+    let print = fingerprint(&root, &git_dir)?;
+    let remembered = std::fs::read_to_string(last_path(&git_dir)).unwrap_or_default();
+    if let Some((name, last)) = remembered.trim().split_once(' ')
+        && last == print
+        && run(
+            git(&root, None).args(["rev-parse", "-q", "--verify", name]),
             None,
         )
-        .map(|b| text(&b))
-        .unwrap_or_default();
-        if tree == state.tree {
-            return Ok(None);
-        }
+        .is_ok()
+    {
+        return Ok(None);
     }
+    let state = record_state(&root, &git_dir)?;
     let now = jiff::Timestamp::now();
     let stamp = now.strftime("%Y%m%dT%H%M%S.%6fZ").to_string();
     let one_line = |s: &str| s.replace(['\n', '\r'], " ");
@@ -361,6 +427,12 @@ pub fn take(dir: &Path, agent: &str, command: &str) -> Result<Option<Snapshot>> 
         }
         name = format!("{SNAPSHOT_PREFIX}{stamp}-{n}");
     }
+    crate::files::write_atomic(
+        &last_path(&git_dir),
+        format!("{name} {print}\n").as_bytes(),
+        0o644,
+    )
+    .ok();
     Ok(Some(Snapshot {
         name,
         id,
@@ -649,4 +721,24 @@ pub fn restore(
         ));
     }
     Ok(done)
+}
+
+/// Deletes the snapshots `names` (full ref names) in one transaction;
+/// `env` tells vouch's own reference-transaction hook that vouch deletes
+/// them.
+pub fn delete(dir: &Path, names: &[&str], env: &[(String, String)]) -> Result<()> {
+    let mut lines = String::new();
+    for name in names {
+        if !name.starts_with(SNAPSHOT_PREFIX) {
+            bail!("`{name}` is not a snapshot");
+        }
+        lines.push_str(&format!("delete {name}\n"));
+    }
+    run(
+        git(dir, None)
+            .args(["update-ref", "--stdin"])
+            .envs(env.iter().map(|(k, v)| (k, v))),
+        Some(lines.as_bytes()),
+    )?;
+    Ok(())
 }

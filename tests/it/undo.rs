@@ -248,3 +248,67 @@ fn a_repository_mid_merge_gets_its_conflicts_back() {
     env.vouch(&["undo"]).code(0);
     assert_eq!(state(&env), before);
 }
+
+#[test]
+fn snapshots_are_pruned_only_by_a_person() {
+    let env = TestEnv::new();
+    let count = || {
+        env.git(&env.work, &["for-each-ref", "refs/vouch/snapshots"])
+            .lines()
+            .count()
+    };
+    for i in 0..3 {
+        fs::write(env.work.join("file1.txt"), format!("change {i}\n")).unwrap();
+        env.claude("make");
+    }
+    assert_eq!(count(), 3);
+    // Not by an agent, nor headless, nor with plain git.
+    let agent = env.claude("git vouch snapshots prune --keep 0 --days 0");
+    assert!(
+        agent.stdout.contains("permissionDecision"),
+        "{}",
+        agent.stdout
+    );
+    env.vouch(&["snapshots", "prune", "--keep", "0", "--days", "0"])
+        .code(1);
+    let first = env
+        .git(
+            &env.work,
+            &[
+                "for-each-ref",
+                "--format=%(refname)",
+                "refs/vouch/snapshots",
+            ],
+        )
+        .lines()
+        .next()
+        .unwrap()
+        .to_owned();
+    env.write_config("[on_unavailable]\ncritical = \"block\"\nhigh = \"block\"\n");
+    env.install();
+    assert_ne!(
+        env.git_headless(&env.work, &["update-ref", "-d", &first])
+            .code,
+        0,
+        "a snapshot is guarded like a rescue ref"
+    );
+    assert_eq!(count(), 3);
+    // A person at a terminal prunes all but the newest.
+    env.vouch(&[
+        "snapshots",
+        "prune",
+        "--keep",
+        "1",
+        "--days",
+        "0",
+        "--dry-run",
+    ])
+    .code(0)
+    .stderr_has("would delete");
+    if !crate::support::tmux::available() {
+        crate::support::missing("tmux");
+        return;
+    }
+    crate::support::tmux::vouch_yes(&env, &["snapshots", "prune", "--keep", "1", "--days", "0"]);
+    assert_eq!(count(), 1);
+}
