@@ -15,6 +15,7 @@ mod cli;
 mod config;
 mod eval;
 mod fuzz;
+mod hidden_commands;
 mod install;
 mod interactive;
 mod layout;
