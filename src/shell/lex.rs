@@ -123,15 +123,16 @@ struct Lexer<'a> {
     errors: Vec<LexError>,
 }
 
-/// Splits `src` into tokens; errors are returned alongside the best-effort
-/// tokens (a missing closing quote runs to the end, as bash's error would).
+/// [`lex_with_starts`] without the offsets.
 #[cfg(test)]
 pub(crate) fn lex(src: &str) -> (Vec<Token>, Vec<LexError>) {
     let (tokens, _, errors) = lex_with_starts(src);
     (tokens, errors)
 }
 
-/// [`lex`], with the byte offset in `src` where each token starts.
+/// Splits `src` into tokens, with the byte offset in `src` where each
+/// starts; errors are returned alongside the best-effort tokens (a missing
+/// closing quote runs to the end, as bash's error would).
 pub(crate) fn lex_with_starts(src: &str) -> (Vec<Token>, Vec<usize>, Vec<LexError>) {
     let mut lexer = Lexer::new(src);
     lexer.run();

@@ -108,7 +108,7 @@
 //! program its arguments fit, and where facts would have to measure a name
 //! only known at run time (`git branch -D "$b"`, `xargs git branch -D`),
 //! they are not measured: the rule's tier stands, critical where facts
-//! could have shown lost commits ([`FactsKind::may_raise`]).
+//! could have shown lost commits (branch and push facts).
 //!
 //! Facts describe the repository before the line runs: a match after a
 //! command that may change the repository (a git command that is not
@@ -218,8 +218,12 @@ pub fn classify_with(
     for (command, flat) in walked.chain(flat.iter().map(|c| (c, true))) {
         let after_change = changed || flat;
         let after_fetch = fetched;
-        changed |= effects::may_change(command);
-        fetched |= effects::fetches(command);
+        // A function's body where it is defined runs nothing yet: its
+        // call, read again, does.
+        if !command.in_definition {
+            changed |= effects::may_change(command);
+            fetched |= effects::fetches(command);
+        }
         let found = |tier, reason, facts, after_change| Match {
             command: command.clone(),
             tier,

@@ -95,6 +95,10 @@ pub struct SimpleCommand {
     pub git: Option<GitCall>,
     /// 0 at the top level, plus one per `sh -c`, `eval`, substitution or alias.
     pub depth: usize,
+    /// True for a command of a function body read where the function is
+    /// defined: it runs only when the function is called, where the body
+    /// is read again, so it changes nothing for the commands after it.
+    pub in_definition: bool,
 }
 
 impl SimpleCommand {
@@ -418,7 +422,7 @@ impl<'a> Parser<'a> {
         let mut defining: Option<String> = None;
         // Where the bodies being read close, with the positional
         // parameters outside them.
-        let mut bodies: Vec<(usize, Option<Positional>)> = Vec::new();
+        let mut bodies: Vec<(usize, Option<Positional>, usize)> = Vec::new();
         let mut tokens = tokens.into_iter().zip(starts).peekable();
         while let Some((token, start)) = tokens.next() {
             let brace = matches!(&token, Token::Word(w) if !w.quoted && w.text == "{");
@@ -440,14 +444,15 @@ impl<'a> Parser<'a> {
                     // arguments of the call (judged then): read here, its
                     // `$1` and `"$@"` are empty.
                     let outer = self.positional.replace(Positional::new(Vec::new()));
-                    bodies.push((close, outer));
+                    bodies.push((close, outer, self.out.commands.len()));
                 }
             }
-            while let Some((close, _)) = bodies.last()
+            while let Some((close, _, _)) = bodies.last()
                 && *close < start
             {
-                let (_, outer) = bodies.pop().expect("just seen");
+                let (_, outer, first) = bodies.pop().expect("just seen");
                 self.positional = outer;
+                self.defined_only(first);
             }
             let op = match token {
                 Token::Word(word) => {
@@ -506,8 +511,9 @@ impl<'a> Parser<'a> {
             parens.len(),
             false,
         );
-        if let Some((_, outer)) = bodies.into_iter().next() {
+        if let Some((_, outer, first)) = bodies.into_iter().next() {
             self.positional = outer;
+            self.defined_only(first);
         }
         if !parens.is_empty() {
             self.problem(ParseProblem::UnbalancedParens);
@@ -529,6 +535,14 @@ impl<'a> Parser<'a> {
         let close = open + 1 + body.len();
         self.functions.insert(name, body.into());
         Some(close)
+    }
+
+    /// Marks the commands from index `first` on as read in a function's
+    /// definition (see [`SimpleCommand::in_definition`]).
+    fn defined_only(&mut self, first: usize) {
+        for command in self.out.commands.get_mut(first..).unwrap_or_default() {
+            command.in_definition = true;
+        }
     }
 
     /// The text written earlier in the line to `path` (`cat > x <<EOF`,

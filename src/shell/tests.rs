@@ -243,6 +243,10 @@ fn a_match_after_a_segment_that_may_change_the_repository_is_marked() {
     );
     // A segment is never after itself.
     assert_eq!(after("git stash drop && git stash"), [false]);
+    // A function's body where it is defined runs nothing; its call does.
+    assert_eq!(after("f() { git stash clear; }; f"), [false, false]);
+    assert_eq!(after("f() { git stash; }; git stash drop"), [false]);
+    assert_eq!(after("f() { git stash; }; f; git stash drop"), [true]);
 }
 
 #[test]
