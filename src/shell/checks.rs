@@ -26,7 +26,8 @@ pub(crate) fn fixed(command: &SimpleCommand) -> Vec<(Tier, String)> {
     {
         out.push((
             Tier::High,
-            "its arguments come from stdin at run time (`xargs`), so vouch cannot see them".into(),
+            "its arguments come from stdin or a file at run time (`xargs`), so vouch cannot see them"
+                .into(),
         ));
     }
     out

@@ -14,7 +14,11 @@
 //! - `#` at the start of a word starts a comment;
 //! - `$(...)`, `` `...` ``, `<(...)` and `>(...)` are kept verbatim in the
 //!   word's text and their bodies are returned separately, because they run
-//!   too; `$((...))` (arithmetic) and `${...}` are kept verbatim;
+//!   too; `$((...))` (arithmetic) and `${...}` are kept verbatim, and the
+//!   substitutions inside them (`$(( $(...) + 1 ))`, `${x:-$(...)}`,
+//!   `` ${x:-`...`} ``, `${a[$(...)]}`) are returned too: they run as well
+//!   (issue 26 item 10). `$((` that does not close with `))` is bash's
+//!   command substitution of a subshell, and its body is returned as one;
 //! - a redirection operator (with an optional leading fd number) takes the
 //!   next word as its target; `<<` and `<<-` read a heredoc body from the
 //!   lines after the current one, and remember whether the delimiter was
@@ -111,24 +115,44 @@ struct Lexer<'a> {
     src: &'a [u8],
     pos: usize,
     tokens: Vec<Token>,
+    /// The byte offset in `src` where each token starts.
+    starts: Vec<usize>,
     /// Token indexes of heredocs whose body comes after the next newline,
     /// with their "strip tabs" (`<<-`) flag.
     pending: Vec<(usize, bool)>,
     errors: Vec<LexError>,
 }
 
-/// Splits `src` into tokens; errors are returned alongside the best-effort
-/// tokens (a missing closing quote runs to the end, as bash's error would).
+/// [`lex_with_starts`] without the offsets.
+#[cfg(test)]
 pub(crate) fn lex(src: &str) -> (Vec<Token>, Vec<LexError>) {
-    let mut lexer = Lexer {
-        src: src.as_bytes(),
-        pos: 0,
-        tokens: Vec::new(),
-        pending: Vec::new(),
-        errors: Vec::new(),
-    };
+    let (tokens, _, errors) = lex_with_starts(src);
+    (tokens, errors)
+}
+
+/// Splits `src` into tokens, with the byte offset in `src` where each
+/// starts; errors are returned alongside the best-effort tokens (a missing
+/// closing quote runs to the end, as bash's error would).
+pub(crate) fn lex_with_starts(src: &str) -> (Vec<Token>, Vec<usize>, Vec<LexError>) {
+    let mut lexer = Lexer::new(src);
     lexer.run();
-    (lexer.tokens, lexer.errors)
+    (lexer.tokens, lexer.starts, lexer.errors)
+}
+
+/// The text between the `{` or `(` at byte `open` of `src` and the brace
+/// or parenthesis that closes it (quotes and escapes respected): the body
+/// of a function defined as `name() { ...; }` or `name() ( ... )`. `None`
+/// when `open` is neither or nothing closes it.
+pub(crate) fn enclosed(src: &str, open: usize) -> Option<String> {
+    let close = match src.as_bytes().get(open)? {
+        b'{' => b'}',
+        b'(' => b')',
+        _ => return None,
+    };
+    let mut lexer = Lexer::new(src);
+    lexer.pos = open + 1;
+    let body = lexer.balanced(src.as_bytes()[open], close);
+    lexer.errors.is_empty().then_some(body)
 }
 
 fn is_meta(b: u8) -> bool {
@@ -138,7 +162,18 @@ fn is_meta(b: u8) -> bool {
     )
 }
 
-impl Lexer<'_> {
+impl<'a> Lexer<'a> {
+    fn new(src: &'a str) -> Self {
+        Lexer {
+            src: src.as_bytes(),
+            pos: 0,
+            tokens: Vec::new(),
+            starts: Vec::new(),
+            pending: Vec::new(),
+            errors: Vec::new(),
+        }
+    }
+
     fn peek(&self) -> Option<u8> {
         self.src.get(self.pos).copied()
     }
@@ -158,71 +193,81 @@ impl Lexer<'_> {
 
     fn run(&mut self) {
         while let Some(b) = self.peek() {
-            match b {
-                b' ' | b'\t' | b'\r' => self.pos += 1,
-                b'\\' if self.peek_at(1) == Some(b'\n') => self.pos += 2,
-                b'\n' => {
-                    self.op(Op::Newline, 1);
-                    self.read_heredocs();
-                }
-                b'#' => {
-                    while let Some(c) = self.peek() {
-                        if c == b'\n' {
-                            break;
-                        }
-                        self.pos += 1;
+            let start = self.pos;
+            let before = self.tokens.len();
+            self.step(b);
+            let added = self.tokens.len() - before;
+            self.starts.extend(std::iter::repeat_n(start, added));
+        }
+    }
+
+    /// Reads what starts with the byte `b` at `pos`: blanks, a comment, an
+    /// operator, a redirection or a word.
+    fn step(&mut self, b: u8) {
+        match b {
+            b' ' | b'\t' | b'\r' => self.pos += 1,
+            b'\\' if self.peek_at(1) == Some(b'\n') => self.pos += 2,
+            b'\n' => {
+                self.op(Op::Newline, 1);
+                self.read_heredocs();
+            }
+            b'#' => {
+                while let Some(c) = self.peek() {
+                    if c == b'\n' {
+                        break;
                     }
+                    self.pos += 1;
                 }
-                b';' => {
-                    if self.starts_with(b";;&") {
-                        self.op(Op::CaseEnd, 3);
-                    } else if self.starts_with(b";;") || self.starts_with(b";&") {
-                        self.op(Op::CaseEnd, 2);
-                    } else {
-                        self.op(Op::Semi, 1);
-                    }
+            }
+            b';' => {
+                if self.starts_with(b";;&") {
+                    self.op(Op::CaseEnd, 3);
+                } else if self.starts_with(b";;") || self.starts_with(b";&") {
+                    self.op(Op::CaseEnd, 2);
+                } else {
+                    self.op(Op::Semi, 1);
                 }
-                b'&' => {
-                    if self.starts_with(b"&&") {
-                        self.op(Op::And, 2);
-                    } else if self.starts_with(b"&>>") {
-                        self.pos += 3;
-                        self.redirect(RedirectKind::Output);
-                    } else if self.starts_with(b"&>") {
-                        self.pos += 2;
-                        self.redirect(RedirectKind::Output);
-                    } else {
-                        self.op(Op::Amp, 1);
-                    }
+            }
+            b'&' => {
+                if self.starts_with(b"&&") {
+                    self.op(Op::And, 2);
+                } else if self.starts_with(b"&>>") {
+                    self.pos += 3;
+                    self.redirect(RedirectKind::Output);
+                } else if self.starts_with(b"&>") {
+                    self.pos += 2;
+                    self.redirect(RedirectKind::Output);
+                } else {
+                    self.op(Op::Amp, 1);
                 }
-                b'|' => {
-                    if self.starts_with(b"||") {
-                        self.op(Op::Or, 2);
-                    } else if self.starts_with(b"|&") {
-                        self.op(Op::Pipe, 2);
-                    } else {
-                        self.op(Op::Pipe, 1);
-                    }
+            }
+            b'|' => {
+                if self.starts_with(b"||") {
+                    self.op(Op::Or, 2);
+                } else if self.starts_with(b"|&") {
+                    self.op(Op::Pipe, 2);
+                } else {
+                    self.op(Op::Pipe, 1);
                 }
-                b'(' => self.op(Op::LParen, 1),
-                b')' => self.op(Op::RParen, 1),
-                b'<' | b'>' if self.peek_at(1) != Some(b'(') => self.redirection(),
-                _ => {
-                    let start = self.pos;
-                    let word = self.word();
-                    let fd_like = !word.quoted
-                        && !word.text.is_empty()
-                        && self.pos - start == word.text.len()
-                        && (word.text.bytes().all(|c| c.is_ascii_digit())
-                            || (word.text.starts_with('{') && word.text.ends_with('}')));
-                    if fd_like
-                        && matches!(self.peek(), Some(b'<' | b'>'))
-                        && self.peek_at(1) != Some(b'(')
-                    {
-                        self.redirection();
-                    } else {
-                        self.tokens.push(Token::Word(word));
-                    }
+            }
+            b'(' => self.op(Op::LParen, 1),
+            b')' => self.op(Op::RParen, 1),
+            b'<' | b'>' if self.peek_at(1) != Some(b'(') => self.redirection(),
+            _ => {
+                let start = self.pos;
+                let word = self.word();
+                let fd_like = !word.quoted
+                    && !word.text.is_empty()
+                    && self.pos - start == word.text.len()
+                    && (word.text.bytes().all(|c| c.is_ascii_digit())
+                        || (word.text.starts_with('{') && word.text.ends_with('}')));
+                if fd_like
+                    && matches!(self.peek(), Some(b'<' | b'>'))
+                    && self.peek_at(1) != Some(b'(')
+                {
+                    self.redirection();
+                } else {
+                    self.tokens.push(Token::Word(word));
                 }
             }
         }
@@ -362,7 +407,7 @@ impl Lexer<'_> {
                     self.pos += 2;
                     self.double_quoted(&mut text, &mut word.subs);
                 }
-                b'$' | b'`' => self.dollar_or_backquote(&mut text, &mut word.subs),
+                b'$' | b'`' => self.dollar_or_backquote(&mut text, &mut word.subs, false),
                 _ => {
                     text.push(b);
                     self.pos += 1;
@@ -374,47 +419,123 @@ impl Lexer<'_> {
     }
 
     /// Handles `$(`, `$((`, `${`, a plain `$` or a backquote at `pos`,
-    /// appending the verbatim text and recording substitution bodies.
-    fn dollar_or_backquote(&mut self, text: &mut Vec<u8>, subs: &mut Vec<String>) {
+    /// appending the verbatim text and recording substitution bodies, those
+    /// inside `$((...))` and `${...}` included; `quoted`: inside double
+    /// quotes or a heredoc body, where a single quote is an ordinary
+    /// character (`"${x:-'$(...)'}"` runs the substitution).
+    fn dollar_or_backquote(&mut self, text: &mut Vec<u8>, subs: &mut Vec<String>, quoted: bool) {
         let start = self.pos;
         if self.peek() == Some(b'`') {
             self.pos += 1;
-            let mut body = Vec::new();
-            loop {
-                match self.peek() {
-                    None => {
-                        self.errors.push(LexError::UnterminatedQuote('`'));
-                        break;
-                    }
-                    Some(b'`') => {
-                        self.pos += 1;
-                        break;
-                    }
-                    Some(b'\\') if matches!(self.peek_at(1), Some(b'$' | b'`' | b'\\')) => {
-                        body.push(self.src[self.pos + 1]);
-                        self.pos += 2;
-                    }
-                    Some(c) => {
-                        body.push(c);
-                        self.pos += 1;
-                    }
-                }
-            }
-            subs.push(String::from_utf8_lossy(&body).into_owned());
+            subs.push(self.backquoted());
         } else if self.starts_with(b"$((") {
-            self.pos += 2;
-            let _ = self.balanced_parens();
+            self.pos += 3;
+            let inner = self.pos - 1;
+            let first_close = self.expansion(b'(', b')', 2, subs, quoted);
+            // `$((` closed by `))` is arithmetic; otherwise bash reads a
+            // command substitution whose body starts with a subshell
+            // (`$((git clean -fdx) )`).
+            if let Some(at) = first_close
+                && at + 2 != self.pos
+            {
+                let body = &self.src[inner..self.pos - 1];
+                subs.push(String::from_utf8_lossy(body).into_owned());
+            }
         } else if self.starts_with(b"$(") {
             self.pos += 2;
             let body = self.balanced_parens();
             subs.push(body);
         } else if self.starts_with(b"${") {
             self.pos += 2;
-            self.balanced_braces();
+            self.expansion(b'{', b'}', 1, subs, quoted);
         } else {
             self.pos += 1;
         }
         text.extend_from_slice(&self.src[start..self.pos]);
+    }
+
+    /// Reads a backquoted command after its opening backquote, returning
+    /// its body with the backslash escapes removed.
+    fn backquoted(&mut self) -> String {
+        let mut body = Vec::new();
+        loop {
+            match self.peek() {
+                None => {
+                    self.errors.push(LexError::UnterminatedQuote('`'));
+                    break;
+                }
+                Some(b'`') => {
+                    self.pos += 1;
+                    break;
+                }
+                Some(b'\\') if matches!(self.peek_at(1), Some(b'$' | b'`' | b'\\')) => {
+                    body.push(self.src[self.pos + 1]);
+                    self.pos += 2;
+                }
+                Some(c) => {
+                    body.push(c);
+                    self.pos += 1;
+                }
+            }
+        }
+        String::from_utf8_lossy(&body).into_owned()
+    }
+
+    /// Skips to the `close` that ends an arithmetic expansion or a
+    /// `${...}` whose first `depth` openers are consumed, recording in
+    /// `subs` the command substitutions met on the way, at any nesting and
+    /// inside double quotes too (`${a:-${b:-"$(...)"}}`, `$(( a[$(...)] ))`):
+    /// each is read once, in one pass, with no recursion. Returns where the
+    /// first `close` that left one opener open was.
+    fn expansion(
+        &mut self,
+        open: u8,
+        close: u8,
+        mut depth: usize,
+        subs: &mut Vec<String>,
+        quoted: bool,
+    ) -> Option<usize> {
+        let mut first_close = None;
+        let mut in_double = false;
+        while let Some(c) = self.peek() {
+            match c {
+                b'\\' => self.pos += 1,
+                b'\'' if !quoted && !in_double => {
+                    self.pos += 1;
+                    self.skip_quoted(b'\'');
+                    continue;
+                }
+                b'"' => in_double = !in_double,
+                b'`' => {
+                    self.pos += 1;
+                    subs.push(self.backquoted());
+                    continue;
+                }
+                b'$' if self.peek_at(1) == Some(b'(') && self.peek_at(2) != Some(b'(') => {
+                    self.pos += 2;
+                    subs.push(self.balanced_parens());
+                    continue;
+                }
+                // Braces and parentheses inside double quotes do not count.
+                _ if in_double => {}
+                c if c == open => depth += 1,
+                c if c == close => {
+                    depth -= 1;
+                    if depth == 1 && first_close.is_none() {
+                        first_close = Some(self.pos);
+                    }
+                    if depth == 0 {
+                        self.pos += 1;
+                        return first_close;
+                    }
+                }
+                _ => {}
+            }
+            self.pos += 1;
+        }
+        self.errors.push(LexError::UnterminatedSubstitution);
+        self.pos = self.src.len();
+        None
     }
 
     /// Reads the inside of `"..."` after the opening quote.
@@ -440,7 +561,7 @@ impl Lexer<'_> {
                         self.pos += 1;
                     }
                 },
-                Some(b'$' | b'`') => self.dollar_or_backquote(text, subs),
+                Some(b'$' | b'`') => self.dollar_or_backquote(text, subs, true),
                 Some(c) => {
                     text.push(c);
                     self.pos += 1;
@@ -524,11 +645,6 @@ impl Lexer<'_> {
         self.balanced(b'(', b')')
     }
 
-    /// Skips to the `}` matching an already consumed `${`.
-    fn balanced_braces(&mut self) {
-        self.balanced(b'{', b'}');
-    }
-
     /// Skips to the `close` matching an already consumed `open`, returning
     /// the text in between (all of the rest, and an error, when unbalanced).
     fn balanced(&mut self, open: u8, close: u8) -> String {
@@ -597,19 +713,13 @@ pub(crate) fn substitutions_in(body: &str) -> Vec<String> {
     if !body.contains("$(") && !body.contains('`') {
         return Vec::new();
     }
-    let mut lexer = Lexer {
-        src: body.as_bytes(),
-        pos: 0,
-        tokens: Vec::new(),
-        pending: Vec::new(),
-        errors: Vec::new(),
-    };
+    let mut lexer = Lexer::new(body);
     let mut subs = Vec::new();
     let mut sink = Vec::new();
     while let Some(c) = lexer.peek() {
         match c {
             b'\\' => lexer.pos += 2,
-            b'$' | b'`' => lexer.dollar_or_backquote(&mut sink, &mut subs),
+            b'$' | b'`' => lexer.dollar_or_backquote(&mut sink, &mut subs, true),
             _ => lexer.pos += 1,
         }
     }
@@ -672,6 +782,28 @@ mod tests {
             })
             .collect();
         assert_eq!(subs, ["git reset --hard", "rm -rf /"]);
+    }
+
+    #[test]
+    fn substitutions_inside_arithmetic_and_parameter_expansions_are_recorded() {
+        let subs = |src: &str| -> Vec<String> {
+            lex(src)
+                .0
+                .into_iter()
+                .flat_map(|t| match t {
+                    Token::Word(w) => w.subs,
+                    _ => Vec::new(),
+                })
+                .collect()
+        };
+        assert_eq!(subs("echo $(( $(a) + `b` ))"), [" a", "b"].map(str::trim));
+        assert_eq!(subs("echo ${x:-$(a)} ${y:-${z:-`b`}}"), ["a", "b"]);
+        assert_eq!(subs("echo \"${x:-'$(a)'}\" ${y:-'$(b)'}"), ["a"]);
+        assert_eq!(subs("echo ${x:-\"}$(a)\"}"), ["a"]);
+        assert_eq!(subs("echo $((a) )"), ["(a) "]);
+        assert_eq!(subs("echo $((1+2)) ${#x} ${x/a/b}"), Vec::<String>::new());
+        // The text after the expansion is read as before.
+        assert_eq!(words("echo ${x:-a} b; ls"), ["echo", "${x:-a}", "b", "ls"]);
     }
 
     #[test]

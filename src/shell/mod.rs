@@ -97,7 +97,18 @@
 //! the guard down: critical (issue 12). A command line vouch cannot read
 //! completely ([`ParseProblem`]) is at least high. A git command that
 //! writes another repository (`--git-dir=../remote.git`, `GIT_DIR=`) is
-//! high, and so is one whose arguments come from stdin at run time.
+//! high, and so is one whose arguments come from stdin or a file at run
+//! time.
+//!
+//! What is only known when the line runs is judged at its worst, never as
+//! harmless (issue 26 item 10): a command whose operands come at run time
+//! (`xargs`, `xargs -a FILE`, `parallel :::: FILE`) also matches the rules
+//! those operands could complete, a program named at run time (`$cmd push
+//! -f origin main`, `$(echo g)it clean -fdx`) matches the rules of any
+//! program its arguments fit, and where facts would have to measure a name
+//! only known at run time (`git branch -D "$b"`, `xargs git branch -D`),
+//! they are not measured: the rule's tier stands, critical where facts
+//! could have shown lost commits (branch and push facts).
 //!
 //! Facts describe the repository before the line runs: a match after a
 //! command that may change the repository (a git command that is not
@@ -111,6 +122,7 @@ mod lex;
 pub mod parse;
 pub mod rules;
 
+use std::collections::HashSet;
 use std::path::PathBuf;
 
 pub use parse::{
@@ -118,6 +130,8 @@ pub use parse::{
     parse_with,
 };
 pub use rules::{Facts, FactsKind, RuleError, RuleSpec, Rules};
+
+use rules::{Matched, Unknown};
 
 use crate::vocab::Tier;
 
@@ -184,9 +198,12 @@ pub fn classify_with(
         .iter()
         .any(|p| matches!(p, ParseProblem::TooDeep { .. } | ParseProblem::TooComplex));
     let flat: Vec<SimpleCommand> = if unreached {
+        // A set, not a scan per piece: a line past the budget can hold
+        // hundreds of thousands of both.
+        let walked: HashSet<&[String]> = parsed.commands.iter().map(|c| &c.argv[..]).collect();
         flat_commands(cmd, aliases)
             .into_iter()
-            .filter(|f| !parsed.commands.iter().any(|c| c.argv == f.argv))
+            .filter(|f| !walked.contains(&f.argv[..]))
             .collect()
     } else {
         Vec::new()
@@ -201,8 +218,12 @@ pub fn classify_with(
     for (command, flat) in walked.chain(flat.iter().map(|c| (c, true))) {
         let after_change = changed || flat;
         let after_fetch = fetched;
-        changed |= effects::may_change(command);
-        fetched |= effects::fetches(command);
+        // A function's body where it is defined runs nothing yet: its
+        // call, read again, does.
+        if !command.in_definition {
+            changed |= effects::may_change(command);
+            fetched |= effects::fetches(command);
+        }
         let found = |tier, reason, facts, after_change| Match {
             command: command.clone(),
             tier,
@@ -212,15 +233,39 @@ pub fn classify_with(
             after_change,
         };
         let mut best = Tier::None;
-        for spec in rules.matching(command) {
-            best = best.max(spec.tier);
+        // A piece read flat may hold its command anywhere in its words
+        // (`sh -c sh -c find . -exec git clean -fdx`): as for a program
+        // named at run time, any program its words fit.
+        let unknown = Unknown {
+            program: flat || program_named_at_run_time(command),
+            operands: parse::args_unknown(command),
+        };
+        for (spec, supposed) in matching(rules, command, unknown) {
             let facts = spec.facts.and_then(|kind| rules::facts(kind, command));
+            // Facts measured on names only known at run time describe
+            // something else: not measured, the worst case stands.
+            let unseen = supposed.is_some()
+                || unknown.operands
+                || facts.as_ref().is_some_and(Facts::names_unknown);
+            let (tier, reason, facts) = match supposed {
+                Some(note) => (worst_tier(spec), format!("{} ({note})", spec.reason), None),
+                None if unseen && spec.facts.is_some() => (
+                    worst_tier(spec),
+                    format!(
+                        "{} (what it names is only known when it runs: judged at its worst)",
+                        spec.reason
+                    ),
+                    None,
+                ),
+                None => (spec.tier, spec.reason.to_owned(), facts),
+            };
+            best = best.max(tier);
             // A fetch moves remote-tracking refs: a later command that names
             // one (`git reset --hard origin/main`) would see another commit.
             let names_remote = facts.as_ref().is_some_and(effects::names_remote_ref);
             out.matches.push(found(
-                spec.tier,
-                spec.reason.to_owned(),
+                tier,
+                reason,
                 facts,
                 after_change || (after_fetch && names_remote),
             ));
@@ -287,6 +332,65 @@ pub fn classify_with(
     }
     out.problems = parsed.problems;
     out
+}
+
+/// The rules `command` matches, each with `None`; and when `unknown` says
+/// part of it is only known at run time, the most dangerous rule it could
+/// match once known, if worse than those, with a note saying why it is
+/// supposed.
+fn matching<'r>(
+    rules: &'r Rules,
+    command: &SimpleCommand,
+    unknown: Unknown,
+) -> Vec<(Matched<'r>, Option<&'static str>)> {
+    let mut specs: Vec<(Matched<'r>, Option<&'static str>)> = rules
+        .matching(command)
+        .into_iter()
+        .map(|m| (m, None))
+        .collect();
+    if unknown == Unknown::default() {
+        return specs;
+    }
+    let matched = specs.iter().map(|(m, _)| worst_tier(*m)).max();
+    let mut worst: Option<Matched<'r>> = None;
+    for m in rules.matching_unknown(command, unknown) {
+        if specs.iter().any(|(s, _)| *s == m) {
+            continue;
+        }
+        // The worst, and of those equally bad, the most specific rule.
+        if worst.is_none_or(|w| (worst_tier(m), m.tier) > (worst_tier(w), w.tier)) {
+            worst = Some(m);
+        }
+    }
+    if let Some(m) = worst
+        && matched.is_none_or(|t| worst_tier(m) > t)
+    {
+        let note = if unknown.program && program_named_at_run_time(command) {
+            "the program is only known when it runs: judged as the most dangerous one these arguments fit"
+        } else if unknown.program {
+            "read flat, past the walker's reach: judged as the most dangerous command these words fit"
+        } else {
+            "its arguments are only known when it runs: judged as the most dangerous they could make it"
+        };
+        specs.push((m, Some(note)));
+    }
+    specs
+}
+
+/// True when the program of `command` is only known when it runs (`$cmd`,
+/// `"$@"`, `$(echo g)it`).
+fn program_named_at_run_time(command: &SimpleCommand) -> bool {
+    command.argv.first().is_some_and(|p| p.contains(['$', '`']))
+}
+
+/// The tier of a match whose facts cannot be measured: its rule's, or
+/// critical when facts could have raised it (lost commits).
+fn worst_tier(m: Matched<'_>) -> Tier {
+    if m.facts.is_some_and(FactsKind::may_raise) {
+        Tier::Critical
+    } else {
+        m.tier
+    }
 }
 
 /// The commands of `cmd` read without nesting: the text between the

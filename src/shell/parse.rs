@@ -8,13 +8,17 @@
 //!   `( ... )` and groups `{ ...; }` are flattened; reserved words (`if`,
 //!   `then`, `while`, `do`, `!`, ...) are skipped, `for`/`case` headers and
 //!   case patterns are not commands, a function body counts as commands;
-//! - `$(...)`, backquotes and `<(...)` run too, so their bodies are parsed
+//! - `$(...)`, backquotes and `<(...)` run too (inside `$((...))` and
+//!   `${...}` as well), so their bodies are parsed
 //!   recursively, as are `sh -c`/`bash -c`/`zsh -c`/`dash -c` scripts, `eval`
 //!   arguments, `find -exec` commands, heredoc or here-string bodies fed to
 //!   a shell, `echo ... | sh`, and git `!` aliases. Nesting is bounded by
 //!   [`MAX_DEPTH`]; past it, a [`ParseProblem::TooDeep`] is reported;
 //! - leading `VAR=value` words are assignments, not argv; redirections are
 //!   not argv either (output targets and stdin data are kept separately);
+//! - a function defined in the line is judged where it is defined and, at
+//!   each call, again with the call's arguments as `$1`/`"$@"` (`set --`
+//!   sets them too);
 //! - wrappers that run another command are peeled off and remembered in
 //!   [`SimpleCommand::wrappers`]: `env`, `sudo`, `doas`, `xargs`, `timeout`,
 //!   `nice`, `nohup`, `command`, `exec`, `time`, `builtin`, `stdbuf`,
@@ -42,13 +46,22 @@
 //!   through the caller's [`ScriptReader`];
 //! - what cannot be seen (a program named at run time, a decoded string,
 //!   `<(...)` run as a script, code that builds its command) is a
-//!   [`ParseProblem`].
+//!   [`ParseProblem`]; a program named at run time may also be a wrapper,
+//!   so the command after it is read too (`$SUDO git clean -fdx`), and
+//!   arguments read from a file (`xargs -a FILE`, `parallel :::: FILE`)
+//!   are unknown, unless the line wrote the file.
+//!
+//! Everything the walker reads, expands or re-reads (nesting, function
+//! calls, `"$@"`, variables) is paid from one budget proportional to the
+//! line, so the work stays linear in the line, whatever its shape.
 //!
 //! Data is not a command: only the first word after assignments and
 //! wrappers is a program; quoted strings passed as arguments
 //! (`echo "git reset --hard"`, `git commit -m "rm -rf /"`) stay arguments.
 
+use std::collections::{HashMap, VecDeque};
 use std::path::PathBuf;
+use std::rc::Rc;
 
 use super::lex::{self, LexError, Op, RedirectKind, Token, Word};
 use crate::hooks::GitGlobals;
@@ -82,6 +95,10 @@ pub struct SimpleCommand {
     pub git: Option<GitCall>,
     /// 0 at the top level, plus one per `sh -c`, `eval`, substitution or alias.
     pub depth: usize,
+    /// True for a command of a function body read where the function is
+    /// defined: it runs only when the function is called, where the body
+    /// is read again, so it changes nothing for the commands after it.
+    pub in_definition: bool,
 }
 
 impl SimpleCommand {
@@ -256,7 +273,8 @@ struct Parser<'a> {
     scripts: ScriptReader<'a>,
     /// Files written earlier in the line with known content (`cat > x.sh
     /// <<EOF`), so a script written and run in one line is judged by it.
-    written: Vec<(String, String)>,
+    /// Keyed by the path without a leading `./`; the last write wins.
+    written: HashMap<String, String>,
     /// Shell aliases defined earlier in the line (`alias g=git`).
     shell_aliases: Vec<(String, String)>,
     /// Git settings written earlier in the line (`git config alias.x ...`),
@@ -268,6 +286,15 @@ struct Parser<'a> {
     vars: Vec<(String, String)>,
     /// Bytes of script text still to be read ([`BUDGET_PER_BYTE`]).
     budget: usize,
+    /// Shell functions defined earlier in the line, with their bodies'
+    /// text, so a call is judged by what the body runs with its arguments.
+    functions: HashMap<String, Rc<str>>,
+    /// The positional parameters (`$1`, `"$@"`) when known: a function's
+    /// arguments while its body is read for a call, or `set -- ...`.
+    positional: Option<Positional>,
+    /// Bytes of function bodies calls may still re-read: a 32nd of the
+    /// budget.
+    calls_left: usize,
 }
 
 /// How much script text one command line may make the walker read, in
@@ -280,6 +307,25 @@ const BUDGET_PER_BYTE: usize = 64;
 /// Script text any line may bring in besides its own (script files it
 /// runs, known up to 1 MiB each).
 const BUDGET_BASE: usize = 8 << 20;
+
+/// What one word made by an expansion (`"$@"`, `$var`) costs from the
+/// budget besides its bytes: its place in memory.
+const WORD_COST: usize = 32;
+
+/// The positional parameters, with what expanding all of them costs.
+#[derive(Debug, Clone)]
+struct Positional {
+    args: Vec<String>,
+    /// Their bytes plus [`WORD_COST`] each.
+    size: usize,
+}
+
+impl Positional {
+    fn new(args: Vec<String>) -> Self {
+        let size = args.iter().map(|a| a.len() + WORD_COST).sum();
+        Self { args, size }
+    }
+}
 
 /// The words and redirections of one command, before normalization.
 #[derive(Default)]
@@ -306,10 +352,13 @@ impl<'a> Parser<'a> {
             scripts,
             out: Parsed::default(),
             vars: Vec::new(),
-            written: Vec::new(),
+            written: HashMap::new(),
             shell_aliases: Vec::new(),
             git_config: Vec::new(),
             budget,
+            functions: HashMap::new(),
+            positional: None,
+            calls_left: budget / 32,
         }
     }
 
@@ -317,6 +366,18 @@ impl<'a> Parser<'a> {
         if !self.out.problems.contains(&problem) {
             self.out.problems.push(problem);
         }
+    }
+
+    /// Takes `bytes` from the budget; false (and the line is too complex
+    /// to read) when it does not hold them.
+    fn pay(&mut self, bytes: usize) -> bool {
+        if let Some(left) = self.budget.checked_sub(bytes) {
+            self.budget = left;
+            return true;
+        }
+        self.budget = 0;
+        self.problem(ParseProblem::TooComplex);
+        false
     }
 
     /// The commands of `text` read on their own, one level below `depth`,
@@ -344,7 +405,7 @@ impl<'a> Parser<'a> {
             return;
         };
         self.budget = left;
-        let (tokens, errors) = lex::lex(text);
+        let (tokens, starts, errors) = lex::lex_with_starts(text);
         for error in errors {
             self.problem(match error {
                 LexError::UnterminatedQuote(q) => ParseProblem::UnterminatedQuote(q),
@@ -356,8 +417,43 @@ impl<'a> Parser<'a> {
         let mut cases: Vec<usize> = Vec::new();
         let mut segment = Segment::default();
         let mut piped: Option<Stdin> = None;
-        let mut tokens = tokens.into_iter().peekable();
-        while let Some(token) = tokens.next() {
+        // The name of a function whose `name()` was just read: its body
+        // comes next.
+        let mut defining: Option<String> = None;
+        // Where the bodies being read close, with the positional
+        // parameters outside them.
+        let mut bodies: Vec<(usize, Option<Positional>, usize)> = Vec::new();
+        let mut tokens = tokens.into_iter().zip(starts).peekable();
+        while let Some((token, start)) = tokens.next() {
+            let brace = matches!(&token, Token::Word(w) if !w.quoted && w.text == "{");
+            let body_opens = brace || token == Token::Op(Op::LParen);
+            // `function name { ...; }` has no parentheses.
+            let keyword_name = if brace {
+                defined_name(&segment.words, true)
+            } else {
+                None
+            };
+            // `f()` and its body on the next line wait for it.
+            if token != Token::Op(Op::Newline) {
+                let named = if body_opens { defining.take() } else { None };
+                defining = None;
+                if let Some(name) = keyword_name.or(named)
+                    && let Some(close) = self.define(name, text, start)
+                {
+                    // The body as written runs only when called, with the
+                    // arguments of the call (judged then): read here, its
+                    // `$1` and `"$@"` are empty.
+                    let outer = self.positional.replace(Positional::new(Vec::new()));
+                    bodies.push((close, outer, self.out.commands.len()));
+                }
+            }
+            while let Some((close, _, _)) = bodies.last()
+                && *close < start
+            {
+                let (_, outer, first) = bodies.pop().expect("just seen");
+                self.positional = outer;
+                self.defined_only(first);
+            }
             let op = match token {
                 Token::Word(word) => {
                     segment.words.push(word);
@@ -370,13 +466,12 @@ impl<'a> Parser<'a> {
                 Token::Op(op) => op,
             };
             // `name() { ...; }`: the name is not a command.
-            let named = match &segment.words[..] {
-                [_] => true,
-                [first, _] => !first.quoted && first.text == "function",
-                _ => false,
-            };
-            if op == Op::LParen && named && tokens.peek() == Some(&Token::Op(Op::RParen)) {
+            if op == Op::LParen
+                && tokens.peek().map(|(t, _)| t) == Some(&Token::Op(Op::RParen))
+                && let Some(name) = defined_name(&segment.words, false)
+            {
                 tokens.next();
+                defining = Some(name);
                 segment = Segment::default();
                 continue;
             }
@@ -416,9 +511,69 @@ impl<'a> Parser<'a> {
             parens.len(),
             false,
         );
+        if let Some((_, outer, first)) = bodies.into_iter().next() {
+            self.positional = outer;
+            self.defined_only(first);
+        }
         if !parens.is_empty() {
             self.problem(ParseProblem::UnbalancedParens);
         }
+    }
+
+    /// Remembers the function `name` whose body opens at byte `open` of
+    /// `text` (`{` or `(`), and returns where the body closes. Reading the
+    /// body's extent is paid from the budget, so definitions nested in
+    /// definitions stay linear.
+    fn define(&mut self, name: String, text: &str, open: usize) -> Option<usize> {
+        if self.budget == 0 {
+            return None;
+        }
+        let body = lex::enclosed(text, open)?;
+        if !self.pay(body.len()) {
+            return None;
+        }
+        let close = open + 1 + body.len();
+        self.functions.insert(name, body.into());
+        Some(close)
+    }
+
+    /// Marks the commands from index `first` on as read in a function's
+    /// definition (see [`SimpleCommand::in_definition`]).
+    fn defined_only(&mut self, first: usize) {
+        for command in self.out.commands.get_mut(first..).unwrap_or_default() {
+            command.in_definition = true;
+        }
+    }
+
+    /// The text written earlier in the line to `path` (`cat > x <<EOF`,
+    /// `printf ... > x`), when known.
+    fn written_text(&self, path: &str) -> Option<String> {
+        self.written.get(path.trim_start_matches("./")).cloned()
+    }
+
+    /// Reads the body of a function the line defined, for a call with
+    /// `args` (`None`: only known when it runs), one level deeper: what
+    /// the body runs with its `$1` and `"$@"` set is judged as any
+    /// command (issue 26 item 10). The body was judged as written where it
+    /// was defined, too.
+    fn call_function(
+        &mut self,
+        body: &str,
+        args: Option<Vec<String>>,
+        depth: usize,
+        cd: &[String],
+    ) {
+        // Calls re-read their bodies: at most twice the line's length in
+        // all (and what any line may bring), or each call would multiply
+        // the commands to judge.
+        let Some(left) = self.calls_left.checked_sub(body.len()) else {
+            self.problem(ParseProblem::TooComplex);
+            return;
+        };
+        self.calls_left = left;
+        let saved = std::mem::replace(&mut self.positional, args.map(Positional::new));
+        self.script(body, depth + 1, cd);
+        self.positional = saved;
     }
 
     /// The words a command's first word stands for when the shell builds it
@@ -486,14 +641,7 @@ impl<'a> Parser<'a> {
             });
             return;
         }
-        let plain = |p: &str| p.trim_start_matches("./").to_owned();
-        if let Some((_, text)) = self
-            .written
-            .iter()
-            .rev()
-            .find(|(p, _)| plain(p) == plain(path))
-        {
-            let text = text.clone();
+        if let Some(text) = self.written_text(path) {
             self.script(&text, depth + 1, cd);
             return;
         }
@@ -549,6 +697,16 @@ impl<'a> Parser<'a> {
                     return None;
                 }
                 "for" | "select" => return None,
+                // `coproc CMD`, `coproc NAME { ...; }`: the command runs.
+                "coproc" => {
+                    words = &words[1..];
+                    if let [_, brace, ..] = words
+                        && !brace.quoted
+                        && brace.text == "{"
+                    {
+                        words = &words[2..];
+                    }
+                }
                 // `function name { ...; }`: the body's words follow.
                 "function" => words = words.get(2..).unwrap_or_default(),
                 "esac" => {
@@ -578,15 +736,41 @@ impl<'a> Parser<'a> {
             self.vars.extend(command.env.iter().cloned());
         }
         for (index, word) in rest.iter().enumerate() {
+            // What a word expands to is paid from the budget, each word
+            // it makes at its size in memory: `"$@"` or a variable read
+            // many times stays linear in the line.
+            let size = match &self.positional {
+                Some(p) if word.text.contains('$') => {
+                    p.size.saturating_mul(word.text.matches('$').count())
+                }
+                _ => 0,
+            };
+            if size > 0 && !self.pay(size) {
+                command.argv.push(word.text.clone());
+                continue;
+            }
+            if let Some(p) = &self.positional
+                && let Some(words) = positional_words(word, &p.args)
+            {
+                command.argv.extend(words);
+                continue;
+            }
             let value = variable_name(&word.text)
                 .and_then(|name| self.vars.iter().rev().find(|(n, _)| n == name))
-                .map(|(_, v)| v);
+                .map(|(_, v)| v.clone());
+            let size = value.as_ref().map_or(0, |v| {
+                v.len() + WORD_COST * v.split_whitespace().count().max(1)
+            });
+            if size > 0 && !self.pay(size) {
+                command.argv.push(word.text.clone());
+                continue;
+            }
             match value {
                 // Unquoted, the value is split into words; quoted, it stays one.
                 Some(value) if !word.quoted => command
                     .argv
                     .extend(value.split_whitespace().map(str::to_owned)),
-                Some(value) => command.argv.push(value.clone()),
+                Some(value) => command.argv.push(value),
                 // `git${IFS}reset${IFS}--hard`: the shell splits on `$IFS`.
                 None if !word.quoted
                     && (word.text.contains("${IFS}") || word.text.contains("$IFS")) =>
@@ -603,15 +787,45 @@ impl<'a> Parser<'a> {
                 None => command.argv.push(word.text.clone()),
             }
         }
-        if matches!(
+        let declares = matches!(
             command.argv.first().map(String::as_str),
             Some("export" | "declare" | "typeset" | "local" | "readonly")
-        ) {
+        );
+        if declares {
             let assigned: Vec<(String, String)> = command.argv[1..]
                 .iter()
                 .filter_map(|a| assignment(a))
                 .collect();
             self.vars.extend(assigned);
+        }
+        // An array subscript in a variable's value runs its substitutions
+        // when the variable is read as a number (`x='a[$(...)]'; echo
+        // $((x))`): judged where the value is written, quoted or not.
+        for word in words.iter().filter(|w| w.subs.is_empty()) {
+            if let Some((_, value)) = assignment(&word.text)
+                && (declares || command.argv.is_empty() || command.argv[0] == "let")
+                && value.contains('[')
+            {
+                for sub in lex::substitutions_in(&value) {
+                    self.script(&sub, depth + 1, cd);
+                }
+            }
+        }
+        // `set -- a b`: the positional parameters `"$@"` reads later.
+        if command.argv.first().is_some_and(|p| p == "set") {
+            let args = &command.argv[1..];
+            let start = args
+                .iter()
+                .position(|a| a == "--")
+                .map(|at| at + 1)
+                .or_else(|| {
+                    args.first()
+                        .filter(|a| !a.starts_with(['-', '+']))
+                        .map(|_| 0)
+                });
+            if let Some(start) = start {
+                self.positional = Some(Positional::new(args[start..].to_vec()));
+            }
         }
         let mut stdin = input;
         for redirect in redirects {
@@ -652,7 +866,8 @@ impl<'a> Parser<'a> {
         let output = self.command(command, depth, &stdin);
         if let Some(text) = output.clone().or(known) {
             for file in outputs.iter().chain(&tee_files) {
-                self.written.push((file.clone(), text.clone()));
+                self.written
+                    .insert(file.trim_start_matches("./").to_owned(), text.clone());
             }
         }
         if program == "cd" || program == "pushd" {
@@ -703,6 +918,13 @@ impl<'a> Parser<'a> {
                 command.argv = words;
                 continue;
             }
+            // A function defined earlier in the line (`f(){ ...; }; f x`),
+            // however it is reached (`command f`, `echo x | xargs f`).
+            if let Some(body) = self.functions.get(&command.argv[0]) {
+                let body = Rc::clone(body);
+                let args = (!args_unknown(&command)).then(|| command.argv[1..].to_vec());
+                self.call_function(&body, args, depth, &command.cd);
+            }
             // git's dashed programs: `git-push`, `$(git --exec-path)/git-reset`.
             if let Some(sub) = program.strip_prefix("git-")
                 && !sub.is_empty()
@@ -727,7 +949,8 @@ impl<'a> Parser<'a> {
                         command.wrappers.push(name);
                         continue;
                     }
-                    Runner::Stdin(start) => {
+                    Runner::Stdin(start, end) => {
+                        command.argv.truncate(end);
                         command.argv.drain(..start);
                         command.wrappers.push(program.to_owned());
                         command.args_from_stdin = true;
@@ -746,14 +969,13 @@ impl<'a> Parser<'a> {
                     return None;
                 };
                 command.env.extend(prefix.env);
-                let mut inner = prefix.split;
-                inner.extend_from_slice(&args[prefix.start..]);
-                if inner.is_empty() {
+                command.cd.extend(prefix.chdir);
+                if prefix.command.is_empty() {
                     self.out.commands.push(command);
                     return None;
                 }
                 command.wrappers.push("env".to_owned());
-                command.argv = inner;
+                command.argv = prefix.command;
                 continue;
             }
             if let Some(start) = wrapped_command(program, args) {
@@ -777,14 +999,27 @@ impl<'a> Parser<'a> {
                 if program == "xargs" {
                     command.args_from_stdin = true;
                     let replace = xargs_replace(&args[..start]);
-                    let from_file = args[..start].iter().any(|a| {
-                        a == "-a"
-                            || a.starts_with("--arg-file")
-                            || (a.starts_with("-a") && a.len() > 2)
-                    });
+                    // `xargs -a FILE` (`-0aFILE`, `--arg-file=FILE`): the
+                    // arguments are the file's, known only when it was
+                    // written earlier in the line; stdin is not read.
+                    let from_file = option_value(
+                        &args[..start],
+                        'a',
+                        XARGS_SHORT_VALUES,
+                        "arg-file",
+                        XARGS_LONG_VALUES,
+                    )
+                    .filter(|file| file != "-");
+                    let data = match from_file {
+                        Some(file) => {
+                            command.stdin = None;
+                            self.written_text(&file)
+                        }
+                        None => command.stdin.take(),
+                    };
                     command.argv.drain(..=start);
-                    match (command.stdin.take(), from_file) {
-                        (Some(data), false) => {
+                    match data {
+                        Some(data) => {
                             let items = shell_words::split(&data).unwrap_or_else(|_| {
                                 data.split_whitespace().map(str::to_owned).collect()
                             });
@@ -801,7 +1036,7 @@ impl<'a> Parser<'a> {
                             // The arguments are known: `echo --hard | xargs git reset`.
                             command.stdin = Some(data);
                         }
-                        _ => command.stdin = None,
+                        None => command.stdin = None,
                     }
                 } else {
                     command.argv.drain(..=start);
@@ -836,6 +1071,11 @@ impl<'a> Parser<'a> {
                     self.script_file(&path, depth, &command.cd);
                 }
                 "trap" => {
+                    // `trap -- ACTION SIGNAL` is `trap ACTION SIGNAL`.
+                    let args = match args.first() {
+                        Some(first) if first == "--" => &args[1..],
+                        _ => args,
+                    };
                     if let Some(action) = args.first()
                         && !action.starts_with('-')
                         && !action.is_empty()
@@ -853,6 +1093,21 @@ impl<'a> Parser<'a> {
                     return None;
                 }
                 _ => {}
+            }
+            // A program named only at run time (`$cmd`, `"$@"`, `$(echo
+            // g)it`) may be a wrapper: the first plain word after it is
+            // judged as the command it would run (`$SUDO git clean -fdx`),
+            // once per command.
+            if command.argv[0].contains(['$', '`'])
+                && !command.wrappers.iter().any(|w| w.contains(['$', '`']))
+                && let Some(at) = command.argv[1..]
+                    .iter()
+                    .position(|a| !a.starts_with('-') && !a.contains(['$', '`']))
+            {
+                let mut inner = command.clone();
+                inner.argv.drain(..=at);
+                inner.wrappers.push(command.argv[0].clone());
+                let _ = self.command(inner, depth, stdin);
             }
             let output = match program {
                 "echo" => Some(pipe_text(args)),
@@ -936,28 +1191,36 @@ impl<'a> Parser<'a> {
         let cd = command.cd.clone();
         match program {
             "parallel" => {
-                let start = skip_options(
-                    args,
-                    "jSPNEdI",
-                    &[
-                        "jobs",
-                        "sshlogin",
-                        "max-procs",
-                        "delimiter",
-                        "arg-file",
-                        "joblog",
-                        "results",
-                        "tmpdir",
-                        "tag-string",
-                        "timeout",
-                        "retries",
-                        "delay",
-                    ],
-                );
+                const SHORT: &str = "jSPNEdIa";
+                const LONG: &[&str] = &[
+                    "jobs",
+                    "sshlogin",
+                    "max-procs",
+                    "delimiter",
+                    "arg-file",
+                    "joblog",
+                    "results",
+                    "tmpdir",
+                    "tag-string",
+                    "timeout",
+                    "retries",
+                    "delay",
+                ];
+                let start = skip_options(args, SHORT, LONG);
                 let sep = args
                     .iter()
                     .position(|a| a.starts_with(":::"))
                     .unwrap_or(args.len());
+                // `parallel -a FILE cmd`, `parallel cmd :::: FILE`: the
+                // arguments are a file's, unknown here, as with `xargs -a`.
+                let from_file = option_value(&args[..start], 'a', SHORT, "arg-file", LONG)
+                    .is_some()
+                    || args[sep.min(args.len())..]
+                        .iter()
+                        .any(|a| a.starts_with("::::"));
+                if from_file && start < sep {
+                    return Some(Runner::Stdin(start + 1, sep + 1));
+                }
                 let inputs: Vec<String> = args
                     .get(sep + 1..)
                     .unwrap_or_default()
@@ -993,7 +1256,7 @@ impl<'a> Parser<'a> {
                 } else {
                     // Arguments from stdin, as `xargs`.
                     let Some(data) = &command.stdin else {
-                        return Some(Runner::Stdin(start + 1));
+                        return Some(Runner::Stdin(start + 1, sep + 1));
                     };
                     for item in data.lines() {
                         let line = format!("{script} {item}");
@@ -1159,7 +1422,10 @@ impl<'a> Parser<'a> {
                     .iter()
                     .position(|a| a == ";" || a == "+")
                     .map_or(args.len(), |n| start + n);
-                if end > start && depth < MAX_DEPTH {
+                if end > start && depth >= MAX_DEPTH {
+                    // Past the walker's reach: read flat, never dropped.
+                    self.problem(ParseProblem::TooDeep { max: MAX_DEPTH });
+                } else if end > start {
                     let inner = SimpleCommand {
                         argv: args[start..end].to_vec(),
                         wrappers: vec!["find".to_owned()],
@@ -1499,8 +1765,10 @@ const ENV_PRINTERS: &[&str] = &[
 enum Runner {
     /// The wrapped command starts at this argv index; the wrapper's name.
     Command(usize, String),
-    /// As `Command`, with its arguments appended from stdin.
-    Stdin(usize),
+    /// As `Command`, up to the argv index `end` (where parallel's
+    /// `:::` inputs start), with its arguments appended from stdin or a
+    /// file.
+    Stdin(usize, usize),
     /// The scripts were parsed; nothing more to unwrap.
     Done,
 }
@@ -1765,6 +2033,86 @@ fn backquoted(code: &str) -> Vec<String> {
     out
 }
 
+/// `xargs`'s short options that take a value.
+const XARGS_SHORT_VALUES: &str = "adEILnPs";
+
+/// `xargs`'s long options that take a value.
+const XARGS_LONG_VALUES: &[&str] = &[
+    "arg-file",
+    "delimiter",
+    "max-args",
+    "max-procs",
+    "max-chars",
+    "process-slot-var",
+];
+
+/// The value of the option `-SHORT VALUE`, `-xSHORTVALUE` or
+/// `--LONG=VALUE`/`--LONG VALUE` (a long name may be cut short, as getopt
+/// allows) among `options`, the last one given; `short_values` and
+/// `long_values` are the options that take a value, so a letter after one
+/// of them is that value, not an option.
+fn option_value(
+    options: &[String],
+    short: char,
+    short_values: &str,
+    long: &str,
+    long_values: &[&str],
+) -> Option<String> {
+    let mut found = None;
+    let mut i = 0;
+    while let Some(arg) = options.get(i) {
+        i += 1;
+        if arg == "--" {
+            break;
+        }
+        if let Some(name) = arg.strip_prefix("--") {
+            let (name, glued) = match name.split_once('=') {
+                Some((n, v)) => (n, Some(v.to_owned())),
+                None => (name, None),
+            };
+            let takes = !name.is_empty() && long_values.iter().any(|l| l.starts_with(name));
+            if !takes {
+                continue;
+            }
+            let value = if glued.is_some() {
+                glued
+            } else {
+                i += 1;
+                options.get(i - 1).cloned()
+            };
+            if long.starts_with(name) {
+                found = value;
+            }
+            continue;
+        }
+        let Some(letters) = arg.strip_prefix('-') else {
+            continue;
+        };
+        for (at, c) in letters.char_indices() {
+            if short_values.contains(c) {
+                let rest = &letters[at + c.len_utf8()..];
+                let value = if rest.is_empty() {
+                    i += 1;
+                    options.get(i - 1).cloned()
+                } else {
+                    Some(rest.to_owned())
+                };
+                if c == short {
+                    found = value;
+                }
+                break;
+            }
+        }
+    }
+    found
+}
+
+/// True when a command's arguments are appended at run time from data
+/// vouch cannot read (`cat list | xargs git branch -D`, `xargs -a FILE`).
+pub(crate) fn args_unknown(command: &SimpleCommand) -> bool {
+    command.args_from_stdin && command.stdin.is_none()
+}
+
 /// The replace token of `xargs -I TOKEN` (`-i` means `{}`).
 fn xargs_replace(options: &[String]) -> Option<String> {
     let mut i = 0;
@@ -1910,6 +2258,95 @@ pub(crate) fn basename(path: &str) -> &str {
     path.rsplit('/').next().unwrap_or(path)
 }
 
+/// The name a function definition gives when `words` end with one:
+/// `name` (before `()`; not when `keyword_only`) or `function name`
+/// (before `()` or `{`), where a command starts, alone or after a
+/// reserved word (`{ f() { ...; }; }`, `then f() ...`). Looks at the last
+/// three words only, so a long segment costs nothing more.
+fn defined_name(words: &[Word], keyword_only: bool) -> Option<String> {
+    let starts = |before: &[Word]| {
+        before
+            .last()
+            .is_none_or(|w| !w.quoted && RESERVED_SKIP.contains(&w.text.as_str()))
+    };
+    match words {
+        [before @ .., keyword, name]
+            if !keyword.quoted && keyword.text == "function" && starts(before) =>
+        {
+            Some(name.text.clone())
+        }
+        [before @ .., name] if !keyword_only && starts(before) => Some(name.text.clone()),
+        _ => None,
+    }
+}
+
+/// The words `word` stands for when it reads the positional parameters
+/// `args` (`$1`, `${2}`, `"$@"`, `$*`, `--ref=$1`), split as bash splits
+/// them; `None` when it reads none.
+fn positional_words(word: &Word, args: &[String]) -> Option<Vec<String>> {
+    let text = word.text.as_str();
+    if !text.contains('$') {
+        return None;
+    }
+    let each = match text {
+        "$@" | "${@}" => Some(true),
+        "$*" | "${*}" => Some(false),
+        _ => None,
+    };
+    if let Some(each) = each {
+        return Some(match (word.quoted, each) {
+            (true, true) => args.to_vec(),
+            (true, false) => vec![args.join(" ")],
+            (false, _) => args
+                .iter()
+                .flat_map(|a| a.split_whitespace())
+                .map(str::to_owned)
+                .collect(),
+        });
+    }
+    let mut out = String::new();
+    let mut found = false;
+    let mut rest = text;
+    while let Some(at) = rest.find('$') {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 1..];
+        let (name, len) = match after.strip_prefix('{') {
+            Some(inner) => inner
+                .find('}')
+                .map_or(("", 0), |end| (&inner[..end], end + 2)),
+            None => (after.get(..1).unwrap_or_default(), 1),
+        };
+        let value = match name {
+            "@" | "*" => Some(args.join(" ")),
+            n if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) && n != "0" => Some(
+                n.parse::<usize>()
+                    .ok()
+                    .and_then(|i| i.checked_sub(1))
+                    .and_then(|i| args.get(i))
+                    .cloned()
+                    .unwrap_or_default(),
+            ),
+            _ => None,
+        };
+        if let Some(value) = value {
+            out.push_str(&value);
+            found = true;
+            rest = &after[len..];
+        } else {
+            out.push('$');
+            rest = after;
+        }
+    }
+    out.push_str(rest);
+    found.then(|| {
+        if word.quoted {
+            vec![out]
+        } else {
+            out.split_whitespace().map(str::to_owned).collect()
+        }
+    })
+}
+
 /// `NAME` for a word that is exactly `$NAME` or `${NAME}`.
 fn variable_name(word: &str) -> Option<&str> {
     let name = word.strip_prefix('$')?;
@@ -2006,96 +2443,96 @@ fn printf_text(args: &[String]) -> String {
 
 /// What `env` puts before the command it runs.
 struct EnvPrefix {
-    /// The index of the first command word in `env`'s arguments.
-    start: usize,
     /// The `NAME=value` assignments.
     env: Vec<(String, String)>,
-    /// The words of a `-S`/`--split-string` string, which come first.
-    split: Vec<String>,
+    /// `-C DIR`/`--chdir=DIR`: where the command runs.
+    chdir: Vec<String>,
+    /// The command and its arguments (empty: env only prints).
+    command: Vec<String>,
 }
 
-/// `env`'s options; `None` when env only prints or fails (`--help`,
-/// `--version`).
+/// `env`'s options, assignments and command; `None` when env only prints
+/// or fails (`--help`, `--version`). The words of a `-S`/`--split-string`
+/// string take the option's place and are read as env's next arguments
+/// (assignments, options, the command), as env does (issue 26 item 10):
+/// each word is read once, whatever the strings hold.
 fn env_options(args: &[String]) -> Option<EnvPrefix> {
-    let mut env = Vec::new();
-    let mut split = Vec::new();
-    let mut i = 0;
-    while let Some(arg) = args.get(i) {
-        i += 1;
+    let mut prefix = EnvPrefix {
+        env: Vec::new(),
+        chdir: Vec::new(),
+        command: Vec::new(),
+    };
+    // Split as env splits; a string shell_words cannot split (an odd
+    // quote) is split on blanks rather than dropped.
+    let split = |value: &str| {
+        shell_words::split(value)
+            .unwrap_or_else(|_| value.split_whitespace().map(str::to_owned).collect())
+    };
+    let mut queue: VecDeque<String> = args.iter().cloned().collect();
+    let value = |queue: &mut VecDeque<String>| queue.pop_front().unwrap_or_default();
+    while let Some(arg) = queue.pop_front() {
         if arg == "--" {
-            return Some(EnvPrefix {
-                start: i,
-                env,
-                split,
-            });
+            break;
         }
         if arg == "--help" || arg == "--version" {
             return None;
         }
         if let Some(long) = arg.strip_prefix("--") {
-            let (name, value) = match long.split_once('=') {
+            let (name, glued) = match long.split_once('=') {
                 Some((n, v)) => (n, Some(v.to_owned())),
                 None => (long, None),
             };
-            if matches!(name, "unset" | "chdir" | "split-string") {
-                let value = if let Some(v) = value {
-                    v
-                } else {
-                    i += 1;
-                    args.get(i - 1).cloned().unwrap_or_default()
-                };
-                if name == "split-string" {
-                    split = shell_words::split(&value).unwrap_or_default();
-                    return Some(EnvPrefix {
-                        start: i,
-                        env,
-                        split,
-                    });
+            // getopt accepts a long name cut short (`--split=...`).
+            let Some(full) = ["unset", "chdir", "split-string"]
+                .into_iter()
+                .find(|full| !name.is_empty() && full.starts_with(name))
+            else {
+                continue;
+            };
+            let value = glued.unwrap_or_else(|| value(&mut queue));
+            match full {
+                "chdir" => prefix.chdir.push(value),
+                "split-string" => {
+                    for word in split(&value).into_iter().rev() {
+                        queue.push_front(word);
+                    }
                 }
+                _ => {}
             }
             continue;
         }
         if let Some(letters) = arg.strip_prefix('-') {
-            if letters.is_empty() {
-                continue;
-            }
             for (at, c) in letters.char_indices() {
                 if matches!(c, 'u' | 'C' | 'S' | 'P') {
                     let rest = &letters[at + c.len_utf8()..];
                     let value = if rest.is_empty() {
-                        i += 1;
-                        args.get(i - 1).cloned().unwrap_or_default()
+                        value(&mut queue)
                     } else {
                         rest.to_owned()
                     };
-                    if c == 'S' {
-                        split = shell_words::split(&value).unwrap_or_default();
-                        return Some(EnvPrefix {
-                            start: i,
-                            env,
-                            split,
-                        });
+                    match c {
+                        'C' => prefix.chdir.push(value),
+                        'S' => {
+                            for word in split(&value).into_iter().rev() {
+                                queue.push_front(word);
+                            }
+                        }
+                        _ => {}
                     }
                     break;
                 }
             }
             continue;
         }
-        if let Some(pair) = assignment(arg) {
-            env.push(pair);
+        if let Some(pair) = assignment(&arg) {
+            prefix.env.push(pair);
             continue;
         }
-        return Some(EnvPrefix {
-            start: i - 1,
-            env,
-            split,
-        });
+        queue.push_front(arg);
+        break;
     }
-    Some(EnvPrefix {
-        start: args.len(),
-        env,
-        split,
-    })
+    prefix.command = queue.into();
+    Some(prefix)
 }
 
 /// Skips options: `short` are letters that take a value, `long` are long
@@ -2108,11 +2545,11 @@ fn skip_options(args: &[String], short: &str, long: &[&str]) -> usize {
             return i + 1;
         }
         if let Some(name) = arg.strip_prefix("--") {
-            i += if !name.contains('=') && long.contains(&name) {
-                2
-            } else {
-                1
-            };
+            // getopt accepts a long name cut short: `--arg FILE` is
+            // `--arg-file FILE`.
+            let takes =
+                !name.is_empty() && !name.contains('=') && long.iter().any(|l| l.starts_with(name));
+            i += if takes { 2 } else { 1 };
             continue;
         }
         if let Some(letters) = arg.strip_prefix('-')
@@ -2181,18 +2618,7 @@ fn wrapped_command(program: &str, args: &[String]) -> Option<usize> {
             )
         }
         "doas" => skip_options(args, "uC", &[]),
-        "xargs" => skip_options(
-            args,
-            "adEILnPs",
-            &[
-                "arg-file",
-                "delimiter",
-                "max-args",
-                "max-procs",
-                "max-chars",
-                "process-slot-var",
-            ],
-        ),
+        "xargs" => skip_options(args, XARGS_SHORT_VALUES, XARGS_LONG_VALUES),
         "timeout" => skip_options(args, "ks", &["kill-after", "signal"]) + 1,
         "nice" => skip_options(args, "n", &["adjustment"]),
         "nohup" | "builtin" | "busybox" => 0,

@@ -10,6 +10,7 @@
 //! match them, tested against it); globset compiles the rest.
 
 use std::cell::OnceCell;
+use std::collections::HashMap;
 use std::path::Path;
 use std::sync::OnceLock;
 
@@ -180,6 +181,50 @@ pub(crate) struct Matched<'r> {
     pub reason: &'r str,
     /// What the adapter should measure.
     pub facts: Option<FactsKind>,
+}
+
+/// What of a command is only known when it runs (issue 26 item 10): the
+/// rules that could match once it is known are found by
+/// [`Rules::matching_unknown`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Unknown {
+    /// The program is named at run time (`$cmd push -f origin main`): a
+    /// rule of any program may match, when at least one of its words holds
+    /// on the arguments that are seen.
+    pub program: bool,
+    /// More operands are appended at run time (`xargs`, `xargs -a FILE`):
+    /// a positional word the visible arguments lack may be one of them,
+    /// after the visible ones. Options are not supposed: a run-time list
+    /// of names stays names (`git branch --merged | xargs git branch -d`).
+    pub operands: bool,
+}
+
+impl FactsKind {
+    /// True when facts of this kind can raise a match above its rule's
+    /// tier (commits on no other ref that a branch deletion or a push
+    /// would lose): without them, the worst they could show is critical.
+    pub(crate) fn may_raise(self) -> bool {
+        matches!(self, Self::Branch | Self::Push)
+    }
+}
+
+impl Facts {
+    /// True when a piece the adapter would measure is only known when the
+    /// command runs (`git branch -D "$b"`, `git push origin $(cat ref)`):
+    /// measuring the text as written would describe something else.
+    pub fn names_unknown(&self) -> bool {
+        let unknown = |s: &String| s.contains(['$', '`']);
+        match self {
+            Self::Worktree { target, paths } => {
+                target.as_ref().is_some_and(unknown) || paths.iter().any(unknown)
+            }
+            Self::Push { remote, refspecs } => {
+                remote.as_ref().is_some_and(unknown) || refspecs.iter().any(unknown)
+            }
+            Self::Branch { names } | Self::Tag { names } => names.iter().any(unknown),
+            Self::Stash { entries } => entries.iter().any(unknown),
+        }
+    }
 }
 
 /// A compiled glob or literal.
@@ -461,16 +506,20 @@ fn compile<W: AsRef<str>, G: AsRef<str>>(
 impl Builtin {
     /// False when the rule cannot match `command` (whose program is
     /// `program`): no program alternative fits, no argument is a word the
-    /// rule needs, or it is about a redirection and none is written.
-    fn may_match(&self, program: &str, command: &SimpleCommand) -> bool {
+    /// rule needs, or it is about a redirection and none is written
+    /// (`unknown`: what may still come at run time).
+    fn may_match(&self, program: &str, command: &SimpleCommand, unknown: Unknown) -> bool {
         let fits = |p: &&str| match p.strip_suffix('*') {
             Some(prefix) => program.starts_with(prefix),
             None => program == *p,
         };
-        if !self.program_filter.is_empty() && !self.program_filter.iter().any(fits) {
+        if !unknown.program
+            && !self.program_filter.is_empty()
+            && !self.program_filter.iter().any(fits)
+        {
             return false;
         }
-        if !self.required.is_empty() {
+        if !unknown.operands && !self.required.is_empty() {
             let needed = |a: &String| {
                 if self.ignore_case {
                     self.required.iter().any(|r| folds_to(a, r))
@@ -543,21 +592,47 @@ impl Rules {
     /// The rules that match `command`, in rule order (the built-in ones,
     /// then the user's).
     pub(crate) fn matching(&self, command: &SimpleCommand) -> Vec<Matched<'_>> {
+        self.matching_unknown(command, Unknown::default())
+    }
+
+    /// The rules that match `command` or could once what `unknown` says
+    /// is only known at run time is known, in rule order.
+    pub(crate) fn matching_unknown(
+        &self,
+        command: &SimpleCommand,
+        unknown: Unknown,
+    ) -> Vec<Matched<'_>> {
         let program = command.program();
         let literal = BY_PROGRAM
             .binary_search_by(|(name, _)| (*name).cmp(program))
             .map_or(&[][..], |i| BY_PROGRAM[i].1);
+        let every: Vec<u16>;
+        let candidates: &[u16] = if unknown.program {
+            every = any_program_candidates(command, unknown);
+            &every
+        } else {
+            literal
+        };
+        let any = if unknown.program {
+            &[][..]
+        } else {
+            ANY_PROGRAM
+        };
         let subject: OnceCell<Subject<'_>> = OnceCell::new();
+        let fits =
+            |rule: &Rule| unknown.program || rule.program.iter().any(|p| p.is_match(program));
         let mut found: Vec<u16> = Vec::new();
-        for &index in literal.iter().chain(ANY_PROGRAM) {
+        for &index in candidates.iter().chain(any) {
             let builtin = &BUILTIN[usize::from(index)];
             // Before compiling: a rule that cannot match.
-            if !builtin.may_match(program, command) {
+            if !builtin.may_match(program, command, unknown) {
                 continue;
             }
             let rule = builtin.rule(usize::from(index));
-            if rule.program.iter().any(|p| p.is_match(program))
-                && subject.get_or_init(|| Subject::new(command)).matches(rule)
+            if fits(rule)
+                && subject
+                    .get_or_init(|| Subject::new(command))
+                    .matches(rule, unknown)
             {
                 found.push(index);
             }
@@ -569,10 +644,10 @@ impl Rules {
             .map(|i| BUILTIN[usize::from(i)].matched())
             .collect();
         for user in &self.user {
-            if user.rule.program.iter().any(|p| p.is_match(program))
+            if fits(&user.rule)
                 && subject
                     .get_or_init(|| Subject::new(command))
-                    .matches(&user.rule)
+                    .matches(&user.rule, unknown)
             {
                 out.push(Matched {
                     tier: user.spec.tier,
@@ -583,6 +658,45 @@ impl Rules {
         }
         out
     }
+}
+
+/// The built-in rules a command whose program is only known at run time
+/// could match, in rule order: those that need no literal word, and those
+/// whose word is among its arguments (all of them when more operands may
+/// come). Indexed once per process: every rule is a candidate here.
+fn any_program_candidates(command: &SimpleCommand, unknown: Unknown) -> Vec<u16> {
+    /// Rules checked for every such command, and the others by the word
+    /// they need.
+    type Index = (Vec<u16>, HashMap<&'static str, Vec<u16>>);
+    static INDEX: OnceLock<Index> = OnceLock::new();
+    let all = (0..BUILTIN_COUNT).filter_map(|i| u16::try_from(i).ok());
+    if unknown.operands {
+        return all.collect();
+    }
+    let (always, by_word) = INDEX.get_or_init(|| {
+        let mut always = Vec::new();
+        let mut by_word: HashMap<&'static str, Vec<u16>> = HashMap::new();
+        for i in all {
+            let builtin = &BUILTIN[usize::from(i)];
+            if builtin.required.is_empty() || builtin.ignore_case {
+                always.push(i);
+            } else {
+                for word in builtin.required {
+                    by_word.entry(word).or_default().push(i);
+                }
+            }
+        }
+        (always, by_word)
+    });
+    let mut out = always.clone();
+    for arg in command.argv.iter().skip(1) {
+        if let Some(rules) = by_word.get(arg.as_str()) {
+            out.extend(rules);
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
 }
 
 /// Positional arguments as written or folded (`ignore-case`), without
@@ -658,7 +772,9 @@ impl<'a> Subject<'a> {
         subject
     }
 
-    fn matches(&self, rule: &Rule) -> bool {
+    /// True when `rule` matches, or could once what `unknown` says is
+    /// only known at run time is known.
+    fn matches(&self, rule: &Rule, unknown: Unknown) -> bool {
         let ic = rule.ignore_case;
         if !rule.via.is_empty()
             && !self
@@ -672,26 +788,50 @@ impl<'a> Subject<'a> {
         let positionals = self.positionals(ic);
         let mut next = 0;
         let mut used: Vec<usize> = Vec::new();
+        // Positional words past the visible ones come from the operands
+        // appended at run time, in order.
+        let mut appended = false;
+        // A word of the rule that holds on what is seen: a rule of any
+        // program is only supposed for a command whose words it names.
+        let mut seen = false;
         for item in &rule.items {
             match item {
+                Item::Positional(_) if appended => {}
                 Item::Positional(alts) => {
-                    let Some(found) = (next..positionals.len()).find(|&j| {
+                    let found = (next..positionals.len()).find(|&j| {
                         let word = positionals.get(j);
                         alts.iter().any(|p| {
                             p.is_match(word) || self.in_dir(word).is_some_and(|w| p.is_match(&w))
                         })
-                    }) else {
-                        return false;
-                    };
-                    used.push(found);
-                    next = found + 1;
+                    });
+                    match found {
+                        Some(found) => {
+                            used.push(found);
+                            next = found + 1;
+                            seen = true;
+                        }
+                        // Appended operands come after the visible ones:
+                        // they cannot stand for a rule's first positional
+                        // word (git's subcommand) when the command has one.
+                        None if unknown.operands
+                            && (!used.is_empty() || positionals.len() == 0) =>
+                        {
+                            appended = true;
+                        }
+                        None => return false,
+                    }
                 }
                 Item::Present { any, negated } => {
-                    if any.iter().any(|c| self.holds(c, ic)) == *negated {
+                    let holds = any.iter().any(|c| self.holds(c, ic));
+                    seen |= holds && !*negated;
+                    if holds == *negated {
                         return false;
                     }
                 }
             }
+        }
+        if unknown.program && !seen {
+            return false;
         }
         if !rule.allow_args.is_empty() && !self.command.args_from_stdin {
             let all_allowed = (0..positionals.len())
@@ -932,7 +1072,7 @@ mod tests {
         rule.program
             .iter()
             .any(|p| p.is_match(command(argv).program()))
-            && Subject::new(&command(argv)).matches(&rule)
+            && Subject::new(&command(argv)).matches(&rule, Unknown::default())
     }
 
     #[test]
@@ -1266,11 +1406,11 @@ mod tests {
         let mut s = spec("psql <*drop?table*");
         s.ignore_case = true;
         let rule = compile_spec(&s).expect("compiles");
-        assert!(Subject::new(&c).matches(&rule));
+        assert!(Subject::new(&c).matches(&rule, Unknown::default()));
         let mut c = command(&["echo", "x"]);
         c.outputs.push("/etc/sudoers".to_owned());
         let rule = compile_spec(&spec("* >/etc/sudoers*")).expect("compiles");
-        assert!(Subject::new(&c).matches(&rule));
+        assert!(Subject::new(&c).matches(&rule, Unknown::default()));
     }
 
     #[test]
@@ -1278,11 +1418,17 @@ mod tests {
         let mut s = spec("rm -r");
         s.allow_args = vec!["target".to_owned(), "/tmp/*".to_owned()];
         let rule = compile_spec(&s).expect("compiles");
-        assert!(!Subject::new(&command(&["rm", "-rf", "target", "/tmp/x"])).matches(&rule));
-        assert!(Subject::new(&command(&["rm", "-rf", "target", "src"])).matches(&rule));
+        assert!(
+            !Subject::new(&command(&["rm", "-rf", "target", "/tmp/x"]))
+                .matches(&rule, Unknown::default())
+        );
+        assert!(
+            Subject::new(&command(&["rm", "-rf", "target", "src"]))
+                .matches(&rule, Unknown::default())
+        );
         let mut xargs = command(&["rm", "-rf"]);
         xargs.args_from_stdin = true;
-        assert!(Subject::new(&xargs).matches(&rule));
+        assert!(Subject::new(&xargs).matches(&rule, Unknown::default()));
     }
 
     #[test]

@@ -18,6 +18,7 @@ mod cli;
 mod config;
 mod eval;
 mod fuzz;
+mod hidden_commands;
 mod history_views;
 mod install;
 mod interactive;

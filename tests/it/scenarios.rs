@@ -288,6 +288,11 @@ fn refs_of(path: &Path) -> Option<Refs> {
         let Some(name) = reference.name().ok().map(str::to_owned) else {
             continue;
         };
+        // vouch's own safety nets (snapshots, rescue refs) make a loss
+        // recoverable; they do not make it not a loss.
+        if name.starts_with("refs/vouch/") {
+            continue;
+        }
         let Ok(resolved) = reference.resolve() else {
             continue;
         };
