@@ -41,7 +41,7 @@ use push::tracking_ref;
 pub use push::{cli_push_facts, ls_remote, ls_remote_within};
 pub use receive::{advertise_push_options, bare_repositories_under};
 pub use snapshot::{
-    SNAPSHOT_PREFIX, Snapshot, delete as delete_snapshots, list as snapshots,
+    SNAPSHOT_PREFIX, Snapshot, delete as delete_snapshots, list as snapshots, lost_between,
     restore as restore_snapshot, take as take_snapshot,
 };
 

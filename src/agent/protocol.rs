@@ -236,6 +236,22 @@ pub struct Reply {
     pub code: u8,
 }
 
+/// Adds `note` (what the previous command lost, and how to undo it) to a
+/// reply: on stderr for every agent, and as Claude Code's `systemMessage`,
+/// which it shows its person.
+pub fn add_note(agent: Agent, reply: &mut Reply, note: &str) {
+    reply.stderr.push_str(note);
+    reply.stderr.push('\n');
+    if agent == Agent::Claude {
+        let mut value: Value =
+            serde_json::from_str(reply.stdout.trim()).unwrap_or_else(|_| json!({}));
+        if let Some(object) = value.as_object_mut() {
+            object.insert("systemMessage".into(), Value::String(note.to_owned()));
+            reply.stdout = format!("{value}\n");
+        }
+    }
+}
+
 /// True when the agent can ask its user.
 pub fn can_ask(agent: Agent) -> bool {
     matches!(agent, Agent::Claude | Agent::Cursor)

@@ -40,10 +40,11 @@ pub fn agent_hook(ctx: &Ctx, args: &AgentHookArgs) -> Result<ExitStatus> {
     // What could be read is judged: a read error cuts the message short,
     // and a cut message is refused if the command in it looks dangerous.
     crate::files::read_stdin(MAX_INPUT, &mut input).ok();
+    let mut note = None;
     let (answer, bad) = match protocol::parse(agent, &input) {
         Ok(request) => {
             let answer = decide(ctx, agent, &request, started);
-            snapshot_before(ctx, agent, &request, &answer);
+            note = snapshot_before(ctx, agent, &request, &answer);
             (answer, false)
         }
         Err(bad) => {
@@ -58,7 +59,10 @@ pub fn agent_hook(ctx: &Ctx, args: &AgentHookArgs) -> Result<ExitStatus> {
             (answer, true)
         }
     };
-    let reply = protocol::reply(agent, &answer);
+    let mut reply = protocol::reply(agent, &answer);
+    if let Some(note) = &note {
+        protocol::add_note(agent, &mut reply, note);
+    }
     answer_once(&reply, || {});
     Ok(match reply.code {
         0 if bad && answer == Answer::NoOpinion => ExitStatus::Refused, // a non-blocking error
@@ -73,28 +77,44 @@ pub fn agent_hook(ctx: &Ctx, args: &AgentHookArgs) -> Result<ExitStatus> {
 /// the door could not predict. A denied command does not run, and a
 /// read-only one changes nothing: neither pays. A snapshot that cannot be
 /// taken is said, and never stops the command.
-fn snapshot_before(ctx: &Ctx, agent: Agent, request: &Request, answer: &Answer) {
-    let Some(command) = &request.command else {
-        return;
-    };
+///
+/// Taking it also tells what the previous command did (issue 28 item 3,
+/// for every agent, post-tool hook or not): when uncommitted work, a
+/// branch, a tag or a stash entry was lost since the last snapshot, the
+/// line returned says what, and how to bring it back.
+fn snapshot_before(ctx: &Ctx, agent: Agent, request: &Request, answer: &Answer) -> Option<String> {
+    let command = request.command.as_ref()?;
     if matches!(answer, Answer::Deny(_))
         || !protocol::is_shell_tool(agent, &request.tool)
         || crate::classify::read_only(command)
     {
-        return;
+        return None;
     }
     let cwd = match request.cwd.as_deref().filter(|c| !c.is_empty()) {
         Some(c) => ctx.cwd.join(c),
         None => ctx.cwd.clone(),
     };
     // Outside a repository there is nothing to snapshot.
-    if git::common_dir(&cwd).is_none() {
-        return;
-    }
+    git::common_dir(&cwd)?;
+    let previous = git::snapshots(&cwd).ok()?.into_iter().next();
     let shown = crate::text::redact_secrets(command);
-    if let Err(e) = git::take_snapshot(&cwd, agent.name(), &shown) {
-        ui::warn(&format!("no snapshot before this command: {e:#}"));
-    }
+    let taken = match git::take_snapshot(&cwd, agent.name(), &shown) {
+        Ok(taken) => taken?,
+        Err(e) => {
+            ui::warn(&format!("no snapshot before this command: {e:#}"));
+            return None;
+        }
+    };
+    let previous = previous.filter(|p| p.agent != "undo")?;
+    let lost = git::lost_between(&cwd, &previous.id, &taken.id).ok()?;
+    (!lost.is_empty()).then(|| {
+        format!(
+            "vouch: since `{}` ran: {}. `git vouch undo {}` brings it back.",
+            one_line(&previous.command, 80),
+            lost.join("; "),
+            previous.short()
+        )
+    })
 }
 
 /// Whether the agent has had its answer: the door's own, or the

@@ -58,7 +58,7 @@ pub struct Snapshot {
     pub agent: String,
     /// The command about to run (credentials masked by the caller).
     pub command: String,
-    /// Files named but not copied (over [`LARGE_FILE`]).
+    /// Files named but not copied (untracked files over 50 MB).
     pub not_copied: Vec<String>,
 }
 
@@ -741,4 +741,74 @@ pub fn delete(dir: &Path, names: &[&str], env: &[(String, String)]) -> Result<()
         Some(lines.as_bytes()),
     )?;
     Ok(())
+}
+
+/// What was lost between two snapshots of the same repository, one line
+/// each, for people: files that held uncommitted work in `before` (their
+/// content was not `HEAD`'s) and are deleted or changed in `after`,
+/// branches and tags gone, stash entries gone. Empty when nothing was.
+pub fn lost_between(dir: &Path, before: &str, after: &str) -> Result<Vec<String>> {
+    let lines = |args: &[&str]| -> Result<BTreeSet<Vec<u8>>> {
+        Ok(run(git(dir, None).args(args), None)?
+            .split(|b| *b == 0)
+            .filter(|p| !p.is_empty())
+            .map(<[u8]>::to_vec)
+            .collect())
+    };
+    let was = refs_of(dir, before)?;
+    let now = refs_of(dir, after)?;
+    let head = match was.head.as_deref() {
+        Some(h) => h
+            .strip_prefix("ref: ")
+            .map_or(Some(h.to_owned()), |name| was.named.get(name).cloned()),
+        None => None,
+    };
+    let before_tree = format!("{before}:worktree");
+    let changed = lines(&[
+        "diff-tree",
+        "-r",
+        "-z",
+        "--name-only",
+        "--no-renames",
+        "--diff-filter=DMT",
+        &before_tree,
+        &format!("{after}:worktree"),
+    ])?;
+    let uncommitted = match &head {
+        Some(h) => lines(&[
+            "diff-tree",
+            "-r",
+            "-z",
+            "--name-only",
+            "--no-renames",
+            &format!("{h}^{{tree}}"),
+            &before_tree,
+        ])?,
+        None => files_of(dir, &before_tree)?,
+    };
+    let mut out = Vec::new();
+    let files: Vec<String> = changed
+        .intersection(&uncommitted)
+        .map(|p| String::from_utf8_lossy(p).into_owned())
+        .collect();
+    if !files.is_empty() {
+        let shown: Vec<&str> = files.iter().take(5).map(String::as_str).collect();
+        out.push(format!(
+            "{} file(s) with uncommitted work deleted or overwritten: {}{}",
+            files.len(),
+            shown.join(", "),
+            if files.len() > 5 { ", ..." } else { "" }
+        ));
+    }
+    for name in was.named.keys().filter(|n| !now.named.contains_key(*n)) {
+        out.push(format!("`{name}` deleted"));
+    }
+    let gone = was.stash.iter().filter(|s| !now.stash.contains(s)).count();
+    if gone > 0 {
+        out.push(format!(
+            "{gone} stash entr{} dropped",
+            if gone == 1 { "y" } else { "ies" }
+        ));
+    }
+    Ok(out)
 }

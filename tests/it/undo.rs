@@ -312,3 +312,42 @@ fn snapshots_are_pruned_only_by_a_person() {
     crate::support::tmux::vouch_yes(&env, &["snapshots", "prune", "--keep", "1", "--days", "0"]);
     assert_eq!(count(), 1);
 }
+
+/// What the previous command lost is told at the next one (issue 28 item
+/// 3), to the person (Claude Code's `systemMessage`) and on stderr, with
+/// the command that brings it back.
+#[test]
+fn the_next_command_says_what_the_last_one_lost() {
+    let env = TestEnv::new();
+    busy(&env);
+    agent_runs(
+        &env,
+        "rm -f file1.txt notes.md && git stash clear && git branch -D feature",
+    );
+    let next = env.claude("make");
+    let message: serde_json::Value = serde_json::from_str(next.stdout.trim()).unwrap();
+    let said = message["systemMessage"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(said.contains("2 file(s) with uncommitted work"), "{said}");
+    assert!(
+        said.contains("file1.txt") && said.contains("notes.md"),
+        "{said}"
+    );
+    assert!(said.contains("`refs/heads/feature` deleted"), "{said}");
+    assert!(said.contains("1 stash entry dropped"), "{said}");
+    assert!(next.stderr.contains(&said), "{}", next.stderr);
+    // The name it gives brings the work back.
+    let name = said
+        .split("`git vouch undo ")
+        .nth(1)
+        .and_then(|r| r.split('`').next())
+        .unwrap()
+        .to_owned();
+    env.vouch(&["undo", &name]).code(0);
+    assert!(env.work.join("notes.md").exists());
+    // A command that lost nothing says nothing.
+    let quiet = env.claude("make check");
+    assert!(!quiet.stdout.contains("systemMessage"), "{}", quiet.stdout);
+}
