@@ -44,8 +44,11 @@ build() { # $1: "build" (into target/) or "install" (into cargo's bin dir)
     local map="$here/target/vouch-link.map"
     if [ "$host" = x86_64-unknown-linux-gnu ] && [ -f "$order" ] && [[ "$order$map" != *[[:space:]]* ]]; then
       mkdir -p "$here/target"
-      rm -f "$map"
-      if RUSTFLAGS="$flags -C link-arg=-Wl,--symbol-ordering-file=$order -C link-arg=-Wl,--no-warn-symbol-ordering -C link-arg=-Wl,-Map=$map -C link-arg=-Wl,--no-demangle" cargo "${args[@]}" "${static[@]}"; then
+      local ordered="$flags -C link-arg=-Wl,--symbol-ordering-file=$order -C link-arg=-Wl,--no-warn-symbol-ordering -C link-arg=-Wl,-Map=$map -C link-arg=-Wl,--no-demangle"
+      # The map is written when the program is linked: a build cargo finds
+      # fresh links nothing, and one without a map links again.
+      if RUSTFLAGS="$ordered" cargo "${args[@]}" "${static[@]}" &&
+        { [ -f "$map" ] || { touch "$here/src/main.rs" && RUSTFLAGS="$ordered" cargo "${args[@]}" "${static[@]}"; }; }; then
         local names found
         names=$(grep -c . "$order")
         found=$(grep -o -F -x -f "$order" <(tr -s ' \t' '\n\n' < "$map") 2>/dev/null | sort -u | wc -l)
