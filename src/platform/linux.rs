@@ -4,6 +4,8 @@ use std::path::{Path, PathBuf};
 
 pub const NAME: &str = "linux";
 
+pub const EXACT_ARGV: bool = true;
+
 pub fn parent_of(pid: u32) -> Option<u32> {
     let stat = crate::files::read(Path::new(&format!("/proc/{pid}/stat"))).ok()?;
     let stat = String::from_utf8_lossy(&stat);

@@ -38,6 +38,14 @@ pub const COMPILED_HOOKS: bool = cfg!(all(
 /// The name of this platform's implementation, for `status` and tests.
 pub const NAME: &str = imp::NAME;
 
+/// True when [`cmdline`] returns a process's arguments exactly (Linux's
+/// `/proc/<pid>/cmdline`). The portable `ps` joins them with spaces, so an
+/// `argv[0]` that holds spaces (`exec -a "git commit" git reset ...`) reads
+/// as more words: there, the routine shortcuts of the reference-transaction
+/// door can be talked into by a program that names itself so (the agent
+/// door still judges such a command line before it runs).
+pub const EXACT_ARGV: bool = imp::EXACT_ARGV;
+
 /// The parent of process `pid`, if it can be read.
 pub fn parent_of(pid: u32) -> Option<u32> {
     imp::parent_of(pid)

@@ -5,6 +5,8 @@ use std::process::{Command, Stdio};
 
 pub const NAME: &str = "portable";
 
+pub const EXACT_ARGV: bool = false;
+
 /// One field of `ps` for `pid`, trimmed; `None` when there is no such
 /// process or `ps` cannot run.
 fn ps(field: &str, pid: u32) -> Option<String> {

@@ -1005,8 +1005,15 @@ fn what_a_ref_update_loses_is_judged_whatever_command_runs_it() {
         // A process that calls itself `git commit` runs a git started
         // under another name.
         "git switch -q main && exec -a git bash -c '(exec -a foo git update-ref refs/heads/keep keep~2)' commit",
-        "exec -a git bash -c '(exec -a \"git commit\" git reset -q --hard HEAD~2)' cherry-pick",
     ];
+    // An argv[0] with spaces: told apart only where the command line is
+    // read exactly (not through `ps`; README, "Platforms").
+    let spaced =
+        "exec -a git bash -c '(exec -a \"git commit\" git reset -q --hard HEAD~2)' cherry-pick";
+    let attacks: Vec<&str> = attacks
+        .into_iter()
+        .chain(vouch::platform::EXACT_ARGV.then_some(spaced))
+        .collect();
     for (i, attack) in attacks.iter().enumerate() {
         let branch = format!("keep{i}");
         let attack = attack.replace("keep", &branch);
