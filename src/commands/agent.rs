@@ -96,7 +96,6 @@ fn snapshot_before(ctx: &Ctx, agent: Agent, request: &Request, answer: &Answer) 
     };
     // Outside a repository there is nothing to snapshot.
     git::common_dir(&cwd)?;
-    let previous = git::snapshots(&cwd).ok()?.into_iter().next();
     let shown = crate::text::redact_secrets(command);
     let taken = match git::take_snapshot(&cwd, agent.name(), &shown) {
         Ok(taken) => taken?,
@@ -105,7 +104,13 @@ fn snapshot_before(ctx: &Ctx, agent: Agent, request: &Request, answer: &Answer) 
             return None;
         }
     };
-    let previous = previous.filter(|p| p.agent != "undo")?;
+    // The one before the snapshot just taken (listed only when one was:
+    // an unchanged state pays for nothing more).
+    let previous = git::snapshots(&cwd)
+        .ok()?
+        .into_iter()
+        .find(|s| s.name != taken.name)
+        .filter(|p| p.agent != "undo")?;
     let lost = git::lost_between(&cwd, &previous.id, &taken.id).ok()?;
     (!lost.is_empty()).then(|| {
         format!(

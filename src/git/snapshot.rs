@@ -29,14 +29,18 @@ pub const SNAPSHOT_PREFIX: &str = "refs/vouch/snapshots/";
 pub const LARGE_FILE: u64 = 50 * 1024 * 1024;
 
 /// Ignored files that look like secrets or local settings are kept (up to
-/// [`SECRET_FILE`] bytes each): an agent's `git clean -fdX` takes them too.
-const SECRET_PATTERNS: &[&str] = &[
-    ":(glob,icase)**/.env",
-    ":(glob,icase)**/.env.*",
-    ":(glob,icase)**/*.pem",
-    ":(glob,icase)**/*.key",
-    ":(glob,icase)**/*.local.*",
-];
+/// [`SECRET_FILE`] bytes each), by name: `.env`, `.env.*`, `*.pem`, `*.key`,
+/// `*.local.*`: an agent's `git clean -fdX` takes them too.
+fn secret_like(path: &[u8]) -> bool {
+    let name = path.rsplit(|b| *b == b'/').next().unwrap_or(path);
+    let name = String::from_utf8_lossy(name).to_ascii_lowercase();
+    name == ".env"
+        || name.starts_with(".env.")
+        || Path::new(&name)
+            .extension()
+            .is_some_and(|e| e == "pem" || e == "key")
+        || name.contains(".local.")
+}
 
 /// The largest secret-like ignored file kept.
 const SECRET_FILE: u64 = 1024 * 1024;
@@ -139,7 +143,7 @@ struct State {
 }
 
 /// Reads the state of the repository at `root` into git objects.
-fn record_state(root: &Path, git_dir: &Path) -> Result<State> {
+fn record_state(root: &Path, git_dir: &Path, status: &[u8]) -> Result<State> {
     let scratch = tempfile::Builder::new()
         .prefix("vouch-snapshot-")
         .tempdir_in(git_dir)
@@ -164,12 +168,17 @@ fn record_state(root: &Path, git_dir: &Path) -> Result<State> {
         .map(|b| text(&b));
     // The work tree: what `git add -A` would stage, but for files too
     // large to copy.
-    let untracked = run(
-        git(root, None).args(["ls-files", "-o", "--exclude-standard", "-z", "--full-name"]),
-        None,
-    )?;
+    // The untracked and ignored files, from the fingerprint's `git status`
+    // (no second walk of the work tree).
+    let listed = |mark: u8| {
+        status
+            .split(|b| *b == 0)
+            .filter(move |e| e.len() > 2 && e[0] == mark && e[1] == b' ')
+            .map(|e| &e[2..])
+    };
+    let untracked: Vec<&[u8]> = listed(b'?').collect();
     let mut not_copied = Vec::new();
-    for path in untracked.split(|b| *b == 0).filter(|p| !p.is_empty()) {
+    for path in &untracked {
         let size =
             std::fs::symlink_metadata(root.join(OsStr::from_bytes(path))).map_or(0, |m| m.len());
         if size > LARGE_FILE {
@@ -184,24 +193,8 @@ fn record_state(root: &Path, git_dir: &Path) -> Result<State> {
     }
     run(&mut add, None)?;
     // Secret-like ignored files, small ones.
-    let ignored = run(
-        git(root, None)
-            .args([
-                "ls-files",
-                "-o",
-                "-i",
-                "--exclude-standard",
-                "-z",
-                "--full-name",
-                "--",
-            ])
-            .args(SECRET_PATTERNS),
-        None,
-    )
-    .unwrap_or_default();
-    let secrets: Vec<&[u8]> = ignored
-        .split(|b| *b == 0)
-        .filter(|p| !p.is_empty())
+    let secrets: Vec<&[u8]> = listed(b'!')
+        .filter(|p| !p.ends_with(b"/") && secret_like(p))
         .filter(|p| {
             std::fs::symlink_metadata(root.join(OsStr::from_bytes(p)))
                 .is_ok_and(|m| m.is_file() && m.len() <= SECRET_FILE)
@@ -305,7 +298,7 @@ fn record_state(root: &Path, git_dir: &Path) -> Result<State> {
 /// refs, `HEAD`, and the stash's reflog. Equal fingerprints: nothing to
 /// snapshot again. (A file modified twice stays "modified" in `git
 /// status`; its time and size tell the second change.)
-fn fingerprint(root: &Path, git_dir: &Path) -> Result<String> {
+fn fingerprint(root: &Path, git_dir: &Path) -> Result<(String, Vec<u8>)> {
     use sha2::Digest as _;
     let mut hash = sha2::Sha256::new();
     let status = run(
@@ -358,7 +351,7 @@ fn fingerprint(root: &Path, git_dir: &Path) -> Result<String> {
         use std::os::unix::fs::MetadataExt as _;
         hash.update(format!("{} {} {}", m.len(), m.mtime(), m.mtime_nsec()));
     }
-    Ok(crate::text::hex(&hash.finalize()))
+    Ok((crate::text::hex(&hash.finalize()), status))
 }
 
 /// Where the newest snapshot and its fingerprint are remembered.
@@ -375,7 +368,7 @@ pub fn take(dir: &Path, agent: &str, command: &str) -> Result<Option<Snapshot>> 
     };
     // Unchanged since the newest snapshot (which still exists): nothing to
     // write, and nothing copied to find that out.
-    let print = fingerprint(&root, &git_dir)?;
+    let (print, status) = fingerprint(&root, &git_dir)?;
     let remembered = std::fs::read_to_string(last_path(&git_dir)).unwrap_or_default();
     if let Some((name, last)) = remembered.trim().split_once(' ')
         && last == print
@@ -387,7 +380,7 @@ pub fn take(dir: &Path, agent: &str, command: &str) -> Result<Option<Snapshot>> 
     {
         return Ok(None);
     }
-    let state = record_state(&root, &git_dir)?;
+    let state = record_state(&root, &git_dir, &status)?;
     let now = jiff::Timestamp::now();
     let stamp = now.strftime("%Y%m%dT%H%M%S.%6fZ").to_string();
     let one_line = |s: &str| s.replace(['\n', '\r'], " ");
