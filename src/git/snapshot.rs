@@ -134,6 +134,15 @@ fn locate(dir: &Path) -> Result<Option<(PathBuf, PathBuf)>> {
     Ok(Some((git_dir, root)))
 }
 
+/// What the fingerprint read, for the snapshot to use: `git status`'s
+/// entries, the refs (`for-each-ref` with object types), and `HEAD` (`ref:
+/// <name>`, or an id when detached).
+struct Seen {
+    status: Vec<u8>,
+    refs: String,
+    head: Option<String>,
+}
+
 /// The state of a repository as git objects: the snapshot's tree, what it
 /// did not copy, and the commits to keep alive.
 struct State {
@@ -143,7 +152,8 @@ struct State {
 }
 
 /// Reads the state of the repository at `root` into git objects.
-fn record_state(root: &Path, git_dir: &Path, status: &[u8]) -> Result<State> {
+fn record_state(root: &Path, git_dir: &Path, seen: &Seen) -> Result<State> {
+    let status = &seen.status;
     let scratch = tempfile::Builder::new()
         .prefix("vouch-snapshot-")
         .tempdir_in(git_dir)
@@ -214,37 +224,29 @@ fn record_state(root: &Path, git_dir: &Path, status: &[u8]) -> Result<State> {
         )?;
     }
     let work_tree = text(&run(git(root, Some(&work)).args(["write-tree"]), None)?);
-    // The refs: HEAD, branches, tags and the stash.
+    // The refs: HEAD, branches, tags and the stash, as the fingerprint
+    // read them.
     let mut refs = String::new();
     let mut tips = BTreeSet::new();
-    match run(git(root, None).args(["symbolic-ref", "-q", "HEAD"]), None) {
-        Ok(name) => refs.push_str(&format!("ref: {} HEAD\n", text(&name))),
-        Err(_) => {
-            if let Ok(id) = run(
-                git(root, None).args(["rev-parse", "-q", "--verify", "HEAD"]),
-                None,
-            ) {
-                let id = text(&id);
-                refs.push_str(&format!("{id} HEAD\n"));
-                tips.insert(id);
-            }
+    match &seen.head {
+        Some(h) if h.starts_with("ref: ") => refs.push_str(&format!("{h} HEAD\n")),
+        Some(id) => {
+            refs.push_str(&format!("{id} HEAD\n"));
+            tips.insert(id.clone());
         }
+        None => {}
     }
-    let listed = text(&run(
-        git(root, None).args([
-            "for-each-ref",
-            "--format=%(objectname) %(refname) %(objecttype) %(*objectname) %(*objecttype)",
-            "refs/heads",
-            "refs/tags",
-        ]),
-        None,
-    )?);
-    for line in listed.lines() {
+    let mut has_stash = false;
+    for line in seen.refs.lines() {
         // The peeled fields are empty but for annotated tags.
         let mut parts = line.split(' ');
         let (Some(id), Some(name)) = (parts.next(), parts.next()) else {
             continue;
         };
+        if name == "refs/stash" {
+            has_stash = true;
+            continue;
+        }
         let kind = parts.next().unwrap_or_default();
         let peeled = parts.next().unwrap_or_default();
         let peeled_kind = parts.next().unwrap_or_default();
@@ -256,12 +258,16 @@ fn record_state(root: &Path, git_dir: &Path, status: &[u8]) -> Result<State> {
             tips.insert(peeled.to_owned());
         }
     }
-    let stash = run(
-        git(root, None).args(["log", "-g", "--format=%H", "refs/stash", "--"]),
-        None,
-    )
-    .map(|b| text(&b))
-    .unwrap_or_default();
+    let stash = if has_stash {
+        run(
+            git(root, None).args(["log", "-g", "--format=%H", "refs/stash", "--"]),
+            None,
+        )
+        .map(|b| text(&b))
+        .unwrap_or_default()
+    } else {
+        String::new()
+    };
     for id in stash.lines() {
         refs.push_str(&format!("{id} stash\n"));
         tips.insert(id.to_owned());
@@ -298,7 +304,7 @@ fn record_state(root: &Path, git_dir: &Path, status: &[u8]) -> Result<State> {
 /// refs, `HEAD`, and the stash's reflog. Equal fingerprints: nothing to
 /// snapshot again. (A file modified twice stays "modified" in `git
 /// status`; its time and size tell the second change.)
-fn fingerprint(root: &Path, git_dir: &Path) -> Result<(String, Vec<u8>)> {
+fn fingerprint(root: &Path, git_dir: &Path) -> Result<(String, Seen)> {
     use sha2::Digest as _;
     let mut hash = sha2::Sha256::new();
     let status = run(
@@ -309,13 +315,26 @@ fn fingerprint(root: &Path, git_dir: &Path) -> Result<(String, Vec<u8>)> {
             "--untracked-files=all",
             "--ignored=traditional",
             "--no-renames",
+            "--branch",
+            "--no-ahead-behind",
         ]),
         None,
     )?;
     hash.update(&status);
+    let mut branch = None;
+    let mut oid = None;
     for entry in status.split(|b| *b == 0).filter(|e| !e.is_empty()) {
         // The path is the last field of every entry kind.
         let path = match entry.first() {
+            Some(b'#') => {
+                let line = String::from_utf8_lossy(entry);
+                if let Some(name) = line.strip_prefix("# branch.head ") {
+                    branch = Some(name.to_owned());
+                } else if let Some(id) = line.strip_prefix("# branch.oid ") {
+                    oid = Some(id.to_owned());
+                }
+                continue;
+            }
             Some(b'?' | b'!') => &entry[2..],
             _ => entry.rsplit(|b| *b == b' ').next().unwrap_or_default(),
         };
@@ -330,28 +349,32 @@ fn fingerprint(root: &Path, git_dir: &Path) -> Result<(String, Vec<u8>)> {
             ));
         }
     }
-    hash.update(run(
+    let refs = String::from_utf8_lossy(&run(
         git(root, None).args([
             "for-each-ref",
-            "--format=%(objectname) %(refname)",
+            "--format=%(objectname) %(refname) %(objecttype) %(*objectname) %(*objecttype)",
             "refs/heads",
             "refs/tags",
             "refs/stash",
         ]),
         None,
-    )?);
-    hash.update(
-        run(
-            git(root, None).args(["rev-parse", "--symbolic-full-name", "HEAD", "HEAD"]),
-            None,
-        )
-        .unwrap_or_default(),
-    );
+    )?)
+    .into_owned();
+    hash.update(refs.as_bytes());
+    // `git status --branch`: the branch checked out, or the detached id.
+    let head = match (branch.as_deref(), oid.as_deref()) {
+        (Some("(detached)"), Some(id)) => Some(id.to_owned()),
+        (Some(name), _) if name != "(detached)" => Some(format!("ref: refs/heads/{name}")),
+        _ => None,
+    };
     if let Ok(m) = std::fs::metadata(git_dir.join("logs/refs/stash")) {
         use std::os::unix::fs::MetadataExt as _;
         hash.update(format!("{} {} {}", m.len(), m.mtime(), m.mtime_nsec()));
     }
-    Ok((crate::text::hex(&hash.finalize()), status))
+    Ok((
+        crate::text::hex(&hash.finalize()),
+        Seen { status, refs, head },
+    ))
 }
 
 /// Where the newest snapshot and its fingerprint are remembered.
@@ -368,7 +391,7 @@ pub fn take(dir: &Path, agent: &str, command: &str) -> Result<Option<Snapshot>> 
     };
     // Unchanged since the newest snapshot (which still exists): nothing to
     // write, and nothing copied to find that out.
-    let (print, status) = fingerprint(&root, &git_dir)?;
+    let (print, seen) = fingerprint(&root, &git_dir)?;
     let remembered = std::fs::read_to_string(last_path(&git_dir)).unwrap_or_default();
     if let Some((name, last)) = remembered.trim().split_once(' ')
         && last == print
@@ -380,7 +403,7 @@ pub fn take(dir: &Path, agent: &str, command: &str) -> Result<Option<Snapshot>> 
     {
         return Ok(None);
     }
-    let state = record_state(&root, &git_dir, &status)?;
+    let state = record_state(&root, &git_dir, &seen)?;
     let now = jiff::Timestamp::now();
     let stamp = now.strftime("%Y%m%dT%H%M%S.%6fZ").to_string();
     let one_line = |s: &str| s.replace(['\n', '\r'], " ");

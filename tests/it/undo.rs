@@ -67,7 +67,11 @@ fn state(env: &TestEnv) -> State {
                 "refs/tags",
             ],
         ),
-        head: env.git(&env.work, &["symbolic-ref", "-q", "HEAD"]),
+        // A branch, or the detached id.
+        head: env
+            .git_out(&env.work, &["symbolic-ref", "-q", "HEAD"])
+            .stdout
+            + &env.git(&env.work, &["rev-parse", "HEAD"]),
         stash: env
             .git_out(
                 &env.work,
@@ -145,6 +149,7 @@ const LOSSES: &[&str] = &[
     "find . -name '*.txt' -not -path './.git/*' -delete",
     "git update-ref -d refs/heads/feature && git update-ref refs/heads/main HEAD~3",
     "printf 'x' > .env && rm -f .gitignore",
+    "git checkout -q --detach HEAD~1 && git branch -D feature main",
 ];
 
 #[test]
