@@ -1070,26 +1070,12 @@ const FILLERS: &[&str] = &[
 /// Words that turn what follows around: "I recommend *against* proceeding".
 const NEGATIONS: &[&str] = &["not", "against", "never"];
 
-/// Words that, negated, say "do not go ahead": "do not *proceed*",
-/// "I cannot *recommend* this", "I recommend against *it*".
-const GO_WORDS: &[&str] = &[
-    "proceed",
-    "proceeding",
-    "push",
-    "pushing",
-    "allow",
-    "allowing",
-    "approve",
-    "approving",
-    "recommend",
-    "recommending",
-    "endorse",
-    "sanction",
-    "permit",
-    "it",
-    "this",
-    "that",
-];
+/// Words that, negated, say "do not go ahead": a verb of [`GO_VERBS`]
+/// ("do not *proceed*", "I cannot *recommend* this") or what it points at
+/// ("I recommend against *it*").
+fn is_go_word(word: &str) -> bool {
+    GO_VERBS.contains(&word) || matches!(word, "it" | "this" | "that")
+}
 
 /// The recommendation that the longest of the first three words of
 /// `phrase` spells, if any. A lone "no" counts only when nothing follows it
@@ -1160,7 +1146,7 @@ fn intent_after(window: &str) -> Option<Recommendation> {
         let word = &rest[..len];
         if NEGATIONS.contains(&word) {
             negated = true;
-        } else if negated && GO_WORDS.contains(&word) {
+        } else if negated && is_go_word(word) {
             return Some(Recommendation::Block);
         } else if FILLERS.contains(&word) && fillers < 5 {
             fillers += 1;
@@ -1195,7 +1181,7 @@ fn without_think(lower: &str) -> String {
     out
 }
 
-/// The verbs of [`GO_WORDS`]: "should not *push*".
+/// The verbs that, negated, say "do not go ahead": "should not *push*".
 const GO_VERBS: &[&str] = &[
     "proceed",
     "proceeding",

@@ -229,13 +229,7 @@ fn enforcement_stops_exactly_the_dangerous_commands() {
     // The refused deletion is let through with a reason: a rescue ref is
     // written first, and it restores the branch.
     let doomed = env.rev(&env.work, "doomed");
-    let out = Out::from_output(
-        env.cmd("setsid", &env.work)
-            .args(["-w", "git", "branch", "-D", "doomed"])
-            .env("VOUCH_SKIP", "cleaning up, checked by hand")
-            .output()
-            .unwrap(),
-    );
+    let out = skip_delete(&env, "doomed");
     out.code(0).stderr_has("vouch rescue restore doomed/");
     let record = env.last_audit_of("reference-transaction");
     assert_eq!(record["decision"], "allowed");
@@ -374,13 +368,7 @@ fn repositories_libgit2_cannot_open_are_judged_the_same() {
         env.commit(&env.work, "d2.txt", "doomed again");
         env.git(&env.work, &["switch", "-q", "main"]);
         let tip = env.rev(&env.work, "doomed2");
-        let out = Out::from_output(
-            env.cmd("setsid", &env.work)
-                .args(["-w", "git", "branch", "-D", "doomed2"])
-                .env("VOUCH_SKIP", "cleaning up, checked by hand")
-                .output()
-                .unwrap(),
-        );
+        let out = skip_delete(&env, "doomed2");
         out.code(0).stderr_has("git update-ref refs/heads/doomed2 ");
         let line = out
             .stderr
@@ -396,6 +384,17 @@ fn repositories_libgit2_cannot_open_are_judged_the_same() {
         env.git(&env.work, &args);
         assert_eq!(env.rev(&env.work, "doomed2"), tip, "{format}: {line}");
     }
+}
+
+/// `git branch -D <branch>`, let through with `VOUCH_SKIP` and a reason.
+fn skip_delete(env: &TestEnv, branch: &str) -> Out {
+    Out::from_output(
+        env.cmd("setsid", &env.work)
+            .args(["-w", "git", "branch", "-D", branch])
+            .env("VOUCH_SKIP", "cleaning up, checked by hand")
+            .output()
+            .unwrap(),
+    )
 }
 
 /// vouch installed in `env`, enforcing, with a verifier that refuses and
@@ -908,13 +907,7 @@ fn rescue_refs_deleted_with_plain_git_are_judged() {
     env.git(&env.work, &["switch", "-q", "-c", "doomed"]);
     env.commit(&env.work, "d.txt", "only doomed holds this");
     env.git(&env.work, &["switch", "-q", "main"]);
-    let out = Out::from_output(
-        env.cmd("setsid", &env.work)
-            .args(["-w", "git", "branch", "-D", "doomed"])
-            .env("VOUCH_SKIP", "cleaning up, checked by hand")
-            .output()
-            .unwrap(),
-    );
+    let out = skip_delete(&env, "doomed");
     out.code(0);
     let rescue = env
         .git(
