@@ -27,15 +27,6 @@ printf '%s' "$(input 'git status \u0026\u0026 git log --oneline -5')" > "$work/h
 printf '%s' "$(input 'git status \u0026\u0026 cargo test --workspace')" > "$work/builds.json"
 printf '%s' "$(input 'git reset --hard HEAD~1')" > "$work/dangerous.json"
 
-# Timed with bash's own clock (no `date` process inside the interval).
-once() { # $1: input file, $2...: command; prints the ns it took
-  local file=$1; shift
-  local t0 t1
-  t0=${EPOCHREALTIME/./}
-  "$@" < "$file" > /dev/null 2>&1 || true
-  t1=${EPOCHREALTIME/./}
-  echo $(( (t1 - t0) * 1000 ))
-}
 # The baseline of issue 15: a static no-op that reads the same stdin.
 printf '#include <unistd.h>\nint main(void) { char b[4096]; while (read(0, b, sizeof b) > 0) {} return 0; }\n' > "$work/noop.c"
 cc -O2 -static -o "$work/noop" "$work/noop.c" 2>/dev/null || cc -O2 -o "$work/noop" "$work/noop.c"

@@ -25,6 +25,16 @@ mkdir -p "$HOME" "$XDG_CONFIG_HOME/vouch"
 printf '[user]\n\tname = Bench\n\temail = bench@example.com\n[init]\n\tdefaultBranch = main\n' > "$GIT_CONFIG_GLOBAL"
 
 now() { date +%s%N; }
+# once FILE CMD...: the ns CMD takes with FILE on stdin, timed with bash's
+# own clock (no `date` process inside the interval).
+once() { # $1: input file, $2...: command; prints the ns it took
+  local file=$1; shift
+  local t0 t1
+  t0=${EPOCHREALTIME/./}
+  "$@" < "$file" > /dev/null 2>&1 || true
+  t1=${EPOCHREALTIME/./}
+  echo $(( (t1 - t0) * 1000 ))
+}
 ms() { awk -v ns="$1" 'BEGIN { printf "%.2f", ns / 1e6 }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'; }
 median() { sort -n | awk '{ a[NR] = $1 } END { printf "%.0f\n", (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }

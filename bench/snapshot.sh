@@ -34,14 +34,6 @@ input() { printf '{"session_id":"bench","cwd":"%s","hook_event_name":"PreToolUse
 input make > "$work/make.json"
 input ls > "$work/ls.json"
 
-once() { # $1 input file or -, $2...: command; prints ns
-  local file=$1; shift
-  local t0 t1
-  t0=${EPOCHREALTIME/./}
-  "$@" < "$file" > /dev/null 2>&1 || true
-  t1=${EPOCHREALTIME/./}
-  echo $(( (t1 - t0) * 1000 ))
-}
 baseline() { # git stash create + git add -A into a temporary index
   (cd "$repo" && git stash create > /dev/null && cp .git/index "$work/tmp-index" &&
     GIT_INDEX_FILE="$work/tmp-index" git add -A && rm -f "$work/tmp-index")

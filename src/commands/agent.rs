@@ -94,8 +94,6 @@ fn snapshot_before(ctx: &Ctx, agent: Agent, request: &Request, answer: &Answer) 
         Some(c) => ctx.cwd.join(c),
         None => ctx.cwd.clone(),
     };
-    // Outside a repository there is nothing to snapshot.
-    git::common_dir(&cwd)?;
     let shown = crate::text::redact_secrets(command);
     let taken = match git::take_snapshot(&cwd, agent.name(), &shown) {
         Ok(taken) => taken?,

@@ -114,24 +114,29 @@ fn text(bytes: &[u8]) -> String {
 }
 
 /// Where the repository at `dir` keeps its files: (git dir, work tree
-/// root); `None` for a bare repository, which has no work to lose.
+/// root); `None` outside a repository and for a bare one, which have no
+/// work to lose.
 fn locate(dir: &Path) -> Result<Option<(PathBuf, PathBuf)>> {
-    let git_dir = PathBuf::from(text(&run(
-        git(dir, None).args(["rev-parse", "--absolute-git-dir"]),
-        None,
-    )?));
-    let bare = text(&run(
-        git(dir, None).args(["rev-parse", "--is-bare-repository"]),
-        None,
-    )?);
-    if bare == "true" {
-        return Ok(None);
+    // One process: git prints the lines it can before it refuses
+    // `--show-toplevel` in a bare repository, and none outside one.
+    let out = git(dir, None)
+        .args([
+            "rev-parse",
+            "--absolute-git-dir",
+            "--is-bare-repository",
+            "--show-toplevel",
+        ])
+        .stderr(std::process::Stdio::null())
+        .output()
+        .context("cannot run `git rev-parse`: is git on PATH?")?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut lines = text.lines();
+    match (lines.next(), lines.next(), lines.next()) {
+        (Some(git_dir), Some("false"), Some(root)) => {
+            Ok(Some((PathBuf::from(git_dir), PathBuf::from(root))))
+        }
+        _ => Ok(None),
     }
-    let root = PathBuf::from(text(&run(
-        git(dir, None).args(["rev-parse", "--show-toplevel"]),
-        None,
-    )?));
-    Ok(Some((git_dir, root)))
 }
 
 /// What the fingerprint read, for the snapshot to use: `git status`'s
@@ -384,7 +389,7 @@ fn last_path(git_dir: &Path) -> PathBuf {
 
 /// Snapshots the repository at or above `dir` before `command` runs;
 /// `None` when the state is the one the last snapshot holds (nothing new
-/// is written) or the repository is bare.
+/// is written), or there is no work tree (no repository, a bare one).
 pub fn take(dir: &Path, agent: &str, command: &str) -> Result<Option<Snapshot>> {
     let Some((git_dir, root)) = locate(dir)? else {
         return Ok(None);
@@ -567,7 +572,7 @@ pub fn restore(
     env: &[(String, String)],
 ) -> Result<Vec<String>> {
     let Some((git_dir, root)) = locate(dir)? else {
-        bail!("a bare repository has no work tree to restore");
+        bail!("there is no work tree to restore here (not a repository, or a bare one)");
     };
     let wanted: Vec<Vec<u8>> = paths.iter().map(|p| p.as_bytes().to_vec()).collect();
     let selected = |p: &[u8]| wanted.is_empty() || wanted.iter().any(|w| under(p, w));

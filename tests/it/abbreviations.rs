@@ -1,14 +1,12 @@
 //! git's own option parsing (issue 26 item 3): git accepts any unambiguous
 //! prefix of a long option, so every door reads `--mirr` as `--mirror`.
 //! Each abbreviation below was checked against the real git: it runs as
-//! the full option does.
+//! the full option does. (The push behind the pre-push hook:
+//! `pre_push::mirror_push_deletions_are_computed_by_vouch`.)
 
 use std::fs;
 
 use crate::support::TestEnv;
-
-const BLOCK_UNAVAILABLE: &str =
-    "[on_unavailable]\ncritical = \"block\"\nhigh = \"block\"\nstandard = \"block\"\n";
 
 /// The tier and decision lines `git vouch check` prints for a command.
 fn verdict(env: &TestEnv, command: &str) -> (i32, String) {
@@ -104,24 +102,5 @@ fn the_agent_door_reads_abbreviated_options_as_git_does() {
             "`{full}` has something to judge: {want:?}"
         );
         assert_eq!(verdict(&env, short), want, "`{short}` reads as `{full}`");
-    }
-}
-
-#[test]
-fn an_abbreviated_mirror_push_has_its_deletions_computed() {
-    let env = TestEnv::new();
-    env.write_config(BLOCK_UNAVAILABLE);
-    let colleague = env.colleague();
-    env.commit(&colleague, "only.txt", "only on the remote");
-    env.git(
-        &colleague,
-        &["push", "-q", "origin", "HEAD:refs/heads/only-remote"],
-    );
-    env.install_hooks("pre-push");
-    for mirror in ["--mirr", "--mi"] {
-        env.push(&[mirror, "origin"])
-            .code(1)
-            .stderr_has("computed by vouch");
-        assert!(env.remote_ref("only-remote").is_some(), "{mirror}");
     }
 }

@@ -295,6 +295,13 @@ fn mirror_push_deletions_are_computed_by_vouch() {
         &["push", "-q", "origin", "HEAD:refs/heads/only-remote"],
     );
     env.install_hooks("pre-push");
+    // Abbreviated as git's parse-options reads it (issue 26 item 3).
+    for mirror in ["--mirr", "--mi"] {
+        env.push(&[mirror, "origin"])
+            .code(1)
+            .stderr_has("computed by vouch");
+        assert!(env.remote_ref("only-remote").is_some(), "{mirror}");
+    }
     env.push(&["--mirror", "origin"])
         .code(1)
         .stderr_has("computed by vouch");

@@ -43,6 +43,11 @@ const ATTACKS: &[&str] = &[
     "cat /dev/null > ~/.config/vouch/config.toml",
     "echo 'mode = \"observe\"' >> ~/.config/vouch/config.toml",
     "truncate -s0 ~/.codex/config.toml",
+    // Copilot CLI's and OpenCode's hooks, by every kind of writer.
+    "sed -i /vouch/d .github/hooks/vouch.json",
+    r#"python3 -c "open('.github/hooks/vouch.json','w').write('{}')""#,
+    "rm -f .opencode/plugins/vouch.js",
+    "echo '' > ~/.config/opencode/plugins/vouch.js",
     "patch ~/.claude/settings.json < /tmp/unhook.diff",
     // Relative paths after `cd`.
     "cd ~/.claude && rm settings.json",
