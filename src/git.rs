@@ -27,6 +27,7 @@ mod local_cli;
 mod loose;
 mod push;
 mod receive;
+mod ref_facts;
 mod snapshot;
 mod staged;
 pub use command::{LazyRepo, command_facts, repo_at};

@@ -125,7 +125,15 @@ fn random_token() -> Option<String> {
 /// read. The executable is checked, not the name the process gives itself:
 /// any program can set its `argv[0]` (`exec -a git ... commit`), and a git
 /// started under another name still runs as git (issue 26 item 5).
+///
+/// Read once per process: the push door's fast path and the whole door
+/// both ask, and on systems without `/proc` each read starts `ps`.
 pub fn git_ancestor_argv() -> Option<Vec<String>> {
+    static ARGV: std::sync::OnceLock<Option<Vec<String>>> = std::sync::OnceLock::new();
+    ARGV.get_or_init(read_git_ancestor_argv).clone()
+}
+
+fn read_git_ancestor_argv() -> Option<Vec<String>> {
     let mut pid = std::os::unix::process::parent_id();
     for _ in 0..3 {
         if platform::exe(pid).is_some_and(|exe| crate::hooks::is_git_executable(&exe)) {

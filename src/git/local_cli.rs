@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Result, bail};
 
 use super::local::{Moment, PATCH_ID_LIMIT, rescue_base};
-use super::push::{LoggedCommit, cli_holders, cli_reachable_only};
+use super::ref_facts::{Cli, History as _, Walked};
 use super::{LOST_COUNT_LIMIT, LOST_SAMPLE};
 use crate::facts::{LocalChange, LocalFacts, LocalRefFacts, LostBuilder, surviving};
 use crate::hooks::{RefUpdate, is_zero_oid};
@@ -125,7 +125,8 @@ pub fn cli_local_facts(dir: &Path, updates: &[RefUpdate], moment: Moment) -> Opt
             .map(str::to_owned),
         rebase: git_dir.join("rebase-merge").exists() || git_dir.join("rebase-apply").exists(),
     };
-    let holders = cli_holders(&|args| run(dir, args));
+    let mut history = Cli::new(dir, None);
+    let holders = history.holders();
     let mut names: Vec<&str> = updates.iter().map(|u| u.name.as_str()).collect();
     names.sort_unstable();
     let changing = |n: &str| names.binary_search(&n).is_ok();
@@ -146,13 +147,13 @@ pub fn cli_local_facts(dir: &Path, updates: &[RefUpdate], moment: Moment) -> Opt
         let (survivors, tip_set) = survivors.get_or_insert_with(|| {
             let mut tips: Vec<String> = surviving(&holders, &changing)
                 .into_iter()
-                .filter_map(|t| peel_commit(dir, &t))
+                .filter_map(|t| history.peel_commit(&t))
                 .collect();
             tips.extend(
                 updates
                     .iter()
                     .filter(|u| !u.is_delete())
-                    .filter_map(|u| peel_commit(dir, &u.new)),
+                    .filter_map(|u| history.peel_commit(&u.new)),
             );
             tips.sort_unstable();
             tips.dedup();
@@ -229,7 +230,7 @@ fn measure(
     if succeeds(dir, &["merge-base", "--is-ancestor", &old_c, &new_c]) {
         return None; // a fast-forward
     }
-    let Some(left) = cli_reachable_only(dir, &old_c, std::slice::from_ref(&new_c)) else {
+    let Some(left) = reachable_only(dir, &old_c, std::slice::from_ref(&new_c)) else {
         f.unknown = Some("git could not list its commits".into());
         return Some(f);
     };
@@ -263,6 +264,14 @@ fn measure(
     Some(f)
 }
 
+/// The commits reachable from `from` and none of `hide`, newest first, at
+/// most one more than [`LOST_COUNT_LIMIT`].
+fn reachable_only(dir: &Path, from: &str, hide: &[String]) -> Option<Vec<Walked>> {
+    Cli::new(dir, None)
+        .walk(&[from.to_owned()], hide, LOST_COUNT_LIMIT + 1)
+        .ok()
+}
+
 /// The commits reachable from `from` and none of `hide`, summarised,
 /// leaving out those in `kept`.
 fn lost_of(
@@ -272,7 +281,7 @@ fn lost_of(
     kept: &HashSet<String>,
 ) -> Option<crate::facts::Lost> {
     let mut lost = LostBuilder::new(LOST_COUNT_LIMIT, LOST_SAMPLE);
-    let commits: Vec<LoggedCommit> = cli_reachable_only(dir, from, hide)?;
+    let commits: Vec<Walked> = reachable_only(dir, from, hide)?;
     for c in commits.iter().filter(|c| !kept.contains(&c.id)) {
         if !lost.add(&c.id, &c.email, &c.name, &c.subject) {
             break;
@@ -410,7 +419,7 @@ pub fn cli_write_rescue(dir: &Path, original: &str, oid: &str, stamp: &str) -> R
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     //! A differential test: random histories (merges, roots, rewinds,
     //! deletions, tags), each ref update measured by libgit2
     //! ([`Repo::local_facts`](super::super::Repo::local_facts)), by the git
@@ -424,10 +433,10 @@ mod tests {
 
     /// A small deterministic generator (xorshift64*): the same seed, the
     /// same history.
-    struct Rng(u64);
+    pub(crate) struct Rng(pub u64);
 
     impl Rng {
-        fn below(&mut self, n: usize) -> usize {
+        pub(crate) fn below(&mut self, n: usize) -> usize {
             self.0 ^= self.0 >> 12;
             self.0 ^= self.0 << 25;
             self.0 ^= self.0 >> 27;
@@ -435,7 +444,7 @@ mod tests {
         }
     }
 
-    fn git(dir: &Path, args: &[&str], input: Option<&str>) -> String {
+    pub(crate) fn git(dir: &Path, args: &[&str], input: Option<&str>) -> String {
         use std::io::Write as _;
         let mut child = Command::new("git")
             .arg("-C")
@@ -462,7 +471,11 @@ mod tests {
     /// A bare repository with `commits` random commits (some merges, some
     /// roots), each changing a file of its own and sometimes a shared one,
     /// and branches and tags on random commits.
-    fn random_repo(dir: &Path, rng: &mut Rng, commits: usize) -> (Vec<String>, Vec<String>) {
+    pub(crate) fn random_repo(
+        dir: &Path,
+        rng: &mut Rng,
+        commits: usize,
+    ) -> (Vec<String>, Vec<String>) {
         git(dir, &["init", "-q", "--bare", "-b", "b0"], None);
         let mut ids: Vec<String> = Vec::new();
         for i in 0..commits {

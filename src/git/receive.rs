@@ -10,10 +10,10 @@
 //! readable here.
 
 use git2::Oid;
-use std::collections::{BTreeSet, HashMap, HashSet};
 
-use super::{MEASURED_REFS_LIMIT, Repo};
-use crate::facts::{Change, PushFacts, RefFacts, RefKind, RemoteTip};
+use super::Repo;
+use super::ref_facts::{Git2, Side, measure};
+use crate::facts::PushFacts;
 use crate::hooks::{ForceHint, PushUpdate};
 use crate::receive::{AllowSkip, ServerFacts, SkipPolicy};
 
@@ -65,14 +65,8 @@ impl Repo {
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or(name);
         }
-        let mut m = Measure {
-            repo: self,
-            updates,
-            survivors: None,
-            peeled: HashMap::new(),
-            measured: 0,
-        };
-        let refs = updates.iter().map(|u| m.ref_facts(u.clone())).collect();
+        let updates = updates.iter().map(|u| (u.clone(), false)).collect();
+        let refs = measure(&mut Git2::new(self, None), Side::Server, updates);
         ServerFacts {
             push: PushFacts {
                 remote: name,
@@ -87,130 +81,6 @@ impl Repo {
             pusher: None,
             quarantine,
         }
-    }
-}
-
-/// One push being measured.
-struct Measure<'a> {
-    repo: &'a Repo,
-    updates: &'a [PushUpdate],
-    /// The commits every ref points at once the push is in, read once.
-    survivors: Option<(Vec<Oid>, HashSet<Oid>)>,
-    peeled: HashMap<Oid, Option<Oid>>,
-    /// Refs whose lost commits were walked.
-    measured: usize,
-}
-
-impl Measure<'_> {
-    fn peel_commit(&mut self, oid: Oid) -> Option<Oid> {
-        let repo = self.repo;
-        *self
-            .peeled
-            .entry(oid)
-            .or_insert_with(|| repo.peel_commit(oid))
-    }
-
-    /// The commits the server's refs hold after the push: the one survivor
-    /// rule ([`crate::facts::surviving`]) over the refs the push leaves
-    /// alone, and the new value of every ref it sets.
-    fn survivors(&mut self) -> &(Vec<Oid>, HashSet<Oid>) {
-        if self.survivors.is_none() {
-            let updated: HashSet<&str> =
-                self.updates.iter().map(|u| u.remote_ref.as_str()).collect();
-            let holders = self.repo.holders();
-            let mut commits: BTreeSet<Oid> = self
-                .repo
-                .survivor_commits(&holders, &|n| updated.contains(n))
-                .into_iter()
-                .collect();
-            let set_to: Vec<Oid> = self
-                .updates
-                .iter()
-                .filter(|u| !u.is_delete())
-                .filter_map(|u| Oid::from_str(&u.local_oid).ok())
-                .collect();
-            commits.extend(set_to.into_iter().filter_map(|o| self.peel_commit(o)));
-            let set = commits.iter().copied().collect();
-            self.survivors = Some((commits.into_iter().collect(), set));
-        }
-        self.survivors.as_ref().expect("just filled")
-    }
-
-    /// The commits only `old` reaches once the push is in.
-    fn lost_after(&mut self, f: &mut RefFacts, old: Oid) {
-        if self.survivors().1.contains(&old) {
-            f.lost = Some(crate::facts::Lost::none());
-            return;
-        }
-        if self.measured >= MEASURED_REFS_LIMIT {
-            f.remote_tip = RemoteTip::Unknown(format!(
-                "not measured: this push deletes or rewrites more than {MEASURED_REFS_LIMIT} refs"
-            ));
-            return;
-        }
-        self.measured += 1;
-        let hide = self.survivors().0.clone();
-        match self.repo.lost_commits(old, &hide) {
-            Ok(lost) => f.lost = Some(lost),
-            Err(e) => f.remote_tip = RemoteTip::Unknown(e.message().to_owned()),
-        }
-    }
-
-    fn ref_facts(&mut self, update: PushUpdate) -> RefFacts {
-        let change = Change::of(&update);
-        let mut f = RefFacts::new(update, change);
-        if matches!(change, Change::Create | Change::Unchanged) {
-            return f;
-        }
-        let Ok(old) = Oid::from_str(&f.old_oid) else {
-            f.remote_tip = RemoteTip::Unknown("the old object id is not one git2 can read".into());
-            return f;
-        };
-        if !self.repo.has_object(old) {
-            f.remote_tip = RemoteTip::Unknown(format!(
-                "the server's own object {} is missing from its repository",
-                crate::text::short_oid(&f.old_oid)
-            ));
-            return f;
-        }
-        f.remote_tip = RemoteTip::Known;
-        let Some(old_commit) = self.peel_commit(old) else {
-            return f; // a tag of a tree or blob: nothing to count
-        };
-        if change == Change::Delete {
-            self.lost_after(&mut f, old_commit);
-            return f;
-        }
-        let new_commit = Oid::from_str(&f.new_oid)
-            .ok()
-            .and_then(|o| self.peel_commit(o));
-        let Some(new_commit) = new_commit else {
-            f.remote_tip = RemoteTip::Unknown(
-                "the new value is not a commit, or not readable (quarantine not found?)".into(),
-            );
-            return f;
-        };
-        if new_commit == old_commit {
-            // A tag object replaced by another for the same commit still moves the tag.
-            f.change = if f.kind == RefKind::Tag {
-                Change::Rewrite
-            } else {
-                Change::Unchanged
-            };
-            return f;
-        }
-        match self.repo.lost_commits(old_commit, &[new_commit]) {
-            Ok(left) if left.count == 0 => f.change = Change::FastForward,
-            Ok(_) => {
-                f.change = Change::Rewrite;
-                self.lost_after(&mut f, old_commit);
-            }
-            Err(e) => {
-                f.change = Change::Rewrite;
-                f.remote_tip = RemoteTip::Unknown(e.message().to_owned());
-            }
-        }
-        f
     }
 }
 
