@@ -831,11 +831,11 @@ mod tests {
             // The server: what a deletion or a rewrite loses is what no ref
             // reaches once the push is in.
             let facts = measure(&mut Git2::new(&repo, None), Side::Server, updates.clone());
-            let updated: Vec<&str> = updates.iter().map(|(u, _)| u.remote_ref.as_str()).collect();
+            let pushed: Vec<&str> = updates.iter().map(|(u, _)| u.remote_ref.as_str()).collect();
             let mut keep: Vec<String> =
                 git(dir.path(), &["for-each-ref", "--format=%(refname)"], None)
                     .lines()
-                    .filter(|r| !updated.contains(r))
+                    .filter(|r| !pushed.contains(r))
                     .map(str::to_owned)
                     .collect();
             keep.extend(
