@@ -1,14 +1,16 @@
 //! The ONLY module that uses git2 or runs the git CLI. It measures facts
 //! and hands back vouch's own types (`facts.rs`).
 //!
-//! This file holds the open repository, what holds commits in it (the input
-//! of the one survivor rule, [`crate::facts::surviving`]) and the one
-//! lost-commit walk ([`Repo::lost_commits`]), used by every door; its
-//! parts: `push` (a push's facts; the algorithm of
-//! `research/git-semantics.md` section 1.4), `staged` (a commit's change),
-//! `local` (local ref transactions and rescue refs), `command` (the facts a
-//! shell command's git steps would change) and `hooks` (where git looks for
-//! hooks).
+//! This file holds the open repository and what holds commits in it (the
+//! input of the one survivor rule, [`crate::facts::surviving`]); its parts:
+//! `ref_facts` (what each ref update of an operation loses: one function
+//! over libgit2 and the git command line, one walk for all of an
+//! operation's deletions), `push` (a push's facts; the algorithm of
+//! `research/git-semantics.md` section 1.4), `receive` (the server's),
+//! `staged` (a commit's change), `local` and `local_cli` (local ref
+//! transactions and rescue refs), `command` (the facts a shell command's
+//! git steps would change), `snapshot` (undo) and `hooks` (where git looks
+//! for hooks).
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
@@ -50,7 +52,8 @@ pub use snapshot::{
 pub(crate) const LOST_COUNT_LIMIT: usize = 10_000;
 /// How many lost commits are listed by subject.
 pub(crate) const LOST_SAMPLE: usize = 10;
-/// How many destructive refs of one push get their lost commits measured.
+/// How many rewrites of one push get a lost-commit walk of their own (the
+/// deletions of an operation share one walk, whatever their number).
 pub(crate) const MEASURED_REFS_LIMIT: usize = 50;
 
 /// An open repository.
@@ -247,14 +250,6 @@ impl Repo {
             walk.hide(*h)?;
         }
         walk.take(limit).collect()
-    }
-
-    /// Commits reachable from `from` and from none of `hide` (for "is it
-    /// lost": the `Repo::survivor_commits` of the operation), counted up
-    /// to a limit and summarised.
-    pub fn lost_commits(&self, from: Oid, hide: &[Oid]) -> Result<Lost, git2::Error> {
-        let commits = self.reachable_only(from, hide, LOST_COUNT_LIMIT + 1)?;
-        self.summarize(&commits)
     }
 
     /// Summarises commits a walk yielded (newest first); more than the

@@ -128,6 +128,11 @@ impl Repo {
                 facts.refs.push(f);
             }
         }
+        if let Some((survivors, _)) = survivors {
+            let survivors: Vec<String> = survivors.iter().map(Oid::to_string).collect();
+            let mut history = super::ref_facts::Git2::new(self, None);
+            super::ref_facts::measure_local_deletions(&mut history, &mut facts.refs, &survivors);
+        }
         facts
     }
 
@@ -197,10 +202,8 @@ impl Repo {
             return Some(f);
         };
         if change == LocalChange::DeleteBranch {
-            match self.lost_commits(old_commit, survivors) {
-                Ok(lost) => f.lost = Some(lost),
-                Err(e) => f.unknown = Some(e.message().to_owned()),
-            }
+            // Measured with every other deletion of the transaction, in one
+            // walk ([`super::ref_facts::measure_local_deletions`]).
             return Some(f);
         }
         let Some(new_commit) = new.and_then(|n| self.peel_commit(n)) else {

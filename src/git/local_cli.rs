@@ -175,6 +175,9 @@ pub fn cli_local_facts(dir: &Path, updates: &[RefUpdate], moment: Moment) -> Opt
             facts.refs.push(f);
         }
     }
+    if let Some((survivors, _)) = &survivors {
+        super::ref_facts::measure_local_deletions(&mut history, &mut facts.refs, survivors);
+    }
     Some(CliMeasured {
         git_dir,
         root,
@@ -217,10 +220,8 @@ fn measure(
             f.lost = Some(crate::facts::Lost::none());
             return Some(f);
         }
-        match lost_of(dir, &old_c, survivors, &HashSet::new()) {
-            Some(lost) => f.lost = Some(lost),
-            None => f.unknown = Some("git could not list its commits".into()),
-        }
+        // Measured with every other deletion of the transaction, in one
+        // walk ([`super::ref_facts::measure_local_deletions`]).
         return Some(f);
     }
     let Some(new_c) = new.and_then(|n| peel_commit(dir, n)) else {

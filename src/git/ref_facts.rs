@@ -19,7 +19,8 @@ use git2::Oid;
 
 use super::{LOST_COUNT_LIMIT, LOST_SAMPLE, MEASURED_REFS_LIMIT, Repo};
 use crate::facts::{
-    Change, Holders, Lease, Lost, LostBuilder, RefFacts, RefKind, RemoteTip, surviving,
+    Change, Holders, Lease, LocalChange, LocalRefFacts, Lost, LostBuilder, RefFacts, RefKind,
+    RemoteTip, surviving,
 };
 use crate::hooks::PushUpdate;
 
@@ -304,46 +305,98 @@ impl Measure<'_> {
         set_to: &[String],
     ) {
         let survivors = self.survivors(changing, set_to);
-        let held: HashSet<&str> = survivors.iter().map(String::as_str).collect();
-        let mut tips: Vec<String> = Vec::new();
-        for (i, old) in pending {
-            if held.contains(old.as_str()) {
-                // Another ref that stays holds this very commit: nothing
-                // leaves (the common case of a clean-up push).
-                facts[*i].lost = Some(Lost::none());
-            } else {
-                tips.push(old.clone());
-            }
-        }
-        if tips.is_empty() {
-            return;
-        }
-        tips.sort_unstable();
-        tips.dedup();
-        match self.history.walk(&tips, &survivors, WALK_LIMIT) {
-            Ok(walked) => {
-                let truncated = walked.len() >= WALK_LIMIT;
-                let lost = attribute(&walked, &tips, truncated);
+        let tips: Vec<String> = pending.iter().map(|(_, old)| old.clone()).collect();
+        match lost_by_tips(self.history, &tips, &survivors) {
+            Ok(lost) => {
                 for (i, old) in pending {
-                    if facts[*i].lost.is_some() {
-                        continue;
-                    }
                     match lost.get(old) {
                         Some(l) => facts[*i].lost = Some(l.clone()),
-                        None => {
-                            facts[*i].remote_tip = RemoteTip::Unknown(format!(
-                                "not measured: the refs this operation removes hold more than {WALK_LIMIT} commits no other ref holds"
-                            ));
-                        }
+                        None => facts[*i].remote_tip = RemoteTip::Unknown(not_measured()),
                     }
                 }
             }
             Err(e) => {
                 for (i, _) in pending {
-                    if facts[*i].lost.is_none() {
-                        facts[*i].remote_tip = RemoteTip::Unknown(e.clone());
-                    }
+                    facts[*i].remote_tip = RemoteTip::Unknown(e.clone());
                 }
+            }
+        }
+    }
+}
+
+fn not_measured() -> String {
+    format!(
+        "not measured: the refs this operation removes hold more than {WALK_LIMIT} commits no other ref holds"
+    )
+}
+
+/// What each of `tips` (commits) loses once no ref but `survivors`
+/// (commits) holds anything: one walk for all of them. A tip missing from
+/// the answer could not be measured (the walk stopped at its limit first).
+///
+/// # Errors
+///
+/// The back end's words, when the walk fails.
+pub(crate) fn lost_by_tips(
+    history: &mut dyn History,
+    tips: &[String],
+    survivors: &[String],
+) -> Result<HashMap<String, Lost>, String> {
+    let held: HashSet<&str> = survivors.iter().map(String::as_str).collect();
+    let mut out = HashMap::new();
+    let mut walk_from: Vec<String> = Vec::new();
+    for tip in tips {
+        if held.contains(tip.as_str()) {
+            // Another ref that stays holds this very commit: nothing
+            // leaves (the common case of a clean-up push).
+            out.insert(tip.clone(), Lost::none());
+        } else {
+            walk_from.push(tip.clone());
+        }
+    }
+    if walk_from.is_empty() {
+        return Ok(out);
+    }
+    walk_from.sort_unstable();
+    walk_from.dedup();
+    let walked = history.walk(&walk_from, survivors, WALK_LIMIT)?;
+    let truncated = walked.len() >= WALK_LIMIT;
+    out.extend(attribute(&walked, &walk_from, truncated));
+    Ok(out)
+}
+
+/// Measures the branch deletions of a local reference transaction whose
+/// loss is not told yet (`lost` and `unknown` both unset) with one walk,
+/// as [`measure`] does for a push.
+pub(crate) fn measure_local_deletions(
+    history: &mut dyn History,
+    refs: &mut [LocalRefFacts],
+    survivors: &[String],
+) {
+    let pending: Vec<(usize, String)> = refs
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| {
+            f.change == LocalChange::DeleteBranch && f.lost.is_none() && f.unknown.is_none()
+        })
+        .filter_map(|(i, f)| Some((i, history.peel_commit(&f.old_oid)?)))
+        .collect();
+    if pending.is_empty() {
+        return;
+    }
+    let tips: Vec<String> = pending.iter().map(|(_, c)| c.clone()).collect();
+    match lost_by_tips(history, &tips, survivors) {
+        Ok(lost) => {
+            for (i, tip) in &pending {
+                match lost.get(tip) {
+                    Some(l) => refs[*i].lost = Some(l.clone()),
+                    None => refs[*i].unknown = Some(not_measured()),
+                }
+            }
+        }
+        Err(e) => {
+            for (i, _) in &pending {
+                refs[*i].unknown = Some(e.clone());
             }
         }
     }

@@ -284,6 +284,75 @@ fn many_deletions_in_one_push_are_critical() {
     assert!(env.remote_ref("b0").is_some());
 }
 
+/// Issue 27 item 3: the deletions of one push share one walk, and each is
+/// credited with what its own tip alone holds. 60 deleted branches (more
+/// than the 50 separate walks vouch used to make): each holds one commit
+/// of its own, and two more share a history of three.
+#[test]
+fn every_deletion_of_a_large_push_is_measured_by_what_its_own_tip_holds() {
+    let env = TestEnv::new();
+    let main = env.rev(&env.work, "main");
+    let tree = env
+        .git(&env.work, &["rev-parse", "main^{tree}"])
+        .trim()
+        .to_owned();
+    let commit = |parent: &str, message: &str| {
+        env.git(
+            &env.work,
+            &["commit-tree", &tree, "-p", parent, "-m", message],
+        )
+        .trim()
+        .to_owned()
+    };
+    for i in 0..60 {
+        let tip = commit(&main, &format!("b{i}"));
+        env.git(
+            &env.work,
+            &["update-ref", &format!("refs/heads/b{i}"), &tip],
+        );
+    }
+    let shared = commit(&commit(&main, "s1"), "s2");
+    let own = commit(&shared, "s0 own");
+    env.git(&env.work, &["update-ref", "refs/heads/s0", &own]);
+    env.git(&env.work, &["update-ref", "refs/heads/s1", &shared]);
+    env.git(
+        &env.work,
+        &["push", "-q", "origin", "refs/heads/*:refs/heads/*"],
+    );
+    // The local branches go first: only the remote holds these commits.
+    let names: Vec<String> = (0..60)
+        .map(|i| format!("b{i}"))
+        .chain(["s0".into(), "s1".into()])
+        .collect();
+    let mut delete = vec!["branch", "-q", "-D"];
+    delete.extend(names.iter().map(String::as_str));
+    env.git(&env.work, &delete);
+    env.write_config("[on_unavailable]\ncritical = \"allow\"\n");
+    env.install_hooks("pre-push");
+    let mut push = vec!["origin", "--delete"];
+    push.extend(names.iter().map(String::as_str));
+    env.push(&push).code(0);
+    let record = env.last_audit();
+    let lost: std::collections::BTreeMap<String, Value> = record["refs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["remote_ref"].as_str().unwrap().to_owned(),
+                r["lost_commits"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(lost.len(), 62, "{record}");
+    for i in 0..60 {
+        assert_eq!(lost[&format!("refs/heads/b{i}")], 1, "b{i}: {record}");
+    }
+    // s0 reaches its own commit and the shared two; s1 the shared two.
+    assert_eq!(lost["refs/heads/s0"], 3, "{record}");
+    assert_eq!(lost["refs/heads/s1"], 2, "{record}");
+}
+
 #[test]
 fn mirror_push_deletions_are_computed_by_vouch() {
     let env = TestEnv::new();
