@@ -774,6 +774,8 @@ impl History for Cli<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::process::Command;
+
     use crate::git::local_cli::tests::{Rng, git, random_repo};
 
     fn commit(id: &str, parents: &[&str]) -> Walked {
@@ -898,6 +900,22 @@ mod tests {
                     .map(|(u, _)| u.local_oid.clone()),
             );
             for f in &facts {
+                // The direction, as `git merge-base --is-ancestor` tells it.
+                if matches!(f.change, Change::FastForward | Change::Rewrite) {
+                    let ancestor = Command::new("git")
+                        .args(["-C"])
+                        .arg(dir.path())
+                        .args(["merge-base", "--is-ancestor", &f.old_oid, &f.new_oid])
+                        .status()
+                        .unwrap()
+                        .success();
+                    assert_eq!(
+                        ancestor,
+                        f.change == Change::FastForward,
+                        "{} {case}",
+                        f.remote_ref
+                    );
+                }
                 if !matches!(f.change, Change::Delete | Change::Rewrite) {
                     continue;
                 }
