@@ -601,6 +601,40 @@ pub(super) mod tests {
                     assert_eq!(f.lost.as_ref().map(|l| l.count), Some(count), "{case}");
                 }
             }
+            // Three branches deleted in one transaction (one walk for all):
+            // each loses what neither the refs that stay nor the others hold.
+            let gone: Vec<&String> = branches.iter().take(3).collect();
+            let updates: Vec<RefUpdate> = gone
+                .iter()
+                .map(|name| RefUpdate {
+                    old: git(dir.path(), &["rev-parse", name], None),
+                    new: "0".repeat(40),
+                    name: (*name).clone(),
+                })
+                .collect();
+            let by_lib = repo.local_facts(&updates, Moment::Planned);
+            let by_git = cli_local_facts(dir.path(), &updates, Moment::Planned)
+                .unwrap()
+                .facts;
+            let lib: Vec<_> = by_lib.refs.iter().map(summary).collect();
+            let cli: Vec<_> = by_git.refs.iter().map(summary).collect();
+            assert_eq!(lib, cli, "seed {seed}: {gone:?}");
+            let stay: Vec<String> = git(dir.path(), &["for-each-ref", "--format=%(refname)"], None)
+                .lines()
+                .filter(|r| !gone.iter().any(|g| g.as_str() == *r))
+                .map(str::to_owned)
+                .collect();
+            for f in &by_lib.refs {
+                let mut args = vec!["rev-list", "--count", f.old_oid.as_str(), "--not"];
+                args.extend(stay.iter().map(String::as_str));
+                let count: usize = git(dir.path(), &args, None).parse().unwrap();
+                assert_eq!(
+                    f.lost.as_ref().map(|l| l.count),
+                    Some(count),
+                    "seed {seed}: {}",
+                    f.name
+                );
+            }
         }
     }
 }

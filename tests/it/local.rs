@@ -1075,3 +1075,60 @@ fn what_a_ref_update_loses_is_judged_whatever_command_runs_it() {
     run_step(&env, "git commit -q --allow-empty -m more && git switch -q main && git merge -q --no-edit honest").code(0);
     assert_eq!(count(), before, "a commit and a merge asked the verifier");
 }
+
+/// Issue 27 item 3 at the reference-transaction door: one `git branch -D`
+/// of many unmerged branches is measured by one walk, each branch credited
+/// with what its own tip alone holds (two share a history of their own).
+#[test]
+fn many_branch_deletions_are_each_measured_by_what_their_own_tip_holds() {
+    let env = TestEnv::new();
+    let tree = env
+        .git(&env.work, &["rev-parse", "main^{tree}"])
+        .trim()
+        .to_owned();
+    let commit = |parent: &str, message: &str| {
+        env.git(
+            &env.work,
+            &["commit-tree", &tree, "-p", parent, "-m", message],
+        )
+        .trim()
+        .to_owned()
+    };
+    let main = env.rev(&env.work, "main");
+    let mut names: Vec<String> = Vec::new();
+    for i in 0..8 {
+        let tip = commit(&main, &format!("b{i}"));
+        env.git(
+            &env.work,
+            &["update-ref", &format!("refs/heads/b{i}"), &tip],
+        );
+        names.push(format!("b{i}"));
+    }
+    let shared = commit(&commit(&main, "s1"), "s2");
+    let own = commit(&shared, "s0 own");
+    env.git(&env.work, &["update-ref", "refs/heads/s0", &own]);
+    env.git(&env.work, &["update-ref", "refs/heads/s1", &shared]);
+    names.extend(["s0".to_owned(), "s1".to_owned()]);
+    env.write_config("[on_unavailable]\ncritical = \"allow\"\nhigh = \"allow\"\n");
+    env.install();
+    let mut delete = vec!["branch", "-q", "-D"];
+    delete.extend(names.iter().map(String::as_str));
+    env.git_headless(&env.work, &delete).code(0);
+    let record = env.last_audit_of("reference-transaction");
+    let lost: BTreeMap<String, serde_json::Value> = record["refs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["remote_ref"].as_str().unwrap().to_owned(),
+                r["lost_commits"].clone(),
+            )
+        })
+        .collect();
+    for i in 0..8 {
+        assert_eq!(lost[&format!("refs/heads/b{i}")], 1, "b{i}: {record}");
+    }
+    assert_eq!(lost["refs/heads/s0"], 3, "{record}");
+    assert_eq!(lost["refs/heads/s1"], 2, "{record}");
+}
