@@ -17,23 +17,46 @@ use std::process::{Command, Output, Stdio};
 use serde_json::Value;
 use tempfile::TempDir;
 
-/// Says that a test cannot run because `tool` is missing. Under `CI` this
-/// fails the test, since `.ci/run` installs every tool the tests use (the
-/// README lists them); elsewhere the test is skipped, and says so.
+/// Says that a test cannot run because `tool` is missing ([`skip`]).
 pub fn missing(tool: &str) {
+    skip(&format!("`{tool}` is not installed"));
+}
+
+/// Says that a test cannot run here, and why. A test is never skipped
+/// without a word that a person running plain `cargo test` sees:
+///
+/// - under `CI` it fails, since `.ci/run` installs every tool the tests
+///   use;
+/// - elsewhere it fails too, naming what is missing, unless
+///   `VOUCH_ALLOW_SKIP=1` is set: a green run means every test ran;
+/// - with `VOUCH_ALLOW_SKIP=1` it passes, and writes `SKIPPED <test>: <why>`
+///   straight to the test process's stderr. cargo holds back what a
+///   passing test prints with `println!`/`eprintln!`, not what it writes
+///   to the stream itself, so the line shows among the test results.
+///
+/// The caller returns at once after it.
+pub fn skip(why: &str) {
     #[expect(
         clippy::disallowed_methods,
         reason = "the test runner's own environment"
     )]
-    let ci = std::env::var_os("CI").is_some();
+    let (ci, allowed) = (
+        std::env::var_os("CI").is_some(),
+        std::env::var_os("VOUCH_ALLOW_SKIP").is_some_and(|v| !v.is_empty() && v != "0"),
+    );
     assert!(
         !ci,
-        "`{tool}` is not installed, and CI must run this test (.ci/run installs it)"
+        "{why}, and CI must run this test (.ci/run installs every tool the tests use)"
     );
-    #[expect(clippy::print_stderr, reason = "the reason a test is skipped")]
-    {
-        eprintln!("skipped: `{tool}` is not installed");
-    }
+    assert!(
+        allowed,
+        "{why}: install it (the README's \"Tests\" lists every tool the tests use), or run `VOUCH_ALLOW_SKIP=1 cargo test` to skip the tests that need it, each named"
+    );
+    let test = std::thread::current().name().unwrap_or("a test").to_owned();
+    std::io::stderr()
+        .lock()
+        .write_all(format!("SKIPPED {test}: {why}\n").as_bytes())
+        .ok();
 }
 
 /// The vouch binary under test.
