@@ -454,3 +454,58 @@ fn a_manual_page_man_cannot_find_is_said() {
         .code(0)
         .stdout_has("Usage: git vouch");
 }
+
+/// Issue 29 item 4: every program a test starts, or skips without, is a
+/// row of the README's table of the tests' programs.
+#[test]
+fn the_readme_names_every_program_the_tests_use() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = fs::read_to_string(root.join("README.md")).unwrap();
+    let table: String = readme
+        .split("<!-- test-tools -->")
+        .nth(1)
+        .expect("the README marks its table of the tests' programs")
+        .lines()
+        .skip_while(|l| l.trim().is_empty())
+        .take_while(|l| l.starts_with('|'))
+        .map(|l| l.split('|').nth(1).unwrap_or_default().to_owned())
+        .collect();
+    let mut files = Vec::new();
+    collect(&root.join("tests"), &mut files);
+    collect(&root.join("src"), &mut files);
+    let mut used = std::collections::BTreeSet::new();
+    for file in files
+        .iter()
+        .filter(|f| f.extension().is_some_and(|e| e == "rs"))
+    {
+        let text = fs::read_to_string(file).unwrap();
+        for opener in [
+            "Command::new(\"",
+            ".cmd(\"",
+            "missing(\"",
+            "need(\"",
+            "with_tool(\"",
+            "pre_commit_like(\"",
+        ] {
+            for (at, _) in text.match_indices(opener) {
+                let name: String = text[at + opener.len()..]
+                    .chars()
+                    .take_while(|c| *c != '"')
+                    .collect();
+                used.insert(name.rsplit('/').next().unwrap_or_default().to_owned());
+            }
+        }
+    }
+    used.remove("git");
+    let mut missing = Vec::new();
+    assert!(used.contains("tmux") && used.contains("nginx"), "{used:?}");
+    for name in &used {
+        if !table.contains(&format!("`{name}`")) {
+            missing.push(name.as_str());
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "the tests use {missing:?}, which the README's \"Tests\" table does not name"
+    );
+}
