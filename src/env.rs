@@ -61,7 +61,7 @@ impl Env for MapEnv {
 }
 
 /// Names of the variables vouch reads. Each is documented where users see it
-/// (README, `vouch --help`).
+/// (docs/configuration.md, `git vouch --help`).
 pub mod vars {
     /// Path of the user config file, instead of `<config dir>/vouch/config.toml`.
     pub const VOUCH_CONFIG: &str = "VOUCH_CONFIG";
@@ -125,7 +125,7 @@ pub fn agent_driving(env: &dyn Env) -> Option<&'static str> {
 }
 
 /// Every `VOUCH_*` variable, with what it does: the one list the manual
-/// page prints and the README's table must match (`tests/it/cli.rs` checks
+/// page prints and the table of `docs/configuration.md` must match (`tests/it/cli.rs` checks
 /// that every `VOUCH_` name in the sources is in both).
 pub const ENVIRONMENT: &[(&str, &str)] = &[
     (

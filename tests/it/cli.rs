@@ -224,12 +224,12 @@ fn completions_and_the_manual_page_are_printed() {
 }
 
 /// Every `VOUCH_*` name in the sources (`src/`, `hooks/`, `install.sh`)
-/// is a row of the README's environment table, and every row is one the
-/// manual page lists (`env::ENVIRONMENT`).
+/// is a row of the environment table (`docs/configuration.md`), and every
+/// row is one the manual page lists (`env::ENVIRONMENT`).
 #[test]
 fn every_vouch_variable_is_in_the_readme_table() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let readme = fs::read_to_string(root.join("README.md")).unwrap();
+    let readme = fs::read_to_string(root.join("docs/configuration.md")).unwrap();
     let table: Vec<&str> = readme
         .split("<!-- environment-table -->")
         .nth(1)
@@ -271,13 +271,13 @@ fn every_vouch_variable_is_in_the_readme_table() {
     for name in &names {
         assert!(
             rows.contains(name),
-            "`{name}` is used in the sources but not in the README's environment table"
+            "`{name}` is used in the sources but not in the environment table of docs/configuration.md"
         );
     }
     let documented: Vec<&str> = vouch::env::ENVIRONMENT.iter().map(|(n, _)| *n).collect();
     assert_eq!(
         rows, documented,
-        "the README table and `env::ENVIRONMENT` list the same variables, in order"
+        "the docs/configuration.md table and `env::ENVIRONMENT` list the same variables, in order"
     );
 }
 
