@@ -226,3 +226,94 @@ fn forge_recipes_are_marked_and_name_git_vouch() {
         "forge examples are marked"
     );
 }
+
+/// The README's quick start, run as a new user runs it, block by block, in
+/// a fresh clone with `git vouch` on `PATH`: each line exits 0 and does
+/// what the README says. The two uninstall commands want a person at a
+/// terminal, who types `yes` (tmux); `cargo uninstall` and removing the
+/// manual page act on the installation, not on this test's, and are
+/// checked by the test above only.
+#[test]
+fn the_readme_quick_start_runs() {
+    use crate::support::{Out, TestEnv, tmux};
+    if !tmux::available() {
+        crate::support::missing("tmux");
+        return;
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = fs::read_to_string(root.join("README.md")).unwrap();
+    let start = readme.find("## Quick start").expect("a quick start");
+    let section = &readme[start..];
+    let section = &section[..section[3..].find("\n## ").map_or(section.len(), |e| e + 3)];
+    let mut env = TestEnv::new();
+    let bin = crate::support::vouch_bin();
+    env.extra_env.push((
+        "PATH".into(),
+        format!(
+            "{}:/usr/local/bin:/usr/bin:/bin",
+            bin.parent().unwrap().display()
+        ),
+    ));
+    // The README's config path, `~/.config/vouch`.
+    env.extra_env.push((
+        "XDG_CONFIG_HOME".into(),
+        env.home.join(".config").display().to_string(),
+    ));
+    let config = env.home.join(".config/vouch/config.toml");
+    let mut ran = Vec::new();
+    for (_, line) in shell_lines(section) {
+        let program = simple_commands(&line)[0][0].clone();
+        if program == "cargo" || program == "rm" {
+            continue;
+        }
+        if line.starts_with("VOUCH_SKIP=") && line.contains("git push --force") {
+            // Step 4's push: after a rewind, as the README says, and with
+            // observe mode's line removed, as step 2 says.
+            fs::write(&config, "").unwrap();
+            env.rewind(1);
+        }
+        let words = &simple_commands(&line)[0];
+        if words.len() >= 3 && words[0] == "git" && words.iter().any(|w| w == "uninstall") {
+            let typed = line.split(" # ").next().unwrap().trim().to_owned();
+            let term = tmux::Tmux::start(&env, &env.work, &typed);
+            term.wait_for("yes");
+            term.send("yes");
+            term.send("Enter");
+            let screen = term.wait_for("[exit=");
+            assert!(screen.contains("[exit=0]"), "`{line}`:\n{screen}");
+            ran.push(line);
+            continue;
+        }
+        let out = Out::from_output(
+            env.cmd("setsid", &env.work)
+                .args(["-w", "sh", "-c", &line])
+                .output()
+                .unwrap(),
+        );
+        assert_eq!(out.code, 0, "`{line}`:\n{}{}", out.stdout, out.stderr);
+        if line.starts_with("git vouch install") {
+            assert!(env.work.join(".git/hooks/pre-push").is_file());
+        }
+        if line.starts_with("git vouch agent install claude") {
+            let settings = fs::read_to_string(env.work.join(".claude/settings.json")).unwrap();
+            assert!(settings.contains("agent-hook claude"), "{settings}");
+        }
+        if line.starts_with("mkdir -p ~/.config/vouch") {
+            assert!(fs::read_to_string(&config).unwrap().contains("observe"));
+        }
+        if line.starts_with("VOUCH_SKIP=") {
+            assert!(
+                out.stderr
+                    .contains("are kept here as `refs/vouch/rescue/origin/main/"),
+                "{}",
+                out.stderr
+            );
+        }
+        ran.push(line);
+    }
+    assert!(ran.len() >= 10, "{ran:?}");
+    // Step 5 put back what was there: no hooks, no agent entry.
+    assert!(!env.work.join(".git/hooks/pre-push").exists());
+    let settings = fs::read_to_string(env.work.join(".claude/settings.json")).unwrap_or_default();
+    assert!(!settings.contains("agent-hook"), "{settings}");
+}
