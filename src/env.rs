@@ -222,7 +222,7 @@ pub(crate) fn skip_test(why: &str) {
     let test = std::thread::current().name().unwrap_or("a test").to_owned();
     std::io::stderr()
         .lock()
-        .write_all(format!("SKIPPED {test}: {why}\n").as_bytes())
+        .write_all(format!("SKIPPED (unit test) {test}: {why}\n").as_bytes())
         .ok();
 }
 

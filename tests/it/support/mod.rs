@@ -29,7 +29,8 @@ pub fn missing(tool: &str) {
 ///   use;
 /// - elsewhere it fails too, naming what is missing, unless
 ///   `VOUCH_ALLOW_SKIP=1` is set: a green run means every test ran;
-/// - with `VOUCH_ALLOW_SKIP=1` it passes, and writes `SKIPPED <test>: <why>`
+/// - with `VOUCH_ALLOW_SKIP=1` it passes, and writes
+///   `SKIPPED (<n> so far) <test>: <why>`
 ///   straight to the test process's stderr. cargo holds back what a
 ///   passing test prints with `println!`/`eprintln!`, not what it writes
 ///   to the stream itself, so the line shows among the test results.
@@ -52,10 +53,13 @@ pub fn skip(why: &str) {
         allowed,
         "{why}: install it (the README's \"Tests\" lists every tool the tests use), or run `VOUCH_ALLOW_SKIP=1 cargo test` to skip the tests that need it, each named"
     );
+    // Counted across the run, so the last line says how many were skipped.
+    static SKIPPED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = SKIPPED.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
     let test = std::thread::current().name().unwrap_or("a test").to_owned();
     std::io::stderr()
         .lock()
-        .write_all(format!("SKIPPED {test}: {why}\n").as_bytes())
+        .write_all(format!("SKIPPED ({n} so far) {test}: {why}\n").as_bytes())
         .ok();
 }
 
