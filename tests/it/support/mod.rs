@@ -37,6 +37,8 @@ pub fn missing(tool: &str) {
 ///
 /// The caller returns at once after it.
 pub fn skip(why: &str) {
+    // Counted across the run, so the last line says how many were skipped.
+    static SKIPPED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     #[expect(
         clippy::disallowed_methods,
         reason = "the test runner's own environment"
@@ -53,8 +55,6 @@ pub fn skip(why: &str) {
         allowed,
         "{why}: install it (the README's \"Tests\" lists every tool the tests use), or run `VOUCH_ALLOW_SKIP=1 cargo test` to skip the tests that need it, each named"
     );
-    // Counted across the run, so the last line says how many were skipped.
-    static SKIPPED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let n = SKIPPED.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
     let test = std::thread::current().name().unwrap_or("a test").to_owned();
     std::io::stderr()
