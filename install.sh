@@ -86,6 +86,10 @@ echo "building vouch (release): the first build takes a few minutes (about 3-4 o
 build install
 bin="${CARGO_HOME:-$HOME/.cargo}/bin/git-vouch"
 echo "installed $bin (run it as \`git vouch\`)"
+# The manual page, for `git vouch --help` (git runs `man git-vouch`):
+# beside cargo's bin directory (~/.cargo/share/man/man1), where `man` looks
+# for each directory on PATH; it says when `man` does not find it.
+"$bin" man --install || echo "note: the manual page was not installed: \`git vouch -h\` prints the help"
 # vouch-hook, the pre-push hook's separate fast program until this version,
 # is folded into git-vouch: an old one goes (the copies of it that earlier
 # installs wrote as pre-push hooks hand their pushes to git-vouch, which

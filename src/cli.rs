@@ -96,8 +96,16 @@ pub enum Command {
     /// zsh: `git vouch completions zsh > ~/.zfunc/_git-vouch` (with `~/.zfunc` in `fpath`);
     /// fish: `git vouch completions fish > ~/.config/fish/completions/git-vouch.fish`.
     Completions(CompletionsArgs),
-    /// Print the manual page (roff), for `man`: `git vouch man > ~/.local/share/man/man1/git-vouch.1`.
-    Man,
+    /// Print the manual page, `git-vouch(1)` (roff), or install it where
+    /// `man` finds it.
+    ///
+    /// `git vouch --help` is `git help vouch`, which runs `man git-vouch`:
+    /// `git vouch man --install` (which `./install.sh` runs) writes the page
+    /// beside the binary's directory (`~/.cargo/bin` -> `~/.cargo/share/man/man1`),
+    /// where `man` looks for every directory on `PATH`, and checks that
+    /// `man` finds it. `git vouch -h` and `git vouch help` print the help
+    /// without `man`.
+    Man(ManArgs),
     /// Entry point of the installed git hooks (not for people).
     #[command(hide = true)]
     Hook(HookArgs),
@@ -120,6 +128,20 @@ pub struct StatusArgs {
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
+}
+
+/// `git vouch man`.
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// Write the page where `man` finds it, without root (beside the
+    /// binary's `bin` directory, else `~/.local/share/man`), and check that
+    /// `man git-vouch` opens it.
+    #[arg(long)]
+    pub install: bool,
+    /// With `--install`: this manual directory instead (the page goes in
+    /// its `man1`).
+    #[arg(long, value_name = "DIR", requires = "install")]
+    pub dir: Option<PathBuf>,
 }
 
 /// `git vouch completions`.

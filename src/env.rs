@@ -61,7 +61,7 @@ impl Env for MapEnv {
 }
 
 /// Names of the variables vouch reads. Each is documented where users see it
-/// (README, `vouch --help`).
+/// (docs/configuration.md, `git vouch --help`).
 pub mod vars {
     /// Path of the user config file, instead of `<config dir>/vouch/config.toml`.
     pub const VOUCH_CONFIG: &str = "VOUCH_CONFIG";
@@ -92,6 +92,8 @@ pub mod vars {
     pub const PATH: &str = "PATH";
     /// The home directory: where vouch's config, data and state live (`context::Dirs`).
     pub const HOME: &str = "HOME";
+    /// Where `man` looks for pages (`git vouch man --install` checks its own).
+    pub const MANPATH: &str = "MANPATH";
     /// XDG config directory, on every system.
     pub const XDG_CONFIG_HOME: &str = "XDG_CONFIG_HOME";
     /// XDG data directory, on every system.
@@ -123,7 +125,7 @@ pub fn agent_driving(env: &dyn Env) -> Option<&'static str> {
 }
 
 /// Every `VOUCH_*` variable, with what it does: the one list the manual
-/// page prints and the README's table must match (`tests/it/cli.rs` checks
+/// page prints and the table of `docs/configuration.md` must match (`tests/it/cli.rs` checks
 /// that every `VOUCH_` name in the sources is in both).
 pub const ENVIRONMENT: &[(&str, &str)] = &[
     (
@@ -199,6 +201,30 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
         "Read by `install.sh`: fail when `bench/hot-symbols.txt` matches under 90% of its names, instead of building without it.",
     ),
 ];
+
+/// A unit test that cannot run here says why, as the integration tests'
+/// `support::skip` does: it fails under `CI` (`.ci/run` installs every tool
+/// the tests use) and elsewhere unless `VOUCH_ALLOW_SKIP=1`, and then
+/// writes `SKIPPED <test>: <why>` straight to stderr, which cargo does not
+/// hold back for a passing test. The caller returns at once after it.
+#[cfg(test)]
+pub(crate) fn skip_test(why: &str) {
+    use std::io::Write as _;
+    let env = ProcessEnv;
+    assert!(
+        env.var_os(vars::CI).is_none_or(|v| v.is_empty()),
+        "{why}, and CI must run this test (.ci/run installs every tool the tests use)"
+    );
+    assert!(
+        env.flag("VOUCH_ALLOW_SKIP"),
+        "{why}: install it (the README's \"Tests\" lists every tool the tests use), or run `VOUCH_ALLOW_SKIP=1 cargo test` to skip the tests that need it, each named"
+    );
+    let test = std::thread::current().name().unwrap_or("a test").to_owned();
+    std::io::stderr()
+        .lock()
+        .write_all(format!("SKIPPED (unit test) {test}: {why}\n").as_bytes())
+        .ok();
+}
 
 #[cfg(test)]
 mod tests {

@@ -103,7 +103,7 @@ pub fn run(cli: &Cli, ctx: &Ctx) -> Result<ExitStatus> {
         Command::Agent(args) => commands::agent::agent(ctx, args),
         Command::Config => commands::config::config(),
         Command::Completions(args) => commands::completions::completions(args),
-        Command::Man => commands::completions::man(),
+        Command::Man(args) => commands::completions::man(ctx, args),
         Command::Hook(hook) => match &hook.hook {
             HookCommand::PrePush(args) => commands::pre_push::pre_push(ctx, args),
             HookCommand::PreCommit(args) => commands::commit::pre_commit(ctx, args),

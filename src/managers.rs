@@ -183,10 +183,11 @@ pub fn detect(root: &Path, hooks_dir: &Path, hooks_path: Option<&str>) -> Vec<Fo
         }
     };
     if (pre_commit_config.is_file() || prek_config.is_file()) && !has_script {
+        // prek reads `.pre-commit-config.yaml` too: the one installed is named.
         let file = if prek_config.is_file() {
             Manager::Prek
         } else {
-            Manager::PreCommit
+            pre_commit_or_prek()
         };
         add(
             file,
@@ -201,6 +202,23 @@ pub fn detect(root: &Path, hooks_dir: &Path, hooks_path: Option<&str>) -> Vec<Fo
         );
     }
     found
+}
+
+/// Which program runs a `.pre-commit-config.yaml` here, before either
+/// has written its hook: prek (which reads the same file) when it is on
+/// `PATH` and pre-commit is not, else pre-commit.
+fn pre_commit_or_prek() -> Manager {
+    let path = crate::env::Env::var_os(&crate::env::ProcessEnv, crate::env::vars::PATH);
+    let on_path = |name: &str| {
+        path.iter()
+            .flat_map(std::env::split_paths)
+            .any(|dir| dir.is_absolute() && dir.join(name).is_file())
+    };
+    if on_path("prek") && !on_path("pre-commit") {
+        Manager::Prek
+    } else {
+        Manager::PreCommit
+    }
 }
 
 /// The line a committed recipe runs for `hook` (a `.husky/<hook>` file, a

@@ -165,8 +165,13 @@ pub struct Stats {
     pub by_result: Vec<Count>,
     /// By what happened.
     pub by_decision: Vec<Count>,
-    /// Decisions let through with `VOUCH_SKIP`.
+    /// Decisions let through with a skip and its reason (`VOUCH_SKIP`, or
+    /// the server's push option `vouch.skip`).
     pub skips: Rate,
+    /// Decisions no verifier was asked about because their tier is not
+    /// verified (the result `skipped` without an override): with `skips`
+    /// and the approvals, what the result `skipped` counts.
+    pub unverified: Rate,
     /// Decisions where a person overrode the verification (`VOUCH_SKIP` or
     /// an approval).
     pub overrides: Rate,
@@ -743,6 +748,7 @@ pub struct Totals {
     results: [u64; RESULTS.len()],
     decided: [u64; DECISIONS.len()],
     skips: u64,
+    unverified: u64,
     overrides: u64,
     providers: HashMap<(String, String), (Tally, u64)>,
     labelled: u64,
@@ -791,12 +797,16 @@ impl Totals {
         }
         if r.was_overridden {
             self.overrides += 1;
-            if r.override_reason
-                .as_ref()
-                .is_some_and(|w| w.as_str().starts_with("VOUCH_SKIP"))
-            {
+            // `VOUCH_SKIP: <why>`, or at the server door `push option
+            // vouch.skip from <pusher>: <why>`.
+            if r.override_reason.as_ref().is_some_and(|w| {
+                w.as_str().starts_with("VOUCH_SKIP")
+                    || w.as_str().starts_with("push option vouch.skip")
+            }) {
                 self.skips += 1;
             }
+        } else if r.result == AuditResult::Skipped {
+            self.unverified += 1;
         }
         self.account_ai(r);
         if let Some(label) = labels.get(r.operation_id.as_str())
@@ -912,6 +922,7 @@ impl Totals {
             }
         }
         self.skips += later.skips;
+        self.unverified += later.unverified;
         self.overrides += later.overrides;
         for (key, (tally, cached)) in later.providers {
             let mine = self.providers.entry(key).or_default();
@@ -976,6 +987,7 @@ impl Totals {
             by_result: counts(&mut RESULTS.iter().map(|r| r.as_str()), &self.results),
             by_decision: counts(&mut DECISIONS.iter().map(|d| d.as_str()), &self.decided),
             skips: Rate::new(self.skips, self.decisions),
+            unverified: Rate::new(self.unverified, self.decisions),
             overrides: Rate::new(self.overrides, self.decisions),
             providers,
             labels: LabelStats {
@@ -1115,6 +1127,23 @@ pub fn render(stats: &Stats, bars: Bars) -> String {
     t.push_str("\noverrides\n");
     rate_line(&mut t, "skip rate", &stats.skips);
     rate_line(&mut t, "override rate", &stats.overrides);
+    rate_line(&mut t, "not verified", &stats.unverified);
+    // The result `skipped` is every decision no verifier judged: say what
+    // its count is made of, so that it and the skip rate do not seem to
+    // disagree.
+    let skipped = stats
+        .by_result
+        .iter()
+        .find(|c| c.name == AuditResult::Skipped.as_str())
+        .map_or(0, |c| c.count);
+    if skipped > 0 {
+        t.push_str(&format!(
+            "  (the {skipped} `skipped` results: {} skipped with a reason, {} approved or otherwise overridden, {} not verified because of their tier)\n",
+            stats.skips.count,
+            stats.overrides.count.saturating_sub(stats.skips.count),
+            stats.unverified.count
+        ));
+    }
     t.push_str("\nAI verifier, per provider and model\n");
     if stats.providers.is_empty() {
         t.push_str("  no AI verifier was asked\n");
@@ -1218,12 +1247,32 @@ mod tests {
         approved.was_overridden = true;
         approved.override_reason = Some("approved at the terminal".into());
         approved.timestamp = "2026-11-21T10:00:00Z".into();
+        // The server door's skip, a push option with the pusher's name.
+        let mut server = record("d", "pre-receive", AuditResult::Skipped, Decision::Allowed);
+        server.was_overridden = true;
+        server.override_reason = Some("push option vouch.skip from alice: hotfix".into());
+        // Nobody was asked: the tier is not verified.
+        let mut low = record("e", "pre-commit", AuditResult::Skipped, Decision::Allowed);
+        low.risk_tier = Some(Tier::Standard);
         let records = [
             record("a", "pre-push", AuditResult::Block, Decision::Refused),
             skipped,
             approved,
+            server,
+            low,
         ];
         let s = compute(&records, &HashMap::new());
+        assert_eq!((s.skips.count, s.skips.of), (2, 5), "both skips count");
+        assert_eq!((s.unverified.count, s.unverified.of), (1, 5));
+        assert!(
+            render(&s, Bars::Plain).contains(
+                "(the 4 `skipped` results: 2 skipped with a reason, 1 approved or otherwise overridden, 1 not verified because of their tier)"
+            ),
+            "{}",
+            render(&s, Bars::Plain)
+        );
+        let records = &records[..3];
+        let s = compute(records, &HashMap::new());
         assert_eq!(s.decisions, 3);
         assert_eq!(s.from.as_deref(), Some("2026-11-20T10:00:00Z"));
         assert_eq!(s.to.as_deref(), Some("2026-11-21T10:00:00Z"));

@@ -159,7 +159,7 @@ pub fn discover(config: &Config, places: &SearchPlaces) -> Vec<Program> {
 pub const CONTEXT_SCHEMA_VERSION: u32 = 1;
 
 /// What a verifier program reads on stdin: the contract for verifier
-/// programs (README, "Writing a verifier"). Built in one place, the runner.
+/// programs (docs/verifiers.md, "Verifier programs"). Built in one place, the runner.
 #[derive(Debug, Clone, Serialize)]
 pub struct Context {
     /// Layout version; a field is only ever added within a version.

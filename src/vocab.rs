@@ -177,7 +177,10 @@ pub struct Assessment {
 }
 
 impl Assessment {
-    /// Every reason at or above `at_least`, most severe first.
+    /// Every reason at or above `at_least`, most severe first, each once:
+    /// the same sentence found twice (a function's body where it is
+    /// defined and where it is called, the same command twice in a line)
+    /// is one reason, at its highest tier.
     pub fn reasons(&self, at_least: Tier) -> Vec<&RefRisk> {
         let mut all: Vec<&RefRisk> = self
             .push
@@ -186,6 +189,8 @@ impl Assessment {
             .filter(|r| r.tier >= at_least && r.tier > Tier::None)
             .collect();
         all.sort_by_key(|r| std::cmp::Reverse(r.tier));
+        let mut seen = std::collections::HashSet::new();
+        all.retain(|r| seen.insert(r.reason.as_str()));
         all
     }
 }

@@ -17,6 +17,8 @@ class GitVouch < Formula
     cd "git-vouch-#{version}" if File.directory?("git-vouch-#{version}")
     system "cargo", "install", "--locked", *std_cargo_args
     generate_completions_from_executable(bin/"git-vouch", "completions")
+    # `git vouch --help` is `man git-vouch`: Homebrew's share/man, beside its bin.
+    (man1/"git-vouch.1").write Utils.safe_popen_read(bin/"git-vouch", "man")
   end
 
   def caveats
@@ -34,6 +36,7 @@ class GitVouch < Formula
       system bin/"git-vouch", "install"
       assert_match "vouch-managed-hook", (testpath/"repo/.git/hooks/pre-push").read
       assert_match "tier: critical", shell_output("#{bin}/git-vouch check -- git push --force origin main 2>&1", 1)
+      assert_match "GIT-VOUCH", (man1/"git-vouch.1").read
     end
   end
 end

@@ -252,10 +252,7 @@ pub fn check(ctx: &Ctx, args: &CheckArgs) -> Result<ExitStatus> {
             command: &assessed.command,
             cwd: &assessed.cwd,
             tier,
-            reasons: assessed
-                .assessment
-                .refs
-                .iter()
+            reasons: once(&assessed.assessment.refs)
                 .map(|r| CheckReason {
                     tier: r.tier,
                     reason: &r.reason,
@@ -268,7 +265,7 @@ pub fn check(ctx: &Ctx, args: &CheckArgs) -> Result<ExitStatus> {
         ui::out(&serde_json::to_string(&report).context("cannot print the report")?);
     } else {
         ui::out(&format!("tier: {tier}"));
-        for r in &assessed.assessment.refs {
+        for r in once(&assessed.assessment.refs) {
             ui::out(&format!("  [{}] {}", r.tier, one_line(&r.reason, 400)));
         }
         if let Some(v) = &verdict {
@@ -280,4 +277,14 @@ pub fn check(ctx: &Ctx, args: &CheckArgs) -> Result<ExitStatus> {
         ui::out(&format!("decision: {decision}"));
     }
     Ok(status)
+}
+
+/// The reasons in the order found, each once: a function's body is judged
+/// where the line defines it and again where it calls it, with the same
+/// words.
+fn once(reasons: &[crate::vocab::RefRisk]) -> impl Iterator<Item = &crate::vocab::RefRisk> {
+    let mut seen = std::collections::HashSet::new();
+    reasons
+        .iter()
+        .filter(move |r| seen.insert((r.tier, r.reason.as_str())))
 }

@@ -2,15 +2,19 @@
 //! command line's definition (`cli.rs`), so they cannot drift from it.
 //!
 //! The manual page is `git-vouch(1)`: `git vouch --help` runs
-//! `man git-vouch`, as git does for every `git-<name>` on `PATH`.
+//! `man git-vouch`, as git does for every `git-<name>` on `PATH`, so
+//! `git vouch man --install` writes it where `man` finds it.
 
 use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use clap::CommandFactory;
 
-use crate::ExitStatus;
-use crate::cli::{Cli, CompletionsArgs};
+use crate::cli::{Cli, CompletionsArgs, ManArgs};
+use crate::context::Ctx;
+use crate::env::{Env, vars};
+use crate::{ExitStatus, ui};
 
 /// The name of the manual page (and of the program git finds as `git vouch`).
 pub const MAN_NAME: &str = "git-vouch";
@@ -50,12 +54,121 @@ pub fn completions(args: &CompletionsArgs) -> Result<ExitStatus> {
     Ok(ExitStatus::Allowed)
 }
 
-/// `git vouch man`.
-pub fn man() -> Result<ExitStatus> {
+/// `git vouch man`: the page on stdout, or with `--install` written where
+/// `man` finds it, and checked.
+pub fn man(ctx: &Ctx, args: &ManArgs) -> Result<ExitStatus> {
     let page = man_page()?;
-    std::io::Write::write_all(&mut std::io::stdout().lock(), page.as_bytes())
-        .or_else(quiet_pipe)?;
+    if !args.install {
+        std::io::Write::write_all(&mut std::io::stdout().lock(), page.as_bytes())
+            .or_else(quiet_pipe)?;
+        return Ok(ExitStatus::Allowed);
+    }
+    let root = match &args.dir {
+        Some(dir) => ctx.dir(Some(dir)),
+        None => default_man_root(ctx.env.as_ref())?,
+    };
+    let dir = root.join("man1");
+    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create `{}`", dir.display()))?;
+    let path = dir.join(format!("{MAN_NAME}.1"));
+    if std::fs::read_to_string(&path).ok().as_deref() != Some(page.as_str()) {
+        std::fs::write(&path, &page)
+            .with_context(|| format!("cannot write `{}`", path.display()))?;
+    }
+    ui::out(&format!("installed the manual page `{}`", path.display()));
+    ui::out(&match man_finds(ctx.env.as_ref()) {
+        Found::This(found) if same_file(&found, &path) => {
+            "`git vouch --help` and `man git-vouch` open it".to_owned()
+        }
+        Found::This(other) => format!(
+            "note: `man git-vouch` opens another page first, `{}` (another install of vouch?): remove it, or put `{}` first in MANPATH",
+            other.display(),
+            root.display()
+        ),
+        Found::Nothing => format!(
+            "note: `man` does not look in `{root}`, so `git vouch --help` cannot open the page yet: add `export MANPATH=\"{root}:$MANPATH\"` to your shell's profile; meanwhile `git vouch -h` prints the help",
+            root = root.display(),
+        ),
+        Found::NoMan => "note: there is no `man` program here, and `git vouch --help` runs one (git turns it into `man git-vouch`): install man (`man-db`), or use `git vouch -h` and `git vouch help <command>`, which print the help without it".to_owned(),
+    });
     Ok(ExitStatus::Allowed)
+}
+
+/// Where `git vouch man --install` puts the page: beside the directory
+/// this binary is on `PATH` from when it is a `bin` (`~/.cargo/bin` ->
+/// `~/.cargo/share/man`), which `man` searches for every `PATH` entry
+/// (man-db on Linux, and macOS's `manpath`, both look at `<dir>/../share/man`
+/// for a `<dir>` ending in `/bin`); else `$XDG_DATA_HOME/man` (else
+/// `~/.local/share/man`).
+fn default_man_root(env: &dyn Env) -> Result<PathBuf> {
+    let exe = crate::install::stable_binary(env.var_os(vars::PATH).as_deref())?;
+    if let Some(bin) = exe.parent()
+        && bin.file_name().is_some_and(|n| n == "bin")
+        && let Some(prefix) = bin.parent()
+    {
+        return Ok(prefix.join("share/man"));
+    }
+    let absolute = |name: &str| {
+        env.var_os(name)
+            .map(PathBuf::from)
+            .filter(|p| p.is_absolute())
+    };
+    absolute(vars::XDG_DATA_HOME)
+        .or_else(|| absolute(vars::HOME).map(|h| h.join(".local/share")))
+        .map(|d| d.join("man"))
+        .context("no home directory (HOME is not set): name the manual directory with `--dir`")
+}
+
+/// What `man -w git-vouch` finds, run as `git help` runs man: with git's
+/// own manual directory put before `MANPATH` (and a trailing `:`, which
+/// keeps the directories `man` works out itself).
+enum Found {
+    This(PathBuf),
+    Nothing,
+    NoMan,
+}
+
+fn man_finds(env: &dyn Env) -> Found {
+    let git_man = std::process::Command::new("git")
+        .arg("--man-path")
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
+        .unwrap_or_default();
+    let mut manpath = std::ffi::OsString::from(format!("{git_man}:"));
+    if let Some(old) = env.var_os(vars::MANPATH) {
+        manpath.push(old);
+    }
+    match std::process::Command::new("man")
+        .args(["-w", MAN_NAME])
+        .env(vars::MANPATH, manpath)
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .output()
+    {
+        Err(_) => Found::NoMan,
+        Ok(o) if o.status.success() => {
+            let first = String::from_utf8_lossy(&o.stdout)
+                .lines()
+                .next()
+                .unwrap_or_default()
+                .trim()
+                .to_owned();
+            if first.is_empty() {
+                Found::Nothing
+            } else {
+                Found::This(PathBuf::from(first))
+            }
+        }
+        Ok(_) => Found::Nothing,
+    }
+}
+
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
+    }
 }
 
 fn quiet_pipe(e: std::io::Error) -> std::io::Result<()> {

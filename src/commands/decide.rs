@@ -320,8 +320,64 @@ impl<'a> Run<'a> {
             }
             self.ai = Some(run);
         }
-        self.combined = Some(verdict::combine(&self.results));
+        let mut combined = verdict::combine(&self.results);
+        // Nothing ran: say why (no key, the AI verifier off), not only
+        // that nothing ran.
+        if self.results.is_empty()
+            && let verdict::Outcome::Unavailable { reason } = &mut combined.outcome
+        {
+            *reason = self.no_verdict().0;
+        }
+        self.combined = Some(combined);
         Ok(())
+    }
+
+    /// Why no verifier gave a usable verdict, and (a sentence) the next
+    /// step a person can take: no AI provider has a key, none could be reached, the
+    /// answers were unusable, a verifier program failed, or the AI
+    /// verifier is off.
+    fn no_verdict(&self) -> (String, String) {
+        let ai_error = self
+            .ai
+            .as_ref()
+            .and_then(|r| r.result.as_ref())
+            .filter(|r| r.status == crate::verdict::Status::Error);
+        let tried = self
+            .ai
+            .as_ref()
+            .map(|r| r.tried.as_slice())
+            .unwrap_or_default();
+        let doctor = "`git vouch doctor --ping` asks each provider and says what fails.".to_owned();
+        if tried.iter().any(|t| t.outcome == "unusable") {
+            (
+                "the AI verifier answered, but no answer was a usable verdict".into(),
+                "Judge it yourself; `git vouch verify --explain` shows what the verifier is asked."
+                    .into(),
+            )
+        } else if !tried.is_empty() {
+            ("no AI provider could be reached".into(), doctor)
+        } else if let Some(r) = ai_error {
+            (crate::text::one_line(&r.summary, 200), doctor)
+        } else if self
+            .results
+            .iter()
+            .any(|r| r.status == crate::verdict::Status::Error)
+        {
+            (
+                "a verifier program failed".into(),
+                "`git vouch verify` runs the verifiers and shows what each said.".into(),
+            )
+        } else if !self.config.ai.enabled {
+            (
+                "the AI verifier is off (`[ai] enabled = false`) and no verifier program is configured".into(),
+                "To have it judged, turn it on, or add a verifier program (`git vouch verify --list`).".into(),
+            )
+        } else {
+            (
+                "no AI provider has a key, and no verifier program is configured".into(),
+                "To have it judged, set ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY (another vendor than your coding agent's), then run `git vouch doctor`.".into(),
+            )
+        }
     }
 
     /// At a terminal: who judged and what they said.
@@ -384,7 +440,10 @@ impl<'a> Run<'a> {
                 Some(tty) => {
                     tty.show(&self.summary());
                     if plan.result == AuditResult::Unavailable {
-                        tty.show("No verifier could judge this operation.");
+                        let (why, next) = self.no_verdict();
+                        tty.show(&format!(
+                            "No verifier could judge this {noun}: {why}.\n{next}"
+                        ));
                     }
                     if tty.confirm(&format!("Allow this {noun}?")) {
                         (Decision::AskedYes, ExitStatus::Allowed)

@@ -140,7 +140,8 @@ pub fn pre_push(ctx: &Ctx, args: &PrePushArgs) -> Result<ExitStatus> {
     }
 
     let op = Operation::Push { facts, assessment };
-    let mut run = Run::new(ctx, &config, &root, &op, started);
+    let save = || -> Result<Vec<String>> { Ok(rescue(&root, &op)) };
+    let mut run = Run::new(ctx, &config, &root, &op, started).on_allow(&save);
     if let Some(w) = repo_warning {
         run.warn(w);
     }
@@ -366,4 +367,76 @@ fn chained_command(path: &Path, as_run: &Path) -> Command {
     let mut c = Command::new(path);
     c.arg0(as_run);
     c
+}
+
+/// Before an allowed push that rewrites or deletes a branch or tag on the
+/// remote: where the commits it takes off the remote ref still live. Those
+/// in this repository are kept under a rescue ref
+/// (`refs/vouch/rescue/<remote>/<branch>/<time>-remote`, listed by `git
+/// vouch rescue`); of those never fetched, it says that only the remote
+/// has them now. A rescue ref that cannot be written does not refuse the
+/// push: it is said, with the commit's id.
+fn rescue(root: &Path, op: &Operation) -> Vec<String> {
+    let Operation::Push { facts, .. } = op else {
+        return Vec::new();
+    };
+    let stamp = jiff::Timestamp::now()
+        .strftime("%Y%m%dT%H%M%SZ")
+        .to_string();
+    // A remote pushed to by URL has no name a ref may carry.
+    let plain = |name: &str| {
+        !name.is_empty()
+            && !name.starts_with('.')
+            && !name.contains("..")
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b))
+    };
+    let remote = if plain(&facts.remote) {
+        facts.remote.as_str()
+    } else {
+        "url"
+    };
+    let mut repo = None;
+    let mut said = Vec::new();
+    for f in &facts.refs {
+        let gone = matches!(f.change, Change::Rewrite | Change::Delete)
+            && !crate::hooks::is_zero_oid(&f.old_oid)
+            && (f.lost.as_ref().is_none_or(|l| l.count > 0) || f.kind == RefKind::Tag);
+        if !gone {
+            continue;
+        }
+        let what = format!(
+            "the commits `{}` had on `{}` ({})",
+            f.short_name(),
+            facts.remote,
+            crate::text::short_oid(&f.old_oid)
+        );
+        if f.remote_tip != RemoteTip::Known {
+            said.push(format!(
+                "{what} are not in this repository, so vouch keeps no copy: only `{}` has them now, unreferenced, until its garbage collection removes them",
+                facts.remote
+            ));
+            continue;
+        }
+        let original = format!("refs/remotes/{remote}/{}", f.short_name());
+        let repo = repo.get_or_insert_with(|| Repo::discover(root));
+        let written = match repo {
+            Ok(r) => r.write_rescue(&original, &f.old_oid, &stamp),
+            Err(_) => crate::git::cli_write_rescue(root, &original, &f.old_oid, &stamp),
+        };
+        match written {
+            Ok(name) => said.push(format!(
+                "{what} are kept here as `{name}`: `git vouch rescue restore {} --as <branch>` makes them a branch, and `git push --force-with-lease {} {name}:{}` puts them back",
+                name.strip_prefix(crate::git::RESCUE_PREFIX).unwrap_or(&name),
+                facts.remote,
+                f.remote_ref
+            )),
+            Err(e) => said.push(format!(
+                "{what} are in this repository, but vouch could not keep them under a rescue ref ({e:#}): `git branch <name> {}` does, until `git gc` prunes them",
+                f.old_oid
+            )),
+        }
+    }
+    said
 }

@@ -311,7 +311,7 @@ pub fn template() -> String {
     );
     out.push_str(
         "\n# Shell-command rules for the agent door, added to the built-in ones\n\
-         # (the pattern language is in the README).\n\
+         # (the pattern language: docs/agents.md in vouch's source).\n\
          # [[rules]]\n\
          # pattern = \"terraform destroy\"\n\
          # tier = \"critical\"\n\

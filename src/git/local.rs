@@ -534,6 +534,9 @@ pub(super) fn rescue_base(original: &str, stamp: &str) -> String {
         format!("{RESCUE_PREFIX}{branch}/{stamp}")
     } else if let Some(tag) = original.strip_prefix("refs/tags/") {
         format!("{RESCUE_PREFIX}{tag}/{stamp}-tag")
+    } else if let Some(remote) = original.strip_prefix("refs/remotes/") {
+        // What a push took off a remote's branch (`<remote>/<branch>`).
+        format!("{RESCUE_PREFIX}{remote}/{stamp}-remote")
     } else if let Some(own) = original.strip_prefix("refs/vouch/") {
         // A rescue ref removed with plain git, and let through.
         format!("{RESCUE_PREFIX}{own}/{stamp}-rescue")
@@ -548,7 +551,7 @@ fn rescue_origin(name: &str) -> Option<(String, String)> {
     let rest = name.strip_prefix(RESCUE_PREFIX)?;
     let (path, last) = rest.rsplit_once('/')?;
     let stamp = last.get(..16)?;
-    // `<stamp>[-tag|-stash|-rescue][-<n>]`
+    // `<stamp>[-tag|-stash|-rescue|-remote][-<n>]`
     let mut suffix = &last[16..];
     if let Some((head, n)) = suffix.rsplit_once('-')
         && !n.is_empty()
@@ -562,6 +565,7 @@ fn rescue_origin(name: &str) -> Option<(String, String)> {
         "tag" => format!("refs/tags/{path}"),
         "stash" if path == "stash" => "refs/stash".to_owned(),
         "rescue" => format!("refs/vouch/{path}"),
+        "remote" => format!("refs/remotes/{path}"),
         _ => return None,
     };
     let b = stamp.as_bytes();

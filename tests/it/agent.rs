@@ -1186,3 +1186,45 @@ fn every_spelling_of_dropping_a_stash_entry_is_judged() {
         "nothing ran"
     );
 }
+
+/// Issue 29 item 6: a shell function defined and called in the line is
+/// judged where it is defined and where it is called; its reason appears
+/// once in the agent's answer, which also says why there is no verdict.
+#[test]
+fn a_function_defined_and_called_gives_its_reason_once() {
+    let env = TestEnv::new();
+    env.rewind(1);
+    let out = env.claude("f() { git push --force origin main; }; f");
+    out.code(0);
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let reason = v["hookSpecificOutput"]["permissionDecisionReason"]
+        .as_str()
+        .unwrap();
+    assert_eq!(
+        reason.matches("force push to a protected branch").count(),
+        1,
+        "{reason}"
+    );
+    assert_eq!(
+        reason
+            .matches("force push rewrites the remote branch")
+            .count(),
+        1,
+        "{reason}"
+    );
+    assert!(reason.contains("no AI provider has a key"), "{reason}");
+    let check = env.vouch(&[
+        "check",
+        "--operation",
+        "f() { git push --force origin main; }; f",
+    ]);
+    assert_eq!(
+        check
+            .stdout
+            .matches("force push to a protected branch")
+            .count(),
+        1,
+        "{}",
+        check.stdout
+    );
+}

@@ -362,17 +362,13 @@ fn as_unknown_user(env: &TestEnv, dir: &std::path::Path, program: &str, args: &[
     Out::from_output(out)
 }
 
-#[allow(
-    clippy::print_stderr,
-    reason = "a skipped test says so where the test runner shows it"
-)]
 /// Root can become a uid with no passwd entry (`.ci/run` runs as root);
-/// anyone else skips, and says so.
+/// anyone else skips, and says so ([`crate::support::skip`]).
 fn can_become_unknown_user() -> bool {
     let id = std::process::Command::new("id").arg("-u").output().unwrap();
     let root = String::from_utf8_lossy(&id.stdout).trim() == "0";
     if !root {
-        eprintln!("skipped: only root can run a command as a uid with no passwd entry");
+        crate::support::skip("only root can run a command as a uid with no passwd entry");
     }
     root
 }

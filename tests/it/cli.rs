@@ -224,12 +224,12 @@ fn completions_and_the_manual_page_are_printed() {
 }
 
 /// Every `VOUCH_*` name in the sources (`src/`, `hooks/`, `install.sh`)
-/// is a row of the README's environment table, and every row is one the
-/// manual page lists (`env::ENVIRONMENT`).
+/// is a row of the environment table (`docs/configuration.md`), and every
+/// row is one the manual page lists (`env::ENVIRONMENT`).
 #[test]
 fn every_vouch_variable_is_in_the_readme_table() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let readme = fs::read_to_string(root.join("README.md")).unwrap();
+    let readme = fs::read_to_string(root.join("docs/configuration.md")).unwrap();
     let table: Vec<&str> = readme
         .split("<!-- environment-table -->")
         .nth(1)
@@ -260,8 +260,9 @@ fn every_vouch_variable_is_in_the_readme_table() {
                 .chars()
                 .take_while(|c| c.is_ascii_uppercase() || *c == '_')
                 .collect();
-            // `VOUCH_<KIND>_COMMAND` is written out as its instances.
-            if name.len() > "VOUCH_".len() && !name.ends_with('_') {
+            // `VOUCH_<KIND>_COMMAND` is written out as its instances;
+            // `VOUCH_ALLOW_SKIP` is the tests' own (`env::skip_test`), not vouch's.
+            if name.len() > "VOUCH_".len() && !name.ends_with('_') && name != "VOUCH_ALLOW_SKIP" {
                 names.insert(name);
             }
         }
@@ -270,13 +271,13 @@ fn every_vouch_variable_is_in_the_readme_table() {
     for name in &names {
         assert!(
             rows.contains(name),
-            "`{name}` is used in the sources but not in the README's environment table"
+            "`{name}` is used in the sources but not in the environment table of docs/configuration.md"
         );
     }
     let documented: Vec<&str> = vouch::env::ENVIRONMENT.iter().map(|(n, _)| *n).collect();
     assert_eq!(
         rows, documented,
-        "the README table and `env::ENVIRONMENT` list the same variables, in order"
+        "the docs/configuration.md table and `env::ENVIRONMENT` list the same variables, in order"
     );
 }
 
@@ -339,4 +340,172 @@ fn the_verdict_screen_says_each_thing_once() {
     let question = screen.find("Allow this push?").unwrap();
     assert!(lost < verdict && verdict < question, "{screen}");
     assert_eq!(env.last_audit()["decision"], "asked-no");
+}
+
+/// Issue 29 item 3: right after `./install.sh`, `git vouch --help` (which
+/// git turns into `man git-vouch`) shows the manual page and exits 0, and
+/// `man -w git-vouch` finds it, for a user without root: install.sh runs in
+/// a fresh `HOME`, with a stand-in `cargo` whose `install` copies the
+/// binary under test into `$CARGO_HOME/bin` (the release build is cargo's
+/// own business, and takes minutes).
+#[test]
+fn install_sh_installs_the_manual_page_that_git_vouch_help_opens() {
+    use crate::support::Out;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let man = std::process::Command::new("man")
+        .arg("-w")
+        .arg("man")
+        .output();
+    if !man.is_ok_and(|o| o.status.success()) {
+        crate::support::missing("man");
+        return;
+    }
+    let mut env = TestEnv::new();
+    let cargo_home = env.home.join(".cargo");
+    let tools = env.base().join("scripts");
+    let script = |name: &str, body: &str| {
+        env.script(name, body);
+    };
+    script("rustc", "echo 'host: x86_64-unknown-linux-gnu'");
+    script(
+        "cargo",
+        &format!(
+            "[ \"$1\" = install ] || exit 1\nmkdir -p \"$CARGO_HOME/bin\" && cp '{}' \"$CARGO_HOME/bin/git-vouch\"",
+            crate::support::vouch_bin().display()
+        ),
+    );
+    env.extra_env.push((
+        "PATH".into(),
+        format!(
+            "{}:{}:/usr/local/bin:/usr/bin:/bin",
+            cargo_home.join("bin").display(),
+            tools.display()
+        ),
+    ));
+    env.extra_env
+        .push(("CARGO_HOME".into(), cargo_home.display().to_string()));
+    env.extra_env.push(("VOUCH_DYNAMIC".into(), "1".into()));
+    env.extra_env.push(("MANPAGER".into(), "cat".into()));
+    env.extra_env.push(("PAGER".into(), "cat".into()));
+    let installed = Out::from_output(
+        env.cmd(root.join("install.sh"), &env.work)
+            .output()
+            .unwrap(),
+    );
+    installed.code(0);
+    let page = cargo_home.join("share/man/man1/git-vouch.1");
+    assert!(
+        installed
+            .stdout
+            .contains(&format!("installed the manual page `{}`", page.display())),
+        "{}{}",
+        installed.stdout,
+        installed.stderr
+    );
+    assert!(
+        installed
+            .stdout
+            .contains("`git vouch --help` and `man git-vouch` open it"),
+        "{}",
+        installed.stdout
+    );
+    let help = env.git_out(&env.work, &["vouch", "--help"]);
+    help.code(0)
+        .stdout_has("GIT-VOUCH(1)")
+        .stdout_has("git vouch install");
+    let found = Out::from_output(
+        env.cmd("man", &env.work)
+            .args(["-w", "git-vouch"])
+            .output()
+            .unwrap(),
+    );
+    found.code(0);
+    assert_eq!(found.stdout.trim(), page.display().to_string());
+    // The page is the binary's own: `git vouch man` prints the same text.
+    assert_eq!(
+        fs::read_to_string(&page).unwrap(),
+        env.vouch(&["man"]).stdout
+    );
+}
+
+/// Where `man` cannot find the page, `git vouch man --install` says what
+/// to do, and `git vouch -h` (which git passes through) prints the help.
+#[test]
+fn a_manual_page_man_cannot_find_is_said() {
+    let mut env = TestEnv::new();
+    let bin = crate::support::vouch_bin();
+    env.extra_env.push((
+        "PATH".into(),
+        format!(
+            "{}:/usr/local/bin:/usr/bin:/bin",
+            bin.parent().unwrap().display()
+        ),
+    ));
+    let dir = env.base().join("elsewhere");
+    let out = env.vouch(&["man", "--install", "--dir", dir.to_str().unwrap()]);
+    out.code(0);
+    assert!(dir.join("man1/git-vouch.1").is_file());
+    assert!(
+        out.stdout.contains("does not look in") || out.stdout.contains("no `man` program"),
+        "{}",
+        out.stdout
+    );
+    env.git_out(&env.work, &["vouch", "-h"])
+        .code(0)
+        .stdout_has("Usage: git vouch");
+}
+
+/// Issue 29 item 4: every program a test starts, or skips without, is a
+/// row of the README's table of the tests' programs.
+#[test]
+fn the_readme_names_every_program_the_tests_use() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = fs::read_to_string(root.join("README.md")).unwrap();
+    let table: String = readme
+        .split("<!-- test-tools -->")
+        .nth(1)
+        .expect("the README marks its table of the tests' programs")
+        .lines()
+        .skip_while(|l| l.trim().is_empty())
+        .take_while(|l| l.starts_with('|'))
+        .map(|l| l.split('|').nth(1).unwrap_or_default().to_owned())
+        .collect();
+    let mut files = Vec::new();
+    collect(&root.join("tests"), &mut files);
+    collect(&root.join("src"), &mut files);
+    let mut used = std::collections::BTreeSet::new();
+    for file in files
+        .iter()
+        .filter(|f| f.extension().is_some_and(|e| e == "rs"))
+    {
+        let text = fs::read_to_string(file).unwrap();
+        for opener in [
+            "Command::new(\"",
+            ".cmd(\"",
+            "missing(\"",
+            "need(\"",
+            "with_tool(\"",
+            "pre_commit_like(\"",
+        ] {
+            for (at, _) in text.match_indices(opener) {
+                let name: String = text[at + opener.len()..]
+                    .chars()
+                    .take_while(|c| *c != '"')
+                    .collect();
+                used.insert(name.rsplit('/').next().unwrap_or_default().to_owned());
+            }
+        }
+    }
+    used.remove("git");
+    let mut missing = Vec::new();
+    assert!(used.contains("tmux") && used.contains("nginx"), "{used:?}");
+    for name in &used {
+        if !table.contains(&format!("`{name}`")) {
+            missing.push(name.as_str());
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "the tests use {missing:?}, which the README's \"Tests\" table does not name"
+    );
 }

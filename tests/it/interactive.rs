@@ -271,3 +271,85 @@ fn sigterm_at_the_prompt_is_a_logged_no() {
     assert_eq!(wait_for_record(&env, "pre-push")["decision"], "asked-no");
     assert_ne!(env.remote_ref("main").unwrap(), env.rev(&env.work, "HEAD"));
 }
+
+/// Issue 29 item 6: the prompt says why there is no verdict and what to do
+/// next, for each reason (no key, no provider reachable, no usable
+/// answer); and after "y" on the force push, where the commit it takes off
+/// `origin/main` still lives: kept under a rescue ref, as it is here.
+#[test]
+fn the_prompt_says_why_there_is_no_verdict_and_yes_keeps_what_the_push_overwrites() {
+    use crate::support::llm::{LlmServer, ok};
+    if !tmux::available() {
+        crate::support::missing("tmux");
+        return;
+    }
+    let closed = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let chatty = LlmServer::start(vec![ok(serde_json::json!({
+        "content": [{"type": "text", "text": "Looks fine to me, go ahead."}],
+        "stop_reason": "end_turn", "usage": {"input_tokens": 100, "output_tokens": 20}}))]);
+    let cases = [
+        (
+            None,
+            "no AI provider has a key, and no verifier program is configured",
+            "set ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY",
+        ),
+        (
+            Some(format!("http://127.0.0.1:{closed}")),
+            "no AI provider could be reached",
+            "`git vouch doctor --ping`",
+        ),
+        (
+            Some(chatty.url.clone()),
+            "the AI verifier answered, but no answer was a usable verdict",
+            "`git vouch verify --explain`",
+        ),
+    ];
+    for (url, why, next) in cases {
+        let mut env = TestEnv::new();
+        if let Some(url) = url {
+            env.extra_env.push(("ANTHROPIC_BASE_URL".into(), url));
+            env.extra_env
+                .push(("ANTHROPIC_API_KEY".into(), "sk-ant-TEST-0123456789".into()));
+            env.write_config("[ai]\ntimeout_secs = 2\nconnect_timeout_secs = 2\n");
+        }
+        env.install();
+        let overwritten = env.rev(&env.work, "HEAD");
+        env.rewind(1);
+        let term = tmux::Tmux::start(&env, &env.work, "git push --force origin main");
+        let screen = term.wait_for("Allow this push?");
+        assert!(
+            screen.contains(&format!("No verifier could judge this push: {why}.")),
+            "{screen}"
+        );
+        assert!(screen.contains(next), "{next}:\n{screen}");
+        term.send("y");
+        term.send("Enter");
+        let screen = term.wait_for("[exit=");
+        assert!(screen.contains("[exit=0]"), "{screen}");
+        let kept = env.git(
+            &env.work,
+            &[
+                "for-each-ref",
+                "--format=%(refname) %(objectname)",
+                "refs/vouch/rescue/",
+            ],
+        );
+        let (name, oid) = kept.trim().split_once(' ').expect("a rescue ref");
+        assert_eq!(oid, overwritten);
+        assert!(
+            name.starts_with("refs/vouch/rescue/origin/main/") && name.ends_with("-remote"),
+            "{name}"
+        );
+        assert!(
+            screen.contains(&format!(
+                "the commits `main` had on `origin` ({}) are kept here as `{name}`",
+                &overwritten[..10]
+            )),
+            "{screen}"
+        );
+    }
+}

@@ -16,6 +16,7 @@ mod ai;
 mod bad_input;
 mod cli;
 mod config;
+mod docs;
 mod eval;
 mod fuzz;
 mod hidden_commands;

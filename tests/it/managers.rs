@@ -574,3 +574,24 @@ fn an_upgrade_of_a_versioned_install_keeps_the_hooks_working() {
         .code(1)
         .stderr_has("refused");
 }
+
+/// Issue 29 item 6: a repository with `.pre-commit-config.yaml` and only
+/// prek installed (prek reads that file too): vouch names prek, the
+/// manager that is there, not pre-commit.
+#[test]
+fn the_manager_named_is_the_one_installed() {
+    let mut env = TestEnv::new();
+    fs::write(env.work.join(".pre-commit-config.yaml"), "repos: []\n").unwrap();
+    let prek = env.script("prek", "exit 0");
+    env.extra_env.push((
+        "PATH".into(),
+        format!(
+            "{}:/usr/local/bin:/usr/bin:/bin",
+            prek.parent().unwrap().display()
+        ),
+    ));
+    let out = env.vouch(&["install"]);
+    out.code(0);
+    assert!(out.stderr.contains("vouch: prek (`"), "{}", out.stderr);
+    assert!(!out.stderr.contains("pre-commit install"), "{}", out.stderr);
+}

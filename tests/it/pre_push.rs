@@ -594,3 +594,53 @@ fn a_forged_loose_object_cannot_turn_a_rewrite_into_a_fast_forward() {
     assert_eq!(record["decision"], "refused", "{record}");
     assert_eq!(record["risk_tier"], "critical", "{record}");
 }
+
+/// Issue 29 item 6: a force push let through says where the commits it
+/// takes off the remote still live: here, under a rescue ref that puts them
+/// back; a colleague's commit never fetched, only on the remote.
+#[test]
+fn an_allowed_force_push_says_where_the_overwritten_commits_live() {
+    let env = TestEnv::new();
+    env.install();
+    let overwritten = env.rev(&env.work, "HEAD");
+    env.rewind(1);
+    let mut env = env;
+    env.extra_env
+        .push(("VOUCH_SKIP".into(), "restoring main".into()));
+    let out = env.push(&["--force", "origin", "main"]);
+    out.code(0);
+    let kept = env.git(
+        &env.work,
+        &[
+            "for-each-ref",
+            "--format=%(refname) %(objectname)",
+            "refs/vouch/rescue/",
+        ],
+    );
+    let (name, oid) = kept.trim().split_once(' ').expect("a rescue ref");
+    assert_eq!(oid, overwritten);
+    out.stderr_has(&format!("are kept here as `{name}`"));
+    // What the message says puts them back does.
+    let short = name.strip_prefix("refs/vouch/rescue/").unwrap();
+    env.vouch(&["rescue", "restore", short, "--as", "saved"])
+        .code(0);
+    assert_eq!(env.rev(&env.work, "saved"), overwritten);
+    let back = env.push(&[
+        "--force-with-lease",
+        "origin",
+        &format!("{name}:refs/heads/main"),
+    ]);
+    back.code(0);
+    assert_eq!(env.remote_ref("main").unwrap(), overwritten);
+
+    // A colleague's commit this clone never fetched: only the remote has it.
+    let colleague = env.colleague();
+    let theirs = env.commit(&colleague, "theirs.txt", "their work");
+    env.git(&colleague, &["push", "-q", "origin", "main"]);
+    env.commit(&env.work, "mine.txt", "my work");
+    let out = env.push(&["--force", "origin", "main"]);
+    out.code(0).stderr_has(&format!(
+        "the commits `main` had on `origin` ({}) are not in this repository, so vouch keeps no copy: only `origin` has them now",
+        &theirs[..10]
+    ));
+}

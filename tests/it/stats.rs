@@ -512,6 +512,9 @@ fn stats_counts_the_fixture_by_door_tier_result_and_decision() {
     );
     assert_eq!(rate(&s["skips"]), (1, 13));
     assert_eq!(rate(&s["overrides"]), (3, 13));
+    // Of the 6 `skipped` results: 1 skip, 2 approvals, and 3 nobody was
+    // asked about (lines 6, 8 and 13).
+    assert_eq!(rate(&s["unverified"]), (3, 13));
     // anthropic: asked on 1, 2 (unreachable), 3, 4, 12; cached on 7. Its
     // runs: 800, 3000 (2 is counted to it, the last asked), 1500, 1200, 1000.
     let an = &s["providers"][0];

@@ -17,23 +17,50 @@ use std::process::{Command, Output, Stdio};
 use serde_json::Value;
 use tempfile::TempDir;
 
-/// Says that a test cannot run because `tool` is missing. Under `CI` this
-/// fails the test, since `.ci/run` installs every tool the tests use (the
-/// README lists them); elsewhere the test is skipped, and says so.
+/// Says that a test cannot run because `tool` is missing ([`skip`]).
 pub fn missing(tool: &str) {
+    skip(&format!("`{tool}` is not installed"));
+}
+
+/// Says that a test cannot run here, and why. A test is never skipped
+/// without a word that a person running plain `cargo test` sees:
+///
+/// - under `CI` (set and not empty) it fails, since `.ci/run` installs every tool the tests
+///   use;
+/// - elsewhere it fails too, naming what is missing, unless
+///   `VOUCH_ALLOW_SKIP=1` is set: a green run means every test ran;
+/// - with `VOUCH_ALLOW_SKIP=1` it passes, and writes
+///   `SKIPPED (<n> so far) <test>: <why>`
+///   straight to the test process's stderr. cargo holds back what a
+///   passing test prints with `println!`/`eprintln!`, not what it writes
+///   to the stream itself, so the line shows among the test results.
+///
+/// The caller returns at once after it.
+pub fn skip(why: &str) {
+    // Counted across the run, so the last line says how many were skipped.
+    static SKIPPED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     #[expect(
         clippy::disallowed_methods,
         reason = "the test runner's own environment"
     )]
-    let ci = std::env::var_os("CI").is_some();
+    let (ci, allowed) = (
+        std::env::var_os("CI").is_some_and(|v| !v.is_empty()),
+        std::env::var_os("VOUCH_ALLOW_SKIP").is_some_and(|v| !v.is_empty() && v != "0"),
+    );
     assert!(
         !ci,
-        "`{tool}` is not installed, and CI must run this test (.ci/run installs it)"
+        "{why}, and CI must run this test (.ci/run installs every tool the tests use)"
     );
-    #[expect(clippy::print_stderr, reason = "the reason a test is skipped")]
-    {
-        eprintln!("skipped: `{tool}` is not installed");
-    }
+    assert!(
+        allowed,
+        "{why}: install it (the README's \"Tests\" lists every tool the tests use), or run `VOUCH_ALLOW_SKIP=1 cargo test` to skip the tests that need it, each named"
+    );
+    let n = SKIPPED.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+    let test = std::thread::current().name().unwrap_or("a test").to_owned();
+    std::io::stderr()
+        .lock()
+        .write_all(format!("SKIPPED ({n} so far) {test}: {why}\n").as_bytes())
+        .ok();
 }
 
 /// The vouch binary under test.
