@@ -5,10 +5,12 @@
 #
 #   bash bench/deletions.sh [RUNS] [COUNTS...]     # default: 3 runs, 1000 5000
 #
-# Two shapes per count: "unmerged" branches each hold one commit of their
+# Three shapes per count: "unmerged" branches each hold one commit of their
 # own; "merged" branches all point at main's tip. The local branches stay
 # (the usual clean-up of a remote), so every deleted tip is still held by a
-# local ref and vouch walks nothing it need not. vouch has no verifier here
+# local ref and vouch walks nothing it need not. "unheld" is "unmerged"
+# with the local branches deleted first: only the remote holds each
+# commit, and vouch measures every deletion (one walk for all of them). vouch has no verifier here
 # and `critical = "allow"` when none is available: each push is measured,
 # classified, decided and logged, then goes through. The remote is put back
 # between runs with hooks switched off (not timed). Median of RUNS.
@@ -38,7 +40,7 @@ setup() { # $1 count, $2 shape -> $work/$2-$1/{remote.git,work}
     local main
     main=$(git rev-parse HEAD)
     for i in $(seq "$1"); do
-      if [ "$2" = unmerged ]; then
+      if [ "$2" != merged ]; then
         # One commit of its own, written without a work tree.
         c=$(echo "b$i" | git commit-tree "$main^{tree}" -p "$main")
         echo "create refs/heads/b$i $c"
@@ -48,11 +50,16 @@ setup() { # $1 count, $2 shape -> $work/$2-$1/{remote.git,work}
     done | git update-ref --stdin
     git pack-refs --all
     git -c core.hooksPath=/dev/null push -q origin 'refs/heads/*:refs/heads/*'
+    git -C ../remote.git for-each-ref --format='update %(refname) %(objectname)' > ../remote-refs.txt
+    if [ "$2" = unheld ]; then
+      git for-each-ref --format='delete %(refname)' 'refs/heads/b*' | git update-ref --stdin
+    fi
   )
 }
 
-restore() { # put every branch back on the remote, hooks off
-  git -C "$1" -c core.hooksPath=/dev/null push -q -f origin 'refs/heads/*:refs/heads/*'
+restore() { # put every branch back on the remote (and its tracking ref here), hooks off
+  git -C "$1/../remote.git" update-ref --stdin < "$1/../remote-refs.txt"
+  git -C "$1" -c core.hooksPath=/dev/null fetch -q origin
 }
 
 push_delete() { # $1 work dir, $2 count
@@ -61,7 +68,7 @@ push_delete() { # $1 work dir, $2 count
 
 results=()
 for n in "${counts[@]}"; do
-  for shape in merged unmerged; do
+  for shape in ${SHAPES:-merged unmerged unheld}; do
     setup "$n" "$shape"
     dir=$work/$shape-$n/work
     hooks=$dir/.git/hooks
