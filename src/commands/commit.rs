@@ -55,6 +55,11 @@ pub fn pre_commit(ctx: &Ctx, args: &PreCommitArgs) -> Result<ExitStatus> {
         }
         return Ok(ExitStatus::Allowed);
     }
+    // git runs vouch from its config too (a husky hook's block, a hook file
+    // of an earlier install): that run judges.
+    if super::setup::judged_by_config_hook(ctx, "pre-commit", args.hook_dir.as_deref()) {
+        return Ok(ExitStatus::Allowed);
+    }
     let op = Operation::Commit { staged, assessment };
     let mut run = Run::new(ctx, &config, &root, &op, started);
     for w in &config.warnings {

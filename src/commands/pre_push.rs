@@ -139,6 +139,11 @@ pub fn pre_push(ctx: &Ctx, args: &PrePushArgs) -> Result<ExitStatus> {
         return Ok(ExitStatus::Allowed);
     }
 
+    // git runs vouch from its config too (a husky hook's block, a hook file
+    // of an earlier install): that run judges.
+    if super::setup::judged_by_config_hook(ctx, "pre-push", args.hook_dir.as_deref()) {
+        return Ok(ExitStatus::Allowed);
+    }
     let op = Operation::Push { facts, assessment };
     let mut run = Run::new(ctx, &config, &root, &op, started);
     if let Some(w) = repo_warning {

@@ -46,8 +46,36 @@ fn current_binary(ctx: &Ctx) -> Result<PathBuf> {
 }
 
 /// Where `git vouch install --config-hooks` keeps the hook files it registers.
-fn config_hooks_dir(loc: &HooksLocation) -> PathBuf {
+pub(crate) fn config_hooks_dir(loc: &HooksLocation) -> PathBuf {
     loc.common_dir.join("vouch-hooks")
+}
+
+/// Whether this run of `hook` (from a hook file, or a husky hook's block)
+/// is one git also runs vouch for from its config: the repository
+/// registers vouch's config-defined hook for it, and the git running this
+/// hook runs config-defined hooks. Then that run judges, and this one does
+/// not, so no operation is judged (asked, logged) twice. False for the
+/// config-defined run itself, and whenever it cannot be told (judged twice
+/// rather than not at all).
+pub fn judged_by_config_hook(ctx: &Ctx, hook: &str, hook_dir: Option<&Path>) -> bool {
+    // The hooks directory is usually `<git dir>/hooks`: no git to ask.
+    let common = match hook_dir.and_then(Path::parent) {
+        Some(parent) if parent.join("objects").is_dir() => parent.to_path_buf(),
+        _ => match git::hooks_location(&ctx.cwd) {
+            Ok(loc) => loc.common_dir,
+            Err(_) => return false,
+        },
+    };
+    let config_dir = common.join("vouch-hooks");
+    if hook_dir.is_some_and(|d| d == config_dir)
+        || !matches!(install::state(&config_dir, hook), HookState::Ours { .. })
+        || !git::config_hook_enabled(&ctx.cwd, &git::config_hook_name(hook), hook)
+    {
+        return false;
+    }
+    crate::parent::git_ancestor_exe()
+        .and_then(|exe| git::exe_runs_config_hooks(&exe))
+        .unwrap_or(false)
 }
 
 /// `git vouch install`.
@@ -57,8 +85,11 @@ pub fn install(ctx: &Ctx, args: &InstallArgs) -> Result<ExitStatus> {
     }
     let path = ctx.dir(args.repo.as_ref());
     let loc = git::hooks_location(&path)?;
+    let version = git::git_version();
+    let config_hooks = args.config_hooks
+        || (!args.hook_files && version.is_some_and(|v| v >= git::CONFIG_HOOKS_SINCE));
     if args.config_hooks {
-        let version = git::git_version().context("cannot tell which git this is")?;
+        let version = version.context("cannot tell which git this is")?;
         if version < git::CONFIG_HOOKS_SINCE {
             bail!(
                 "config-defined hooks need git {}.{} or later, and this is git {}.{}: install the hook files instead (without --config-hooks), or call `git vouch hook <hook> -- \"$@\"` from your hook manager",
@@ -75,7 +106,7 @@ pub fn install(ctx: &Ctx, args: &InstallArgs) -> Result<ExitStatus> {
     }
     let root = loc.root();
     let found = managers::detect(&root, &loc.dir, loc.hooks_path.as_deref());
-    if !args.config_hooks {
+    if !config_hooks {
         if found.iter().any(|f| f.manager == Manager::Overcommit) {
             bail!("{}", overcommit_refusal());
         }
@@ -96,7 +127,7 @@ pub fn install(ctx: &Ctx, args: &InstallArgs) -> Result<ExitStatus> {
         );
     }
     let bin = current_binary(ctx)?;
-    let dir = if args.config_hooks {
+    let dir = if config_hooks {
         config_hooks_dir(&loc)
     } else {
         loc.dir.clone()
@@ -106,7 +137,7 @@ pub fn install(ctx: &Ctx, args: &InstallArgs) -> Result<ExitStatus> {
     let text_only = !found.is_empty();
     for hook in &args.hooks {
         let form = install::Form::for_hook(hook, &bin, config.strict, args.direct, text_only)?;
-        if !args.config_hooks {
+        if !config_hooks {
             match mend_moved(&dir, hook)? {
                 Mended::Reached(said) => {
                     ui::info(&said);
@@ -119,7 +150,7 @@ pub fn install(ctx: &Ctx, args: &InstallArgs) -> Result<ExitStatus> {
         let said = install::install_hook(&dir, hook, &form)
             .with_context(|| format!("failed to install the `{hook}` hook"))?;
         ui::info(&said);
-        if args.config_hooks {
+        if config_hooks {
             let name = git::config_hook_name(hook);
             let path = install::sh_quote(&dir.join(hook));
             // git runs a config-defined hook even when its file is gone, and a
@@ -135,7 +166,12 @@ pub fn install(ctx: &Ctx, args: &InstallArgs) -> Result<ExitStatus> {
             ui::info(&format!("registered `hook.{name}.command` for `{hook}`"));
         }
     }
-    if !args.config_hooks {
+    if config_hooks {
+        // git runs the config-defined hooks and the hook files both: vouch's
+        // own files go, so that no operation is judged twice (a manager's
+        // script vouch chained is put back in their place).
+        remove_hook_files(&loc)?;
+    } else {
         install::record(&dir, &args.hooks)?;
         for f in &found {
             if let Some(note) = manager_note(f.manager) {
@@ -153,6 +189,36 @@ pub fn install(ctx: &Ctx, args: &InstallArgs) -> Result<ExitStatus> {
         ui::warn(&notice.join("\n"));
     }
     Ok(ExitStatus::Allowed)
+}
+
+/// Takes vouch's own hook files out of the hooks directory (and of
+/// `.git/hooks`, when `core.hooksPath` points elsewhere), wherever a
+/// manager moved them, putting back what vouch had chained: once vouch is
+/// registered in git config, git would run those files too.
+fn remove_hook_files(loc: &HooksLocation) -> Result<()> {
+    let default_dir = loc.common_dir.join("hooks");
+    let mut dirs = vec![loc.dir.clone()];
+    if default_dir != loc.dir {
+        dirs.push(default_dir);
+    }
+    for dir in &dirs {
+        let mut removed = false;
+        for (hook, _) in HOOKS {
+            if matches!(install::state(dir, hook), HookState::Ours { .. }) {
+                install::uninstall_hook(dir, hook)?;
+                removed = true;
+            }
+            removed |= uninstall_moved_file(dir, hook)?;
+        }
+        install::forget(dir);
+        if removed {
+            ui::info(&format!(
+                "removed vouch's hook files from `{}`: git runs vouch from its config now, and would run them too",
+                dir.display()
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Whether husky owns the hooks (`core.hooksPath` is its `.husky/_`),
@@ -393,6 +459,26 @@ fn install_husky(ctx: &Ctx, args: &InstallArgs, loc: &HooksLocation) -> Result<E
 /// vouch's block in husky's `.husky/<hook>`. What vouch had chained goes
 /// where the manager keeps a hook it found (its own stale script goes).
 fn uninstall_moved(root: &Path, dir: &Path, hook: &str) -> Result<()> {
+    uninstall_moved_file(dir, hook)?;
+    let husky = root.join(".husky").join(hook);
+    if let Ok(text) = std::fs::read_to_string(&husky)
+        && let Some(rest) = managers::without_block(&text)
+    {
+        if managers::is_empty_script(&rest) {
+            std::fs::remove_file(&husky)
+                .with_context(|| format!("cannot remove `{}`", husky.display()))?;
+        } else {
+            std::fs::write(&husky, rest)
+                .with_context(|| format!("cannot write `{}`", husky.display()))?;
+        }
+        ui::info(&format!("removed vouch from `{}`", husky.display()));
+    }
+    Ok(())
+}
+
+/// Takes out vouch's hook moved to `<hook>.legacy` (pre-commit, prek) or
+/// `<hook>.old` (lefthook); true if there was one.
+fn uninstall_moved_file(dir: &Path, hook: &str) -> Result<bool> {
     let path = dir.join(hook);
     if let Some(owner) = managers::script_of(&path)
         && let Some(suffix) = owner.moved_suffix()
@@ -416,22 +502,10 @@ fn uninstall_moved(root: &Path, dir: &Path, hook: &str) -> Result<()> {
                 moved.display(),
                 owner.name()
             ));
+            return Ok(true);
         }
     }
-    let husky = root.join(".husky").join(hook);
-    if let Ok(text) = std::fs::read_to_string(&husky)
-        && let Some(rest) = managers::without_block(&text)
-    {
-        if managers::is_empty_script(&rest) {
-            std::fs::remove_file(&husky)
-                .with_context(|| format!("cannot remove `{}`", husky.display()))?;
-        } else {
-            std::fs::write(&husky, rest)
-                .with_context(|| format!("cannot write `{}`", husky.display()))?;
-        }
-        ui::info(&format!("removed vouch from `{}`", husky.display()));
-    }
-    Ok(())
+    Ok(false)
 }
 
 /// `git vouch install --server`: the server door in one bare repository, or in
