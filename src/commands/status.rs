@@ -163,8 +163,7 @@ pub fn gather(ctx: &Ctx, path: &Path) -> Result<Status> {
         .iter()
         .map(|f| format!("{} ({})", f.manager.name(), f.by))
         .collect();
-    let config_dir = setup::config_hooks_dir(&loc);
-    let runs_config = git::runs_config_hooks();
+    let place = Place::new(loc.clone(), husky);
     let default_dir = loc.common_dir.join("hooks");
     // The hooks vouch was installed for: its record beside the hook files,
     // its config-defined hooks; every hook where there is neither.
@@ -173,45 +172,8 @@ pub fn gather(ctx: &Ctx, path: &Path) -> Result<Status> {
     let hooks: Vec<HookStatus> = HOOKS
         .iter()
         .map(|(hook, _)| {
-            let name = git::config_hook_name(hook);
-            let config_hook = git::config_hook(&root, &name);
             let state = install::state(&loc.dir, hook);
-            let from_config = config_hook.is_some()
-                && runs_config
-                && git::config_hook_enabled(&root, &name, hook)
-                && matches!(
-                    install::state(&config_dir, hook),
-                    HookState::Ours { bin: Some(ref b), .. } if b.is_file()
-                );
-            let (reach, reached) = if from_config {
-                (
-                    format!(
-                        "reached from git config (`hook.{name}.command`, git 2.54+): no hook manager or `core.hooksPath` can take it"
-                    ),
-                    true,
-                )
-            } else if husky && *hook != install::REF_TX {
-                husky_reach(&root, &loc.dir, hook)
-            } else {
-                let (mut reach, reached) = hook_reach(&loc.dir, hook, &state);
-                if !reached
-                    && default_dir != loc.dir
-                    && matches!(install::state(&default_dir, hook), HookState::Ours { .. })
-                {
-                    reach = format!(
-                        "vouch's hook is in `{}`, which git does not read while `core.hooksPath` is `{}`: vouch is NOT reached ({})",
-                        default_dir.display(),
-                        loc.hooks_path.as_deref().unwrap_or_default(),
-                        unreachable_next_step()
-                    );
-                }
-                if !reached && config_hook.is_some() && !runs_config {
-                    reach.push_str(&format!(
-                        "; `hook.{name}.command` is set, but this git runs no config-defined hooks (git 2.54+ does)"
-                    ));
-                }
-                (reach, reached)
-            };
+            let (reach, reached, config_hook) = place.reach(hook, &state);
             let mut h = HookStatus {
                 reach,
                 reached,
@@ -472,6 +434,89 @@ fn put_back(dir: &Path, hook: &str) -> String {
     } else {
         format!("run `{p} install`")
     }
+}
+
+/// Where git looks for vouch in one repository, to tell whether each hook
+/// reaches it.
+struct Place {
+    loc: git::HooksLocation,
+    husky: bool,
+    runs_config: bool,
+}
+
+impl Place {
+    fn new(loc: git::HooksLocation, husky: bool) -> Self {
+        Self {
+            loc,
+            husky,
+            runs_config: git::runs_config_hooks(),
+        }
+    }
+
+    /// Whether git runs vouch for `hook` (whose file in the hooks directory
+    /// is in `state`), in words and as a fact, and vouch's config-defined
+    /// command for it.
+    fn reach(&self, hook: &str, state: &HookState) -> (String, bool, Option<String>) {
+        let loc = &self.loc;
+        let root = loc.root();
+        let name = git::config_hook_name(hook);
+        let config_hook = git::config_hook(&root, &name);
+        let config_dir = setup::config_hooks_dir(loc);
+        let default_dir = loc.common_dir.join("hooks");
+        let from_config = config_hook.is_some()
+            && self.runs_config
+            && git::config_hook_enabled(&root, &name, hook)
+            && matches!(
+                install::state(&config_dir, hook),
+                HookState::Ours { bin: Some(ref b), .. } if b.is_file()
+            );
+        if from_config {
+            return (
+                format!(
+                    "reached from git config (`hook.{name}.command`, git 2.54+): no hook manager or `core.hooksPath` can take it"
+                ),
+                true,
+                config_hook,
+            );
+        }
+        let (mut reach, reached) = if self.husky && hook != install::REF_TX {
+            husky_reach(&root, &loc.dir, hook)
+        } else {
+            hook_reach(&loc.dir, hook, state)
+        };
+        if !reached
+            && default_dir != loc.dir
+            && matches!(install::state(&default_dir, hook), HookState::Ours { .. })
+        {
+            reach = format!(
+                "vouch's hook is in `{}`, which git does not read while `core.hooksPath` is `{}`: vouch is NOT reached ({})",
+                default_dir.display(),
+                loc.hooks_path.as_deref().unwrap_or_default(),
+                unreachable_next_step()
+            );
+        }
+        if !reached && config_hook.is_some() && !self.runs_config {
+            reach.push_str(&format!(
+                "; `hook.{name}.command` is set, but this git runs no config-defined hooks (git 2.54+ does)"
+            ));
+        }
+        (reach, reached, config_hook)
+    }
+}
+
+/// Whether git runs vouch for `hook` in the repository at `path`, as
+/// `git vouch status` tells it (false when that cannot be told). The
+/// agent door asks before it counts on a hook to judge what a command
+/// does later.
+pub fn hook_reached(path: &Path, hook: &str) -> bool {
+    let Ok(loc) = git::hooks_location(path) else {
+        return false;
+    };
+    let found = managers::detect(&loc.root(), &loc.dir, loc.hooks_path.as_deref());
+    let state = install::state(&loc.dir, hook);
+    Place::new(loc, setup::is_husky(&found))
+        .reach(hook, &state)
+        .1
 }
 
 /// What brings vouch back where nothing of it is reached now.

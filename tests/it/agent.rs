@@ -1116,7 +1116,10 @@ fn status_names_the_agents_whose_failed_hook_lets_a_command_run() {
 }
 
 /// Issue 26 item 15: a ref the command itself creates and then removes is
-/// no loss to ask about; a ref that exists before the command still is.
+/// no loss to ask about (what the line commits on it is judged by the
+/// reference-transaction hook); a ref that exists before the command still
+/// is. Issue 29: where that hook does not reach vouch, nothing would judge
+/// it, and the door judges the line at its full tier.
 #[test]
 fn a_ref_created_and_removed_in_the_same_command_is_no_stop() {
     let env = TestEnv::new();
@@ -1124,6 +1127,16 @@ fn a_ref_created_and_removed_in_the_same_command_is_no_stop() {
     env.commit(&env.work, "solo.txt", "only here");
     env.git(&env.work, &["switch", "-q", "main"]);
     env.git(&env.work, &["tag", "kept"]);
+    let unguarded = "git checkout -b tmp && git commit -q --allow-empty -m x && git checkout - && git branch -D tmp";
+    let (decision, reason) = decision_of("claude", &env.claude(unguarded));
+    assert!(
+        (decision == "ask" || decision == "deny") && reason.contains("not reached"),
+        "{decision}: {reason}"
+    );
+    env.install();
+    let out = env.claude(unguarded);
+    out.code(0);
+    assert!(out.stdout.trim().is_empty(), "{out:?}");
     for command in [
         "git branch x && git branch -D x",
         "git branch x; git branch --delete --force x",
