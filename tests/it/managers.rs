@@ -115,9 +115,12 @@ fn put_back_by_a_commit(env: &TestEnv, tool: &str, hooks: &[&str]) {
     }
 }
 
+/// `git vouch status`, whose exit code says whether every door is reached
+/// (issue 29 item 2).
 fn status(env: &TestEnv) -> String {
     let out = env.vouch(&["status"]);
-    out.code(0);
+    let unreached = out.stdout.contains("NOT reached");
+    out.code(if unreached { 1 } else { 0 });
     out.stdout
 }
 
@@ -573,4 +576,335 @@ fn an_upgrade_of_a_versioned_install_keeps_the_hooks_working() {
     env.push(&["--force", "origin", "main"])
         .code(1)
         .stderr_has("refused");
+}
+
+// ---- git 2.55: vouch in git config, every order ------------------------------
+//
+// Issue 29 item 1: on git 2.54 and later `git vouch install` registers vouch
+// as config-defined hooks (`hook.vouch-<hook>.command`), which git runs
+// beside the hook files whatever `core.hooksPath` says and whatever a
+// manager rewrites. With each manager, in each order, and after each of its
+// reinstalls, the very next push, commit and branch deletion are judged,
+// each exactly once.
+
+/// A test world like [`with_tool`]'s, with git 2.55 first on its PATH
+/// (`None`, said, when there is none: a failure under CI).
+fn with_git_255(tool: Option<&str>) -> Option<TestEnv> {
+    let git = crate::support::git_255_dir()?;
+    let mut env = match tool {
+        Some(tool) => with_tool(tool)?,
+        None => {
+            let env = TestEnv::new();
+            env.write_config(BLOCK_UNAVAILABLE);
+            env
+        }
+    };
+    let path = env
+        .extra_env
+        .iter()
+        .rev()
+        .find(|(k, _)| k == "PATH")
+        .map(|(_, v)| v.clone())
+        .unwrap_or_else(|| "/usr/local/bin:/usr/bin:/bin".into());
+    // husky's hook files call vouch by its PATH name.
+    let bin_dir = crate::support::vouch_bin().parent().unwrap().to_path_buf();
+    env.extra_env.push((
+        "PATH".into(),
+        format!("{}:{}:{path}", git.display(), bin_dir.display()),
+    ));
+    assert!(
+        env.git(&env.work, &["version"])
+            .starts_with("git version 2.55"),
+        "the tests run git 2.55"
+    );
+    Some(env)
+}
+
+/// `git vouch install` on git 2.55: registered in git config, no hook file.
+#[track_caller]
+fn install_in_config(env: &TestEnv) {
+    env.vouch(&["install"])
+        .code(0)
+        .stderr_has("registered `hook.vouch-pre-push.command`");
+    for hook in ["pre-push", "pre-commit", "reference-transaction"] {
+        let file = fs::read(hooks(env).join(hook)).unwrap_or_default();
+        assert!(
+            !String::from_utf8_lossy(&file).contains("vouch-managed-hook"),
+            "no vouch hook file in `.git/hooks/{hook}`: git would run vouch twice"
+        );
+    }
+}
+
+/// How many audit lines `hook` wrote.
+fn judged(env: &TestEnv, hook: &str) -> usize {
+    env.audit().iter().filter(|r| r["hook"] == hook).count()
+}
+
+/// The very next push, commit and branch deletion are judged, each once;
+/// status says every door is reached (exit 0).
+#[track_caller]
+fn everything_judged_once(env: &TestEnv, when: &str) {
+    let said = status(env);
+    assert!(!said.contains("NOT"), "{when}: {said}");
+    assert!(said.contains("reached from git config"), "{when}: {said}");
+    let pushes = judged(env, "pre-push");
+    destructive_pushes_are_judged(env);
+    assert_eq!(
+        judged(env, "pre-push"),
+        pushes + 2,
+        "{when}: each push judged once"
+    );
+    // A commit of a credential file: critical, refused.
+    fs::write(env.work.join(".env"), "API_TOKEN=abc123\n").unwrap();
+    env.git(&env.work, &["add", ".env"]);
+    let commits = judged(env, "pre-commit");
+    let out = env.git_headless(&env.work, &["commit", "-q", "-m", "credentials"]);
+    assert_eq!(out.code, 1, "{when}: the commit is refused: {}", out.stderr);
+    assert_eq!(
+        judged(env, "pre-commit"),
+        commits + 1,
+        "{when}: the commit judged once"
+    );
+    env.git(&env.work, &["rm", "-q", "--cached", ".env"]);
+    fs::remove_file(env.work.join(".env")).unwrap();
+    // A branch whose commit is on no other ref, deleted: judged, refused.
+    env.git(&env.work, &["switch", "-q", "-c", "doomed"]);
+    env.git(
+        &env.work,
+        &[
+            "commit",
+            "-q",
+            "--no-verify",
+            "--allow-empty",
+            "-m",
+            "only here",
+        ],
+    );
+    env.git(&env.work, &["switch", "-q", "main"]);
+    let deletions = judged(env, "reference-transaction");
+    env.git_headless(&env.work, &["branch", "-D", "doomed"])
+        .code(128)
+        .stderr_has("refused");
+    assert_eq!(
+        judged(env, "reference-transaction"),
+        deletions + 1,
+        "{when}: the deletion judged once"
+    );
+    env.git_headless(&env.work, &["branch", "-D", "doomed"])
+        .code(128);
+    let out = env
+        .cmd("git", &env.work)
+        .env("VOUCH_SKIP", "test cleanup")
+        .args(["branch", "-q", "-D", "doomed"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{when}");
+}
+
+fn pre_commit_like_255(tool: &str, manager_first: bool) {
+    let Some(env) = with_git_255(Some(tool)) else {
+        return;
+    };
+    pre_commit_config(&env);
+    if manager_first {
+        run(&env, tool, &["install"]).code(0);
+        install_in_config(&env);
+    } else {
+        install_in_config(&env);
+        run(&env, tool, &["install"]).code(0);
+    }
+    everything_judged_once(&env, &format!("{tool} install"));
+    let ran = manager_ran(&env);
+    env.commit(&env.work, "more.txt", "more");
+    env.push(&["origin", "main"]).code(0);
+    assert!(manager_ran(&env) > ran + 1, "{tool}'s hooks still run");
+    run(&env, tool, &["install", "-f"]).code(0);
+    everything_judged_once(&env, &format!("{tool} install -f"));
+    crate::support::tmux::vouch_yes(&env, &["uninstall"]);
+    assert!(
+        env.git_out(&env.work, &["config", "--get-regexp", "^hook\\."])
+            .stdout
+            .is_empty(),
+        "uninstall takes vouch out of git config"
+    );
+    let ran = manager_ran(&env);
+    env.commit(&env.work, "after.txt", "after");
+    env.push(&["origin", "main"]).code(0);
+    assert!(manager_ran(&env) > ran + 1, "{tool}'s hooks still run");
+}
+
+#[test]
+fn git_255_pre_commit_installed_first() {
+    pre_commit_like_255("pre-commit", true);
+}
+
+#[test]
+fn git_255_pre_commit_installed_after_vouch() {
+    pre_commit_like_255("pre-commit", false);
+}
+
+#[test]
+fn git_255_prek_installed_first() {
+    pre_commit_like_255("prek", true);
+}
+
+#[test]
+fn git_255_prek_installed_after_vouch() {
+    pre_commit_like_255("prek", false);
+}
+
+fn lefthook_255(manager_first: bool) {
+    let Some(env) = with_git_255(Some("lefthook")) else {
+        return;
+    };
+    fs::write(
+        env.work.join("lefthook.yml"),
+        "pre-push:\n  jobs:\n    - name: marker\n      run: echo ran >> .git/manager-ran\n",
+    )
+    .unwrap();
+    env.git(&env.work, &["add", "lefthook.yml"]);
+    env.git(&env.work, &["commit", "-q", "-m", "lefthook config"]);
+    env.git(&env.work, &["push", "-q", "origin", "main", "main:develop"]);
+    if manager_first {
+        run(&env, "lefthook", &["install"]).code(0);
+        install_in_config(&env);
+    } else {
+        install_in_config(&env);
+        run(&env, "lefthook", &["install"]).code(0);
+    }
+    for args in [&["install"][..], &["install", "-f"][..]] {
+        run(&env, "lefthook", args).code(0);
+        everything_judged_once(&env, &format!("lefthook {args:?}"));
+        let ran = manager_ran(&env);
+        env.commit(&env.work, "more.txt", "more");
+        env.push(&["origin", "main"]).code(0);
+        assert!(manager_ran(&env) > ran, "lefthook's job still runs");
+    }
+}
+
+#[test]
+fn git_255_lefthook_installed_first() {
+    lefthook_255(true);
+}
+
+#[test]
+fn git_255_lefthook_installed_after_vouch() {
+    lefthook_255(false);
+}
+
+fn husky_255(manager_first: bool) {
+    let Some(env) = with_git_255(Some("husky")) else {
+        return;
+    };
+    env.git(&env.work, &["push", "-q", "origin", "main:develop"]);
+    if manager_first {
+        run(&env, "husky", &[]).code(0);
+        install_in_config(&env);
+    } else {
+        // The common order: clone, `git vouch install`, `npm install`.
+        install_in_config(&env);
+        run(&env, "husky", &[]).code(0);
+    }
+    fs::write(
+        env.work.join(".husky/pre-push"),
+        "echo ran >> .git/manager-ran\n",
+    )
+    .unwrap();
+    everything_judged_once(&env, "husky");
+    // Its reinstall (`npm install` runs `husky`).
+    run(&env, "husky", &[]).code(0);
+    everything_judged_once(&env, "husky again");
+    let ran = manager_ran(&env);
+    env.commit(&env.work, "more.txt", "more");
+    env.push(&["origin", "main"]).code(0);
+    assert!(manager_ran(&env) > ran, "the user's husky hook ran");
+    // A teammate on an older git committed vouch's block into the husky
+    // hook: here git runs vouch from config, and the block leaves it to that.
+    let block = format!(
+        "{}\ngit-vouch hook pre-push -- \"$@\" || exit $?\n{}\n",
+        "# >>> vouch (`git vouch uninstall` removes this block)", "# <<< vouch"
+    );
+    fs::write(
+        env.work.join(".husky/pre-push"),
+        format!("{block}echo ran >> .git/manager-ran\n"),
+    )
+    .unwrap();
+    everything_judged_once(&env, "husky with vouch's block committed");
+}
+
+#[test]
+fn git_255_husky_installed_first() {
+    husky_255(true);
+}
+
+#[test]
+fn git_255_husky_installed_after_vouch() {
+    husky_255(false);
+}
+
+/// `core.hooksPath` set by hand, before vouch and after it.
+#[test]
+fn git_255_hooks_path_set_by_hand_in_either_order() {
+    for hooks_path_first in [true, false] {
+        let Some(env) = with_git_255(None) else {
+            return;
+        };
+        env.git(&env.work, &["push", "-q", "origin", "main:develop"]);
+        let set = || {
+            let dir = env.work.join(".githooks");
+            fs::create_dir_all(&dir).unwrap();
+            fs::write(
+                dir.join("pre-push"),
+                "#!/bin/sh\necho ran >> .git/manager-ran\n",
+            )
+            .unwrap();
+            {
+                use std::os::unix::fs::PermissionsExt;
+                fs::set_permissions(dir.join("pre-push"), fs::Permissions::from_mode(0o755))
+                    .unwrap();
+            }
+            env.git(&env.work, &["config", "core.hooksPath", ".githooks"]);
+        };
+        if hooks_path_first {
+            set();
+            install_in_config(&env);
+        } else {
+            install_in_config(&env);
+            set();
+        }
+        everything_judged_once(&env, &format!("hooksPath first: {hooks_path_first}"));
+        let ran = manager_ran(&env);
+        env.commit(&env.work, "more.txt", "more");
+        env.push(&["origin", "main"]).code(0);
+        assert!(manager_ran(&env) > ran, "the hook there still runs");
+    }
+}
+
+/// Hook files from an install on an older git, then `git vouch install` on
+/// git 2.55: the files go (what they chained comes back), so nothing runs
+/// twice.
+#[test]
+fn git_255_an_older_install_moves_into_git_config() {
+    let Some(env) = with_git_255(Some("lefthook")) else {
+        return;
+    };
+    env.git(&env.work, &["push", "-q", "origin", "main:develop"]);
+    fs::write(
+        env.work.join("lefthook.yml"),
+        "pre-push:\n  jobs:\n    - name: marker\n      run: echo ran >> .git/manager-ran\n",
+    )
+    .unwrap();
+    run(&env, "lefthook", &["install"]).code(0);
+    env.vouch(&["install", "--hook-files"]).code(0);
+    assert!(
+        hooks(&env).join("pre-push.local").exists(),
+        "lefthook's, chained"
+    );
+    env.vouch(&["install"])
+        .code(0)
+        .stderr_has("removed vouch's hook files");
+    assert!(!hooks(&env).join("pre-push.local").exists());
+    let hook = fs::read_to_string(hooks(&env).join("pre-push")).unwrap();
+    assert!(hook.contains("lefthook"), "lefthook's hook is back: {hook}");
+    everything_judged_once(&env, "after the move");
 }
