@@ -166,6 +166,24 @@ pub fn install(ctx: &Ctx, args: &InstallArgs) -> Result<ExitStatus> {
             ui::info(&format!("registered `hook.{name}.command` for `{hook}`"));
         }
     }
+    // husky set up in the repository (`.husky/`) but not yet here (`npm
+    // install` has not run it): once it sets `core.hooksPath`, git no
+    // longer reads `.git/hooks`. vouch is put where husky will run it, now.
+    let husky_dir = root.join(".husky");
+    if !config_hooks && husky_dir.is_dir() && !is_husky(&found) {
+        let committed = husky_hooks(&root, &husky_dir.join("_"), &args.hooks, || {
+            install::Form::for_hook(install::REF_TX, &bin, config.strict, args.direct, true)
+        })?;
+        ui::info(&format!(
+            "husky is set up in this repository (`.husky/`) but has not set `core.hooksPath` here yet: vouch is also where husky will run it ({}), so the hooks still reach vouch once `npm install` runs husky{}",
+            ".husky/_/reference-transaction",
+            if committed.is_empty() {
+                String::new()
+            } else {
+                format!("; commit {}", committed.join(" and "))
+            }
+        ));
+    }
     if config_hooks {
         // git runs the config-defined hooks and the hook files both: vouch's
         // own files go, so that no operation is judged twice (a manager's
@@ -417,11 +435,47 @@ fn install_husky(ctx: &Ctx, args: &InstallArgs, loc: &HooksLocation) -> Result<E
     let root = loc.root();
     let bin = current_binary(ctx)?;
     let config = ctx.config(Some(&root));
+    let committed = husky_hooks(&root, &loc.dir, &args.hooks, || {
+        install::Form::for_hook(install::REF_TX, &bin, config.strict, args.direct, true)
+    })?;
+    if !committed.is_empty() {
+        ui::info(&format!(
+            "husky owns the hooks here (`core.hooksPath` = `{}`), so vouch is called from {}: commit it. A teammate without vouch sees one line saying the repository suggests it, and goes on",
+            loc.hooks_path.as_deref().unwrap_or_default(),
+            committed.join(" and ")
+        ));
+    }
+    ui::info(&format!(
+        "`{}` is now guarded ({}); `git vouch status` shows the setup",
+        root.display(),
+        args.hooks.join(", ")
+    ));
+    Ok(ExitStatus::Allowed)
+}
+
+/// Puts vouch where husky runs it: its block into the committed
+/// `.husky/<hook>` files (husky runs them with git's arguments and input;
+/// the block calls vouch only where it is installed), and the
+/// local-history hook into `dir` (`.husky/_`, git's hooks directory once
+/// husky is installed), which husky regenerates without removing files of
+/// others. Returns the committed files it changed.
+fn husky_hooks(
+    root: &Path,
+    dir: &Path,
+    hooks: &[String],
+    reftx: impl Fn() -> Result<install::Form>,
+) -> Result<Vec<String>> {
     let mut committed = Vec::new();
-    for hook in &args.hooks {
+    for hook in hooks {
         if hook == install::REF_TX {
-            let form = install::Form::for_hook(hook, &bin, config.strict, args.direct, true)?;
-            ui::info(&install::install_hook(&loc.dir, hook, &form)?);
+            if !dir.is_dir() {
+                // Before husky made it: ignored as husky ignores it.
+                std::fs::create_dir_all(dir)
+                    .with_context(|| format!("cannot create `{}`", dir.display()))?;
+                std::fs::write(dir.join(".gitignore"), "*")
+                    .with_context(|| format!("cannot write `{}`", dir.display()))?;
+            }
+            ui::info(&install::install_hook(dir, hook, &reftx()?)?);
             continue;
         }
         let file = root.join(".husky").join(hook);
@@ -439,19 +493,7 @@ fn install_husky(ctx: &Ctx, args: &InstallArgs, loc: &HooksLocation) -> Result<E
             }
         }
     }
-    if !committed.is_empty() {
-        ui::info(&format!(
-            "husky owns the hooks here (`core.hooksPath` = `{}`), so vouch is called from {}: commit it. A teammate without vouch sees one line saying the repository suggests it, and goes on",
-            loc.hooks_path.as_deref().unwrap_or_default(),
-            committed.join(" and ")
-        ));
-    }
-    ui::info(&format!(
-        "`{}` is now guarded ({}); `git vouch status` shows the setup",
-        root.display(),
-        args.hooks.join(", ")
-    ));
-    Ok(ExitStatus::Allowed)
+    Ok(committed)
 }
 
 /// Takes vouch out of what a hook manager keeps: vouch's hook moved to
@@ -577,6 +619,10 @@ pub fn uninstall(ctx: &Ctx, args: &RepoArgs) -> Result<ExitStatus> {
         if default_dir != loc.dir && install::is_vouch_file(&default_dir.join(hook)) {
             ui::info(&install::uninstall_hook(&default_dir, hook)?);
         }
+    }
+    let husky_dir = root.join(".husky").join("_");
+    if husky_dir != loc.dir && install::is_vouch_file(&husky_dir.join(install::REF_TX)) {
+        ui::info(&install::uninstall_hook(&husky_dir, install::REF_TX)?);
     }
     install::forget(&loc.dir);
     install::forget(&default_dir);
