@@ -61,6 +61,10 @@ pub struct Status {
 
 /// One hook's state.
 #[derive(Debug, Clone, Serialize)]
+#[expect(
+    clippy::struct_excessive_bools,
+    reason = "facts of one hook, printed as JSON fields"
+)]
 pub struct HookStatus {
     /// Whether git reaches vouch through this hook, in words (a hook
     /// manager's script, a moved hook, a missing binary).

@@ -120,7 +120,7 @@ fn put_back_by_a_commit(env: &TestEnv, tool: &str, hooks: &[&str]) {
 fn status(env: &TestEnv) -> String {
     let out = env.vouch(&["status"]);
     let unreached = out.stdout.contains("NOT reached");
-    out.code(if unreached { 1 } else { 0 });
+    out.code(i32::from(unreached));
     out.stdout
 }
 
@@ -648,21 +648,19 @@ fn an_upgrade_of_a_versioned_install_keeps_the_hooks_working() {
 /// (`None`, said, when there is none: a failure under CI).
 fn with_git_255(tool: Option<&str>) -> Option<TestEnv> {
     let git = crate::support::git_255_dir()?;
-    let mut env = match tool {
-        Some(tool) => with_tool(tool)?,
-        None => {
-            let env = TestEnv::new();
-            env.write_config(BLOCK_UNAVAILABLE);
-            env
-        }
+    let mut env = if let Some(tool) = tool {
+        with_tool(tool)?
+    } else {
+        let env = TestEnv::new();
+        env.write_config(BLOCK_UNAVAILABLE);
+        env
     };
     let path = env
         .extra_env
         .iter()
         .rev()
         .find(|(k, _)| k == "PATH")
-        .map(|(_, v)| v.clone())
-        .unwrap_or_else(|| "/usr/local/bin:/usr/bin:/bin".into());
+        .map_or_else(|| "/usr/local/bin:/usr/bin:/bin".into(), |(_, v)| v.clone());
     // husky's hook files call vouch by its PATH name.
     let bin_dir = crate::support::vouch_bin().parent().unwrap().to_path_buf();
     env.extra_env.push((
