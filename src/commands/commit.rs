@@ -55,9 +55,9 @@ pub fn pre_commit(ctx: &Ctx, args: &PreCommitArgs) -> Result<ExitStatus> {
         }
         return Ok(ExitStatus::Allowed);
     }
-    // git runs vouch from its config too (a husky hook's block, a hook file
-    // of an earlier install): that run judges.
-    if super::setup::judged_by_config_hook(ctx, "pre-commit", args.hook_dir.as_deref()) {
+    // Another run of vouch judges this commit (git config's, or vouch's
+    // hook in front of lefthook's): not twice.
+    if super::setup::judged_elsewhere(ctx, "pre-commit", args.hook_dir.as_deref()) {
         return Ok(ExitStatus::Allowed);
     }
     let op = Operation::Commit { staged, assessment };

@@ -139,9 +139,9 @@ pub fn pre_push(ctx: &Ctx, args: &PrePushArgs) -> Result<ExitStatus> {
         return Ok(ExitStatus::Allowed);
     }
 
-    // git runs vouch from its config too (a husky hook's block, a hook file
-    // of an earlier install): that run judges.
-    if super::setup::judged_by_config_hook(ctx, "pre-push", args.hook_dir.as_deref()) {
+    // Another run of vouch judges this push (git config's, or vouch's hook
+    // in front of lefthook's): not twice.
+    if super::setup::judged_elsewhere(ctx, "pre-push", args.hook_dir.as_deref()) {
         return Ok(ExitStatus::Allowed);
     }
     let op = Operation::Push { facts, assessment };
@@ -277,6 +277,7 @@ pub(crate) fn run_chained(
     hook: &str,
     args: &[&str],
     input: &[u8],
+    front: Option<&str>,
 ) -> Result<Option<i32>> {
     let as_run = dir.join(hook);
     let path = crate::install::local_path(&as_run);
@@ -304,7 +305,11 @@ pub(crate) fn run_chained(
         ));
         return Ok(None);
     }
-    let mut child = chained_command(&path, &as_run)
+    let mut command = chained_command(&path, &as_run);
+    if let Some(marker) = front {
+        command.env(crate::env::vars::VOUCH_FRONT, marker);
+    }
+    let mut child = command
         .args(args)
         .stdin(Stdio::piped())
         .spawn()

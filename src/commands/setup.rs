@@ -78,6 +78,153 @@ pub fn judged_by_config_hook(ctx: &Ctx, hook: &str, hook_dir: Option<&Path>) -> 
         .unwrap_or(false)
 }
 
+/// Whether another run of vouch judges this operation of `hook`, so this
+/// one does not: git runs vouch from its config too
+/// ([`judged_by_config_hook`]), or lefthook runs this one from
+/// `lefthook-local.yml` under vouch's own hook in front of lefthook's, which
+/// proves it (`VOUCH_FRONT`, a marker as `VOUCH_NESTED` is).
+pub fn judged_elsewhere(ctx: &Ctx, hook: &str, hook_dir: Option<&Path>) -> bool {
+    if hook_dir.is_some_and(|d| managers::is_lefthook_script_dir(d, hook))
+        && ctx
+            .env
+            .var(crate::env::vars::VOUCH_FRONT)
+            .is_some_and(|marker| {
+                ctx.dirs()
+                    .is_ok_and(|dirs| crate::parent::is_nested(&marker, &dirs.state))
+            })
+    {
+        return true;
+    }
+    judged_by_config_hook(ctx, hook, hook_dir)
+}
+
+/// Where lefthook manages the hooks, on a git without config-defined
+/// hooks: vouch's scripts in `.lefthook-local/<hook>/` and vouch's block in
+/// `lefthook-local.yml` (lefthook's own local config, which it reads on
+/// every run; both kept out of git in `.git/info/exclude`), so that lefthook
+/// runs vouch whatever its reinstall does to vouch's hook file. A sentence
+/// saying why not, when vouch cannot add itself there.
+fn lefthook_local(loc: &HooksLocation, bin: &Path, hooks: &[String]) -> Result<Option<String>> {
+    let root = loc.root();
+    let hooks: Vec<&str> = hooks
+        .iter()
+        .map(String::as_str)
+        .filter(|h| *h != install::REF_TX)
+        .collect();
+    if hooks.is_empty() {
+        return Ok(None);
+    }
+    let file = root.join(managers::LEFTHOOK_LOCAL);
+    for stem in [
+        "lefthook-local",
+        ".lefthook-local",
+        ".config/lefthook-local",
+    ] {
+        for ext in ["yml", "yaml", "json", "jsonc", "toml"] {
+            let other = root.join(format!("{stem}.{ext}"));
+            if other != file && other.is_file() {
+                return Ok(Some(format!(
+                    "`{}` is lefthook's local config here, a format vouch does not add to",
+                    other.display()
+                )));
+            }
+        }
+    }
+    let text = std::fs::read_to_string(&file).unwrap_or_default();
+    let rest = managers::without_block(&text).unwrap_or_else(|| text.clone());
+    if let Some(hook) = hooks
+        .iter()
+        .find(|h| rest.lines().any(|l| l.starts_with(&format!("{h}:"))))
+    {
+        return Ok(Some(format!(
+            "`{}` has a `{hook}:` section of its own, which vouch does not edit",
+            file.display()
+        )));
+    }
+    for hook in &hooks {
+        let dir = root.join(managers::LEFTHOOK_LOCAL_DIR).join(hook);
+        std::fs::create_dir_all(&dir)
+            .with_context(|| format!("cannot create `{}`", dir.display()))?;
+        let script = dir.join(managers::LEFTHOOK_SCRIPT);
+        crate::files::write_atomic(&script, &managers::lefthook_script(hook, bin), 0o755)
+            .with_context(|| format!("cannot write `{}`", script.display()))?;
+    }
+    let mut new = rest;
+    if !new.is_empty() && !new.ends_with('\n') {
+        new.push('\n');
+    }
+    new.push_str(&managers::lefthook_local_block(&hooks));
+    if new != text {
+        std::fs::write(&file, new).with_context(|| format!("cannot write `{}`", file.display()))?;
+    }
+    let exclude = loc.common_dir.join("info").join("exclude");
+    let mut listed = std::fs::read_to_string(&exclude).unwrap_or_default();
+    let mut changed = false;
+    for line in [
+        format!("/{}", managers::LEFTHOOK_LOCAL),
+        format!("/{}/", managers::LEFTHOOK_LOCAL_DIR),
+    ] {
+        if !listed.lines().any(|l| l == line) {
+            if !listed.is_empty() && !listed.ends_with('\n') {
+                listed.push('\n');
+            }
+            listed.push_str(&line);
+            listed.push('\n');
+            changed = true;
+        }
+    }
+    if changed {
+        std::fs::create_dir_all(exclude.parent().unwrap_or(&loc.common_dir)).ok();
+        std::fs::write(&exclude, listed)
+            .with_context(|| format!("cannot write `{}`", exclude.display()))?;
+    }
+    Ok(None)
+}
+
+/// Takes vouch out of `lefthook-local.yml` and `.lefthook-local/`.
+fn lefthook_local_out(root: &Path) -> Result<()> {
+    let file = root.join(managers::LEFTHOOK_LOCAL);
+    if let Ok(text) = std::fs::read_to_string(&file)
+        && let Some(rest) = managers::without_block(&text)
+    {
+        if rest.trim().is_empty() {
+            std::fs::remove_file(&file)
+                .with_context(|| format!("cannot remove `{}`", file.display()))?;
+        } else {
+            std::fs::write(&file, rest)
+                .with_context(|| format!("cannot write `{}`", file.display()))?;
+        }
+        ui::info(&format!("removed vouch from `{}`", file.display()));
+    }
+    let dir = root.join(managers::LEFTHOOK_LOCAL_DIR);
+    for (hook, _) in HOOKS {
+        let script = dir.join(hook).join(managers::LEFTHOOK_SCRIPT);
+        if install::is_vouch_file(&script) {
+            std::fs::remove_file(&script)
+                .with_context(|| format!("cannot remove `{}`", script.display()))?;
+            std::fs::remove_dir(dir.join(hook)).ok();
+        }
+    }
+    std::fs::remove_dir(&dir).ok();
+    Ok(())
+}
+
+/// Whether lefthook runs vouch for `hook` from `lefthook-local.yml` (its
+/// block names the hook, and vouch's script is there).
+pub(crate) fn lefthook_local_reaches(root: &Path, hook: &str) -> bool {
+    let text = std::fs::read_to_string(root.join(managers::LEFTHOOK_LOCAL)).unwrap_or_default();
+    let Some(start) = text.find(managers::BLOCK_BEGIN) else {
+        return false;
+    };
+    text[start..].lines().any(|l| l == format!("{hook}:"))
+        && install::is_vouch_file(
+            &root
+                .join(managers::LEFTHOOK_LOCAL_DIR)
+                .join(hook)
+                .join(managers::LEFTHOOK_SCRIPT),
+        )
+}
+
 /// `git vouch install`.
 pub fn install(ctx: &Ctx, args: &InstallArgs) -> Result<ExitStatus> {
     if args.server {
@@ -189,8 +336,22 @@ pub fn install(ctx: &Ctx, args: &InstallArgs) -> Result<ExitStatus> {
         // own files go, so that no operation is judged twice (a manager's
         // script vouch chained is put back in their place).
         remove_hook_files(&loc)?;
+        lefthook_local_out(&root)?;
     } else {
         install::record(&dir, &args.hooks)?;
+        if found.iter().any(|f| f.manager == Manager::Lefthook) {
+            match lefthook_local(&loc, &bin, &args.hooks)? {
+                None => ui::info(&format!(
+                    "lefthook: vouch is also in `{}` (and `{}/`, both kept out of git in `.git/info/exclude`), so lefthook runs it whatever its reinstall does to vouch's hook file",
+                    managers::LEFTHOOK_LOCAL,
+                    managers::LEFTHOOK_LOCAL_DIR
+                )),
+                Some(why) => ui::warn(&format!(
+                    "{why}: after `lefthook install` the next push is not checked until the next commit puts vouch back (`{} status` tells)",
+                    install::PROGRAM
+                )),
+            }
+        }
         for f in &found {
             if let Some(note) = manager_note(f.manager) {
                 ui::info(&format!("{} ({}): {note}", f.manager.name(), f.by));
@@ -620,6 +781,7 @@ pub fn uninstall(ctx: &Ctx, args: &RepoArgs) -> Result<ExitStatus> {
             ui::info(&install::uninstall_hook(&default_dir, hook)?);
         }
     }
+    lefthook_local_out(&root)?;
     let husky_dir = root.join(".husky").join("_");
     if husky_dir != loc.dir && install::is_vouch_file(&husky_dir.join(install::REF_TX)) {
         ui::info(&install::uninstall_hook(&husky_dir, install::REF_TX)?);

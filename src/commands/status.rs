@@ -483,11 +483,21 @@ impl Place {
                 config_hook,
             );
         }
-        let (mut reach, reached) = if self.husky && hook != install::REF_TX {
+        let (mut reach, mut reached) = if self.husky && hook != install::REF_TX {
             husky_reach(&root, &loc.dir, hook)
         } else {
             hook_reach(&loc.dir, hook, state)
         };
+        if !reached
+            && managers::script_of(&loc.dir.join(hook)) == Some(managers::Manager::Lefthook)
+            && setup::lefthook_local_reaches(&root, hook)
+        {
+            reach = format!(
+                "lefthook's hook; vouch is reached: lefthook runs it from `{}`",
+                managers::LEFTHOOK_LOCAL
+            );
+            reached = true;
+        }
         if !reached
             && default_dir != loc.dir
             && matches!(install::state(&default_dir, hook), HookState::Ours { .. })

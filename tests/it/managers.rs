@@ -332,34 +332,49 @@ fn lefthook(manager_first: bool) {
     env.git(&env.work, &["push", "-q", "origin", "main", "main:develop"]);
     if manager_first {
         run(&env, "lefthook", &["install"]).code(0);
-        env.vouch(&["install"]).code(0).stderr_has("lefthook");
+        env.vouch(&["install"])
+            .code(0)
+            .stderr_has("vouch is also in `lefthook-local.yml`");
+        assert!(
+            status(&env).contains("chains lefthook's hook"),
+            "{}",
+            status(&env)
+        );
     } else {
         env.vouch(&["install"]).code(0);
-        // lefthook moves vouch's hook to `pre-push.old` and never runs it.
+        // lefthook moves vouch's hook to `pre-push.old` and never runs it;
+        // it runs vouch from `lefthook-local.yml`.
         run(&env, "lefthook", &["install"]).code(0);
         let said = status(&env);
-        assert!(said.contains("vouch is NOT reached"), "{said}");
-        env.vouch(&["install"]).code(0).stderr_has("took back");
+        assert!(
+            said.contains("lefthook runs it from `lefthook-local.yml`"),
+            "{said}"
+        );
     }
-    assert!(
-        status(&env).contains("chains lefthook's hook"),
-        "{}",
-        status(&env)
+    // vouch's local lefthook files are kept out of git.
+    assert_eq!(
+        env.git(
+            &env.work,
+            &["status", "--porcelain", "--untracked-files=all"]
+        ),
+        "",
+        "nothing of vouch's to commit"
     );
-    // A file-changing push runs lefthook's job through vouch's hook.
+    everything_judged_once(&env, "installed");
+    // A file-changing push runs lefthook's job too.
+    let ran = manager_ran(&env);
     env.commit(&env.work, "more.txt", "more");
     env.push(&["origin", "main"]).code(0);
-    assert!(manager_ran(&env) >= 1, "lefthook's job ran");
-    destructive_pushes_are_judged(&env);
+    assert!(manager_ran(&env) > ran, "lefthook's job ran");
 
-    // lefthook's reinstall and `-f` move vouch aside; the next branch update
-    // takes it back (and so would `git vouch install`).
+    // lefthook's reinstall and `-f` move vouch's hook aside: lefthook runs
+    // vouch from `lefthook-local.yml`, so the very next push, commit and
+    // branch deletion are judged (and the next branch update puts vouch's
+    // hook back in front, which leaves the judging to itself: once).
     for args in [&["install"][..], &["install", "-f"][..]] {
         run(&env, "lefthook", args).code(0);
-        assert!(status(&env).contains("vouch is NOT reached"), "{args:?}");
-        put_back_by_a_commit(&env, "lefthook", &["pre-push"]);
-        assert!(!hooks(&env).join("pre-push.old").exists(), "{args:?}");
-        destructive_pushes_are_judged(&env);
+        everything_judged_once(&env, &format!("lefthook {args:?}"));
+        everything_judged_once(&env, &format!("lefthook {args:?}, then a branch update"));
         let ran = manager_ran(&env);
         env.commit(&env.work, "more.txt", "more");
         env.push(&["origin", "main"]).code(0);
@@ -377,6 +392,8 @@ fn lefthook(manager_first: bool) {
     );
     assert!(!hooks(&env).join("pre-push.local").exists());
     assert!(!hooks(&env).join("pre-push.old").exists());
+    assert!(!env.work.join("lefthook-local.yml").exists());
+    assert!(!env.work.join(".lefthook-local").exists());
     let ran = manager_ran(&env);
     env.commit(&env.work, "again.txt", "again");
     env.push(&["origin", "main"]).code(0);
