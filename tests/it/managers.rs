@@ -983,5 +983,9 @@ fn git_255_an_older_install_moves_into_git_config() {
     assert!(!hooks(&env).join("pre-push.local").exists());
     let hook = fs::read_to_string(hooks(&env).join("pre-push")).unwrap();
     assert!(hook.contains("lefthook"), "lefthook's hook is back: {hook}");
+    assert!(
+        !env.work.join("lefthook-local.yml").exists(),
+        "vouch left lefthook's local config: git config runs vouch now"
+    );
     everything_judged_once(&env, "after the move");
 }
