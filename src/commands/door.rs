@@ -59,12 +59,12 @@ impl HookCall<'_> {
         // `lefthook-local.yml` must not judge this operation again, and can
         // prove it runs under this one.
         let local = crate::install::local_path(&dir.join(self.hook));
-        let _front = (crate::managers::script_of(&local)
+        let armed = (crate::managers::script_of(&local)
             == Some(crate::managers::Manager::Lefthook))
         .then(|| ctx.dirs().ok())
         .flatten()
         .map(|dirs| crate::parent::Nested::arm(&dirs.state));
-        let front = _front.as_ref().map(|_| crate::parent::nested_marker());
+        let front = armed.as_ref().map(|_| crate::parent::nested_marker());
         run_chained(
             ctx.env.as_ref(),
             dir,
