@@ -351,6 +351,31 @@ mod tests {
     }
 
     #[test]
+    fn vouchs_lefthook_local_block_is_a_script_per_hook_and_comes_out_exactly() {
+        let block = lefthook_local_block(&["pre-push", "pre-commit"]);
+        assert!(block.contains(
+            "pre-push:\n  scripts:\n    \"git-vouch.sh\":\n      runner: sh\n      use_stdin: true\n"
+        ));
+        let theirs = "skip_output:\n  - meta\n";
+        assert_eq!(without_block(&format!("{theirs}{block}")).unwrap(), theirs);
+        let script =
+            String::from_utf8(lefthook_script("pre-push", Path::new("/o'k/git-vouch"))).unwrap();
+        assert!(script.contains(crate::install::MARKER), "{script}");
+        assert!(
+            script.contains("exec '/o'\\''k/git-vouch' hook pre-push --hook-dir \"$d\" -- \"$@\""),
+            "{script}"
+        );
+        assert!(is_lefthook_script_dir(
+            Path::new("/r/.lefthook-local/pre-push"),
+            "pre-push"
+        ));
+        assert!(!is_lefthook_script_dir(
+            Path::new("/r/.git/hooks"),
+            "pre-push"
+        ));
+    }
+
+    #[test]
     fn a_managers_script_is_not_chained_while_that_manager_runs_vouch() {
         let dir = tempfile::tempdir().unwrap();
         let script = dir.path().join("pre-push.local");
