@@ -339,6 +339,8 @@ pub fn install(ctx: &Ctx, args: &InstallArgs) -> Result<ExitStatus> {
         lefthook_local_out(&root)?;
     } else {
         install::record(&dir, &args.hooks)?;
+        // vouch in git config too would run twice where git runs both.
+        remove_config_hooks(&loc)?;
         if found.iter().any(|f| f.manager == Manager::Lefthook) {
             match lefthook_local(&loc, &bin, &args.hooks)? {
                 None => ui::info(&format!(
@@ -594,6 +596,8 @@ fn mend_moved(dir: &Path, hook: &str) -> Result<Mended> {
 /// removing files of others.
 fn install_husky(ctx: &Ctx, args: &InstallArgs, loc: &HooksLocation) -> Result<ExitStatus> {
     let root = loc.root();
+    // vouch in git config too would run twice where git runs both.
+    remove_config_hooks(loc)?;
     let bin = current_binary(ctx)?;
     let config = ctx.config(Some(&root));
     let committed = husky_hooks(&root, &loc.dir, &args.hooks, || {
@@ -796,7 +800,13 @@ pub fn uninstall(ctx: &Ctx, args: &RepoArgs) -> Result<ExitStatus> {
     ) {
         ui::info(&install::uninstall_hook(&loc.dir, server_hook)?);
     }
-    let config_dir = config_hooks_dir(&loc);
+    remove_config_hooks(&loc)?;
+    Ok(ExitStatus::Allowed)
+}
+
+/// Takes vouch's config-defined hooks out of git config, and their files.
+fn remove_config_hooks(loc: &HooksLocation) -> Result<()> {
+    let config_dir = config_hooks_dir(loc);
     for (hook, _) in HOOKS {
         let name = git::config_hook_name(hook);
         if git::remove_config_hook(&loc.root(), &name)? {
@@ -807,7 +817,7 @@ pub fn uninstall(ctx: &Ctx, args: &RepoArgs) -> Result<ExitStatus> {
         }
     }
     std::fs::remove_dir(&config_dir).ok();
-    Ok(ExitStatus::Allowed)
+    Ok(())
 }
 
 /// `git vouch trust`.

@@ -988,4 +988,15 @@ fn git_255_an_older_install_moves_into_git_config() {
         "vouch left lefthook's local config: git config runs vouch now"
     );
     everything_judged_once(&env, "after the move");
+    // And back to hook files: out of git config, so nothing runs twice.
+    env.vouch(&["install", "--hook-files"])
+        .code(0)
+        .stderr_has("removed the config-defined hook `vouch-pre-push`");
+    let pushes = judged(&env, "pre-push");
+    destructive_pushes_are_judged(&env);
+    assert_eq!(
+        judged(&env, "pre-push"),
+        pushes + 2,
+        "each push judged once"
+    );
 }
