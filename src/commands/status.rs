@@ -685,7 +685,7 @@ impl Status {
             out.push(format!("{:<13} {line}", format!("{}:", h.hook)));
             if let Some(command) = &h.config_hook {
                 out.push(format!(
-                    "{:<13} also registered in git config: `{command}` (git 2.54+)",
+                    "{:<13} git config (git 2.54+) runs: `{command}`",
                     ""
                 ));
             }
