@@ -179,14 +179,20 @@ pub struct InstallArgs {
     pub direct: bool,
     /// Register the hooks in the repository's git config
     /// (`hook.vouch-<hook>.command`, git 2.54 or later) instead of the hooks
-    /// directory: they run even when another tool owns `core.hooksPath`.
-    #[arg(long)]
+    /// directory: they run even when another tool owns `core.hooksPath`,
+    /// and no hook manager's reinstall can take them. The default where the
+    /// git on `PATH` is 2.54 or later.
+    #[arg(long, conflicts_with = "hook_files")]
     pub config_hooks: bool,
+    /// Write hook files into the hooks directory even where git runs
+    /// config-defined hooks (the only way before git 2.54).
+    #[arg(long)]
+    pub hook_files: bool,
     /// Install the server door instead: vouch's `pre-receive` in a bare
     /// repository on the git server (chaining the `pre-receive` that is
     /// there), and `receive.advertisePushOptions = true` so that pushers
     /// can send `-o vouch.skip=...` and `-o vouch.approve=...`.
-    #[arg(long, conflicts_with_all = ["hooks", "config_hooks"])]
+    #[arg(long, conflicts_with_all = ["hooks", "config_hooks", "hook_files"])]
     pub server: bool,
     /// With `--server`: every bare repository at or below this directory
     /// (a forge's repository root).

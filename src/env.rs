@@ -79,6 +79,10 @@ pub mod vars {
     /// its own pid: a git command they run does not call vouch's
     /// reference-transaction hook back (only while that vouch is an ancestor).
     pub const VOUCH_NESTED: &str = "VOUCH_NESTED";
+    /// Set by vouch's hook for the lefthook script it chains (a marker
+    /// proven as `VOUCH_NESTED` is): the vouch that lefthook runs from
+    /// `lefthook-local.yml` leaves the judging to the vouch in front.
+    pub const VOUCH_FRONT: &str = "VOUCH_FRONT";
     /// Set by a copy of `vouch-hook` an earlier vouch wrote as the pre-push
     /// hook, when it hands a push to git-vouch: the hook is written again.
     pub const VOUCH_HOOK_STALE: &str = "VOUCH_HOOK_STALE";
@@ -163,6 +167,10 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
     (
         vars::VOUCH_NESTED,
         "Set by vouch for the programs it runs (verifiers, the notify command): their git commands are not judged again. Not for people.",
+    ),
+    (
+        vars::VOUCH_FRONT,
+        "Set by vouch's hook for the lefthook hook it chains: the vouch lefthook runs from `lefthook-local.yml` does not judge the same operation again. Not for people.",
     ),
     (
         vars::VOUCH_HOOK_STALE,

@@ -235,6 +235,61 @@ pub fn guarded_call(hook: &str, args: &str) -> String {
     )
 }
 
+/// The folder lefthook reads the local scripts of `lefthook-local.yml`
+/// from (its `source_dir_local`, by default).
+pub const LEFTHOOK_LOCAL_DIR: &str = ".lefthook-local";
+
+/// The local lefthook config vouch writes or adds to: lefthook reads it
+/// beside the committed config on every run, and `lefthook install` writes
+/// each hook it names, so vouch is run by lefthook whatever lefthook's
+/// reinstall did to vouch's own hook file.
+pub const LEFTHOOK_LOCAL: &str = "lefthook-local.yml";
+
+/// The name of vouch's script under `.lefthook-local/<hook>/`.
+pub const LEFTHOOK_SCRIPT: &str = "git-vouch.sh";
+
+/// vouch's part of `lefthook-local.yml`, between [`BLOCK_BEGIN`] and
+/// [`BLOCK_END`]: a lefthook *script* for each of `hooks` (lefthook skips
+/// a *job* when a push changes no files, as a rewind or a deletion does,
+/// and runs a script whatever the push), given git's input.
+pub fn lefthook_local_block(hooks: &[&str]) -> String {
+    let mut out = format!("{BLOCK_BEGIN}\n");
+    for hook in hooks {
+        out.push_str(&format!(
+            "{hook}:\n  scripts:\n    \"{LEFTHOOK_SCRIPT}\":\n      runner: sh\n      use_stdin: true\n"
+        ));
+    }
+    out.push_str(BLOCK_END);
+    out.push('\n');
+    out
+}
+
+/// The script lefthook runs for `hook` (from `.lefthook-local/<hook>/`):
+/// vouch at `bin`, else on `PATH`, told where it runs from; without vouch,
+/// a line, and on (as every vouch hook without its binary).
+pub fn lefthook_script(hook: &str, bin: &std::path::Path) -> Vec<u8> {
+    let quoted = crate::install::sh_quote(bin);
+    let mut out = format!("#!/bin/sh\n{}\n# Run by lefthook (lefthook-local.yml); `git vouch uninstall` removes it.\nd=$(dirname \"$0\")\nif [ -x ", crate::install::MARKER).into_bytes();
+    out.extend_from_slice(&quoted);
+    out.extend_from_slice(b" ]; then exec ");
+    out.extend_from_slice(&quoted);
+    out.extend_from_slice(
+        format!(
+            " hook {hook} --hook-dir \"$d\" -- \"$@\"\nelif command -v {p} >/dev/null 2>&1; then exec {p} hook {hook} --hook-dir \"$d\" -- \"$@\"\nelse echo \"vouch: git-vouch is not installed: this {what} is NOT checked\" >&2; fi\n",
+            p = crate::install::PROGRAM,
+            what = crate::install::guards(hook).unwrap_or("operation"),
+        )
+        .as_bytes(),
+    );
+    out
+}
+
+/// Whether `hook_dir` (the `--hook-dir` a hook was called with) is vouch's
+/// lefthook script folder for `hook`: lefthook runs vouch there.
+pub fn is_lefthook_script_dir(hook_dir: &std::path::Path, hook: &str) -> bool {
+    hook_dir.ends_with(std::path::Path::new(LEFTHOOK_LOCAL_DIR).join(hook))
+}
+
 /// The first and last line of the block vouch writes into a husky hook file.
 pub const BLOCK_BEGIN: &str = "# >>> vouch (`git vouch uninstall` removes this block)";
 /// See [`BLOCK_BEGIN`].
@@ -311,6 +366,31 @@ mod tests {
         let new = with_block("", "pre-commit").unwrap();
         assert!(is_empty_script(&without_block(&new).unwrap()));
         assert!(!is_empty_script(husky));
+    }
+
+    #[test]
+    fn vouchs_lefthook_local_block_is_a_script_per_hook_and_comes_out_exactly() {
+        let block = lefthook_local_block(&["pre-push", "pre-commit"]);
+        assert!(block.contains(
+            "pre-push:\n  scripts:\n    \"git-vouch.sh\":\n      runner: sh\n      use_stdin: true\n"
+        ));
+        let theirs = "skip_output:\n  - meta\n";
+        assert_eq!(without_block(&format!("{theirs}{block}")).unwrap(), theirs);
+        let script =
+            String::from_utf8(lefthook_script("pre-push", Path::new("/o'k/git-vouch"))).unwrap();
+        assert!(script.contains(crate::install::MARKER), "{script}");
+        assert!(
+            script.contains("exec '/o'\\''k/git-vouch' hook pre-push --hook-dir \"$d\" -- \"$@\""),
+            "{script}"
+        );
+        assert!(is_lefthook_script_dir(
+            Path::new("/r/.lefthook-local/pre-push"),
+            "pre-push"
+        ));
+        assert!(!is_lefthook_script_dir(
+            Path::new("/r/.git/hooks"),
+            "pre-push"
+        ));
     }
 
     #[test]

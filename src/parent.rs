@@ -144,6 +144,19 @@ fn read_git_ancestor_argv() -> Option<Vec<String>> {
     None
 }
 
+/// The executable of the nearest ancestor (up to four levels: husky runs
+/// a hook through two shells) that is git: the git running this hook.
+pub fn git_ancestor_exe() -> Option<PathBuf> {
+    let mut pid = std::os::unix::process::parent_id();
+    for _ in 0..4 {
+        if let Some(exe) = platform::exe(pid).filter(|e| crate::hooks::is_git_executable(e)) {
+            return Some(exe);
+        }
+        pid = platform::parent_of(pid)?;
+    }
+    None
+}
+
 /// True when `pid` is this process's parent or one of its ancestors (up
 /// to eight levels).
 pub fn has_ancestor(pid: u32) -> bool {

@@ -14,11 +14,15 @@ use crate::facts::{CommandFacts, Discarded, LocalFacts, Unmeasured};
 /// measured (`None`: the rule asks for none), and what the facts say.
 /// `after_change`: an earlier command of the line may change the repository
 /// first, so the facts, measured before the line runs, cannot lower it.
+/// `hook_judges`: whether the repository's reference-transaction hook
+/// reaches vouch, which judges what the line commits on a ref it creates;
+/// asked only when that matters.
 pub fn classify_command(
     rule: Tier,
     after_change: bool,
     facts: Option<&CommandFacts>,
     policy: &Policy,
+    hook_judges: &dyn Fn() -> bool,
 ) -> (Tier, Option<String>) {
     let Some(facts) = facts else {
         return (rule, None);
@@ -27,12 +31,22 @@ pub fn classify_command(
     // A ref that does not exist before the line runs holds nothing that
     // exists now: deleting what the line itself creates is no loss to ask
     // about (issue 26 item 15); what the line commits on it in between is
-    // judged by the reference-transaction hook as it happens.
+    // judged by the reference-transaction hook as it happens, where that
+    // hook reaches vouch (issue 29: where it does not, nothing else would).
     let absent = match facts {
         CommandFacts::Branch(None) => true,
         CommandFacts::Tags(tags) => tags.is_empty(),
         _ => false,
     };
+    if after_change && tier < rule && absent && !hook_judges() {
+        return (
+            rule,
+            Some(format!(
+                "{}vouch's hooks are not reached in this repository, so nothing judges what the line does in between: judged here at its full tier",
+                note.map(|n| format!("{n}; ")).unwrap_or_default()
+            )),
+        );
+    }
     if after_change && tier < rule && !absent {
         return (
             rule,
@@ -196,6 +210,7 @@ mod tests {
             false,
             Some(&worktree(0, Discarded::TrackedChanges)),
             &policy(),
+            &|| true,
         );
         assert_eq!(tier, Tier::None);
         assert_eq!(
@@ -207,6 +222,7 @@ mod tests {
             false,
             Some(&worktree(2, Discarded::UntrackedFiles)),
             &policy(),
+            &|| true,
         );
         assert_eq!(tier, Tier::High);
         assert_eq!(
@@ -222,6 +238,7 @@ mod tests {
             true,
             Some(&worktree(0, Discarded::TrackedChanges)),
             &policy(),
+            &|| true,
         );
         assert_eq!(tier, Tier::High);
         assert!(note.unwrap().contains("cannot lower it"));
@@ -255,7 +272,7 @@ mod tests {
             loss: WorktreeLoss::none(Discarded::TrackedChanges),
             moves: Some(moves),
         };
-        let (tier, note) = classify_command(Tier::High, false, Some(&facts), &policy());
+        let (tier, note) = classify_command(Tier::High, false, Some(&facts), &policy(), &|| true);
         assert_eq!(tier, policy().tiers.local_rewind);
         assert!(note.unwrap().contains("would vanish"));
     }
@@ -271,12 +288,12 @@ mod tests {
         ] {
             let facts = CommandFacts::Unmeasured(why);
             assert_eq!(
-                classify_command(Tier::Critical, false, Some(&facts), &policy()).0,
+                classify_command(Tier::Critical, false, Some(&facts), &policy(), &|| true).0,
                 Tier::Critical
             );
         }
         assert_eq!(
-            classify_command(Tier::High, false, None, &policy()),
+            classify_command(Tier::High, false, None, &policy(), &|| true),
             (Tier::High, None)
         );
     }
@@ -289,18 +306,26 @@ mod tests {
                 Tier::High,
                 false,
                 Some(&CommandFacts::StashDrop(vec![])),
-                &p
+                &p,
+                &|| true,
             )
             .0,
             Tier::None
         );
         assert_eq!(
-            classify_command(Tier::High, false, Some(&CommandFacts::Branch(None)), &p).0,
+            classify_command(
+                Tier::High,
+                false,
+                Some(&CommandFacts::Branch(None)),
+                &p,
+                &|| true
+            )
+            .0,
             Tier::None
         );
         let dropped = CommandFacts::StashDrop(vec!["stash@{0}: WIP".into()]);
         assert_eq!(
-            classify_command(Tier::High, false, Some(&dropped), &p),
+            classify_command(Tier::High, false, Some(&dropped), &p, &|| true),
             (Tier::High, Some("would drop stash@{0}: WIP".into()))
         );
     }

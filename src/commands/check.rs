@@ -42,10 +42,20 @@ pub fn assess(config: &Config, command: &str, cwd: &Path, repo: &LazyRepo) -> Re
     );
     let mut refs = Vec::new();
     let mut facts = Vec::new();
+    // Asked once, and only when a tier depends on it.
+    let reached = std::cell::OnceCell::new();
+    let hook_judges = || {
+        *reached.get_or_init(|| crate::commands::status::hook_reached(cwd, crate::install::REF_TX))
+    };
     for m in &classification.matches {
         let measured = m.facts.as_ref().map(|f| measure(f, m, cwd, repo));
-        let (tier, note) =
-            classify_command(m.tier, m.after_change, measured.as_ref(), &config.policy);
+        let (tier, note) = classify_command(
+            m.tier,
+            m.after_change,
+            measured.as_ref(),
+            &config.policy,
+            &hook_judges,
+        );
         let mut reason = format!(
             "{}: `{}`",
             m.reason,

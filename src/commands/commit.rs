@@ -55,6 +55,11 @@ pub fn pre_commit(ctx: &Ctx, args: &PreCommitArgs) -> Result<ExitStatus> {
         }
         return Ok(ExitStatus::Allowed);
     }
+    // Another run of vouch judges this commit (git config's, or vouch's
+    // hook in front of lefthook's): not twice.
+    if super::setup::judged_elsewhere(ctx, "pre-commit", args.hook_dir.as_deref()) {
+        return Ok(ExitStatus::Allowed);
+    }
     let op = Operation::Commit { staged, assessment };
     let mut run = Run::new(ctx, &config, &root, &op, started);
     for w in &config.warnings {

@@ -55,7 +55,24 @@ impl HookCall<'_> {
         let Some(dir) = self.dir else {
             return Ok(None);
         };
-        run_chained(ctx.env.as_ref(), dir, self.hook, self.args, input)
+        // lefthook's script, chained: the vouch it runs from
+        // `lefthook-local.yml` must not judge this operation again, and can
+        // prove it runs under this one.
+        let local = crate::install::local_path(&dir.join(self.hook));
+        let armed = (crate::managers::script_of(&local)
+            == Some(crate::managers::Manager::Lefthook))
+        .then(|| ctx.dirs().ok())
+        .flatten()
+        .map(|dirs| crate::parent::Nested::arm(&dirs.state));
+        let front = armed.as_ref().map(|_| crate::parent::nested_marker());
+        run_chained(
+            ctx.env.as_ref(),
+            dir,
+            self.hook,
+            self.args,
+            input,
+            front.as_deref(),
+        )
     }
 
     /// Runs the chained hook; `Some(Refused)` when it refused, said and

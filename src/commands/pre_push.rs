@@ -139,6 +139,11 @@ pub fn pre_push(ctx: &Ctx, args: &PrePushArgs) -> Result<ExitStatus> {
         return Ok(ExitStatus::Allowed);
     }
 
+    // Another run of vouch judges this push (git config's, or vouch's hook
+    // in front of lefthook's): not twice.
+    if super::setup::judged_elsewhere(ctx, "pre-push", args.hook_dir.as_deref()) {
+        return Ok(ExitStatus::Allowed);
+    }
     let op = Operation::Push { facts, assessment };
     let save = || -> Result<Vec<String>> { Ok(rescue(&root, &op)) };
     let mut run = Run::new(ctx, &config, &root, &op, started).on_allow(&save);
@@ -273,6 +278,7 @@ pub(crate) fn run_chained(
     hook: &str,
     args: &[&str],
     input: &[u8],
+    front: Option<&str>,
 ) -> Result<Option<i32>> {
     let as_run = dir.join(hook);
     let path = crate::install::local_path(&as_run);
@@ -300,7 +306,11 @@ pub(crate) fn run_chained(
         ));
         return Ok(None);
     }
-    let mut child = chained_command(&path, &as_run)
+    let mut command = chained_command(&path, &as_run);
+    if let Some(marker) = front {
+        command.env(crate::env::vars::VOUCH_FRONT, marker);
+    }
+    let mut child = command
         .args(args)
         .stdin(Stdio::piped())
         .spawn()

@@ -46,8 +46,183 @@ fn current_binary(ctx: &Ctx) -> Result<PathBuf> {
 }
 
 /// Where `git vouch install --config-hooks` keeps the hook files it registers.
-fn config_hooks_dir(loc: &HooksLocation) -> PathBuf {
+pub(crate) fn config_hooks_dir(loc: &HooksLocation) -> PathBuf {
     loc.common_dir.join("vouch-hooks")
+}
+
+/// Whether this run of `hook` (from a hook file, or a husky hook's block)
+/// is one git also runs vouch for from its config: the repository
+/// registers vouch's config-defined hook for it, and the git running this
+/// hook runs config-defined hooks. Then that run judges, and this one does
+/// not, so no operation is judged (asked, logged) twice. False for the
+/// config-defined run itself, and whenever it cannot be told (judged twice
+/// rather than not at all).
+pub fn judged_by_config_hook(ctx: &Ctx, hook: &str, hook_dir: Option<&Path>) -> bool {
+    // The hooks directory is usually `<git dir>/hooks`: no git to ask.
+    let common = match hook_dir.and_then(Path::parent) {
+        Some(parent) if parent.join("objects").is_dir() => parent.to_path_buf(),
+        _ => match git::hooks_location(&ctx.cwd) {
+            Ok(loc) => loc.common_dir,
+            Err(_) => return false,
+        },
+    };
+    let config_dir = common.join("vouch-hooks");
+    if hook_dir.is_some_and(|d| d == config_dir)
+        || !matches!(install::state(&config_dir, hook), HookState::Ours { .. })
+        || !git::config_hook_enabled(&ctx.cwd, &git::config_hook_name(hook), hook)
+    {
+        return false;
+    }
+    crate::parent::git_ancestor_exe()
+        .and_then(|exe| git::exe_runs_config_hooks(&exe))
+        .unwrap_or(false)
+}
+
+/// Whether another run of vouch judges this operation of `hook`, so this
+/// one does not: git runs vouch from its config too
+/// ([`judged_by_config_hook`]), or lefthook runs this one from
+/// `lefthook-local.yml` under vouch's own hook in front of lefthook's, which
+/// proves it (`VOUCH_FRONT`, a marker as `VOUCH_NESTED` is).
+pub fn judged_elsewhere(ctx: &Ctx, hook: &str, hook_dir: Option<&Path>) -> bool {
+    if hook_dir.is_some_and(|d| managers::is_lefthook_script_dir(d, hook))
+        && ctx
+            .env
+            .var(crate::env::vars::VOUCH_FRONT)
+            .is_some_and(|marker| {
+                ctx.dirs()
+                    .is_ok_and(|dirs| crate::parent::is_nested(&marker, &dirs.state))
+            })
+    {
+        return true;
+    }
+    judged_by_config_hook(ctx, hook, hook_dir)
+}
+
+/// Where lefthook manages the hooks, on a git without config-defined
+/// hooks: vouch's scripts in `.lefthook-local/<hook>/` and vouch's block in
+/// `lefthook-local.yml` (lefthook's own local config, which it reads on
+/// every run; both kept out of git in `.git/info/exclude`), so that lefthook
+/// runs vouch whatever its reinstall does to vouch's hook file. A sentence
+/// saying why not, when vouch cannot add itself there.
+fn lefthook_local(loc: &HooksLocation, bin: &Path, hooks: &[String]) -> Result<Option<String>> {
+    let root = loc.root();
+    let hooks: Vec<&str> = hooks
+        .iter()
+        .map(String::as_str)
+        .filter(|h| *h != install::REF_TX)
+        .collect();
+    if hooks.is_empty() {
+        return Ok(None);
+    }
+    let file = root.join(managers::LEFTHOOK_LOCAL);
+    for stem in [
+        "lefthook-local",
+        ".lefthook-local",
+        ".config/lefthook-local",
+    ] {
+        for ext in ["yml", "yaml", "json", "jsonc", "toml"] {
+            let other = root.join(format!("{stem}.{ext}"));
+            if other != file && other.is_file() {
+                return Ok(Some(format!(
+                    "`{}` is lefthook's local config here, a format vouch does not add to",
+                    other.display()
+                )));
+            }
+        }
+    }
+    let text = std::fs::read_to_string(&file).unwrap_or_default();
+    let rest = managers::without_block(&text).unwrap_or_else(|| text.clone());
+    if let Some(hook) = hooks
+        .iter()
+        .find(|h| rest.lines().any(|l| l.starts_with(&format!("{h}:"))))
+    {
+        return Ok(Some(format!(
+            "`{}` has a `{hook}:` section of its own, which vouch does not edit",
+            file.display()
+        )));
+    }
+    for hook in &hooks {
+        let dir = root.join(managers::LEFTHOOK_LOCAL_DIR).join(hook);
+        std::fs::create_dir_all(&dir)
+            .with_context(|| format!("cannot create `{}`", dir.display()))?;
+        let script = dir.join(managers::LEFTHOOK_SCRIPT);
+        crate::files::write_atomic(&script, &managers::lefthook_script(hook, bin), 0o755)
+            .with_context(|| format!("cannot write `{}`", script.display()))?;
+    }
+    let mut new = rest;
+    if !new.is_empty() && !new.ends_with('\n') {
+        new.push('\n');
+    }
+    new.push_str(&managers::lefthook_local_block(&hooks));
+    if new != text {
+        std::fs::write(&file, new).with_context(|| format!("cannot write `{}`", file.display()))?;
+    }
+    let exclude = loc.common_dir.join("info").join("exclude");
+    let mut listed = std::fs::read_to_string(&exclude).unwrap_or_default();
+    let mut changed = false;
+    for line in [
+        format!("/{}", managers::LEFTHOOK_LOCAL),
+        format!("/{}/", managers::LEFTHOOK_LOCAL_DIR),
+    ] {
+        if !listed.lines().any(|l| l == line) {
+            if !listed.is_empty() && !listed.ends_with('\n') {
+                listed.push('\n');
+            }
+            listed.push_str(&line);
+            listed.push('\n');
+            changed = true;
+        }
+    }
+    if changed {
+        std::fs::create_dir_all(exclude.parent().unwrap_or(&loc.common_dir)).ok();
+        std::fs::write(&exclude, listed)
+            .with_context(|| format!("cannot write `{}`", exclude.display()))?;
+    }
+    Ok(None)
+}
+
+/// Takes vouch out of `lefthook-local.yml` and `.lefthook-local/`.
+fn lefthook_local_out(root: &Path) -> Result<()> {
+    let file = root.join(managers::LEFTHOOK_LOCAL);
+    if let Ok(text) = std::fs::read_to_string(&file)
+        && let Some(rest) = managers::without_block(&text)
+    {
+        if rest.trim().is_empty() {
+            std::fs::remove_file(&file)
+                .with_context(|| format!("cannot remove `{}`", file.display()))?;
+        } else {
+            std::fs::write(&file, rest)
+                .with_context(|| format!("cannot write `{}`", file.display()))?;
+        }
+        ui::info(&format!("removed vouch from `{}`", file.display()));
+    }
+    let dir = root.join(managers::LEFTHOOK_LOCAL_DIR);
+    for (hook, _) in HOOKS {
+        let script = dir.join(hook).join(managers::LEFTHOOK_SCRIPT);
+        if install::is_vouch_file(&script) {
+            std::fs::remove_file(&script)
+                .with_context(|| format!("cannot remove `{}`", script.display()))?;
+            std::fs::remove_dir(dir.join(hook)).ok();
+        }
+    }
+    std::fs::remove_dir(&dir).ok();
+    Ok(())
+}
+
+/// Whether lefthook runs vouch for `hook` from `lefthook-local.yml` (its
+/// block names the hook, and vouch's script is there).
+pub(crate) fn lefthook_local_reaches(root: &Path, hook: &str) -> bool {
+    let text = std::fs::read_to_string(root.join(managers::LEFTHOOK_LOCAL)).unwrap_or_default();
+    let Some(start) = text.find(managers::BLOCK_BEGIN) else {
+        return false;
+    };
+    text[start..].lines().any(|l| l == format!("{hook}:"))
+        && install::is_vouch_file(
+            &root
+                .join(managers::LEFTHOOK_LOCAL_DIR)
+                .join(hook)
+                .join(managers::LEFTHOOK_SCRIPT),
+        )
 }
 
 /// `git vouch install`.
@@ -57,8 +232,11 @@ pub fn install(ctx: &Ctx, args: &InstallArgs) -> Result<ExitStatus> {
     }
     let path = ctx.dir(args.repo.as_ref());
     let loc = git::hooks_location(&path)?;
+    let version = git::git_version();
+    let config_hooks = args.config_hooks
+        || (!args.hook_files && version.is_some_and(|v| v >= git::CONFIG_HOOKS_SINCE));
     if args.config_hooks {
-        let version = git::git_version().context("cannot tell which git this is")?;
+        let version = version.context("cannot tell which git this is")?;
         if version < git::CONFIG_HOOKS_SINCE {
             bail!(
                 "config-defined hooks need git {}.{} or later, and this is git {}.{}: install the hook files instead (without --config-hooks), or call `git vouch hook <hook> -- \"$@\"` from your hook manager",
@@ -75,7 +253,7 @@ pub fn install(ctx: &Ctx, args: &InstallArgs) -> Result<ExitStatus> {
     }
     let root = loc.root();
     let found = managers::detect(&root, &loc.dir, loc.hooks_path.as_deref());
-    if !args.config_hooks {
+    if !config_hooks {
         if found.iter().any(|f| f.manager == Manager::Overcommit) {
             bail!("{}", overcommit_refusal());
         }
@@ -96,7 +274,7 @@ pub fn install(ctx: &Ctx, args: &InstallArgs) -> Result<ExitStatus> {
         );
     }
     let bin = current_binary(ctx)?;
-    let dir = if args.config_hooks {
+    let dir = if config_hooks {
         config_hooks_dir(&loc)
     } else {
         loc.dir.clone()
@@ -106,7 +284,7 @@ pub fn install(ctx: &Ctx, args: &InstallArgs) -> Result<ExitStatus> {
     let text_only = !found.is_empty();
     for hook in &args.hooks {
         let form = install::Form::for_hook(hook, &bin, config.strict, args.direct, text_only)?;
-        if !args.config_hooks {
+        if !config_hooks {
             match mend_moved(&dir, hook)? {
                 Mended::Reached(said) => {
                     ui::info(&said);
@@ -119,7 +297,7 @@ pub fn install(ctx: &Ctx, args: &InstallArgs) -> Result<ExitStatus> {
         let said = install::install_hook(&dir, hook, &form)
             .with_context(|| format!("failed to install the `{hook}` hook"))?;
         ui::info(&said);
-        if args.config_hooks {
+        if config_hooks {
             let name = git::config_hook_name(hook);
             let path = install::sh_quote(&dir.join(hook));
             // git runs a config-defined hook even when its file is gone, and a
@@ -135,8 +313,47 @@ pub fn install(ctx: &Ctx, args: &InstallArgs) -> Result<ExitStatus> {
             ui::info(&format!("registered `hook.{name}.command` for `{hook}`"));
         }
     }
-    if !args.config_hooks {
+    // husky set up in the repository (`.husky/`) but not yet here (`npm
+    // install` has not run it): once it sets `core.hooksPath`, git no
+    // longer reads `.git/hooks`. vouch is put where husky will run it, now.
+    let husky_dir = root.join(".husky");
+    if !config_hooks && husky_dir.is_dir() && !is_husky(&found) {
+        let committed = husky_hooks(&root, &husky_dir.join("_"), &args.hooks, || {
+            install::Form::for_hook(install::REF_TX, &bin, config.strict, args.direct, true)
+        })?;
+        ui::info(&format!(
+            "husky is set up in this repository (`.husky/`) but has not set `core.hooksPath` here yet: vouch is also where husky will run it ({}), so the hooks still reach vouch once `npm install` runs husky{}",
+            ".husky/_/reference-transaction",
+            if committed.is_empty() {
+                String::new()
+            } else {
+                format!("; commit {}", committed.join(" and "))
+            }
+        ));
+    }
+    if config_hooks {
+        // git runs the config-defined hooks and the hook files both: vouch's
+        // own files go, so that no operation is judged twice (a manager's
+        // script vouch chained is put back in their place).
+        remove_hook_files(&loc)?;
+        lefthook_local_out(&root)?;
+    } else {
         install::record(&dir, &args.hooks)?;
+        // vouch in git config too would run twice where git runs both.
+        remove_config_hooks(&loc)?;
+        if found.iter().any(|f| f.manager == Manager::Lefthook) {
+            match lefthook_local(&loc, &bin, &args.hooks)? {
+                None => ui::info(&format!(
+                    "lefthook: vouch is also in `{}` (and `{}/`, both kept out of git in `.git/info/exclude`), so lefthook runs it whatever its reinstall does to vouch's hook file",
+                    managers::LEFTHOOK_LOCAL,
+                    managers::LEFTHOOK_LOCAL_DIR
+                )),
+                Some(why) => ui::warn(&format!(
+                    "{why}: after `lefthook install` the next push is not checked until the next commit puts vouch back (`{} status` tells)",
+                    install::PROGRAM
+                )),
+            }
+        }
         for f in &found {
             if let Some(note) = manager_note(f.manager) {
                 ui::info(&format!("{} ({}): {note}", f.manager.name(), f.by));
@@ -153,6 +370,36 @@ pub fn install(ctx: &Ctx, args: &InstallArgs) -> Result<ExitStatus> {
         ui::warn(&notice.join("\n"));
     }
     Ok(ExitStatus::Allowed)
+}
+
+/// Takes vouch's own hook files out of the hooks directory (and of
+/// `.git/hooks`, when `core.hooksPath` points elsewhere), wherever a
+/// manager moved them, putting back what vouch had chained: once vouch is
+/// registered in git config, git would run those files too.
+fn remove_hook_files(loc: &HooksLocation) -> Result<()> {
+    let default_dir = loc.common_dir.join("hooks");
+    let mut dirs = vec![loc.dir.clone()];
+    if default_dir != loc.dir {
+        dirs.push(default_dir);
+    }
+    for dir in &dirs {
+        let mut removed = false;
+        for (hook, _) in HOOKS {
+            if matches!(install::state(dir, hook), HookState::Ours { .. }) {
+                install::uninstall_hook(dir, hook)?;
+                removed = true;
+            }
+            removed |= uninstall_moved_file(dir, hook)?;
+        }
+        install::forget(dir);
+        if removed {
+            ui::info(&format!(
+                "removed vouch's hook files from `{}`: git runs vouch from its config now, and would run them too",
+                dir.display()
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Whether husky owns the hooks (`core.hooksPath` is its `.husky/_`),
@@ -349,13 +596,51 @@ fn mend_moved(dir: &Path, hook: &str) -> Result<Mended> {
 /// removing files of others.
 fn install_husky(ctx: &Ctx, args: &InstallArgs, loc: &HooksLocation) -> Result<ExitStatus> {
     let root = loc.root();
+    // vouch in git config too would run twice where git runs both.
+    remove_config_hooks(loc)?;
     let bin = current_binary(ctx)?;
     let config = ctx.config(Some(&root));
+    let committed = husky_hooks(&root, &loc.dir, &args.hooks, || {
+        install::Form::for_hook(install::REF_TX, &bin, config.strict, args.direct, true)
+    })?;
+    if !committed.is_empty() {
+        ui::info(&format!(
+            "husky owns the hooks here (`core.hooksPath` = `{}`), so vouch is called from {}: commit it. A teammate without vouch sees one line saying the repository suggests it, and goes on",
+            loc.hooks_path.as_deref().unwrap_or_default(),
+            committed.join(" and ")
+        ));
+    }
+    ui::info(&format!(
+        "`{}` is now guarded ({}); `git vouch status` shows the setup",
+        root.display(),
+        args.hooks.join(", ")
+    ));
+    Ok(ExitStatus::Allowed)
+}
+
+/// Puts vouch where husky runs it: its block into the committed
+/// `.husky/<hook>` files (husky runs them with git's arguments and input;
+/// the block calls vouch only where it is installed), and the
+/// local-history hook into `dir` (`.husky/_`, git's hooks directory once
+/// husky is installed), which husky regenerates without removing files of
+/// others. Returns the committed files it changed.
+fn husky_hooks(
+    root: &Path,
+    dir: &Path,
+    hooks: &[String],
+    reftx: impl Fn() -> Result<install::Form>,
+) -> Result<Vec<String>> {
     let mut committed = Vec::new();
-    for hook in &args.hooks {
+    for hook in hooks {
         if hook == install::REF_TX {
-            let form = install::Form::for_hook(hook, &bin, config.strict, args.direct, true)?;
-            ui::info(&install::install_hook(&loc.dir, hook, &form)?);
+            if !dir.is_dir() {
+                // Before husky made it: ignored as husky ignores it.
+                std::fs::create_dir_all(dir)
+                    .with_context(|| format!("cannot create `{}`", dir.display()))?;
+                std::fs::write(dir.join(".gitignore"), "*")
+                    .with_context(|| format!("cannot write `{}`", dir.display()))?;
+            }
+            ui::info(&install::install_hook(dir, hook, &reftx()?)?);
             continue;
         }
         let file = root.join(".husky").join(hook);
@@ -373,19 +658,7 @@ fn install_husky(ctx: &Ctx, args: &InstallArgs, loc: &HooksLocation) -> Result<E
             }
         }
     }
-    if !committed.is_empty() {
-        ui::info(&format!(
-            "husky owns the hooks here (`core.hooksPath` = `{}`), so vouch is called from {}: commit it. A teammate without vouch sees one line saying the repository suggests it, and goes on",
-            loc.hooks_path.as_deref().unwrap_or_default(),
-            committed.join(" and ")
-        ));
-    }
-    ui::info(&format!(
-        "`{}` is now guarded ({}); `git vouch status` shows the setup",
-        root.display(),
-        args.hooks.join(", ")
-    ));
-    Ok(ExitStatus::Allowed)
+    Ok(committed)
 }
 
 /// Takes vouch out of what a hook manager keeps: vouch's hook moved to
@@ -393,6 +666,26 @@ fn install_husky(ctx: &Ctx, args: &InstallArgs, loc: &HooksLocation) -> Result<E
 /// vouch's block in husky's `.husky/<hook>`. What vouch had chained goes
 /// where the manager keeps a hook it found (its own stale script goes).
 fn uninstall_moved(root: &Path, dir: &Path, hook: &str) -> Result<()> {
+    uninstall_moved_file(dir, hook)?;
+    let husky = root.join(".husky").join(hook);
+    if let Ok(text) = std::fs::read_to_string(&husky)
+        && let Some(rest) = managers::without_block(&text)
+    {
+        if managers::is_empty_script(&rest) {
+            std::fs::remove_file(&husky)
+                .with_context(|| format!("cannot remove `{}`", husky.display()))?;
+        } else {
+            std::fs::write(&husky, rest)
+                .with_context(|| format!("cannot write `{}`", husky.display()))?;
+        }
+        ui::info(&format!("removed vouch from `{}`", husky.display()));
+    }
+    Ok(())
+}
+
+/// Takes out vouch's hook moved to `<hook>.legacy` (pre-commit, prek) or
+/// `<hook>.old` (lefthook); true if there was one.
+fn uninstall_moved_file(dir: &Path, hook: &str) -> Result<bool> {
     let path = dir.join(hook);
     if let Some(owner) = managers::script_of(&path)
         && let Some(suffix) = owner.moved_suffix()
@@ -416,22 +709,10 @@ fn uninstall_moved(root: &Path, dir: &Path, hook: &str) -> Result<()> {
                 moved.display(),
                 owner.name()
             ));
+            return Ok(true);
         }
     }
-    let husky = root.join(".husky").join(hook);
-    if let Ok(text) = std::fs::read_to_string(&husky)
-        && let Some(rest) = managers::without_block(&text)
-    {
-        if managers::is_empty_script(&rest) {
-            std::fs::remove_file(&husky)
-                .with_context(|| format!("cannot remove `{}`", husky.display()))?;
-        } else {
-            std::fs::write(&husky, rest)
-                .with_context(|| format!("cannot write `{}`", husky.display()))?;
-        }
-        ui::info(&format!("removed vouch from `{}`", husky.display()));
-    }
-    Ok(())
+    Ok(false)
 }
 
 /// `git vouch install --server`: the server door in one bare repository, or in
@@ -504,6 +785,11 @@ pub fn uninstall(ctx: &Ctx, args: &RepoArgs) -> Result<ExitStatus> {
             ui::info(&install::uninstall_hook(&default_dir, hook)?);
         }
     }
+    lefthook_local_out(&root)?;
+    let husky_dir = root.join(".husky").join("_");
+    if husky_dir != loc.dir && install::is_vouch_file(&husky_dir.join(install::REF_TX)) {
+        ui::info(&install::uninstall_hook(&husky_dir, install::REF_TX)?);
+    }
     install::forget(&loc.dir);
     install::forget(&default_dir);
     // The server door, where `git vouch install --server` put it.
@@ -514,7 +800,13 @@ pub fn uninstall(ctx: &Ctx, args: &RepoArgs) -> Result<ExitStatus> {
     ) {
         ui::info(&install::uninstall_hook(&loc.dir, server_hook)?);
     }
-    let config_dir = config_hooks_dir(&loc);
+    remove_config_hooks(&loc)?;
+    Ok(ExitStatus::Allowed)
+}
+
+/// Takes vouch's config-defined hooks out of git config, and their files.
+fn remove_config_hooks(loc: &HooksLocation) -> Result<()> {
+    let config_dir = config_hooks_dir(loc);
     for (hook, _) in HOOKS {
         let name = git::config_hook_name(hook);
         if git::remove_config_hook(&loc.root(), &name)? {
@@ -525,7 +817,7 @@ pub fn uninstall(ctx: &Ctx, args: &RepoArgs) -> Result<ExitStatus> {
         }
     }
     std::fs::remove_dir(&config_dir).ok();
-    Ok(ExitStatus::Allowed)
+    Ok(())
 }
 
 /// `git vouch trust`.

@@ -32,6 +32,10 @@ pub struct Status {
     pub hooks_path: Option<String>,
     /// One entry per hook vouch installs.
     pub hooks: Vec<HookStatus>,
+    /// Every hook vouch was installed for (all of them where none was)
+    /// reaches vouch, and so does every agent whose settings call it: what
+    /// the exit code says (0 when true, 1 when not).
+    pub guarded: bool,
     /// The user config file.
     pub user_config: UserConfig,
     /// The repository's `.vouch.toml`, when there is one.
@@ -57,10 +61,21 @@ pub struct Status {
 
 /// One hook's state.
 #[derive(Debug, Clone, Serialize)]
+#[expect(
+    clippy::struct_excessive_bools,
+    reason = "facts of one hook, printed as JSON fields"
+)]
 pub struct HookStatus {
     /// Whether git reaches vouch through this hook, in words (a hook
     /// manager's script, a moved hook, a missing binary).
     pub reach: String,
+    /// Whether git, as it is set up now, runs vouch for this hook: from git
+    /// config (git 2.54+), a hook file, a manager's moved copy it runs, or
+    /// husky's hook file.
+    pub reached: bool,
+    /// vouch was installed for this hook (`git vouch install --hooks`), so
+    /// an unreached one makes `guarded` false.
+    pub expected: bool,
     /// `pre-push`, `pre-commit`, `reference-transaction`.
     pub hook: String,
     /// `installed`, `missing` or `foreign` (another tool's hook).
@@ -134,7 +149,12 @@ pub fn status(ctx: &Ctx, args: &StatusArgs) -> Result<ExitStatus> {
     } else {
         ui::out(status.text().trim_end());
     }
-    Ok(ExitStatus::Allowed)
+    // As `lefthook check-install` does: a script can tell.
+    Ok(if status.guarded {
+        ExitStatus::Allowed
+    } else {
+        ExitStatus::Refused
+    })
 }
 
 /// Gathers the facts of `git vouch status` for the repository at `path`.
@@ -147,18 +167,21 @@ pub fn gather(ctx: &Ctx, path: &Path) -> Result<Status> {
         .iter()
         .map(|f| format!("{} ({})", f.manager.name(), f.by))
         .collect();
-    let hooks = HOOKS
+    let place = Place::new(loc.clone(), husky);
+    let default_dir = loc.common_dir.join("hooks");
+    // The hooks vouch was installed for: its record beside the hook files,
+    // its config-defined hooks; every hook where there is neither.
+    let mut installed: Vec<String> = install::recorded(&loc.dir);
+    installed.extend(install::recorded(&default_dir));
+    let hooks: Vec<HookStatus> = HOOKS
         .iter()
         .map(|(hook, _)| {
-            let config_hook = git::config_hook(&root, &git::config_hook_name(hook));
             let state = install::state(&loc.dir, hook);
-            let reach = if husky && *hook != install::REF_TX {
-                husky_reach(&root, hook)
-            } else {
-                hook_reach(&loc.dir, hook, &state)
-            };
+            let (reach, reached, config_hook) = place.reach(hook, &state);
             let mut h = HookStatus {
                 reach,
+                reached,
+                expected: true,
                 hook: (*hook).to_owned(),
                 state: "missing",
                 binary: None,
@@ -187,6 +210,21 @@ pub fn gather(ctx: &Ctx, path: &Path) -> Result<Status> {
             h
         })
         .collect();
+    installed.extend(
+        hooks
+            .iter()
+            .filter(|h| h.config_hook.is_some())
+            .map(|h| h.hook.clone()),
+    );
+    let mut hooks = hooks;
+    if !installed.is_empty() {
+        for h in &mut hooks {
+            h.expected = installed.contains(&h.hook);
+        }
+    }
+    let agents = agents_status(ctx, &root);
+    let guarded =
+        hooks.iter().all(|h| h.reached || !h.expected) && agents.iter().all(|a| a.reached);
     let config = ctx.load_config(Some(&root))?;
     let user = ctx.user_config_path()?;
     let repo_file = root.join(REPO_CONFIG);
@@ -202,11 +240,12 @@ pub fn gather(ctx: &Ctx, path: &Path) -> Result<Status> {
     let verifier_configured = !programs.is_empty() || (config.ai.enabled && !providers.is_empty());
     Ok(Status {
         hook_managers,
-        agents: agents_status(ctx, &root),
+        agents,
         repository: root.display().to_string(),
         hooks_dir: loc.dir.display().to_string(),
         hooks_path: loc.hooks_path.clone(),
         hooks,
+        guarded,
         user_config: UserConfig {
             path: user.display().to_string(),
             exists: user.is_file(),
@@ -277,6 +316,8 @@ pub struct AgentStatus {
     pub agent: String,
     /// The settings file that calls vouch.
     pub settings: String,
+    /// Whether the agent runs vouch's hook (false: its settings turn hooks off).
+    pub reached: bool,
     /// A step of the agent's own that vouch cannot take (Codex's hook trust).
     pub step: Option<String>,
     /// True when the agent blocks a command whose hook fails or times out.
@@ -355,6 +396,7 @@ fn agents_status(ctx: &Ctx, root: &Path) -> Vec<AgentStatus> {
             found.push(AgentStatus {
                 agent: agent.title().to_owned(),
                 settings: path.display().to_string(),
+                reached: !(agent == Agent::Gemini && settings::gemini_hooks_off(&text)),
                 step: settings::agent_step(agent).map(str::to_owned),
                 fails_closed: on_failure.is_none(),
                 on_failure,
@@ -398,39 +440,158 @@ fn put_back(dir: &Path, hook: &str) -> String {
     }
 }
 
-/// Whether git reaches vouch through `dir/hook`, in words.
-fn hook_reach(dir: &Path, hook: &str, state: &HookState) -> String {
+/// Where git looks for vouch in one repository, to tell whether each hook
+/// reaches it.
+struct Place {
+    loc: git::HooksLocation,
+    husky: bool,
+    runs_config: bool,
+}
+
+impl Place {
+    fn new(loc: git::HooksLocation, husky: bool) -> Self {
+        Self {
+            loc,
+            husky,
+            runs_config: git::runs_config_hooks(),
+        }
+    }
+
+    /// Whether git runs vouch for `hook` (whose file in the hooks directory
+    /// is in `state`), in words and as a fact, and vouch's config-defined
+    /// command for it.
+    fn reach(&self, hook: &str, state: &HookState) -> (String, bool, Option<String>) {
+        let loc = &self.loc;
+        let root = loc.root();
+        let name = git::config_hook_name(hook);
+        let config_hook = git::config_hook(&root, &name);
+        let config_dir = setup::config_hooks_dir(loc);
+        let default_dir = loc.common_dir.join("hooks");
+        let from_config = config_hook.is_some()
+            && self.runs_config
+            && git::config_hook_enabled(&root, &name, hook)
+            && matches!(
+                install::state(&config_dir, hook),
+                HookState::Ours { bin: Some(ref b), .. } if b.is_file()
+            );
+        if from_config {
+            return (
+                format!(
+                    "reached from git config (`hook.{name}.command`, git 2.54+): no hook manager or `core.hooksPath` can take it"
+                ),
+                true,
+                config_hook,
+            );
+        }
+        let (mut reach, mut reached) = if self.husky && hook != install::REF_TX {
+            husky_reach(&root, &loc.dir, hook)
+        } else {
+            hook_reach(&loc.dir, hook, state)
+        };
+        if !reached
+            && managers::script_of(&loc.dir.join(hook)) == Some(managers::Manager::Lefthook)
+            && setup::lefthook_local_reaches(&root, hook)
+        {
+            reach = format!(
+                "lefthook's hook; vouch is reached: lefthook runs it from `{}`",
+                managers::LEFTHOOK_LOCAL
+            );
+            reached = true;
+        }
+        if !reached
+            && default_dir != loc.dir
+            && matches!(install::state(&default_dir, hook), HookState::Ours { .. })
+        {
+            reach = format!(
+                "vouch's hook is in `{}`, which git does not read while `core.hooksPath` is `{}`: vouch is NOT reached ({})",
+                default_dir.display(),
+                loc.hooks_path.as_deref().unwrap_or_default(),
+                unreachable_next_step()
+            );
+        }
+        if !reached && config_hook.is_some() && !self.runs_config {
+            reach.push_str(&format!(
+                "; `hook.{name}.command` is set, but this git runs no config-defined hooks (git 2.54+ does)"
+            ));
+        }
+        (reach, reached, config_hook)
+    }
+}
+
+/// Whether git runs vouch for `hook` in the repository at `path`, as
+/// `git vouch status` tells it (false when that cannot be told). The
+/// agent door asks before it counts on a hook to judge what a command
+/// does later.
+pub fn hook_reached(path: &Path, hook: &str) -> bool {
+    let Ok(loc) = git::hooks_location(path) else {
+        return false;
+    };
+    let found = managers::detect(&loc.root(), &loc.dir, loc.hooks_path.as_deref());
+    let state = install::state(&loc.dir, hook);
+    Place::new(loc, setup::is_husky(&found))
+        .reach(hook, &state)
+        .1
+}
+
+/// What brings vouch back where nothing of it is reached now.
+fn unreachable_next_step() -> String {
+    let p = install::PROGRAM;
+    if git::runs_config_hooks() {
+        format!(
+            "`{p} install` registers vouch in git config, which git runs whatever the hooks directory holds"
+        )
+    } else {
+        format!(
+            "`{p} install` puts it back where it can; from git 2.54 on, vouch is registered in git config, where no hook manager reaches"
+        )
+    }
+}
+
+/// Whether git reaches vouch through `dir/hook`, in words, and as a fact.
+fn hook_reach(dir: &Path, hook: &str, state: &HookState) -> (String, bool) {
     let p = install::PROGRAM;
     match state {
-        HookState::Missing => format!("not installed (run `{p} install`)"),
+        HookState::Missing => (format!("not installed (run `{p} install`)"), false),
         HookState::Foreign => {
             let path = dir.join(hook);
             let Some(owner) = managers::script_of(&path) else {
-                return format!("someone else's hook; vouch is not reached (run `{p} install`)");
+                return (
+                    format!("someone else's hook; vouch is NOT reached (run `{p} install`)"),
+                    false,
+                );
             };
             let moved = owner
                 .moved_suffix()
                 .map(|s| dir.join(format!("{hook}{s}")))
                 .filter(|m| install::is_vouch_file(m));
             match moved {
-                Some(m) if owner.legacy_var().is_some() => format!(
-                    "{}'s hook; vouch is reached: {} runs `{}` first (`{} -f` would delete it)",
-                    owner.name(),
-                    owner.name(),
-                    m.display(),
-                    owner.reinstall()
+                Some(m) if owner.legacy_var().is_some() => (
+                    format!(
+                        "{}'s hook; vouch is reached: {} runs `{}` first (`{} -f` would delete it)",
+                        owner.name(),
+                        owner.name(),
+                        m.display(),
+                        owner.reinstall()
+                    ),
+                    true,
                 ),
-                Some(m) => format!(
-                    "{}'s hook; vouch is NOT reached: {} moved vouch's hook to `{}` and never runs it ({})",
-                    owner.name(),
-                    owner.name(),
-                    m.display(),
-                    put_back(dir, hook)
+                Some(m) => (
+                    format!(
+                        "{}'s hook; vouch is NOT reached: {} moved vouch's hook to `{}` and never runs it ({})",
+                        owner.name(),
+                        owner.name(),
+                        m.display(),
+                        put_back(dir, hook)
+                    ),
+                    false,
                 ),
-                None => format!(
-                    "{}'s hook; vouch is NOT reached ({})",
-                    owner.name(),
-                    put_back(dir, hook)
+                None => (
+                    format!(
+                        "{}'s hook; vouch is NOT reached ({})",
+                        owner.name(),
+                        put_back(dir, hook)
+                    ),
+                    false,
                 ),
             }
         }
@@ -462,25 +623,44 @@ fn hook_reach(dir: &Path, hook: &str, state: &HookState) -> String {
             } else {
                 String::new()
             };
-            format!(
-                "installed, calls `{}`{found}{chained}{older}",
-                bin.display()
+            (
+                format!(
+                    "installed, calls `{}`{found}{chained}{older}",
+                    bin.display()
+                ),
+                bin.is_file() || !*direct,
             )
         }
     }
 }
 
-/// Whether husky's `.husky/<hook>` calls vouch, in words.
-fn husky_reach(root: &Path, hook: &str) -> String {
+/// Whether husky's `.husky/<hook>` calls vouch, in words and as a fact:
+/// git runs husky's stub in `dir` (`.husky/_`), which runs it.
+fn husky_reach(root: &Path, dir: &Path, hook: &str) -> (String, bool) {
     let file = root.join(".husky").join(hook);
     let text = std::fs::read_to_string(&file).unwrap_or_default();
-    if text.contains(managers::BLOCK_BEGIN) {
-        format!("reached through husky: `{}` calls vouch", file.display())
+    if !text.contains(managers::BLOCK_BEGIN) {
+        (
+            format!(
+                "husky owns this hook and `{}` does not call vouch: vouch is NOT reached (run `{} install`)",
+                file.display(),
+                install::PROGRAM
+            ),
+            false,
+        )
+    } else if !dir.join(hook).is_file() {
+        (
+            format!(
+                "`{}` calls vouch, but husky's `{}` is missing, so git runs nothing: vouch is NOT reached (run `husky`, or `npm install`)",
+                file.display(),
+                dir.join(hook).display()
+            ),
+            false,
+        )
     } else {
-        format!(
-            "husky owns this hook and `{}` does not call vouch: vouch is NOT reached (run `{} install`)",
-            file.display(),
-            install::PROGRAM
+        (
+            format!("reached through husky: `{}` calls vouch", file.display()),
+            true,
         )
     }
 }
@@ -505,7 +685,7 @@ impl Status {
             out.push(format!("{:<13} {line}", format!("{}:", h.hook)));
             if let Some(command) = &h.config_hook {
                 out.push(format!(
-                    "{:<13} also registered in git config: `{command}` (git 2.54+)",
+                    "{:<13} git config (git 2.54+) runs: `{command}`",
                     ""
                 ));
             }
@@ -569,6 +749,24 @@ impl Status {
         }
         out.extend(no_verifier_lines(&self.without_verdict, false));
         out.push(format!("audit log:    {}", self.audit_log));
+        if !self.guarded {
+            let unreached: Vec<&str> = self
+                .hooks
+                .iter()
+                .filter(|h| h.expected && !h.reached)
+                .map(|h| h.hook.as_str())
+                .chain(
+                    self.agents
+                        .iter()
+                        .filter(|a| !a.reached)
+                        .map(|a| a.agent.as_str()),
+                )
+                .collect();
+            out.push(format!(
+                "NOT guarded:  vouch is not reached for {} (exit 1)",
+                unreached.join(", ")
+            ));
+        }
         let mut text = out.join("\n");
         text.push('\n');
         text
@@ -586,8 +784,11 @@ mod tests {
             repository: "/r".into(),
             hooks_dir: "/r/.git/hooks".into(),
             hooks_path: None,
+            guarded: true,
             hooks: vec![HookStatus {
                 reach: "installed, calls `/bin/vouch`".into(),
+                reached: true,
+                expected: true,
                 hook: "pre-push".into(),
                 state: "installed",
                 binary: Some("/bin/vouch".into()),

@@ -89,6 +89,38 @@ pub fn git_version() -> Option<(u32, u32)> {
     parse_git_version(&text)
 }
 
+/// Whether the git in use (the `git` on `PATH`, which hooks and managers
+/// run) runs config-defined hooks.
+pub fn runs_config_hooks() -> bool {
+    git_version().is_some_and(|v| v >= CONFIG_HOOKS_SINCE)
+}
+
+/// Whether the git at `exe` runs config-defined hooks (`<exe> version`);
+/// `None` when it cannot be asked.
+pub fn exe_runs_config_hooks(exe: &Path) -> Option<bool> {
+    let out = std::process::Command::new(exe)
+        .arg("version")
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    let version = parse_git_version(&String::from_utf8_lossy(&out.stdout))?;
+    Some(version >= CONFIG_HOOKS_SINCE)
+}
+
+/// Whether git runs the config-defined hook `name` for `event` in the
+/// repository at `repo`: its command is set, and neither
+/// `hook.<name>.enabled` nor `hook.<event>.enabled` is false (in any scope).
+pub fn config_hook_enabled(repo: &Path, name: &str, event: &str) -> bool {
+    let off = |key: String| {
+        git_output(repo, &["config", "--type=bool", "--get", &key])
+            .is_ok_and(|v| v.trim() == "false")
+    };
+    config_hook(repo, name).is_some()
+        && !off(format!("hook.{name}.enabled"))
+        && !off(format!("hook.{event}.enabled"))
+}
+
 /// Reads `git version 2.47.3` (or `2.54.0.windows.1`).
 pub fn parse_git_version(text: &str) -> Option<(u32, u32)> {
     let version = text.trim().strip_prefix("git version ")?;

@@ -430,6 +430,14 @@ fn hook_skips(command: &SimpleCommand) -> Vec<String> {
     if let Some(path) = git.setting("core.hooksPath") {
         markers.push(format!("`core.hooksPath={path}`"));
     }
+    // git 2.54+: `hook.<event>.enabled` turns off every hook of an event,
+    // `hook.vouch-<hook>.enabled` vouch's config-defined one.
+    for (key, value) in &git.config {
+        let key = key.to_ascii_lowercase();
+        if key.starts_with("hook.") && key.ends_with(".enabled") {
+            markers.push(format!("`{key}={value}`"));
+        }
+    }
     markers
 }
 

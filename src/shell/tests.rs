@@ -172,6 +172,15 @@ fn bypass_attempts_are_critical_on_destructive_commands_only() {
         tier("git -c core.hooksPath=/dev/null reset --hard"),
         Tier::Critical
     );
+    // git 2.54+ turns hooks off by config too.
+    assert_eq!(
+        tier("git -c hook.pre-push.enabled=false push origin feature"),
+        Tier::High
+    );
+    assert_eq!(
+        tier("git -c hook.vouch-reference-transaction.enabled=0 branch -D old"),
+        Tier::Critical
+    );
     assert_eq!(tier("VOUCH_SKIP=1 git branch -D old"), Tier::Critical);
     assert_eq!(tier("export VOUCH_SKIP=1; rm -rf src"), Tier::Critical);
     assert_eq!(tier("git push --no-verify origin feature"), Tier::High);

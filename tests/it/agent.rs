@@ -778,8 +778,9 @@ fn a_projects_settings_let_a_teammate_without_vouch_work() {
         out.code(0);
         if agent == "codex" {
             out.stderr_has("/hooks");
+            // No git hook is installed here: status exits 1 (issue 29).
             env.vouch(&["status"])
-                .code(0)
+                .code(1)
                 .stdout_has("agent:        Codex")
                 .stdout_has("trust vouch's `PreToolUse` hook");
         }
@@ -954,8 +955,9 @@ fn claude_local_settings_are_offered_and_hold_this_machines_binary() {
     env.vouch(&["agent", "install", "codex", "--local"])
         .code(2)
         .stderr_has("no settings file for this machine only");
+    // No git hook is installed here: status exits 1 (issue 29).
     env.vouch(&["status"])
-        .code(0)
+        .code(1)
         .stdout_has("settings.local.json");
 }
 
@@ -1116,7 +1118,10 @@ fn status_names_the_agents_whose_failed_hook_lets_a_command_run() {
 }
 
 /// Issue 26 item 15: a ref the command itself creates and then removes is
-/// no loss to ask about; a ref that exists before the command still is.
+/// no loss to ask about (what the line commits on it is judged by the
+/// reference-transaction hook); a ref that exists before the command still
+/// is. Issue 29: where that hook does not reach vouch, nothing would judge
+/// it, and the door judges the line at its full tier.
 #[test]
 fn a_ref_created_and_removed_in_the_same_command_is_no_stop() {
     let env = TestEnv::new();
@@ -1124,6 +1129,16 @@ fn a_ref_created_and_removed_in_the_same_command_is_no_stop() {
     env.commit(&env.work, "solo.txt", "only here");
     env.git(&env.work, &["switch", "-q", "main"]);
     env.git(&env.work, &["tag", "kept"]);
+    let unguarded = "git checkout -b tmp && git commit -q --allow-empty -m x && git checkout - && git branch -D tmp";
+    let (decision, reason) = decision_of("claude", &env.claude(unguarded));
+    assert!(
+        (decision == "ask" || decision == "deny") && reason.contains("not reached"),
+        "{decision}: {reason}"
+    );
+    env.install();
+    let out = env.claude(unguarded);
+    out.code(0);
+    assert!(out.stdout.trim().is_empty(), "{out:?}");
     for command in [
         "git branch x && git branch -D x",
         "git branch x; git branch --delete --force x",

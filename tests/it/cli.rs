@@ -48,6 +48,62 @@ fn status_json_is_one_object_of_the_same_facts_as_the_text() {
     assert_eq!(value["without_verdict"]["verifier_configured"], false);
 }
 
+/// Issue 29 item 2: `git vouch status` exits 1 when a door is not reached
+/// (as `lefthook check-install` does), and `--json` says which.
+#[test]
+fn status_exits_1_and_says_which_door_is_not_reached() {
+    let env = TestEnv::new();
+    // Not installed at all: nothing is guarded.
+    let out = env.vouch(&["status", "--json"]);
+    out.code(1);
+    let value: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(value["guarded"], false);
+    assert!(
+        value["hooks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|h| h["reached"] == false && h["expected"] == true),
+        "{value}"
+    );
+    env.vouch(&["status"]).code(1).stdout_has(
+        "NOT guarded:  vouch is not reached for pre-push, pre-commit, reference-transaction",
+    );
+    // Only the pre-push hook installed: the others are not expected.
+    env.install_hooks("pre-push");
+    let value: serde_json::Value =
+        serde_json::from_str(&env.vouch(&["status", "--json"]).code(0).stdout).unwrap();
+    assert_eq!(value["guarded"], true);
+    assert_eq!(value["hooks"][0]["reached"], true);
+    assert_eq!(value["hooks"][1]["expected"], false);
+    // Another tool takes the hooks directory: the hook is no longer reached.
+    env.git(&env.work, &["config", "core.hooksPath", ".githooks"]);
+    let out = env.vouch(&["status", "--json"]);
+    out.code(1);
+    let value: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(value["hooks"][0]["reached"], false);
+    assert!(
+        value["hooks"][0]["reach"]
+            .as_str()
+            .unwrap()
+            .contains("which git does not read while `core.hooksPath` is `.githooks`"),
+        "{value}"
+    );
+    // An agent whose settings turn its hooks off is not reached.
+    env.git(&env.work, &["config", "--unset", "core.hooksPath"]);
+    env.vouch(&["agent", "install", "gemini"]).code(0);
+    env.vouch(&["status"]).code(0);
+    let settings = env.work.join(".gemini/settings.json");
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
+    v["hooksConfig"] = serde_json::json!({"enabled": false});
+    std::fs::write(&settings, v.to_string()).unwrap();
+    let out = env.vouch(&["status", "--json"]);
+    out.code(1);
+    let value: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(value["agents"][0]["reached"], false, "{value}");
+}
+
 #[test]
 fn doctor_json_is_one_object_and_keeps_the_exit_code() {
     let env = TestEnv::new();

@@ -115,9 +115,12 @@ fn put_back_by_a_commit(env: &TestEnv, tool: &str, hooks: &[&str]) {
     }
 }
 
+/// `git vouch status`, whose exit code says whether every door is reached
+/// (issue 29 item 2).
 fn status(env: &TestEnv) -> String {
     let out = env.vouch(&["status"]);
-    out.code(0);
+    let unreached = out.stdout.contains("NOT reached");
+    out.code(i32::from(unreached));
     out.stdout
 }
 
@@ -329,34 +332,49 @@ fn lefthook(manager_first: bool) {
     env.git(&env.work, &["push", "-q", "origin", "main", "main:develop"]);
     if manager_first {
         run(&env, "lefthook", &["install"]).code(0);
-        env.vouch(&["install"]).code(0).stderr_has("lefthook");
+        env.vouch(&["install"])
+            .code(0)
+            .stderr_has("vouch is also in `lefthook-local.yml`");
+        assert!(
+            status(&env).contains("chains lefthook's hook"),
+            "{}",
+            status(&env)
+        );
     } else {
         env.vouch(&["install"]).code(0);
-        // lefthook moves vouch's hook to `pre-push.old` and never runs it.
+        // lefthook moves vouch's hook to `pre-push.old` and never runs it;
+        // it runs vouch from `lefthook-local.yml`.
         run(&env, "lefthook", &["install"]).code(0);
         let said = status(&env);
-        assert!(said.contains("vouch is NOT reached"), "{said}");
-        env.vouch(&["install"]).code(0).stderr_has("took back");
+        assert!(
+            said.contains("lefthook runs it from `lefthook-local.yml`"),
+            "{said}"
+        );
     }
-    assert!(
-        status(&env).contains("chains lefthook's hook"),
-        "{}",
-        status(&env)
+    // vouch's local lefthook files are kept out of git.
+    assert_eq!(
+        env.git(
+            &env.work,
+            &["status", "--porcelain", "--untracked-files=all"]
+        ),
+        "",
+        "nothing of vouch's to commit"
     );
-    // A file-changing push runs lefthook's job through vouch's hook.
+    everything_judged_once(&env, "installed");
+    // A file-changing push runs lefthook's job too.
+    let ran = manager_ran(&env);
     env.commit(&env.work, "more.txt", "more");
     env.push(&["origin", "main"]).code(0);
-    assert!(manager_ran(&env) >= 1, "lefthook's job ran");
-    destructive_pushes_are_judged(&env);
+    assert!(manager_ran(&env) > ran, "lefthook's job ran");
 
-    // lefthook's reinstall and `-f` move vouch aside; the next branch update
-    // takes it back (and so would `git vouch install`).
+    // lefthook's reinstall and `-f` move vouch's hook aside: lefthook runs
+    // vouch from `lefthook-local.yml`, so the very next push, commit and
+    // branch deletion are judged (and the next branch update puts vouch's
+    // hook back in front, which leaves the judging to itself: once).
     for args in [&["install"][..], &["install", "-f"][..]] {
         run(&env, "lefthook", args).code(0);
-        assert!(status(&env).contains("vouch is NOT reached"), "{args:?}");
-        put_back_by_a_commit(&env, "lefthook", &["pre-push"]);
-        assert!(!hooks(&env).join("pre-push.old").exists(), "{args:?}");
-        destructive_pushes_are_judged(&env);
+        everything_judged_once(&env, &format!("lefthook {args:?}"));
+        everything_judged_once(&env, &format!("lefthook {args:?}, then a branch update"));
         let ran = manager_ran(&env);
         env.commit(&env.work, "more.txt", "more");
         env.push(&["origin", "main"]).code(0);
@@ -374,6 +392,8 @@ fn lefthook(manager_first: bool) {
     );
     assert!(!hooks(&env).join("pre-push.local").exists());
     assert!(!hooks(&env).join("pre-push.old").exists());
+    assert!(!env.work.join("lefthook-local.yml").exists());
+    assert!(!env.work.join(".lefthook-local").exists());
     let ran = manager_ran(&env);
     env.commit(&env.work, "again.txt", "again");
     env.push(&["origin", "main"]).code(0);
@@ -473,6 +493,63 @@ fn husky(manager_first: bool) {
     crate::support::tmux::vouch_yes(&env, &["uninstall"]);
     let hook = fs::read_to_string(env.work.join(".husky/pre-push")).unwrap();
     assert_eq!(hook, "echo ran >> .git/manager-ran\n", "back as it was");
+}
+
+/// The common order on a team that uses husky, on a git before 2.54:
+/// clone (`.husky/` committed), `git vouch install`, then `npm install`
+/// (which runs husky, setting `core.hooksPath`): vouch put itself where
+/// husky runs it at install, so the very next push, commit and branch
+/// deletion are judged, and again after husky's reinstall.
+#[test]
+fn husky_set_up_in_the_repository_then_vouch_then_npm_install() {
+    let Some(mut env) = with_tool("husky") else {
+        return;
+    };
+    let bin_dir = crate::support::vouch_bin().parent().unwrap().to_path_buf();
+    let path = env.extra_env.pop().unwrap().1;
+    env.extra_env
+        .push(("PATH".into(), format!("{}:{path}", bin_dir.display())));
+    env.git(&env.work, &["push", "-q", "origin", "main:develop"]);
+    fs::create_dir_all(env.work.join(".husky")).unwrap();
+    fs::write(
+        env.work.join(".husky/pre-push"),
+        "echo ran >> .git/manager-ran\n",
+    )
+    .unwrap();
+    env.git(&env.work, &["add", ".husky"]);
+    env.git(&env.work, &["commit", "-q", "--no-verify", "-m", "husky"]);
+    env.git(&env.work, &["push", "-q", "origin", "main"]);
+    env.vouch(&["install", "--hook-files"])
+        .code(0)
+        .stderr_has("husky is set up in this repository")
+        .stderr_has("commit .husky/pre-push and .husky/pre-commit");
+    env.git(&env.work, &["add", ".husky"]);
+    env.git(
+        &env.work,
+        &["commit", "-q", "--no-verify", "-m", "vouch in husky"],
+    );
+    // The rewinds below go back one commit: not past vouch's block.
+    env.commit(&env.work, "later.txt", "later");
+    env.git(&env.work, &["push", "-q", "--no-verify", "origin", "main"]);
+    everything_judged_once(&env, "before husky");
+    run(&env, "husky", &[]).code(0);
+    assert_eq!(
+        env.git(&env.work, &["config", "core.hooksPath"]).trim(),
+        ".husky/_"
+    );
+    everything_judged_once(&env, "after husky");
+    run(&env, "husky", &[]).code(0);
+    everything_judged_once(&env, "after husky again");
+    let ran = manager_ran(&env);
+    env.commit(&env.work, "more.txt", "more");
+    env.push(&["origin", "main"]).code(0);
+    assert!(manager_ran(&env) > ran, "the user's husky hook ran");
+    crate::support::tmux::vouch_yes(&env, &["uninstall"]);
+    assert!(!env.work.join(".husky/_/reference-transaction").exists());
+    assert_eq!(
+        fs::read_to_string(env.work.join(".husky/pre-push")).unwrap(),
+        "echo ran >> .git/manager-ran\n"
+    );
 }
 
 #[test]
@@ -594,4 +671,353 @@ fn the_manager_named_is_the_one_installed() {
     out.code(0);
     assert!(out.stderr.contains("vouch: prek (`"), "{}", out.stderr);
     assert!(!out.stderr.contains("pre-commit install"), "{}", out.stderr);
+}
+
+// ---- git 2.55: vouch in git config, every order ------------------------------
+//
+// Issue 29 item 1: on git 2.54 and later `git vouch install` registers vouch
+// as config-defined hooks (`hook.vouch-<hook>.command`), which git runs
+// beside the hook files whatever `core.hooksPath` says and whatever a
+// manager rewrites. With each manager, in each order, and after each of its
+// reinstalls, the very next push, commit and branch deletion are judged,
+// each exactly once.
+
+/// A test world like [`with_tool`]'s, with git 2.55 first on its PATH
+/// (`None`, said, when there is none: a failure under CI).
+fn with_git_255(tool: Option<&str>) -> Option<TestEnv> {
+    let git = crate::support::git_255_dir()?;
+    let mut env = if let Some(tool) = tool {
+        with_tool(tool)?
+    } else {
+        let env = TestEnv::new();
+        env.write_config(BLOCK_UNAVAILABLE);
+        env
+    };
+    let path = env
+        .extra_env
+        .iter()
+        .rev()
+        .find(|(k, _)| k == "PATH")
+        .map_or_else(|| "/usr/local/bin:/usr/bin:/bin".into(), |(_, v)| v.clone());
+    // husky's hook files call vouch by its PATH name.
+    let bin_dir = crate::support::vouch_bin().parent().unwrap().to_path_buf();
+    env.extra_env.push((
+        "PATH".into(),
+        format!("{}:{}:{path}", git.display(), bin_dir.display()),
+    ));
+    assert!(
+        env.git(&env.work, &["version"])
+            .starts_with("git version 2.55"),
+        "the tests run git 2.55"
+    );
+    Some(env)
+}
+
+/// `git vouch install` on git 2.55: registered in git config, no hook file.
+#[track_caller]
+fn install_in_config(env: &TestEnv) {
+    env.vouch(&["install"])
+        .code(0)
+        .stderr_has("registered `hook.vouch-pre-push.command`");
+    for hook in ["pre-push", "pre-commit", "reference-transaction"] {
+        let file = fs::read(hooks(env).join(hook)).unwrap_or_default();
+        assert!(
+            !String::from_utf8_lossy(&file).contains("vouch-managed-hook"),
+            "no vouch hook file in `.git/hooks/{hook}`: git would run vouch twice"
+        );
+    }
+}
+
+/// How many audit lines `hook` wrote.
+fn judged(env: &TestEnv, hook: &str) -> usize {
+    env.audit().iter().filter(|r| r["hook"] == hook).count()
+}
+
+/// The very next push, commit and branch deletion are judged, each once;
+/// status says every door is reached (exit 0).
+#[track_caller]
+fn everything_judged_once(env: &TestEnv, when: &str) {
+    let said = status(env);
+    assert!(!said.contains("NOT"), "{when}: {said}");
+    if env
+        .git(&env.work, &["version"])
+        .starts_with("git version 2.55")
+    {
+        assert!(said.contains("reached from git config"), "{when}: {said}");
+    }
+    let pushes = judged(env, "pre-push");
+    destructive_pushes_are_judged(env);
+    assert_eq!(
+        judged(env, "pre-push"),
+        pushes + 2,
+        "{when}: each push judged once"
+    );
+    // A commit of a credential file: critical, refused.
+    fs::write(env.work.join(".env"), "API_TOKEN=abc123\n").unwrap();
+    env.git(&env.work, &["add", ".env"]);
+    let commits = judged(env, "pre-commit");
+    let out = env.git_headless(&env.work, &["commit", "-q", "-m", "credentials"]);
+    assert_eq!(out.code, 1, "{when}: the commit is refused: {}", out.stderr);
+    assert_eq!(
+        judged(env, "pre-commit"),
+        commits + 1,
+        "{when}: the commit judged once"
+    );
+    env.git(&env.work, &["rm", "-q", "--cached", ".env"]);
+    fs::remove_file(env.work.join(".env")).unwrap();
+    // A branch whose commit is on no other ref, deleted: judged, refused.
+    env.git(&env.work, &["switch", "-q", "-c", "doomed"]);
+    env.git(
+        &env.work,
+        &[
+            "commit",
+            "-q",
+            "--no-verify",
+            "--allow-empty",
+            "-m",
+            "only here",
+        ],
+    );
+    env.git(&env.work, &["switch", "-q", "main"]);
+    let deletions = judged(env, "reference-transaction");
+    env.git_headless(&env.work, &["branch", "-D", "doomed"])
+        .code(128)
+        .stderr_has("refused");
+    assert_eq!(
+        judged(env, "reference-transaction"),
+        deletions + 1,
+        "{when}: the deletion judged once"
+    );
+    env.git_headless(&env.work, &["branch", "-D", "doomed"])
+        .code(128);
+    let out = env
+        .cmd("git", &env.work)
+        .env("VOUCH_SKIP", "test cleanup")
+        .args(["branch", "-q", "-D", "doomed"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{when}");
+}
+
+fn pre_commit_like_255(tool: &str, manager_first: bool) {
+    let Some(env) = with_git_255(Some(tool)) else {
+        return;
+    };
+    pre_commit_config(&env);
+    if manager_first {
+        run(&env, tool, &["install"]).code(0);
+        install_in_config(&env);
+    } else {
+        install_in_config(&env);
+        run(&env, tool, &["install"]).code(0);
+    }
+    everything_judged_once(&env, &format!("{tool} install"));
+    let ran = manager_ran(&env);
+    env.commit(&env.work, "more.txt", "more");
+    env.push(&["origin", "main"]).code(0);
+    assert!(manager_ran(&env) > ran + 1, "{tool}'s hooks still run");
+    run(&env, tool, &["install", "-f"]).code(0);
+    everything_judged_once(&env, &format!("{tool} install -f"));
+    crate::support::tmux::vouch_yes(&env, &["uninstall"]);
+    assert!(
+        env.git_out(&env.work, &["config", "--get-regexp", "^hook\\."])
+            .stdout
+            .is_empty(),
+        "uninstall takes vouch out of git config"
+    );
+    let ran = manager_ran(&env);
+    env.commit(&env.work, "after.txt", "after");
+    env.push(&["origin", "main"]).code(0);
+    assert!(manager_ran(&env) > ran + 1, "{tool}'s hooks still run");
+}
+
+#[test]
+fn git_255_pre_commit_installed_first() {
+    pre_commit_like_255("pre-commit", true);
+}
+
+#[test]
+fn git_255_pre_commit_installed_after_vouch() {
+    pre_commit_like_255("pre-commit", false);
+}
+
+#[test]
+fn git_255_prek_installed_first() {
+    pre_commit_like_255("prek", true);
+}
+
+#[test]
+fn git_255_prek_installed_after_vouch() {
+    pre_commit_like_255("prek", false);
+}
+
+fn lefthook_255(manager_first: bool) {
+    let Some(env) = with_git_255(Some("lefthook")) else {
+        return;
+    };
+    fs::write(
+        env.work.join("lefthook.yml"),
+        "pre-push:\n  jobs:\n    - name: marker\n      run: echo ran >> .git/manager-ran\n",
+    )
+    .unwrap();
+    env.git(&env.work, &["add", "lefthook.yml"]);
+    env.git(&env.work, &["commit", "-q", "-m", "lefthook config"]);
+    env.git(&env.work, &["push", "-q", "origin", "main", "main:develop"]);
+    if manager_first {
+        run(&env, "lefthook", &["install"]).code(0);
+        install_in_config(&env);
+    } else {
+        install_in_config(&env);
+        run(&env, "lefthook", &["install"]).code(0);
+    }
+    for args in [&["install"][..], &["install", "-f"][..]] {
+        run(&env, "lefthook", args).code(0);
+        everything_judged_once(&env, &format!("lefthook {args:?}"));
+        let ran = manager_ran(&env);
+        env.commit(&env.work, "more.txt", "more");
+        env.push(&["origin", "main"]).code(0);
+        assert!(manager_ran(&env) > ran, "lefthook's job still runs");
+    }
+}
+
+#[test]
+fn git_255_lefthook_installed_first() {
+    lefthook_255(true);
+}
+
+#[test]
+fn git_255_lefthook_installed_after_vouch() {
+    lefthook_255(false);
+}
+
+fn husky_255(manager_first: bool) {
+    let Some(env) = with_git_255(Some("husky")) else {
+        return;
+    };
+    env.git(&env.work, &["push", "-q", "origin", "main:develop"]);
+    if manager_first {
+        run(&env, "husky", &[]).code(0);
+        install_in_config(&env);
+    } else {
+        // The common order: clone, `git vouch install`, `npm install`.
+        install_in_config(&env);
+        run(&env, "husky", &[]).code(0);
+    }
+    fs::write(
+        env.work.join(".husky/pre-push"),
+        "echo ran >> .git/manager-ran\n",
+    )
+    .unwrap();
+    everything_judged_once(&env, "husky");
+    // Its reinstall (`npm install` runs `husky`).
+    run(&env, "husky", &[]).code(0);
+    everything_judged_once(&env, "husky again");
+    let ran = manager_ran(&env);
+    env.commit(&env.work, "more.txt", "more");
+    env.push(&["origin", "main"]).code(0);
+    assert!(manager_ran(&env) > ran, "the user's husky hook ran");
+    // A teammate on an older git committed vouch's block into the husky
+    // hook: here git runs vouch from config, and the block leaves it to that.
+    let block = format!(
+        "{}\ngit-vouch hook pre-push -- \"$@\" || exit $?\n{}\n",
+        "# >>> vouch (`git vouch uninstall` removes this block)", "# <<< vouch"
+    );
+    fs::write(
+        env.work.join(".husky/pre-push"),
+        format!("{block}echo ran >> .git/manager-ran\n"),
+    )
+    .unwrap();
+    everything_judged_once(&env, "husky with vouch's block committed");
+}
+
+#[test]
+fn git_255_husky_installed_first() {
+    husky_255(true);
+}
+
+#[test]
+fn git_255_husky_installed_after_vouch() {
+    husky_255(false);
+}
+
+/// `core.hooksPath` set by hand, before vouch and after it.
+#[test]
+fn git_255_hooks_path_set_by_hand_in_either_order() {
+    for hooks_path_first in [true, false] {
+        let Some(env) = with_git_255(None) else {
+            return;
+        };
+        env.git(&env.work, &["push", "-q", "origin", "main:develop"]);
+        let set = || {
+            let dir = env.work.join(".githooks");
+            fs::create_dir_all(&dir).unwrap();
+            fs::write(
+                dir.join("pre-push"),
+                "#!/bin/sh\necho ran >> .git/manager-ran\n",
+            )
+            .unwrap();
+            {
+                use std::os::unix::fs::PermissionsExt;
+                fs::set_permissions(dir.join("pre-push"), fs::Permissions::from_mode(0o755))
+                    .unwrap();
+            }
+            env.git(&env.work, &["config", "core.hooksPath", ".githooks"]);
+        };
+        if hooks_path_first {
+            set();
+            install_in_config(&env);
+        } else {
+            install_in_config(&env);
+            set();
+        }
+        everything_judged_once(&env, &format!("hooksPath first: {hooks_path_first}"));
+        let ran = manager_ran(&env);
+        env.commit(&env.work, "more.txt", "more");
+        env.push(&["origin", "main"]).code(0);
+        assert!(manager_ran(&env) > ran, "the hook there still runs");
+    }
+}
+
+/// Hook files from an install on an older git, then `git vouch install` on
+/// git 2.55: the files go (what they chained comes back), so nothing runs
+/// twice.
+#[test]
+fn git_255_an_older_install_moves_into_git_config() {
+    let Some(env) = with_git_255(Some("lefthook")) else {
+        return;
+    };
+    env.git(&env.work, &["push", "-q", "origin", "main:develop"]);
+    fs::write(
+        env.work.join("lefthook.yml"),
+        "pre-push:\n  jobs:\n    - name: marker\n      run: echo ran >> .git/manager-ran\n",
+    )
+    .unwrap();
+    run(&env, "lefthook", &["install"]).code(0);
+    env.vouch(&["install", "--hook-files"]).code(0);
+    assert!(
+        hooks(&env).join("pre-push.local").exists(),
+        "lefthook's, chained"
+    );
+    env.vouch(&["install"])
+        .code(0)
+        .stderr_has("removed vouch's hook files");
+    assert!(!hooks(&env).join("pre-push.local").exists());
+    let hook = fs::read_to_string(hooks(&env).join("pre-push")).unwrap();
+    assert!(hook.contains("lefthook"), "lefthook's hook is back: {hook}");
+    assert!(
+        !env.work.join("lefthook-local.yml").exists(),
+        "vouch left lefthook's local config: git config runs vouch now"
+    );
+    everything_judged_once(&env, "after the move");
+    // And back to hook files: out of git config, so nothing runs twice.
+    env.vouch(&["install", "--hook-files"])
+        .code(0)
+        .stderr_has("removed the config-defined hook `vouch-pre-push`");
+    let pushes = judged(&env, "pre-push");
+    destructive_pushes_are_judged(&env);
+    assert_eq!(
+        judged(&env, "pre-push"),
+        pushes + 2,
+        "each push judged once"
+    );
 }

@@ -63,6 +63,30 @@ pub fn skip(why: &str) {
         .ok();
 }
 
+/// The directory of a git 2.55 (git 2.54 and later run config-defined
+/// hooks), from `VOUCH_TEST_GIT_255` (the `git` to run: `bin-wrappers/git`
+/// of a build tree, which `.ci/run` builds from the vendored tarball); to
+/// put first on a test's `PATH`. `None` (said, and a failure under `CI`)
+/// when it is not set or not a git 2.55.
+pub fn git_255_dir() -> Option<PathBuf> {
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "the test runner's own environment"
+    )]
+    let git = std::env::var_os("VOUCH_TEST_GIT_255").map(PathBuf::from);
+    let ok = git.as_ref().is_some_and(|g| {
+        Command::new(g)
+            .arg("version")
+            .output()
+            .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).starts_with("git version 2.55"))
+    });
+    if !ok {
+        missing("git 2.55 (VOUCH_TEST_GIT_255=/path/to/git-2.55.0/bin-wrappers/git)");
+        return None;
+    }
+    git.and_then(|g| g.parent().map(Path::to_path_buf))
+}
+
 /// The vouch binary under test.
 pub fn vouch_bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_git-vouch"))
