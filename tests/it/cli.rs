@@ -548,7 +548,9 @@ fn the_readme_names_every_program_the_tests_use() {
                     .chars()
                     .take_while(|c| *c != '"')
                     .collect();
-                used.insert(name.rsplit('/').next().unwrap_or_default().to_owned());
+                // The program is the first word (`missing("git 2.55 (...)")`).
+                let program = name.split_whitespace().next().unwrap_or_default();
+                used.insert(program.rsplit('/').next().unwrap_or_default().to_owned());
             }
         }
     }
