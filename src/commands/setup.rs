@@ -73,6 +73,17 @@ pub fn judged_by_config_hook(ctx: &Ctx, hook: &str, hook_dir: Option<&Path>) -> 
     {
         return false;
     }
+    // The command registered must run vouch's hook there (a command set to
+    // anything else judges nothing).
+    let ours = install::sh_quote(&config_dir.join(hook));
+    if !git::config_hook(&ctx.cwd, &git::config_hook_name(hook)).is_some_and(|command| {
+        command
+            .as_bytes()
+            .windows(ours.len())
+            .any(|w| w == ours.as_slice())
+    }) {
+        return false;
+    }
     crate::parent::git_ancestor_exe()
         .and_then(|exe| git::exe_runs_config_hooks(&exe))
         .unwrap_or(false)

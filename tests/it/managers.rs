@@ -1021,3 +1021,22 @@ fn git_255_an_older_install_moves_into_git_config() {
         "each push judged once"
     );
 }
+
+/// A hook file of vouch's leaves the judging to git config's run only when
+/// that run is vouch's: a registration whose command was changed to
+/// anything else (here `true`) judges nothing, so the file's run judges.
+#[test]
+fn git_255_a_changed_config_command_leaves_the_hook_file_judging() {
+    let Some(env) = with_git_255(None) else {
+        return;
+    };
+    env.git(&env.work, &["push", "-q", "origin", "main:develop"]);
+    install_in_config(&env);
+    let config_hook = env.work.join(".git/vouch-hooks/pre-push");
+    fs::copy(&config_hook, hooks(&env).join("pre-push")).unwrap();
+    env.git(
+        &env.work,
+        &["config", "hook.vouch-pre-push.command", "true"],
+    );
+    destructive_pushes_are_judged(&env);
+}
