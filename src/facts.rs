@@ -677,7 +677,8 @@ impl WorktreeLoss {
 }
 
 /// Why a command's facts were not measured (its rule's tier stands).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "why", content = "detail", rename_all = "kebab-case")]
 pub enum Unmeasured {
     /// No repository where the command runs.
     NoRepository,
@@ -698,7 +699,8 @@ pub enum Unmeasured {
 /// The facts of one command of a shell line, measured before the line
 /// runs (SPEC 2.4) by the git adapter; [`crate::classify`] turns them into
 /// its tier and sentences.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", content = "facts", rename_all = "kebab-case")]
 pub enum CommandFacts {
     /// Not measured: the rule's tier stands.
     Unmeasured(Unmeasured),

@@ -14,7 +14,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 use crate::classify::{Assessment, Tier};
-use crate::facts::{LocalFacts, PushFacts, StagedFacts};
+use crate::facts::{CommandFacts, LocalFacts, PushFacts, StagedFacts};
 use crate::receive::{Pusher, ServerFacts};
 
 /// What is about to happen, with its measured facts and its tier.
@@ -83,12 +83,24 @@ pub struct Assessed {
     pub cwd: PathBuf,
     /// One finding per rule that matched (after facts) and per problem.
     pub assessment: Assessment,
-    /// What the repository's facts say, one sentence each.
-    pub facts: Vec<String>,
+    /// What was measured for each step whose rule asks for facts.
+    pub facts: Vec<StepFacts>,
     /// The repository's root, when the command runs in one.
     pub root: Option<PathBuf>,
     /// The branch checked out there.
     pub branch: Option<String>,
+}
+
+/// One step of a command line whose rule asks for facts, as measured
+/// before the line runs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StepFacts {
+    /// The step, its words joined (credentials masked).
+    pub step: String,
+    /// What was measured.
+    pub measured: CommandFacts,
+    /// What the facts say, for people (also in the step's reason).
+    pub note: Option<String>,
 }
 
 /// An operation decided before it could be judged.
@@ -285,6 +297,7 @@ impl Operation {
 mod tests {
     use super::*;
     use crate::classify::{RefRisk, Rule};
+    use crate::facts::{Discarded, WorktreeLoss};
 
     fn assessment(tier: Tier) -> Assessment {
         Assessment {
@@ -331,7 +344,18 @@ mod tests {
                     command: "git reset --hard".into(),
                     cwd: "/r".into(),
                     assessment: assessment(Tier::Critical),
-                    facts: vec!["would discard 1 file(s)".into()],
+                    facts: vec![StepFacts {
+                        step: "git reset --hard".into(),
+                        measured: CommandFacts::Worktree {
+                            loss: WorktreeLoss {
+                                what: Discarded::TrackedChanges,
+                                files: 1,
+                                sample: vec!["notes.txt".into()],
+                            },
+                            moves: None,
+                        },
+                        note: Some("would discard 1 file(s)".into()),
+                    }],
                     root: Some("/r".into()),
                     branch: Some("main".into()),
                 },

@@ -156,7 +156,7 @@ pub fn discover(config: &Config, places: &SearchPlaces) -> Vec<Program> {
 }
 
 /// Version of the verifier context layout.
-pub const CONTEXT_SCHEMA_VERSION: u32 = 1;
+pub const CONTEXT_SCHEMA_VERSION: u32 = 2;
 
 /// What a verifier program reads on stdin: the contract for verifier
 /// programs (docs/verifiers.md, "Verifier programs"). Built in one place, the runner.

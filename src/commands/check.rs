@@ -22,7 +22,7 @@ use crate::config::Config;
 use crate::context::Ctx;
 use crate::facts::CommandFacts;
 use crate::git::{self, LazyRepo, Repo};
-use crate::operation::{Assessed, Operation};
+use crate::operation::{Assessed, Operation, StepFacts};
 use crate::policy::{self, AuditResult};
 use crate::shell::{self, Facts, Match, Rules};
 use crate::text::one_line;
@@ -56,14 +56,17 @@ pub fn assess(config: &Config, command: &str, cwd: &Path, repo: &LazyRepo) -> Re
             &config.policy,
             &hook_judges,
         );
-        let mut reason = format!(
-            "{}: `{}`",
-            m.reason,
-            redact(&one_line(&shell_words::join(&m.command.argv), 200))
-        );
-        if let Some(note) = note {
+        let step = redact(&one_line(&shell_words::join(&m.command.argv), 200));
+        let mut reason = format!("{}: `{step}`", m.reason);
+        if let Some(note) = &note {
             reason.push_str(&format!(" ({note})"));
-            facts.push(note);
+        }
+        if let Some(measured) = measured {
+            facts.push(StepFacts {
+                step,
+                measured,
+                note,
+            });
         }
         refs.push(RefRisk {
             tier,
@@ -164,8 +167,9 @@ pub struct CheckReport<'a> {
     pub tier: Tier,
     /// One finding per rule that matched.
     pub reasons: Vec<CheckReason<'a>>,
-    /// What the repository's facts say.
-    pub facts: &'a [String],
+    /// What was measured for each step whose rule asks for facts: the
+    /// same typed view the verifier context and the audit line carry.
+    pub facts: &'a [StepFacts],
     /// `allowed`, `refused`, or `needs a verdict` (high or critical, not verified).
     pub decision: &'static str,
     /// The verifiers' verdict, with `--verify`.

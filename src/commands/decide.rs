@@ -698,7 +698,8 @@ mod tests {
 
     use super::*;
     use crate::env::MapEnv;
-    use crate::operation::Assessed;
+    use crate::facts::{CommandFacts, Discarded, WorktreeLoss};
+    use crate::operation::{Assessed, StepFacts};
     use crate::vocab::{Assessment, RefRisk, Rule};
 
     /// A person who answers from a script and remembers what they saw.
@@ -757,7 +758,18 @@ mod tests {
                     }],
                     push: Vec::new(),
                 },
-                facts: vec!["would discard 1 file(s)".into()],
+                facts: vec![StepFacts {
+                    step: "git reset --hard".into(),
+                    measured: CommandFacts::Worktree {
+                        loss: WorktreeLoss {
+                            what: Discarded::TrackedChanges,
+                            files: 1,
+                            sample: vec!["notes.txt".into()],
+                        },
+                        moves: None,
+                    },
+                    note: Some("would discard 1 file(s)".into()),
+                }],
                 root: Some(dir.to_path_buf()),
                 branch: Some("main".into()),
             },

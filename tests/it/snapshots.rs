@@ -9,7 +9,8 @@ use std::path::Path;
 use vouch::agent::Agent;
 use vouch::agent::protocol::{Answer, answer, reply};
 use vouch::classify::{Assessment, RefRisk, Rule, Tier};
-use vouch::operation::{Assessed, Operation};
+use vouch::facts::{CommandFacts, Discarded, WorktreeLoss};
+use vouch::operation::{Assessed, Operation, StepFacts};
 use vouch::policy::{Action, AuditResult};
 
 use crate::support::{TestEnv, verdict_body};
@@ -28,7 +29,18 @@ fn command_op() -> Operation {
                 }],
                 push: Vec::new(),
             },
-            facts: vec!["would discard 1 file(s) with uncommitted changes: notes.txt".into()],
+            facts: vec![StepFacts {
+                step: "git reset --hard".into(),
+                measured: CommandFacts::Worktree {
+                    loss: WorktreeLoss {
+                        what: Discarded::TrackedChanges,
+                        files: 1,
+                        sample: vec!["notes.txt".into()],
+                    },
+                    moves: None,
+                },
+                note: Some("would discard 1 file(s) with uncommitted changes: notes.txt".into()),
+            }],
             root: Some("/work/repo".into()),
             branch: Some("main".into()),
         },
