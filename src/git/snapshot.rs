@@ -22,6 +22,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 
+use crate::audit::{LostRecord, RefMove};
+
 /// Where snapshots live.
 pub const SNAPSHOT_PREFIX: &str = "refs/vouch/snapshots/";
 
@@ -466,12 +468,62 @@ pub fn take(dir: &Path, agent: &str, command: &str) -> Result<Option<Snapshot>> 
 
 /// Every snapshot of the repository at or above `dir`, newest first.
 pub fn list(dir: &Path) -> Result<Vec<Snapshot>> {
+    listed(dir, SNAPSHOT_PREFIX)
+}
+
+/// The snapshot that holds the state as the newest snapshot-taking command
+/// found it (the one written then, or the one that state matched): the
+/// state before the agent's command that just ran. `None` when there is
+/// none, or it was deleted.
+pub fn newest_match(dir: &Path) -> Result<Option<Snapshot>> {
+    let Some((git_dir, root)) = locate(dir)? else {
+        return Ok(None);
+    };
+    let remembered = std::fs::read_to_string(last_path(&git_dir)).unwrap_or_default();
+    let Some((name, _)) = remembered.trim().split_once(' ') else {
+        return Ok(None);
+    };
+    if !name.starts_with(SNAPSHOT_PREFIX) {
+        return Ok(None);
+    }
+    Ok(listed(&root, name)?.into_iter().find(|s| s.name == name))
+}
+
+/// Where the snapshot whose command a post-tool hook has looked at is
+/// remembered: the next command does not report its losses again.
+fn checked_path(git_dir: &Path) -> PathBuf {
+    git_dir.join("vouch-snapshot-checked")
+}
+
+/// Whether a post-tool hook has said what the command after `snapshot`
+/// did.
+pub fn checked(dir: &Path, snapshot: &Snapshot) -> bool {
+    locate(dir).ok().flatten().is_some_and(|(git_dir, _)| {
+        std::fs::read_to_string(checked_path(&git_dir)).is_ok_and(|t| t.trim() == snapshot.name)
+    })
+}
+
+/// Remembers that a post-tool hook said what the command after
+/// `snapshot` did.
+pub fn mark_checked(dir: &Path, snapshot: &Snapshot) {
+    if let Ok(Some((git_dir, _))) = locate(dir) {
+        crate::files::write_atomic(
+            &checked_path(&git_dir),
+            format!("{}\n", snapshot.name).as_bytes(),
+            0o644,
+        )
+        .ok();
+    }
+}
+
+/// The snapshots whose refs match `pattern`, newest first.
+fn listed(dir: &Path, pattern: &str) -> Result<Vec<Snapshot>> {
     let out = text(&run(
         git(dir, None).args([
             "for-each-ref",
             "--sort=-refname",
             "--format=%(refname)%00%(objectname)%00%(contents:body)%00%00",
-            SNAPSHOT_PREFIX,
+            pattern,
         ]),
         None,
     )?);
@@ -764,72 +816,263 @@ pub fn delete(dir: &Path, names: &[&str], env: &[(String, String)]) -> Result<()
     Ok(())
 }
 
-/// What was lost between two snapshots of the same repository, one line
-/// each, for people: files that held uncommitted work in `before` (their
-/// content was not `HEAD`'s) and are deleted or changed in `after`,
-/// branches and tags gone, stash entries gone. Empty when nothing was.
-pub fn lost_between(dir: &Path, before: &str, after: &str) -> Result<Vec<String>> {
-    let lines = |args: &[&str]| -> Result<BTreeSet<Vec<u8>>> {
-        Ok(run(git(dir, None).args(args), None)?
-            .split(|b| *b == 0)
-            .filter(|p| !p.is_empty())
-            .map(<[u8]>::to_vec)
-            .collect())
-    };
-    let was = refs_of(dir, before)?;
+/// What was lost between the snapshot `before` and the snapshot `after`
+/// (a commit id) of the same repository: files that held uncommitted work
+/// in `before` (their content was not `HEAD`'s) and are deleted or changed
+/// in `after`, branches and tags moved or deleted, stash entries gone.
+pub fn lost_between(dir: &Path, before: &Snapshot, after: &str) -> Result<LostRecord> {
     let now = refs_of(dir, after)?;
+    let changed = run(
+        git(dir, None).args([
+            "diff-tree",
+            "-r",
+            "-z",
+            "--name-only",
+            "--no-renames",
+            "--diff-filter=DMT",
+            &format!("{}:worktree", before.id),
+            &format!("{after}:worktree"),
+        ]),
+        None,
+    )?
+    .split(|b| *b == 0)
+    .filter(|p| !p.is_empty())
+    .map(<[u8]>::to_vec)
+    .collect::<BTreeSet<_>>();
+    let was = refs_of(dir, &before.id)?;
+    let work = uncommitted(dir, &before.id, &was)?;
+    let files = work
+        .keys()
+        .filter(|p| changed.contains(*p))
+        .map(|p| String::from_utf8_lossy(p).into_owned())
+        .collect();
+    Ok(compare(dir, before, &was, &now, files))
+}
+
+/// What was lost since the snapshot `before`, read from the repository as
+/// it is now (an agent's post-tool hook, right after the command): only
+/// the files that held uncommitted work in `before` are looked at (hashed
+/// as `git add` would), with the refs and the stash. No snapshot is written.
+pub fn lost_since(dir: &Path, before: &Snapshot) -> Result<LostRecord> {
+    let Some((_, root)) = locate(dir)? else {
+        bail!("there is no work tree here (not a repository, or a bare one)");
+    };
+    let was = refs_of(&root, &before.id)?;
+    let work = uncommitted(&root, &before.id, &was)?;
+    let mut files = Vec::new();
+    let mut hashed = Vec::new();
+    let mut list = Vec::new();
+    for (path, (mode, id)) in &work {
+        let file = root.join(OsStr::from_bytes(path));
+        let shown = String::from_utf8_lossy(path).into_owned();
+        match std::fs::symlink_metadata(&file) {
+            Err(_) => files.push(shown),
+            Ok(m) if (mode == "120000") != m.file_type().is_symlink() || m.is_dir() => {
+                files.push(shown);
+            }
+            Ok(m) if m.file_type().is_symlink() => {
+                let target = std::fs::read_link(&file).unwrap_or_default();
+                let now = text(&run(
+                    git(&root, None).args(["hash-object", "--stdin"]),
+                    Some(target.as_os_str().as_bytes()),
+                )?);
+                if &now != id {
+                    files.push(shown);
+                }
+            }
+            Ok(_) => {
+                list.extend_from_slice(path);
+                list.push(b'\n');
+                hashed.push((shown, id));
+            }
+        }
+    }
+    if !hashed.is_empty() {
+        let out = run(
+            git(&root, None).args(["hash-object", "--stdin-paths"]),
+            Some(&list),
+        )?;
+        let ids: Vec<String> = text(&out).lines().map(str::to_owned).collect();
+        for ((shown, id), now) in hashed.into_iter().zip(ids) {
+            if &now != id {
+                files.push(shown);
+            }
+        }
+    }
+    files.sort();
+    let refs = String::from_utf8_lossy(&run(
+        git(&root, None).args([
+            "for-each-ref",
+            "--format=%(objectname) %(refname)",
+            "refs/heads",
+            "refs/tags",
+            "refs/stash",
+        ]),
+        None,
+    )?)
+    .into_owned();
+    let mut now = Refs {
+        head: None,
+        named: BTreeMap::new(),
+        stash: Vec::new(),
+    };
+    let mut has_stash = false;
+    for line in refs.lines() {
+        if let Some((id, name)) = line.split_once(' ') {
+            if name == "refs/stash" {
+                has_stash = true;
+            } else {
+                now.named.insert(name.to_owned(), id.to_owned());
+            }
+        }
+    }
+    if has_stash {
+        now.stash = text(&run(
+            git(&root, None).args(["log", "-g", "--format=%H", "refs/stash", "--"]),
+            None,
+        )?)
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    }
+    Ok(compare(&root, before, &was, &now, files))
+}
+
+/// The files of snapshot `id`'s work tree that held uncommitted work (not
+/// `HEAD`'s content, `HEAD` as `was` recorded it), with their mode and blob.
+/// Files deleted in the work tree hold nothing to lose.
+fn uncommitted(dir: &Path, id: &str, was: &Refs) -> Result<BTreeMap<Vec<u8>, (String, String)>> {
     let head = match was.head.as_deref() {
         Some(h) => h
             .strip_prefix("ref: ")
             .map_or(Some(h.to_owned()), |name| was.named.get(name).cloned()),
         None => None,
     };
-    let before_tree = format!("{before}:worktree");
-    let changed = lines(&[
-        "diff-tree",
-        "-r",
-        "-z",
-        "--name-only",
-        "--no-renames",
-        "--diff-filter=DMT",
-        &before_tree,
-        &format!("{after}:worktree"),
-    ])?;
-    let uncommitted = match &head {
-        Some(h) => lines(&[
-            "diff-tree",
-            "-r",
-            "-z",
-            "--name-only",
-            "--no-renames",
-            &format!("{h}^{{tree}}"),
-            &before_tree,
-        ])?,
-        None => files_of(dir, &before_tree)?,
-    };
+    let tree = format!("{id}:worktree");
+    let mut out = BTreeMap::new();
+    if let Some(h) = head {
+        // Raw output: `:<old mode> <new mode> <old> <new> <status>\0<path>\0`.
+        let raw = run(
+            git(dir, None).args([
+                "diff-tree",
+                "-r",
+                "-z",
+                "--no-renames",
+                "--diff-filter=AMT",
+                &format!("{h}^{{tree}}"),
+                &tree,
+            ]),
+            None,
+        )?;
+        let mut fields = raw.split(|b| *b == 0);
+        while let (Some(meta), Some(path)) = (fields.next(), fields.next()) {
+            let meta = String::from_utf8_lossy(meta);
+            let parts: Vec<&str> = meta.trim_start_matches(':').split(' ').collect();
+            if let (Some(mode), Some(blob)) = (parts.get(1), parts.get(3)) {
+                out.insert(path.to_vec(), ((*mode).to_owned(), (*blob).to_owned()));
+            }
+        }
+    } else {
+        let listing = run(
+            git(dir, None).args(["ls-tree", "-r", "-z", "--full-tree", &tree]),
+            None,
+        )?;
+        for entry in listing.split(|b| *b == 0).filter(|e| !e.is_empty()) {
+            let Some(tab) = entry.iter().position(|b| *b == b'\t') else {
+                continue;
+            };
+            let meta = String::from_utf8_lossy(&entry[..tab]);
+            let parts: Vec<&str> = meta.split(' ').collect();
+            if let (Some(mode), Some(blob)) = (parts.first(), parts.get(2)) {
+                out.insert(
+                    entry[tab + 1..].to_vec(),
+                    ((*mode).to_owned(), (*blob).to_owned()),
+                );
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The loss record: `files` as found, the refs and stash compared.
+fn compare(
+    dir: &Path,
+    before: &Snapshot,
+    was: &Refs,
+    now: &Refs,
+    files: Vec<String>,
+) -> LostRecord {
+    let mut refs = Vec::new();
+    for (name, old) in &was.named {
+        let new = now.named.get(name).cloned().unwrap_or_default();
+        if &new == old {
+            continue;
+        }
+        // Commits left the ref when its old tip is not in the new one's
+        // history (a tag moved or a ref deleted counts too).
+        let rewound = new.is_empty()
+            || !git(dir, None)
+                .args(["merge-base", "--is-ancestor", old, &new])
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .status()
+                .is_ok_and(|s| s.success());
+        refs.push(RefMove {
+            name: name.clone(),
+            old_oid: old.clone(),
+            new_oid: new,
+            rewound,
+        });
+    }
+    LostRecord {
+        command: before.command.clone(),
+        snapshot: before.short().to_owned(),
+        files,
+        refs,
+        stash: was
+            .stash
+            .iter()
+            .filter(|s| !now.stash.contains(s))
+            .cloned()
+            .collect(),
+    }
+}
+
+/// Whether `lost` holds work a person would want back: files with
+/// uncommitted work, refs deleted or rewound, stash entries.
+pub fn is_loss(lost: &LostRecord) -> bool {
+    !lost.files.is_empty() || !lost.stash.is_empty() || lost.refs.iter().any(|r| r.rewound)
+}
+
+/// `lost` for people, one line each (only what [`is_loss`] counts).
+pub fn loss_lines(lost: &LostRecord) -> Vec<String> {
     let mut out = Vec::new();
-    let files: Vec<String> = changed
-        .intersection(&uncommitted)
-        .map(|p| String::from_utf8_lossy(p).into_owned())
-        .collect();
-    if !files.is_empty() {
-        let shown: Vec<&str> = files.iter().take(5).map(String::as_str).collect();
+    if !lost.files.is_empty() {
+        let shown: Vec<&str> = lost.files.iter().take(5).map(String::as_str).collect();
         out.push(format!(
             "{} file(s) with uncommitted work deleted or overwritten: {}{}",
-            files.len(),
+            lost.files.len(),
             shown.join(", "),
-            if files.len() > 5 { ", ..." } else { "" }
+            if lost.files.len() > 5 { ", ..." } else { "" }
         ));
     }
-    for name in was.named.keys().filter(|n| !now.named.contains_key(*n)) {
-        out.push(format!("`{name}` deleted"));
+    for r in lost.refs.iter().filter(|r| r.rewound) {
+        if r.new_oid.is_empty() {
+            out.push(format!("`{}` deleted", r.name));
+        } else {
+            out.push(format!(
+                "`{}` moved off {}",
+                r.name,
+                crate::text::short_oid(&r.old_oid)
+            ));
+        }
     }
-    let gone = was.stash.iter().filter(|s| !now.stash.contains(s)).count();
+    let gone = lost.stash.len();
     if gone > 0 {
         out.push(format!(
             "{gone} stash entr{} dropped",
             if gone == 1 { "y" } else { "ies" }
         ));
     }
-    Ok(out)
+    out
 }
