@@ -111,9 +111,16 @@ fn snapshot_before(ctx: &Ctx, agent: Agent, request: &Request, answer: &Answer) 
     // The one before the snapshot just taken (listed only when one was:
     // an unchanged state pays for nothing more), unless the agent's
     // post-tool hook has said what its command did already.
-    let previous = git::snapshots(&cwd)
-        .ok()
-        .and_then(|all| all.into_iter().find(|s| s.name != taken.name))
+    let all = git::snapshots(&cwd).unwrap_or_default();
+    // More than retention keeps: a person's next command prunes (never
+    // this door: an agent's hook must not let go of a snapshot).
+    let keep = ctx.config(None).snapshot_keep;
+    if all.len() > usize::try_from(keep).unwrap_or(usize::MAX) {
+        git::mark_prune_due(&cwd);
+    }
+    let previous = all
+        .into_iter()
+        .find(|s| s.name != taken.name)
         .filter(|p| p.agent != "undo" && !git::snapshot_checked(&cwd, p));
     let lost = previous
         .as_ref()

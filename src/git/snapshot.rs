@@ -516,6 +516,33 @@ pub fn mark_checked(dir: &Path, snapshot: &Snapshot) {
     }
 }
 
+/// Where the agent door notes that there are more snapshots than
+/// retention keeps: a person's next command (`git commit`, `git vouch
+/// undo`, `git vouch snapshots`) prunes; the agent door never does.
+fn due_path(git_dir: &Path) -> PathBuf {
+    git_dir.join("vouch-snapshot-prune-due")
+}
+
+/// Notes that retention is due in the repository at or above `dir`.
+pub fn mark_prune_due(dir: &Path) {
+    if let Ok(Some((git_dir, _))) = locate(dir) {
+        std::fs::write(due_path(&git_dir), b"").ok();
+    }
+}
+
+/// Whether retention is due, in the git directory `git_dir` (a file's
+/// existence: the pre-commit door pays one `stat`).
+pub fn prune_due(git_dir: &Path) -> bool {
+    due_path(git_dir).exists()
+}
+
+/// Retention has run in the repository at or above `dir`.
+pub fn clear_prune_due(dir: &Path) {
+    if let Ok(Some((git_dir, _))) = locate(dir) {
+        std::fs::remove_file(due_path(&git_dir)).ok();
+    }
+}
+
 /// The snapshots whose refs match `pattern`, newest first.
 fn listed(dir: &Path, pattern: &str) -> Result<Vec<Snapshot>> {
     let out = text(&run(

@@ -476,3 +476,47 @@ fn installing_for_claude_code_adds_the_post_tool_hook() {
         "{settings}"
     );
 }
+
+/// Retention (issue 28): the newest `[snapshots] keep` and those younger
+/// than `[snapshots] days` stay; the agent door never prunes, however
+/// many there are; a person's commit or `git vouch snapshots` does.
+#[test]
+fn retention_runs_at_a_persons_command_never_at_the_agent_door() {
+    let env = TestEnv::new();
+    env.write_config("[snapshots]\nkeep = 2\ndays = 0\n");
+    env.install();
+    let count = || {
+        env.git(&env.work, &["for-each-ref", "refs/vouch/snapshots"])
+            .lines()
+            .count()
+    };
+    for i in 0..4 {
+        fs::write(env.work.join("notes.md"), format!("change {i}\n")).unwrap();
+        env.claude("make");
+    }
+    assert_eq!(count(), 4, "the agent door let go of none");
+    // An agent's own commit does not prune either.
+    let agent_commit = env
+        .cmd("git", &env.work)
+        .env("CLAUDECODE", "1")
+        .args(["commit", "-q", "--allow-empty", "-m", "by the agent"])
+        .output()
+        .unwrap();
+    assert!(agent_commit.status.success());
+    assert_eq!(count(), 4);
+    // A person's commit does.
+    let out = env.git_out(&env.work, &["commit", "-q", "--allow-empty", "-m", "mine"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(count(), 2, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("let go of 2 snapshot(s)"),
+        "{}",
+        out.stderr
+    );
+    // The newest are the ones kept: the last command can still be undone.
+    env.vouch(&["undo"]).code(0);
+    assert_eq!(
+        fs::read_to_string(env.work.join("notes.md")).unwrap(),
+        "change 3\n"
+    );
+}
