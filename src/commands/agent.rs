@@ -188,11 +188,14 @@ fn loss_note(lost: &crate::audit::LostRecord) -> Option<String> {
     })
 }
 
-/// The directory the agent's command runs in.
+/// The directory the agent's command runs in: the one its message names,
+/// or the hook's own (inherited from the agent) when that one does not
+/// exist (JSON carries no path that is not UTF-8: a directory named in
+/// other bytes arrives mangled).
 fn request_dir(ctx: &Ctx, request: &Request) -> PathBuf {
     match request.cwd.as_deref().filter(|c| !c.is_empty()) {
-        Some(c) => ctx.cwd.join(c),
-        None => ctx.cwd.clone(),
+        Some(c) if ctx.cwd.join(c).is_dir() => ctx.cwd.join(c),
+        _ => ctx.cwd.clone(),
     }
 }
 
@@ -358,10 +361,7 @@ fn decide(ctx: &Ctx, agent: Agent, request: &Request, started: Instant) -> Answe
     if !protocol::is_shell_tool(agent, &request.tool) {
         return Answer::NoOpinion;
     }
-    let cwd = match request.cwd.as_deref().filter(|c| !c.is_empty()) {
-        Some(c) => ctx.cwd.join(c),
-        None => ctx.cwd.clone(),
-    };
+    let cwd = request_dir(ctx, request);
     let repo = git::LazyRepo::new(&cwd);
     let root = repo.root();
     // A config file that cannot be used is left out, as at every door (SPEC

@@ -131,12 +131,13 @@ fn locate(dir: &Path) -> Result<Option<(PathBuf, PathBuf)>> {
         .stderr(std::process::Stdio::null())
         .output()
         .context("cannot run `git rev-parse`: is git on PATH?")?;
-    let text = String::from_utf8_lossy(&out.stdout);
-    let mut lines = text.lines();
+    // Paths as bytes: a repository's path need not be UTF-8.
+    let mut lines = out.stdout.split(|b| *b == b'\n');
     match (lines.next(), lines.next(), lines.next()) {
-        (Some(git_dir), Some("false"), Some(root)) => {
-            Ok(Some((PathBuf::from(git_dir), PathBuf::from(root))))
-        }
+        (Some(git_dir), Some(b"false"), Some(root)) if !root.is_empty() => Ok(Some((
+            PathBuf::from(OsStr::from_bytes(git_dir)),
+            PathBuf::from(OsStr::from_bytes(root)),
+        ))),
         _ => Ok(None),
     }
 }
@@ -267,7 +268,7 @@ fn record_state(root: &Path, git_dir: &Path, seen: &Seen) -> Result<State> {
     }
     let stash = if has_stash {
         run(
-            git(root, None).args(["log", "-g", "--format=%H", "refs/stash", "--"]),
+            git(root, None).args(["log", "-g", "--format=%H %gs", "refs/stash", "--"]),
             None,
         )
         .map(|b| text(&b))
@@ -275,8 +276,10 @@ fn record_state(root: &Path, git_dir: &Path, seen: &Seen) -> Result<State> {
     } else {
         String::new()
     };
-    for id in stash.lines() {
-        refs.push_str(&format!("{id} stash\n"));
+    // `<oid> stash <its message>`, newest first.
+    for line in stash.lines() {
+        let (id, message) = line.split_once(' ').unwrap_or((line, ""));
+        refs.push_str(&format!("{id} stash {message}\n"));
         tips.insert(id.to_owned());
     }
     let blob = |data: &[u8]| -> Result<String> {
@@ -384,6 +387,33 @@ fn fingerprint(root: &Path, git_dir: &Path) -> Result<(String, Seen)> {
     ))
 }
 
+/// Takes the repository's snapshot lock (`vouch-snapshot.lock` in the git
+/// directory), waiting up to 10 s for another snapshot to finish; held
+/// until the file returned is dropped.
+fn lock(git_dir: &Path) -> Result<std::fs::File> {
+    let path = git_dir.join("vouch-snapshot.lock");
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .with_context(|| format!("cannot open `{}`", path.display()))?;
+    let started = std::time::Instant::now();
+    loop {
+        match file.try_lock() {
+            Ok(()) => return Ok(file),
+            Err(std::fs::TryLockError::WouldBlock)
+                if started.elapsed() < std::time::Duration::from_secs(10) =>
+            {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            Err(e) => bail!(
+                "another snapshot of this repository has held `{}` for 10 s: {e}",
+                path.display()
+            ),
+        }
+    }
+}
+
 /// Where the newest snapshot and its fingerprint are remembered.
 fn last_path(git_dir: &Path) -> PathBuf {
     git_dir.join("vouch-snapshot-last")
@@ -396,6 +426,10 @@ pub fn take(dir: &Path, agent: &str, command: &str) -> Result<Option<Snapshot>> 
     let Some((git_dir, root)) = locate(dir)? else {
         return Ok(None);
     };
+    // One snapshot at a time in a repository (two agents at once): the
+    // second sees the first's, and the remembered fingerprint always
+    // names the snapshot it was taken with.
+    let _lock = lock(&git_dir)?;
     // Unchanged since the newest snapshot (which still exists): nothing to
     // write, and nothing copied to find that out.
     let (print, seen) = fingerprint(&root, &git_dir)?;
@@ -586,6 +620,8 @@ struct Refs {
     head: Option<String>,
     named: BTreeMap<String, String>,
     stash: Vec<String>,
+    /// The stash entries' messages, by id (snapshots before 0.2 kept none).
+    stash_messages: BTreeMap<String, String>,
 }
 
 fn refs_of(root: &Path, snapshot: &str) -> Result<Refs> {
@@ -597,8 +633,17 @@ fn refs_of(root: &Path, snapshot: &str) -> Result<Refs> {
         head: None,
         named: BTreeMap::new(),
         stash: Vec::new(),
+        stash_messages: BTreeMap::new(),
     };
     for line in listing.lines() {
+        if let Some((id, rest)) = line.split_once(' ')
+            && let Some(message) = rest.strip_prefix("stash ")
+        {
+            refs.stash.push(id.to_owned());
+            refs.stash_messages
+                .insert(id.to_owned(), message.to_owned());
+            continue;
+        }
         if let Some(name) = line
             .strip_prefix("ref: ")
             .and_then(|l| l.strip_suffix(" HEAD"))
@@ -666,8 +711,18 @@ pub fn restore(
         git(&root, Some(&temp_index)).args(["read-tree", &format!("{}:worktree", target.id)]),
         None,
     )?;
+    // A sparse checkout: the paths outside it (skip-worktree in the index
+    // now) stay out of the work tree, and keep their bit in the index.
+    let sparse: BTreeSet<Vec<u8>> = run(git(&root, None).args(["ls-files", "-t", "-z"]), None)?
+        .split(|b| *b == 0)
+        .filter_map(|e| e.strip_prefix(b"S "))
+        .map(<[u8]>::to_vec)
+        .collect();
+    let outside = |p: &[u8]| {
+        sparse.contains(p) && std::fs::symlink_metadata(root.join(OsStr::from_bytes(p))).is_err()
+    };
     let mut list = Vec::new();
-    for path in then.iter().filter(|p| selected(p)) {
+    for path in then.iter().filter(|p| selected(p) && !outside(p)) {
         list.extend_from_slice(path);
         list.push(0);
     }
@@ -766,6 +821,21 @@ pub fn restore(
         None,
     )
     .ok();
+    if !sparse.is_empty() {
+        let listed: BTreeSet<&[u8]> = entries
+            .split(|b| *b == 0)
+            .filter_map(|e| e.iter().position(|b| *b == b'\t').map(|tab| &e[tab + 1..]))
+            .collect();
+        let mut marked = Vec::new();
+        for p in sparse.iter().filter(|p| listed.contains(p.as_slice())) {
+            marked.extend_from_slice(p);
+            marked.push(0);
+        }
+        run(
+            git(&root, None).args(["update-index", "-z", "--skip-worktree", "--stdin"]),
+            Some(&marked),
+        )?;
+    }
     done.push("index: restored".to_owned());
     if !paths.is_empty() {
         return Ok(done);
@@ -807,17 +877,35 @@ pub fn restore(
         }
         _ => {}
     }
-    // Stash entries the target had and the stash lacks now, oldest first.
-    for id in then.stash.iter().rev().filter(|id| !was.stash.contains(id)) {
-        run(
-            git(&root, None)
-                .args(["stash", "store", "-m", "restored by git vouch undo", id])
-                .envs(env.iter().map(|(k, v)| (k, v))),
-            None,
-        )?;
+    // The stash as it was: its entries in their order, with their
+    // messages (entries added since are in the snapshot taken before this
+    // undo).
+    if then.stash != was.stash {
+        if !was.stash.is_empty() {
+            run(
+                git(&root, None)
+                    .args(["update-ref", "-d", "refs/stash"])
+                    .envs(env.iter().map(|(k, v)| (k, v))),
+                None,
+            )?;
+        }
+        for id in then.stash.iter().rev() {
+            let message = then
+                .stash_messages
+                .get(id)
+                .filter(|m| !m.is_empty())
+                .map_or("restored by git vouch undo", String::as_str);
+            run(
+                git(&root, None)
+                    .args(["stash", "store", "-m", message, id])
+                    .envs(env.iter().map(|(k, v)| (k, v))),
+                None,
+            )?;
+        }
         done.push(format!(
-            "stash entry {} put back",
-            crate::text::short_oid(id)
+            "stash: {} entr{} put back in order",
+            then.stash.len(),
+            if then.stash.len() == 1 { "y" } else { "ies" }
         ));
     }
     Ok(done)
@@ -942,6 +1030,7 @@ pub fn lost_since(dir: &Path, before: &Snapshot) -> Result<LostRecord> {
         head: None,
         named: BTreeMap::new(),
         stash: Vec::new(),
+        stash_messages: BTreeMap::new(),
     };
     let mut has_stash = false;
     for line in refs.lines() {
