@@ -365,7 +365,17 @@ impl Record {
 pub fn append(path: &Path, max_bytes: u64, keep: u32, record: &Record) -> Result<()> {
     let mut line = serde_json::to_string(record).context("cannot encode the audit record")?;
     line.push('\n');
-    append_line(path, max_bytes, keep, &line)
+    append_line(path, max_bytes, keep, &line, true)
+}
+
+/// [`append`] without waiting for the disk (`fsync`): for a line that
+/// records no decision (a snapshot's), written on an agent's every
+/// command, where waiting for a loaded disk would cost more than the
+/// snapshot itself. Lines still never interleave.
+pub fn append_unsynced(path: &Path, max_bytes: u64, keep: u32, record: &Record) -> Result<()> {
+    let mut line = serde_json::to_string(record).context("cannot encode the audit record")?;
+    line.push('\n');
+    append_line(path, max_bytes, keep, &line, false)
 }
 
 fn lock_path(path: &Path) -> PathBuf {
@@ -413,7 +423,7 @@ fn why_not(e: &std::io::Error) -> Option<&'static str> {
     })
 }
 
-fn append_line(path: &Path, max_bytes: u64, keep: u32, line: &str) -> Result<()> {
+fn append_line(path: &Path, max_bytes: u64, keep: u32, line: &str, sync: bool) -> Result<()> {
     let fail = |e: std::io::Error| {
         let why = why_not(&e).map(|w| format!(": {w}")).unwrap_or_default();
         anyhow::Error::new(e).context(format!(
@@ -433,13 +443,19 @@ fn append_line(path: &Path, max_bytes: u64, keep: u32, line: &str) -> Result<()>
         .open(lock_path(path))
         .map_err(fail)?;
     lock.lock().map_err(fail)?;
-    let written = write_locked(path, max_bytes, keep, line.as_bytes());
+    let written = write_locked(path, max_bytes, keep, line.as_bytes(), sync);
     File::unlock(&lock).ok();
     written.map_err(fail)
 }
 
 /// Rotates if needed and writes `line`; the caller holds the lock.
-fn write_locked(path: &Path, max_bytes: u64, keep: u32, line: &[u8]) -> std::io::Result<()> {
+fn write_locked(
+    path: &Path,
+    max_bytes: u64,
+    keep: u32,
+    line: &[u8],
+    sync: bool,
+) -> std::io::Result<()> {
     let len = fs::metadata(path).map_or(0, |m| m.len());
     if len > 0 && len + line.len() as u64 > max_bytes {
         rotate(path, keep)?;
@@ -465,7 +481,9 @@ fn write_locked(path: &Path, max_bytes: u64, keep: u32, line: &[u8]) -> std::io:
     // interleave; a short write is taken back, so no half line stays.
     match file.write(&bytes) {
         Ok(n) if n == bytes.len() => {
-            file.sync_data().ok();
+            if sync {
+                file.sync_data().ok();
+            }
             Ok(())
         }
         Ok(_) => {

@@ -114,17 +114,29 @@ fn snapshot_before(ctx: &Ctx, agent: Agent, request: &Request, answer: &Answer) 
     let all = git::snapshots(&cwd).unwrap_or_default();
     // More than retention keeps: a person's next command prunes (never
     // this door: an agent's hook must not let go of a snapshot).
-    let keep = ctx.config(None).snapshot_keep;
+    let root = git::LazyRepo::new(&cwd)
+        .root()
+        .unwrap_or_else(|| cwd.clone());
+    let config = ctx.config(Some(&root));
+    let keep = config.snapshot_keep;
     if all.len() > usize::try_from(keep).unwrap_or(usize::MAX) {
         git::mark_prune_due(&cwd);
     }
     let previous = all
         .into_iter()
         .find(|s| s.name != taken.name)
-        .filter(|p| p.agent != "undo" && !git::snapshot_checked(&cwd, p));
+        .filter(|p| p.agent != "undo");
     let lost = previous
         .as_ref()
-        .and_then(|p| git::lost_between(&cwd, p, &taken.id).ok());
+        .and_then(|p| git::lost_between(&cwd, p, &taken.id).ok())
+        // Said already by the post-tool hook (asked only when there is
+        // something to say).
+        .filter(|l| {
+            (l.files.is_empty() && l.refs.is_empty() && l.stash.is_empty())
+                || !previous
+                    .as_ref()
+                    .is_some_and(|p| git::snapshot_checked(&cwd, p))
+        });
     let note = lost.as_ref().and_then(loss_note);
     let record = crate::audit::SnapshotRecord {
         name: taken.short().to_owned(),
@@ -135,6 +147,7 @@ fn snapshot_before(ctx: &Ctx, agent: Agent, request: &Request, answer: &Answer) 
     let lost = lost.filter(|l| !l.files.is_empty() || !l.refs.is_empty() || !l.stash.is_empty());
     log_line(
         ctx,
+        Some((&config, &root)),
         agent,
         request,
         audit::SNAPSHOT_LINE,
@@ -171,7 +184,15 @@ fn after_command(ctx: &Ctx, agent: Agent, request: &Request) -> Option<String> {
             command: crate::text::redact_secrets(command),
             ..lost
         };
-        log_line(ctx, agent, request, audit::AFTER_LINE, None, Some(lost));
+        log_line(
+            ctx,
+            None,
+            agent,
+            request,
+            audit::AFTER_LINE,
+            None,
+            Some(lost),
+        );
     }
     note
 }
@@ -204,15 +225,22 @@ fn request_dir(ctx: &Ctx, request: &Request) -> PathBuf {
 /// written is said, and stops nothing: the snapshot is taken either way.
 fn log_line(
     ctx: &Ctx,
+    known: Option<(&crate::config::Config, &std::path::Path)>,
     agent: Agent,
     request: &Request,
     kind: &str,
     snapshot: Option<crate::audit::SnapshotRecord>,
     lost: Option<crate::audit::LostRecord>,
 ) {
-    let cwd = request_dir(ctx, request);
-    let root = git::LazyRepo::new(&cwd).root().unwrap_or(cwd);
-    let config = ctx.config(Some(&root));
+    let found;
+    let (config, root) = if let Some(k) = known {
+        k
+    } else {
+        let cwd = request_dir(ctx, request);
+        let root = git::LazyRepo::new(&cwd).root().unwrap_or(cwd);
+        found = (ctx.config(Some(&root)), root);
+        (&found.0, found.1.as_path())
+    };
     let id = snapshot
         .as_ref()
         .map(|s| s.id.clone())
@@ -232,9 +260,9 @@ fn log_line(
             Decision::Allowed,
         )
     };
-    let written = ctx
-        .log_path(&config)
-        .and_then(|path| audit::append(&path, config.log_max_bytes, config.log_keep, &record));
+    let written = ctx.log_path(config).and_then(|path| {
+        audit::append_unsynced(&path, config.log_max_bytes, config.log_keep, &record)
+    });
     if let Err(e) = written {
         ui::warn(&format!(
             "{e:#}; this snapshot's audit line was not written"

@@ -404,25 +404,25 @@ fn the_corpus_has_more_than_100_losses() {
 #[test]
 fn corpus_part_1_is_undone_byte_for_byte() {
     let n = corpus().len();
-    assert!(run_cases(0..n / 4) > 0);
+    assert!(run_cases(0..n / 4) >= 25);
 }
 
 #[test]
 fn corpus_part_2_is_undone_byte_for_byte() {
     let n = corpus().len();
-    assert!(run_cases(n / 4..n / 2) > 0);
+    assert!(run_cases(n / 4..n / 2) >= 25);
 }
 
 #[test]
 fn corpus_part_3_is_undone_byte_for_byte() {
     let n = corpus().len();
-    assert!(run_cases(n / 2..3 * n / 4) > 0);
+    assert!(run_cases(n / 2..3 * n / 4) >= 25);
 }
 
 #[test]
 fn corpus_part_4_is_undone_byte_for_byte() {
     let n = corpus().len();
-    assert!(run_cases(3 * n / 4..n) > 0);
+    assert!(run_cases(3 * n / 4..n) >= 25);
 }
 
 /// Runs `command` as an agent in `dir`, then undoes it, and checks the
