@@ -201,7 +201,7 @@ fn after_command(ctx: &Ctx, agent: Agent, request: &Request) -> Option<String> {
 fn loss_note(lost: &crate::audit::LostRecord) -> Option<String> {
     git::is_loss(lost).then(|| {
         format!(
-            "vouch: `{}` lost {}. `git vouch undo {}` brings it back.",
+            "vouch: `{}` lost {}. If that was not meant, `git vouch undo {}` brings it back.",
             one_line(&lost.command, 80),
             git::loss_lines(lost).join("; "),
             lost.snapshot

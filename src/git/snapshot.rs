@@ -937,31 +937,64 @@ pub fn delete(dir: &Path, names: &[&str], env: &[(String, String)]) -> Result<()
 /// in `after`, branches and tags moved or deleted, stash entries gone.
 pub fn lost_between(dir: &Path, before: &Snapshot, after: &str) -> Result<LostRecord> {
     let now = refs_of(dir, after)?;
-    let changed = run(
+    // Raw: `:<old mode> <new mode> <old> <new> <status>\0<path>\0`.
+    let raw = run(
         git(dir, None).args([
             "diff-tree",
             "-r",
             "-z",
-            "--name-only",
             "--no-renames",
             "--diff-filter=DMT",
             &format!("{}:worktree", before.id),
             &format!("{after}:worktree"),
         ]),
         None,
-    )?
-    .split(|b| *b == 0)
-    .filter(|p| !p.is_empty())
-    .map(<[u8]>::to_vec)
-    .collect::<BTreeSet<_>>();
+    )?;
+    let mut changed = BTreeMap::new();
+    let mut fields = raw.split(|b| *b == 0);
+    while let (Some(meta), Some(path)) = (fields.next(), fields.next()) {
+        let meta = String::from_utf8_lossy(meta);
+        let parts: Vec<&str> = meta.trim_start_matches(':').split(' ').collect();
+        // The new blob of a file still there as a file, to see whether the
+        // old content is still in it.
+        let new = match (parts.get(1), parts.get(3), parts.get(4)) {
+            (Some(mode), Some(id), Some(&"M")) if mode.starts_with("100") => Some((*id).to_owned()),
+            _ => None,
+        };
+        changed.insert(path.to_vec(), new);
+    }
     let was = refs_of(dir, &before.id)?;
     let work = uncommitted(dir, &before.id, &was)?;
-    let files = work
-        .keys()
-        .filter(|p| changed.contains(*p))
-        .map(|p| String::from_utf8_lossy(p).into_owned())
-        .collect();
+    let mut files = Vec::new();
+    let mut looked = 0;
+    for (path, (_, old)) in &work {
+        let Some(new) = changed.get(path) else {
+            continue;
+        };
+        if let Some(new) = new
+            && looked < APPENDS_LOOKED_AT
+        {
+            looked += 1;
+            let content = run(git(dir, None).args(["cat-file", "blob", new]), None)?;
+            if still_holds(dir, old, &content) {
+                continue;
+            }
+        }
+        files.push(String::from_utf8_lossy(path).into_owned());
+    }
     Ok(compare(dir, before, &was, &now, files))
+}
+
+/// Changed files whose old content is looked for in the new at most (past
+/// it, a change counts as a loss).
+const APPENDS_LOOKED_AT: usize = 20;
+
+/// Whether `content` still starts with the blob `old`: the file was added
+/// to, and nothing of it was lost (an agent appending to a file it is
+/// writing is not told it lost work).
+fn still_holds(dir: &Path, old: &str, content: &[u8]) -> bool {
+    run(git(dir, None).args(["cat-file", "blob", old]), None)
+        .is_ok_and(|old| content.starts_with(&old))
 }
 
 /// What was lost since the snapshot `before`, read from the repository as
@@ -998,7 +1031,7 @@ pub fn lost_since(dir: &Path, before: &Snapshot) -> Result<LostRecord> {
             Ok(_) => {
                 list.extend_from_slice(path);
                 list.push(b'\n');
-                hashed.push((shown, id));
+                hashed.push((file, shown, id));
             }
         }
     }
@@ -1008,10 +1041,20 @@ pub fn lost_since(dir: &Path, before: &Snapshot) -> Result<LostRecord> {
             Some(&list),
         )?;
         let ids: Vec<String> = text(&out).lines().map(str::to_owned).collect();
-        for ((shown, id), now) in hashed.into_iter().zip(ids) {
-            if &now != id {
-                files.push(shown);
+        let mut looked = 0;
+        for ((file, shown, id), now) in hashed.into_iter().zip(ids) {
+            if &now == id {
+                continue;
             }
+            if looked < APPENDS_LOOKED_AT {
+                looked += 1;
+                // Read as `git add` would not (no filters): an appended
+                // file with a clean filter may still count as a loss.
+                if std::fs::read(&file).is_ok_and(|c| still_holds(&root, id, &c)) {
+                    continue;
+                }
+            }
+            files.push(shown);
         }
     }
     files.sort();

@@ -352,7 +352,11 @@ fn the_next_command_says_what_the_last_one_lost() {
         .to_owned();
     env.vouch(&["undo", &name]).code(0);
     assert!(env.work.join("notes.md").exists());
-    // A command that lost nothing says nothing.
+    // A command that lost nothing says nothing, and neither does the one
+    // after a command that only added to a file.
+    let quiet = env.claude("make check");
+    assert!(!quiet.stdout.contains("systemMessage"), "{}", quiet.stdout);
+    agent_runs(&env, "echo more >> notes.md");
     let quiet = env.claude("make check");
     assert!(!quiet.stdout.contains("systemMessage"), "{}", quiet.stdout);
 }
@@ -445,10 +449,13 @@ fn the_post_tool_hook_says_at_once_what_the_command_lost() {
     // Said once: the next command does not repeat it.
     let next = env.claude("make");
     assert!(!next.stdout.contains("systemMessage"), "{}", next.stdout);
-    // A command that lost nothing says nothing after it either.
-    agent_runs(&env, "echo new > new.txt");
-    let quiet = env.claude_after("echo new > new.txt");
-    assert_eq!(quiet.stdout, "", "{}", quiet.stdout);
+    // A command that lost nothing says nothing after it either: a new
+    // file, or more written to a file that held uncommitted work.
+    for adds in ["echo new > new.txt", "echo more >> notes.md"] {
+        agent_runs(&env, adds);
+        let quiet = env.claude_after(adds);
+        assert_eq!(quiet.stdout, "", "{adds}: {}", quiet.stdout);
+    }
     // And the undo it names brings it back.
     env.vouch(&["undo", &name]).code(0);
     assert_eq!(
