@@ -150,7 +150,7 @@ fn snapshot_before(ctx: &Ctx, agent: Agent, request: &Request, answer: &Answer) 
         Some((&config, &root)),
         agent,
         request,
-        audit::SNAPSHOT_LINE,
+        (audit::SNAPSHOT_LINE, &taken.id),
         Some(record),
         lost,
     );
@@ -189,7 +189,7 @@ fn after_command(ctx: &Ctx, agent: Agent, request: &Request) -> Option<String> {
             None,
             agent,
             request,
-            audit::AFTER_LINE,
+            (audit::AFTER_LINE, &before.id),
             None,
             Some(lost),
         );
@@ -223,12 +223,14 @@ fn request_dir(ctx: &Ctx, request: &Request) -> PathBuf {
 /// Writes a snapshot's or a post-tool check's audit line (not a
 /// decision: `git vouch stats` leaves them out). A line that cannot be
 /// written is said, and stops nothing: the snapshot is taken either way.
+/// Its `operation_id` is the snapshot's commit, abbreviated (the one taken,
+/// or the one a post-tool check compared with).
 fn log_line(
     ctx: &Ctx,
     known: Option<(&crate::config::Config, &std::path::Path)>,
     agent: Agent,
     request: &Request,
-    kind: &str,
+    (kind, id): (&str, &str),
     snapshot: Option<crate::audit::SnapshotRecord>,
     lost: Option<crate::audit::LostRecord>,
 ) {
@@ -241,11 +243,6 @@ fn log_line(
         found = (ctx.config(Some(&root)), root);
         (&found.0, found.1.as_path())
     };
-    let id = snapshot
-        .as_ref()
-        .map(|s| s.id.clone())
-        .or_else(|| lost.as_ref().map(|l| l.snapshot.clone()))
-        .unwrap_or_default();
     let record = audit::Record {
         timestamp: ctx.now().to_string(),
         session_id: request.session.clone(),
