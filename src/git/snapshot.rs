@@ -10,8 +10,9 @@
 //! A snapshot is a commit whose tree holds `worktree/` (the files), `index`
 //! (the staged tree, when the index has no conflicts), `index.entries`
 //! (`git ls-files -s -z`, conflicts included) and `refs` (one line per ref:
-//! `<oid> <name>`, `HEAD` as `ref: <name>` or an id, the stash entries as
-//! `<oid> stash`). Its parents are the commits the refs point at, so they
+//! `<oid> <name>`, `HEAD` as `ref: <name>` or an id, the stash entries
+//! newest first as `<oid> stash <message>`; snapshots of the first version
+//! wrote `<oid> stash`, and read back without messages). Its parents are the commits the refs point at, so they
 //! stay alive while the snapshot does.
 
 use std::collections::{BTreeMap, BTreeSet};
