@@ -511,6 +511,15 @@ fn retention_runs_at_a_persons_command_never_at_the_agent_door() {
         .unwrap();
     assert!(agent_commit.status.success());
     assert_eq!(count(), 4);
+    // Nor `git vouch snapshots` run by an agent.
+    let listed = env
+        .cmd(crate::support::vouch_bin(), &env.work)
+        .env("CLAUDECODE", "1")
+        .arg("snapshots")
+        .output()
+        .unwrap();
+    assert!(listed.status.success());
+    assert_eq!(count(), 4);
     // A person's commit does.
     let out = env.git_out(&env.work, &["commit", "-q", "--allow-empty", "-m", "mine"]);
     assert_eq!(out.code, 0, "{}", out.stderr);
