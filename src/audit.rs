@@ -17,7 +17,61 @@ use crate::policy::{AuditResult, Decision};
 use crate::verdict::{Scores, VerifierResult};
 
 /// Version of the record layout.
-pub const SCHEMA_VERSION: u32 = 2;
+pub const SCHEMA_VERSION: u32 = 3;
+
+/// The `operation_type` of the line the agent door writes when it takes a
+/// snapshot before an agent's command (issue 28): not a decision.
+pub const SNAPSHOT_LINE: &str = "snapshot";
+
+/// The `operation_type` of the line an agent's post-tool hook writes when
+/// the command it ran lost work (issue 28 item 3): not a decision.
+pub const AFTER_LINE: &str = "after-command";
+
+/// The snapshot taken before an agent's command.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SnapshotRecord {
+    /// Its short name, as `git vouch undo` takes it.
+    pub name: String,
+    /// Its commit.
+    pub id: String,
+    /// The command it was taken before (credentials masked).
+    pub command: String,
+    /// Files named in it but not copied (too large).
+    #[serde(default)]
+    pub not_copied: Vec<String>,
+}
+
+/// A ref an agent's command moved or deleted.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RefMove {
+    /// `refs/heads/main`.
+    pub name: String,
+    /// Where it pointed before the command.
+    pub old_oid: String,
+    /// Where it points now; empty when the command deleted it.
+    pub new_oid: String,
+    /// The old tip is not in the new one's history: commits left the ref.
+    pub rewound: bool,
+}
+
+/// What an agent's command lost (issue 28 item 3), found against the
+/// snapshot taken before it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LostRecord {
+    /// The command (credentials masked).
+    pub command: String,
+    /// The snapshot that holds what was lost (`git vouch undo <it>`).
+    pub snapshot: String,
+    /// Files that held uncommitted work and were deleted or overwritten.
+    #[serde(default)]
+    pub files: Vec<String>,
+    /// Branches and tags moved or deleted.
+    #[serde(default)]
+    pub refs: Vec<RefMove>,
+    /// Stash entries gone (their commits).
+    #[serde(default)]
+    pub stash: Vec<String>,
+}
 
 /// One ref of a logged push.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -236,6 +290,13 @@ pub struct Record {
     /// Rescue refs written before an allowed local rewind or deletion.
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub rescued: Vec<String>,
+    /// The snapshot taken before an agent's command (a `snapshot` line).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub snapshot: Option<SnapshotRecord>,
+    /// What an agent's command lost, found after it ran (an
+    /// `after-command` line) or before the next one (a `snapshot` line).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lost: Option<LostRecord>,
 }
 
 /// Reads a tier, taking a word this version does not know (`unknown` in
@@ -290,6 +351,8 @@ impl Record {
             builtin: None,
             verifiers: Vec::new(),
             rescued: Vec::new(),
+            snapshot: None,
+            lost: None,
         }
     }
 }
@@ -302,7 +365,17 @@ impl Record {
 pub fn append(path: &Path, max_bytes: u64, keep: u32, record: &Record) -> Result<()> {
     let mut line = serde_json::to_string(record).context("cannot encode the audit record")?;
     line.push('\n');
-    append_line(path, max_bytes, keep, &line)
+    append_line(path, max_bytes, keep, &line, true)
+}
+
+/// [`append`] without waiting for the disk (`fsync`): for a line that
+/// records no decision (a snapshot's), written on an agent's every
+/// command, where waiting for a loaded disk would cost more than the
+/// snapshot itself. Lines still never interleave.
+pub fn append_unsynced(path: &Path, max_bytes: u64, keep: u32, record: &Record) -> Result<()> {
+    let mut line = serde_json::to_string(record).context("cannot encode the audit record")?;
+    line.push('\n');
+    append_line(path, max_bytes, keep, &line, false)
 }
 
 fn lock_path(path: &Path) -> PathBuf {
@@ -350,7 +423,7 @@ fn why_not(e: &std::io::Error) -> Option<&'static str> {
     })
 }
 
-fn append_line(path: &Path, max_bytes: u64, keep: u32, line: &str) -> Result<()> {
+fn append_line(path: &Path, max_bytes: u64, keep: u32, line: &str, sync: bool) -> Result<()> {
     let fail = |e: std::io::Error| {
         let why = why_not(&e).map(|w| format!(": {w}")).unwrap_or_default();
         anyhow::Error::new(e).context(format!(
@@ -370,13 +443,19 @@ fn append_line(path: &Path, max_bytes: u64, keep: u32, line: &str) -> Result<()>
         .open(lock_path(path))
         .map_err(fail)?;
     lock.lock().map_err(fail)?;
-    let written = write_locked(path, max_bytes, keep, line.as_bytes());
+    let written = write_locked(path, max_bytes, keep, line.as_bytes(), sync);
     File::unlock(&lock).ok();
     written.map_err(fail)
 }
 
 /// Rotates if needed and writes `line`; the caller holds the lock.
-fn write_locked(path: &Path, max_bytes: u64, keep: u32, line: &[u8]) -> std::io::Result<()> {
+fn write_locked(
+    path: &Path,
+    max_bytes: u64,
+    keep: u32,
+    line: &[u8],
+    sync: bool,
+) -> std::io::Result<()> {
     let len = fs::metadata(path).map_or(0, |m| m.len());
     if len > 0 && len + line.len() as u64 > max_bytes {
         rotate(path, keep)?;
@@ -402,7 +481,9 @@ fn write_locked(path: &Path, max_bytes: u64, keep: u32, line: &[u8]) -> std::io:
     // interleave; a short write is taken back, so no half line stays.
     match file.write(&bytes) {
         Ok(n) if n == bytes.len() => {
-            file.sync_data().ok();
+            if sync {
+                file.sync_data().ok();
+            }
             Ok(())
         }
         Ok(_) => {

@@ -362,12 +362,14 @@ pub enum SnapshotsAction {
     /// `--keep` nor younger than `--days`. Needs a person at a terminal
     /// (what only a snapshot holds is gone for good).
     Prune {
-        /// How many of the newest to keep, whatever their age.
-        #[arg(long, default_value_t = 100)]
-        keep: usize,
-        /// Keep every snapshot younger than this many days.
-        #[arg(long, default_value_t = 14)]
-        days: u32,
+        /// How many of the newest to keep, whatever their age (default:
+        /// `[snapshots] keep` in the config, 100).
+        #[arg(long)]
+        keep: Option<usize>,
+        /// Keep every snapshot younger than this many days (default:
+        /// `[snapshots] days`, 14).
+        #[arg(long)]
+        days: Option<u32>,
         /// Say what would be deleted, and delete nothing.
         #[arg(long)]
         dry_run: bool,

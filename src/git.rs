@@ -45,8 +45,10 @@ use push::tracking_ref;
 pub use push::{cli_push_facts, ls_remote, ls_remote_within};
 pub use receive::{advertise_push_options, bare_repositories_under};
 pub use snapshot::{
-    SNAPSHOT_PREFIX, Snapshot, delete as delete_snapshots, list as snapshots, lost_between,
-    restore as restore_snapshot, take as take_snapshot,
+    SNAPSHOT_PREFIX, Snapshot, checked as snapshot_checked, clear_prune_due,
+    delete as delete_snapshots, is_loss, list as snapshots, loss_lines, lost_between, lost_since,
+    mark_checked as mark_snapshot_checked, mark_prune_due, newest_match as snapshot_before_now,
+    prune_due, restore as restore_snapshot, take as take_snapshot,
 };
 
 /// How many commits a lost-commit count walks before it stops counting.

@@ -34,7 +34,18 @@ pub struct Request {
     pub session: Option<String>,
     /// The model that proposed the command, when the agent says.
     pub model: Option<String>,
+    /// The tool has run already: the agent's post-tool hook
+    /// (`PostToolUse`, `AfterTool`, `afterShellExecution`, `postToolUse`).
+    pub after: bool,
 }
+
+/// The hook events that run after a tool, by their names in each agent.
+const AFTER_EVENTS: [&str; 4] = [
+    "PostToolUse",
+    "AfterTool",
+    "afterShellExecution",
+    "postToolUse",
+];
 
 /// The agent's input could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -71,6 +82,7 @@ pub fn parse(agent: Agent, input: &[u8]) -> Result<Request, BadInput> {
             cwd: s("cwd"),
             session: s("session_id"),
             model: s("model"),
+            after: false,
         },
         Agent::Cursor => Request {
             tool: "shell".into(),
@@ -82,6 +94,7 @@ pub fn parse(agent: Agent, input: &[u8]) -> Result<Request, BadInput> {
             }),
             session: s("conversation_id").or_else(|| s("session_id")),
             model: s("model"),
+            after: false,
         },
         Agent::Copilot => {
             let args = match v.get("toolArgs") {
@@ -102,6 +115,7 @@ pub fn parse(agent: Agent, input: &[u8]) -> Result<Request, BadInput> {
                 cwd: s("cwd"),
                 session: s("sessionId").or_else(|| s("session_id")),
                 model: s("model"),
+                after: false,
             }
         }
         Agent::Opencode => Request {
@@ -113,7 +127,13 @@ pub fn parse(agent: Agent, input: &[u8]) -> Result<Request, BadInput> {
             cwd: s("cwd"),
             session: s("sessionID"),
             model: s("model"),
+            after: false,
         },
+    };
+    let event = s("hook_event_name").or_else(|| s("hookEventName"));
+    let request = Request {
+        after: event.is_some_and(|e| AFTER_EVENTS.contains(&e.as_str())),
+        ..request
     };
     if request.command.is_none() && is_shell_tool(agent, &request.tool) {
         return Err(bad(format!(
@@ -249,6 +269,38 @@ pub fn add_note(agent: Agent, reply: &mut Reply, note: &str) {
             object.insert("systemMessage".into(), Value::String(note.to_owned()));
             reply.stdout = format!("{value}\n");
         }
+    }
+}
+
+/// The reply to a post-tool hook: nothing, or `note` (what the command
+/// lost, and how to undo it) on stderr for every agent, and for Claude
+/// Code and Codex as the `systemMessage` its person sees and the
+/// `additionalContext` the model reads.
+pub fn after_reply(agent: Agent, note: Option<&str>) -> Reply {
+    let Some(note) = note else {
+        return Reply {
+            stdout: String::new(),
+            stderr: String::new(),
+            code: 0,
+        };
+    };
+    let stdout = match agent {
+        Agent::Claude | Agent::Codex => format!(
+            "{}\n",
+            json!({
+                "systemMessage": note,
+                "hookSpecificOutput": {
+                    "hookEventName": "PostToolUse",
+                    "additionalContext": note,
+                },
+            })
+        ),
+        _ => String::new(),
+    };
+    Reply {
+        stdout,
+        stderr: format!("{note}\n"),
+        code: 0,
     }
 }
 

@@ -274,7 +274,13 @@ pub enum Removal {
 /// nothing changes, the result is `existing` itself.
 pub fn merged(agent: Agent, existing: Option<&str>, command: &str) -> Result<String, Malformed> {
     match json_spec(agent) {
-        Some(spec) => merged_json(&spec, existing, command),
+        Some(spec) => {
+            let text = merged_json(&spec, existing, command)?;
+            match after_spec(agent) {
+                Some(after) => merged_json(&after, Some(&text), command),
+                None => Ok(text),
+            }
+        }
         None => merged_plugin(existing, command),
     }
 }
@@ -283,7 +289,18 @@ pub fn merged(agent: Agent, existing: Option<&str>, command: &str) -> Result<Str
 /// when there is nothing of vouch's in `existing`.
 pub fn removed(agent: Agent, existing: &str) -> Result<Option<Removal>, Malformed> {
     match json_spec(agent) {
-        Some(spec) => removed_json(&spec, existing),
+        Some(spec) => {
+            let first = removed_json(&spec, existing)?;
+            let Some(after) = after_spec(agent) else {
+                return Ok(first);
+            };
+            let rest = match &first {
+                Some(Removal::Delete) => return Ok(first),
+                Some(Removal::Rewrite(text)) => text.as_str(),
+                None => existing,
+            };
+            Ok(removed_json(&after, rest)?.or(first))
+        }
         None => Ok(existing.contains(PLUGIN_MARKER).then_some(Removal::Delete)),
     }
 }
@@ -584,6 +601,25 @@ fn json_spec(agent: Agent) -> Option<JsonSpec> {
         },
         Agent::Opencode => return None,
     })
+}
+
+/// vouch's post-tool hook, where the agent has one in the same file
+/// (issue 28 item 3): Claude Code's and Codex's `PostToolUse`, which runs
+/// the same command; the door tells the events apart by
+/// `hook_event_name`. What the command lost is then said at once, instead
+/// of at the agent's next command. It decides nothing, so it has no
+/// `onFailure`.
+fn after_spec(agent: Agent) -> Option<JsonSpec> {
+    match agent {
+        Agent::Claude | Agent::Codex => Some(JsonSpec {
+            event: "PostToolUse",
+            group_matcher: Some("Bash"),
+            command_keys: &["command"],
+            versioned: false,
+            handler: |command| json!({"type": "command", "command": command, "timeout": HOOK_TIMEOUT_SECS}),
+        }),
+        _ => None,
+    }
 }
 
 fn hook_name(agent: Agent) -> String {

@@ -27,7 +27,7 @@ use crate::operation::Operation;
 use crate::policy::{self, Decision, Plan};
 use crate::text::{one_line, redact_secrets, redact_text};
 use crate::verdict::Outcome;
-use crate::{ExitStatus, git, ui};
+use crate::{ExitStatus, audit, git, ui};
 
 /// The most hook input read (an agent's message is a few kilobytes).
 const MAX_INPUT: usize = 1 << 20;
@@ -42,6 +42,12 @@ pub fn agent_hook(ctx: &Ctx, args: &AgentHookArgs) -> Result<ExitStatus> {
     crate::files::read_stdin(MAX_INPUT, &mut input).ok();
     let mut note = None;
     let (answer, bad) = match protocol::parse(agent, &input) {
+        // The post-tool hook: the command has run, nothing to judge.
+        Ok(request) if request.after => {
+            let note = after_command(ctx, agent, &request);
+            answer_once(&protocol::after_reply(agent, note.as_deref()), || {});
+            return Ok(ExitStatus::Allowed);
+        }
         Ok(request) => {
             let answer = decide(ctx, agent, &request, started);
             note = snapshot_before(ctx, agent, &request, &answer);
@@ -79,9 +85,12 @@ pub fn agent_hook(ctx: &Ctx, args: &AgentHookArgs) -> Result<ExitStatus> {
 /// taken is said, and never stops the command.
 ///
 /// Taking it also tells what the previous command did (issue 28 item 3,
-/// for every agent, post-tool hook or not): when uncommitted work, a
-/// branch, a tag or a stash entry was lost since the last snapshot, the
-/// line returned says what, and how to bring it back.
+/// for agents without a post-tool hook): when uncommitted work, a branch,
+/// a tag or a stash entry was lost since the last snapshot, the line
+/// returned says what, and how to bring it back. A new snapshot leaves an
+/// audit line (its name, what it did not copy, what the previous command
+/// lost); an unchanged state writes nothing. Nothing is ever pruned here:
+/// an agent's hook must not be able to let go of a snapshot.
 fn snapshot_before(ctx: &Ctx, agent: Agent, request: &Request, answer: &Answer) -> Option<String> {
     let command = request.command.as_ref()?;
     if matches!(answer, Answer::Deny(_))
@@ -90,10 +99,7 @@ fn snapshot_before(ctx: &Ctx, agent: Agent, request: &Request, answer: &Answer) 
     {
         return None;
     }
-    let cwd = match request.cwd.as_deref().filter(|c| !c.is_empty()) {
-        Some(c) => ctx.cwd.join(c),
-        None => ctx.cwd.clone(),
-    };
+    let cwd = request_dir(ctx, request);
     let shown = crate::text::redact_secrets(command);
     let taken = match git::take_snapshot(&cwd, agent.name(), &shown) {
         Ok(taken) => taken?,
@@ -103,21 +109,162 @@ fn snapshot_before(ctx: &Ctx, agent: Agent, request: &Request, answer: &Answer) 
         }
     };
     // The one before the snapshot just taken (listed only when one was:
-    // an unchanged state pays for nothing more).
-    let previous = git::snapshots(&cwd)
-        .ok()?
+    // an unchanged state pays for nothing more), unless the agent's
+    // post-tool hook has said what its command did already.
+    let all = git::snapshots(&cwd).unwrap_or_default();
+    // More than retention keeps: a person's next command prunes (never
+    // this door: an agent's hook must not let go of a snapshot).
+    let root = git::LazyRepo::new(&cwd)
+        .root()
+        .unwrap_or_else(|| cwd.clone());
+    let config = ctx.config(Some(&root));
+    let keep = config.snapshot_keep;
+    if all.len() > usize::try_from(keep).unwrap_or(usize::MAX) {
+        git::mark_prune_due(&cwd);
+    }
+    let previous = all
         .into_iter()
         .find(|s| s.name != taken.name)
-        .filter(|p| p.agent != "undo")?;
-    let lost = git::lost_between(&cwd, &previous.id, &taken.id).ok()?;
-    (!lost.is_empty()).then(|| {
+        .filter(|p| p.agent != "undo");
+    let lost = previous
+        .as_ref()
+        .and_then(|p| git::lost_between(&cwd, p, &taken.id).ok())
+        // Said already by the post-tool hook (asked only when there is
+        // something to say).
+        .filter(|l| {
+            (l.files.is_empty() && l.refs.is_empty() && l.stash.is_empty())
+                || !previous
+                    .as_ref()
+                    .is_some_and(|p| git::snapshot_checked(&cwd, p))
+        });
+    let note = lost.as_ref().and_then(loss_note);
+    let record = crate::audit::SnapshotRecord {
+        name: taken.short().to_owned(),
+        id: taken.id.clone(),
+        command: shown,
+        not_copied: taken.not_copied.clone(),
+    };
+    let lost = lost.filter(|l| !l.files.is_empty() || !l.refs.is_empty() || !l.stash.is_empty());
+    log_line(
+        ctx,
+        Some((&config, &root)),
+        agent,
+        request,
+        (audit::SNAPSHOT_LINE, &taken.id),
+        Some(record),
+        lost,
+    );
+    note
+}
+
+/// The agent's post-tool hook (issue 28 item 3): the command has run;
+/// what it lost is found against the snapshot taken before it, written
+/// into an audit line, and said to the agent and its person in one line
+/// naming the `git vouch undo` that brings it back.
+fn after_command(ctx: &Ctx, agent: Agent, request: &Request) -> Option<String> {
+    let command = request.command.as_ref()?;
+    if !protocol::is_shell_tool(agent, &request.tool) || crate::classify::read_only(command) {
+        return None;
+    }
+    let cwd = request_dir(ctx, request);
+    let before = git::snapshot_before_now(&cwd).ok()??;
+    let lost = match git::lost_since(&cwd, &before) {
+        Ok(lost) => lost,
+        Err(e) => {
+            ui::warn(&format!(
+                "vouch could not compare the repository with the snapshot before this command: {e:#}"
+            ));
+            return None;
+        }
+    };
+    git::mark_snapshot_checked(&cwd, &before);
+    let note = loss_note(&lost);
+    if !lost.files.is_empty() || !lost.refs.is_empty() || !lost.stash.is_empty() {
+        let lost = crate::audit::LostRecord {
+            command: crate::text::redact_secrets(command),
+            ..lost
+        };
+        log_line(
+            ctx,
+            None,
+            agent,
+            request,
+            (audit::AFTER_LINE, &before.id),
+            None,
+            Some(lost),
+        );
+    }
+    note
+}
+
+/// The one line an agent and its person read when a command lost work.
+fn loss_note(lost: &crate::audit::LostRecord) -> Option<String> {
+    git::is_loss(lost).then(|| {
         format!(
-            "vouch: since `{}` ran: {}. `git vouch undo {}` brings it back.",
-            one_line(&previous.command, 80),
-            lost.join("; "),
-            previous.short()
+            "vouch: `{}` lost {}. If that was not meant, `git vouch undo {}` brings it back.",
+            one_line(&lost.command, 80),
+            git::loss_lines(lost).join("; "),
+            lost.snapshot
         )
     })
+}
+
+/// The directory the agent's command runs in: the one its message names,
+/// or the hook's own (inherited from the agent) when that one does not
+/// exist (JSON carries no path that is not UTF-8: a directory named in
+/// other bytes arrives mangled).
+fn request_dir(ctx: &Ctx, request: &Request) -> PathBuf {
+    match request.cwd.as_deref().filter(|c| !c.is_empty()) {
+        Some(c) if ctx.cwd.join(c).is_dir() => ctx.cwd.join(c),
+        _ => ctx.cwd.clone(),
+    }
+}
+
+/// Writes a snapshot's or a post-tool check's audit line (not a
+/// decision: `git vouch stats` leaves them out). A line that cannot be
+/// written is said, and stops nothing: the snapshot is taken either way.
+/// Its `operation_id` is the snapshot's commit, abbreviated (the one taken,
+/// or the one a post-tool check compared with).
+fn log_line(
+    ctx: &Ctx,
+    known: Option<(&crate::config::Config, &std::path::Path)>,
+    agent: Agent,
+    request: &Request,
+    (kind, id): (&str, &str),
+    snapshot: Option<crate::audit::SnapshotRecord>,
+    lost: Option<crate::audit::LostRecord>,
+) {
+    let found;
+    let (config, root) = if let Some(k) = known {
+        k
+    } else {
+        let cwd = request_dir(ctx, request);
+        let root = git::LazyRepo::new(&cwd).root().unwrap_or(cwd);
+        found = (ctx.config(Some(&root)), root);
+        (&found.0, found.1.as_path())
+    };
+    let record = audit::Record {
+        timestamp: ctx.now().to_string(),
+        session_id: request.session.clone(),
+        snapshot,
+        lost,
+        ..audit::Record::new(
+            &id.chars().take(12).collect::<String>(),
+            kind,
+            agent.name(),
+            &root.display().to_string(),
+            crate::policy::AuditResult::Skipped,
+            Decision::Allowed,
+        )
+    };
+    let written = ctx.log_path(config).and_then(|path| {
+        audit::append_unsynced(&path, config.log_max_bytes, config.log_keep, &record)
+    });
+    if let Err(e) = written {
+        ui::warn(&format!(
+            "{e:#}; this snapshot's audit line was not written"
+        ));
+    }
 }
 
 /// Whether the agent has had its answer: the door's own, or the
@@ -239,10 +386,7 @@ fn decide(ctx: &Ctx, agent: Agent, request: &Request, started: Instant) -> Answe
     if !protocol::is_shell_tool(agent, &request.tool) {
         return Answer::NoOpinion;
     }
-    let cwd = match request.cwd.as_deref().filter(|c| !c.is_empty()) {
-        Some(c) => ctx.cwd.join(c),
-        None => ctx.cwd.clone(),
-    };
+    let cwd = request_dir(ctx, request);
     let repo = git::LazyRepo::new(&cwd);
     let root = repo.root();
     // A config file that cannot be used is left out, as at every door (SPEC

@@ -119,7 +119,12 @@ fn read_file(file: &Path, filter: &Filter, labels: &HashMap<String, LabelEntry>)
                 same
             })
         };
-        if recent && here() {
+        // A snapshot's line and a post-tool check's are not decisions.
+        let decision = !matches!(
+            line.operation_type.as_str(),
+            audit::SNAPSHOT_LINE | audit::AFTER_LINE
+        );
+        if decision && recent && here() {
             totals.add(&line, labels);
         }
     })?;

@@ -10,18 +10,62 @@ use crate::git::{self, Snapshot};
 use crate::text::one_line;
 use crate::{ExitStatus, parent, ui};
 
+/// Retention (issue 28): lets go of the snapshots that are neither among
+/// the newest `[snapshots] keep` nor younger than `[snapshots] days`. Run
+/// at a person's commands (`git vouch undo`, `git vouch snapshots`, and
+/// `git commit` once the agent door has noted more snapshots than are
+/// kept), never from an agent: not at the agent door, and not in a command
+/// an agent runs. Both limits must be passed, so even a command an agent
+/// disguised as a person's lets go of nothing recent. An error is said and
+/// stops nothing.
+pub fn retain(ctx: &Ctx, dir: &std::path::Path) {
+    if crate::env::agent_driving(ctx.env.as_ref()).is_some() {
+        return;
+    }
+    let root = git::repo_at(dir).map(|r| r.root());
+    let config = ctx.config(root.as_deref());
+    let Ok(all) = git::snapshots(dir) else {
+        return;
+    };
+    let keep = usize::try_from(config.snapshot_keep).unwrap_or(usize::MAX);
+    let old = expired(&all, keep, config.snapshot_days, jiff::Timestamp::now());
+    if !old.is_empty() {
+        let Ok(dirs) = ctx.dirs() else { return };
+        let _nested = parent::Nested::arm(&dirs.state);
+        let env = [(vars::VOUCH_NESTED.to_owned(), parent::nested_marker())];
+        let names: Vec<&str> = old.iter().map(|s| s.name.as_str()).collect();
+        match git::delete_snapshots(dir, &names, &env) {
+            Ok(()) => ui::info(&format!(
+                "let go of {} snapshot(s) older than {} days beyond the newest {keep} (`[snapshots]` in vouch's config)",
+                old.len(),
+                config.snapshot_days
+            )),
+            Err(e) => {
+                ui::warn(&format!("snapshot retention did not run: {e:#}"));
+                return;
+            }
+        }
+    }
+    git::clear_prune_due(dir);
+}
+
 /// `git vouch snapshots`.
 pub fn snapshots(ctx: &Ctx, args: &SnapshotsArgs) -> Result<ExitStatus> {
     let dir = ctx.dir(args.repo.as_ref());
-    let all = git::snapshots(&dir)?;
     if let Some(SnapshotsAction::Prune {
         keep,
         days,
         dry_run,
     }) = &args.action
     {
-        return prune(ctx, &dir, &all, *keep, *days, *dry_run);
+        let all = git::snapshots(&dir)?;
+        let config = ctx.config(git::repo_at(&dir).map(|r| r.root()).as_deref());
+        let keep = keep.unwrap_or(usize::try_from(config.snapshot_keep).unwrap_or(usize::MAX));
+        let days = days.unwrap_or(config.snapshot_days);
+        return prune(ctx, &dir, &all, keep, days, *dry_run);
     }
+    retain(ctx, &dir);
+    let all = git::snapshots(&dir)?;
     if args.json {
         ui::out(&serde_json::to_string(&all)?);
         return Ok(ExitStatus::Allowed);
@@ -107,6 +151,7 @@ pub fn undo(ctx: &Ctx, args: &UndoArgs) -> Result<ExitStatus> {
             target.not_copied.join(", ")
         ));
     }
+    retain(ctx, &dir);
     Ok(ExitStatus::Allowed)
 }
 

@@ -317,7 +317,22 @@ impl Config {
             commit,
             rules,
             agent,
+            snapshots,
         } = raw;
+        // Retention: a file that keeps fewer snapshots lets loss go for
+        // good sooner, so an untrusted one may only keep more.
+        if let Some(s) = snapshots {
+            if let Some(keep) = s.keep
+                && gate.allows("snapshots.keep", keep, keep >= self.snapshot_keep)
+            {
+                self.snapshot_keep = keep;
+            }
+            if let Some(days) = s.days
+                && gate.allows("snapshots.days", days, days >= self.snapshot_days)
+            {
+                self.snapshot_days = days;
+            }
+        }
         if let Some(rules) = rules {
             // Rules only raise a command's tier, so any file may add them.
             for (i, rule) in rules.into_iter().enumerate() {

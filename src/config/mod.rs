@@ -67,6 +67,7 @@
 //! | `commit.bulk_*`, `commit.large_*` | lower only | a lower threshold flags more |
 //! | `commit.tiers.*` | higher only | as `tiers.*` |
 //! | `[[rules]]` | any (added) | a rule only raises a command's tier |
+//! | `snapshots.keep`, `snapshots.days` | higher only | fewer snapshots kept is less an agent's loss can be undone from |
 //! | `agent.budget_secs` | no | shorter leaves high-tier commands unverified; longer passes the agent's own hook timeout, and the agent then goes ahead |
 //!
 //! # The environment
@@ -435,6 +436,12 @@ pub struct Config {
     pub rules: Vec<crate::shell::RuleSpec>,
     /// `[agent] budget_secs`: how long an agent's command may wait for a verdict.
     pub agent_budget_secs: u64,
+    /// `[snapshots] keep`: retention keeps at least this many of the newest
+    /// snapshots per repository (issue 28). An untrusted repository file
+    /// may raise it, never lower it.
+    pub snapshot_keep: u32,
+    /// `[snapshots] days`: and every snapshot younger than this many days.
+    pub snapshot_days: u32,
 }
 
 /// A set of globs. Globs from a config file are checked when read, so that
@@ -581,9 +588,17 @@ impl Default for Config {
             commit: CommitRules::default(),
             rules: Vec::new(),
             agent_budget_secs: DEFAULT_AGENT_BUDGET_SECS,
+            snapshot_keep: DEFAULT_SNAPSHOT_KEEP,
+            snapshot_days: DEFAULT_SNAPSHOT_DAYS,
         }
     }
 }
+
+/// The newest snapshots retention keeps, by default (issue 28).
+pub const DEFAULT_SNAPSHOT_KEEP: u32 = 100;
+
+/// Snapshots younger than this many days are kept, by default.
+pub const DEFAULT_SNAPSHOT_DAYS: u32 = 14;
 
 /// How long an agent's command may wait for a verdict, by default: below
 /// the 30 s hook timeout vouch writes into the agents' settings.

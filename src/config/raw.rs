@@ -32,6 +32,14 @@ pub(super) struct RawConfig {
     pub(super) commit: Option<RawCommit>,
     pub(super) rules: Option<Vec<crate::shell::RuleSpec>>,
     pub(super) agent: Option<RawAgent>,
+    pub(super) snapshots: Option<RawSnapshots>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawSnapshots {
+    pub(super) keep: Option<u32>,
+    pub(super) days: Option<u32>,
 }
 
 #[derive(Debug, Default, Deserialize)]

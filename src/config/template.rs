@@ -253,6 +253,20 @@ pub fn template() -> String {
         &val(d.agent_budget_secs),
     );
 
+    out.push_str("\n# Snapshots before agents' commands (`git vouch undo`): a snapshot is let\n# go only once it is neither among the newest `keep` nor younger than\n# `days`, and only by a person's command, never an agent's.\n[snapshots]\n");
+    setting(
+        &mut out,
+        "The newest snapshots kept per repository.",
+        "keep",
+        &val(d.snapshot_keep),
+    );
+    setting(
+        &mut out,
+        "Snapshots younger than this many days are kept.",
+        "days",
+        &val(d.snapshot_days),
+    );
+
     out.push_str(
         "\n# The pre-commit rules: the paths each watches (globs) and the thresholds.\n[commit]\n",
     );
@@ -384,7 +398,8 @@ mod tests {
                     &c.providers,
                     &c.prices,
                     &c.rules,
-                    c.agent_budget_secs
+                    c.agent_budget_secs,
+                    (c.snapshot_keep, c.snapshot_days)
                 ),
                 (
                     [

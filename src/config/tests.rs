@@ -130,6 +130,38 @@ fn log_keep_defaults_to_ten_and_an_untrusted_file_may_only_raise_it() {
 }
 
 #[test]
+fn snapshot_retention_defaults_to_100_and_14_days_and_a_repository_may_only_keep_more() {
+    let c = Config::resolve(&ConfigInputs::default(), &MapEnv::default());
+    assert_eq!((c.snapshot_keep, c.snapshot_days), (100, 14));
+    let c = Config::resolve(
+        &user("[snapshots]\nkeep = 20\ndays = 3\n"),
+        &MapEnv::default(),
+    );
+    assert_eq!((c.snapshot_keep, c.snapshot_days), (20, 3));
+    // An untrusted repository file cannot lower the user's own policy.
+    let mut inputs = user("[snapshots]\nkeep = 300\ndays = 30\n");
+    inputs.repo = repo("[snapshots]\nkeep = 150\ndays = 1\n", false).repo;
+    let c = Config::resolve(&inputs, &MapEnv::default());
+    assert_eq!((c.snapshot_keep, c.snapshot_days), (300, 30));
+    assert!(
+        c.warnings.iter().any(|w| w.contains("snapshots.keep"))
+            && c.warnings.iter().any(|w| w.contains("snapshots.days")),
+        "{:?}",
+        c.warnings
+    );
+    // It may keep more.
+    let c = Config::resolve(
+        &repo("[snapshots]\nkeep = 500\ndays = 60\n", false),
+        &MapEnv::default(),
+    );
+    assert_eq!((c.snapshot_keep, c.snapshot_days), (500, 60));
+    // A trusted one decides.
+    let c = Config::resolve(&repo("[snapshots]\nkeep = 5\n", true), &MapEnv::default());
+    assert_eq!(c.snapshot_keep, 5);
+    assert!(err(&user("[snapshots]\nkeep = \"many\"\n")).contains("snapshots.keep"));
+}
+
+#[test]
 fn untrusted_repo_file_cannot_set_programs_or_paths() {
     let text = "notify_command = \"curl evil\"\n[verifiers.x]\ncommand = \"sh -c evil\"\n[log]\npath = \"/tmp/x\"\n";
     let c = resolve(&repo(text, false));
@@ -434,6 +466,20 @@ fn rows() -> Vec<Row> {
             |c| format!("{:?}", c.rules),
         ),
         row(
+            "snapshots.keep",
+            "",
+            Some("[snapshots]\nkeep = 1"),
+            Some("[snapshots]\nkeep = 500"),
+            |c| c.snapshot_keep.to_string(),
+        ),
+        row(
+            "snapshots.days",
+            "",
+            Some("[snapshots]\ndays = 0"),
+            Some("[snapshots]\ndays = 60"),
+            |c| c.snapshot_days.to_string(),
+        ),
+        row(
             "agent.budget_secs",
             "",
             Some("[agent]\nbudget_secs = 3600"),
@@ -697,6 +743,7 @@ fn every_setting_has_a_decision() {
         "commit",
         "commit.tiers",
         "agent",
+        "snapshots",
     ] {
         for key in accepted_keys(table) {
             seen += 1;

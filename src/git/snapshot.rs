@@ -10,8 +10,9 @@
 //! A snapshot is a commit whose tree holds `worktree/` (the files), `index`
 //! (the staged tree, when the index has no conflicts), `index.entries`
 //! (`git ls-files -s -z`, conflicts included) and `refs` (one line per ref:
-//! `<oid> <name>`, `HEAD` as `ref: <name>` or an id, the stash entries as
-//! `<oid> stash`). Its parents are the commits the refs point at, so they
+//! `<oid> <name>`, `HEAD` as `ref: <name>` or an id, the stash entries
+//! newest first as `<oid> stash <message>`; snapshots of the first version
+//! wrote `<oid> stash`, and read back without messages). Its parents are the commits the refs point at, so they
 //! stay alive while the snapshot does.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -21,6 +22,8 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
+
+use crate::audit::{LostRecord, RefMove};
 
 /// Where snapshots live.
 pub const SNAPSHOT_PREFIX: &str = "refs/vouch/snapshots/";
@@ -129,12 +132,13 @@ fn locate(dir: &Path) -> Result<Option<(PathBuf, PathBuf)>> {
         .stderr(std::process::Stdio::null())
         .output()
         .context("cannot run `git rev-parse`: is git on PATH?")?;
-    let text = String::from_utf8_lossy(&out.stdout);
-    let mut lines = text.lines();
+    // Paths as bytes: a repository's path need not be UTF-8.
+    let mut lines = out.stdout.split(|b| *b == b'\n');
     match (lines.next(), lines.next(), lines.next()) {
-        (Some(git_dir), Some("false"), Some(root)) => {
-            Ok(Some((PathBuf::from(git_dir), PathBuf::from(root))))
-        }
+        (Some(git_dir), Some(b"false"), Some(root)) if !root.is_empty() => Ok(Some((
+            PathBuf::from(OsStr::from_bytes(git_dir)),
+            PathBuf::from(OsStr::from_bytes(root)),
+        ))),
         _ => Ok(None),
     }
 }
@@ -265,7 +269,7 @@ fn record_state(root: &Path, git_dir: &Path, seen: &Seen) -> Result<State> {
     }
     let stash = if has_stash {
         run(
-            git(root, None).args(["log", "-g", "--format=%H", "refs/stash", "--"]),
+            git(root, None).args(["log", "-g", "--format=%H %gs", "refs/stash", "--"]),
             None,
         )
         .map(|b| text(&b))
@@ -273,8 +277,10 @@ fn record_state(root: &Path, git_dir: &Path, seen: &Seen) -> Result<State> {
     } else {
         String::new()
     };
-    for id in stash.lines() {
-        refs.push_str(&format!("{id} stash\n"));
+    // `<oid> stash <its message>`, newest first.
+    for line in stash.lines() {
+        let (id, message) = line.split_once(' ').unwrap_or((line, ""));
+        refs.push_str(&format!("{id} stash {message}\n"));
         tips.insert(id.to_owned());
     }
     let blob = |data: &[u8]| -> Result<String> {
@@ -382,6 +388,33 @@ fn fingerprint(root: &Path, git_dir: &Path) -> Result<(String, Seen)> {
     ))
 }
 
+/// Takes the repository's snapshot lock (`vouch-snapshot.lock` in the git
+/// directory), waiting up to 10 s for another snapshot to finish; held
+/// until the file returned is dropped.
+fn lock(git_dir: &Path) -> Result<std::fs::File> {
+    let path = git_dir.join("vouch-snapshot.lock");
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .with_context(|| format!("cannot open `{}`", path.display()))?;
+    let started = std::time::Instant::now();
+    loop {
+        match file.try_lock() {
+            Ok(()) => return Ok(file),
+            Err(std::fs::TryLockError::WouldBlock)
+                if started.elapsed() < std::time::Duration::from_secs(10) =>
+            {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            Err(e) => bail!(
+                "another snapshot of this repository has held `{}` for 10 s: {e}",
+                path.display()
+            ),
+        }
+    }
+}
+
 /// Where the newest snapshot and its fingerprint are remembered.
 fn last_path(git_dir: &Path) -> PathBuf {
     git_dir.join("vouch-snapshot-last")
@@ -394,6 +427,10 @@ pub fn take(dir: &Path, agent: &str, command: &str) -> Result<Option<Snapshot>> 
     let Some((git_dir, root)) = locate(dir)? else {
         return Ok(None);
     };
+    // One snapshot at a time in a repository (two agents at once): the
+    // second sees the first's, and the remembered fingerprint always
+    // names the snapshot it was taken with.
+    let _lock = lock(&git_dir)?;
     // Unchanged since the newest snapshot (which still exists): nothing to
     // write, and nothing copied to find that out.
     let (print, seen) = fingerprint(&root, &git_dir)?;
@@ -466,12 +503,89 @@ pub fn take(dir: &Path, agent: &str, command: &str) -> Result<Option<Snapshot>> 
 
 /// Every snapshot of the repository at or above `dir`, newest first.
 pub fn list(dir: &Path) -> Result<Vec<Snapshot>> {
+    listed(dir, SNAPSHOT_PREFIX)
+}
+
+/// The snapshot that holds the state as the newest snapshot-taking command
+/// found it (the one written then, or the one that state matched): the
+/// state before the agent's command that just ran. `None` when there is
+/// none, or it was deleted.
+pub fn newest_match(dir: &Path) -> Result<Option<Snapshot>> {
+    let Some((git_dir, root)) = locate(dir)? else {
+        return Ok(None);
+    };
+    let remembered = std::fs::read_to_string(last_path(&git_dir)).unwrap_or_default();
+    let Some((name, _)) = remembered.trim().split_once(' ') else {
+        return Ok(None);
+    };
+    if !name.starts_with(SNAPSHOT_PREFIX) {
+        return Ok(None);
+    }
+    Ok(listed(&root, name)?.into_iter().find(|s| s.name == name))
+}
+
+/// Where the snapshot whose command a post-tool hook has looked at is
+/// remembered: the next command does not report its losses again.
+fn checked_path(git_dir: &Path) -> PathBuf {
+    git_dir.join("vouch-snapshot-checked")
+}
+
+/// Whether a post-tool hook has said what the command after `snapshot`
+/// did.
+pub fn checked(dir: &Path, snapshot: &Snapshot) -> bool {
+    locate(dir).ok().flatten().is_some_and(|(git_dir, _)| {
+        std::fs::read_to_string(checked_path(&git_dir)).is_ok_and(|t| t.trim() == snapshot.name)
+    })
+}
+
+/// Remembers that a post-tool hook said what the command after
+/// `snapshot` did.
+pub fn mark_checked(dir: &Path, snapshot: &Snapshot) {
+    if let Ok(Some((git_dir, _))) = locate(dir) {
+        crate::files::write_atomic(
+            &checked_path(&git_dir),
+            format!("{}\n", snapshot.name).as_bytes(),
+            0o644,
+        )
+        .ok();
+    }
+}
+
+/// Where the agent door notes that there are more snapshots than
+/// retention keeps: a person's next command (`git commit`, `git vouch
+/// undo`, `git vouch snapshots`) prunes; the agent door never does.
+fn due_path(git_dir: &Path) -> PathBuf {
+    git_dir.join("vouch-snapshot-prune-due")
+}
+
+/// Notes that retention is due in the repository at or above `dir`.
+pub fn mark_prune_due(dir: &Path) {
+    if let Ok(Some((git_dir, _))) = locate(dir) {
+        std::fs::write(due_path(&git_dir), b"").ok();
+    }
+}
+
+/// Whether retention is due, in the git directory `git_dir` (a file's
+/// existence: the pre-commit door pays one `stat`).
+pub fn prune_due(git_dir: &Path) -> bool {
+    due_path(git_dir).exists()
+}
+
+/// Retention has run in the repository at or above `dir`.
+pub fn clear_prune_due(dir: &Path) {
+    if let Ok(Some((git_dir, _))) = locate(dir) {
+        std::fs::remove_file(due_path(&git_dir)).ok();
+    }
+}
+
+/// The snapshots whose refs match `pattern`, newest first.
+fn listed(dir: &Path, pattern: &str) -> Result<Vec<Snapshot>> {
     let out = text(&run(
         git(dir, None).args([
             "for-each-ref",
             "--sort=-refname",
             "--format=%(refname)%00%(objectname)%00%(contents:body)%00%00",
-            SNAPSHOT_PREFIX,
+            pattern,
         ]),
         None,
     )?);
@@ -507,6 +621,8 @@ struct Refs {
     head: Option<String>,
     named: BTreeMap<String, String>,
     stash: Vec<String>,
+    /// The stash entries' messages, by id (snapshots before 0.2 kept none).
+    stash_messages: BTreeMap<String, String>,
 }
 
 fn refs_of(root: &Path, snapshot: &str) -> Result<Refs> {
@@ -518,8 +634,17 @@ fn refs_of(root: &Path, snapshot: &str) -> Result<Refs> {
         head: None,
         named: BTreeMap::new(),
         stash: Vec::new(),
+        stash_messages: BTreeMap::new(),
     };
     for line in listing.lines() {
+        if let Some((id, rest)) = line.split_once(' ')
+            && let Some(message) = rest.strip_prefix("stash ")
+        {
+            refs.stash.push(id.to_owned());
+            refs.stash_messages
+                .insert(id.to_owned(), message.to_owned());
+            continue;
+        }
         if let Some(name) = line
             .strip_prefix("ref: ")
             .and_then(|l| l.strip_suffix(" HEAD"))
@@ -587,8 +712,18 @@ pub fn restore(
         git(&root, Some(&temp_index)).args(["read-tree", &format!("{}:worktree", target.id)]),
         None,
     )?;
+    // A sparse checkout: the paths outside it (skip-worktree in the index
+    // now) stay out of the work tree, and keep their bit in the index.
+    let sparse: BTreeSet<Vec<u8>> = run(git(&root, None).args(["ls-files", "-t", "-z"]), None)?
+        .split(|b| *b == 0)
+        .filter_map(|e| e.strip_prefix(b"S "))
+        .map(<[u8]>::to_vec)
+        .collect();
+    let outside = |p: &[u8]| {
+        sparse.contains(p) && std::fs::symlink_metadata(root.join(OsStr::from_bytes(p))).is_err()
+    };
     let mut list = Vec::new();
-    for path in then.iter().filter(|p| selected(p)) {
+    for path in then.iter().filter(|p| selected(p) && !outside(p)) {
         list.extend_from_slice(path);
         list.push(0);
     }
@@ -687,6 +822,21 @@ pub fn restore(
         None,
     )
     .ok();
+    if !sparse.is_empty() {
+        let listed: BTreeSet<&[u8]> = entries
+            .split(|b| *b == 0)
+            .filter_map(|e| e.iter().position(|b| *b == b'\t').map(|tab| &e[tab + 1..]))
+            .collect();
+        let mut marked = Vec::new();
+        for p in sparse.iter().filter(|p| listed.contains(p.as_slice())) {
+            marked.extend_from_slice(p);
+            marked.push(0);
+        }
+        run(
+            git(&root, None).args(["update-index", "-z", "--skip-worktree", "--stdin"]),
+            Some(&marked),
+        )?;
+    }
     done.push("index: restored".to_owned());
     if !paths.is_empty() {
         return Ok(done);
@@ -728,17 +878,35 @@ pub fn restore(
         }
         _ => {}
     }
-    // Stash entries the target had and the stash lacks now, oldest first.
-    for id in then.stash.iter().rev().filter(|id| !was.stash.contains(id)) {
-        run(
-            git(&root, None)
-                .args(["stash", "store", "-m", "restored by git vouch undo", id])
-                .envs(env.iter().map(|(k, v)| (k, v))),
-            None,
-        )?;
+    // The stash as it was: its entries in their order, with their
+    // messages (entries added since are in the snapshot taken before this
+    // undo).
+    if then.stash != was.stash {
+        if !was.stash.is_empty() {
+            run(
+                git(&root, None)
+                    .args(["update-ref", "-d", "refs/stash"])
+                    .envs(env.iter().map(|(k, v)| (k, v))),
+                None,
+            )?;
+        }
+        for id in then.stash.iter().rev() {
+            let message = then
+                .stash_messages
+                .get(id)
+                .filter(|m| !m.is_empty())
+                .map_or("restored by git vouch undo", String::as_str);
+            run(
+                git(&root, None)
+                    .args(["stash", "store", "-m", message, id])
+                    .envs(env.iter().map(|(k, v)| (k, v))),
+                None,
+            )?;
+        }
         done.push(format!(
-            "stash entry {} put back",
-            crate::text::short_oid(id)
+            "stash: {} entr{} put back in order",
+            then.stash.len(),
+            if then.stash.len() == 1 { "y" } else { "ies" }
         ));
     }
     Ok(done)
@@ -764,72 +932,307 @@ pub fn delete(dir: &Path, names: &[&str], env: &[(String, String)]) -> Result<()
     Ok(())
 }
 
-/// What was lost between two snapshots of the same repository, one line
-/// each, for people: files that held uncommitted work in `before` (their
-/// content was not `HEAD`'s) and are deleted or changed in `after`,
-/// branches and tags gone, stash entries gone. Empty when nothing was.
-pub fn lost_between(dir: &Path, before: &str, after: &str) -> Result<Vec<String>> {
-    let lines = |args: &[&str]| -> Result<BTreeSet<Vec<u8>>> {
-        Ok(run(git(dir, None).args(args), None)?
-            .split(|b| *b == 0)
-            .filter(|p| !p.is_empty())
-            .map(<[u8]>::to_vec)
-            .collect())
-    };
-    let was = refs_of(dir, before)?;
+/// What was lost between the snapshot `before` and the snapshot `after`
+/// (a commit id) of the same repository: files that held uncommitted work
+/// in `before` (their content was not `HEAD`'s) and are deleted or changed
+/// in `after`, branches and tags moved or deleted, stash entries gone.
+pub fn lost_between(dir: &Path, before: &Snapshot, after: &str) -> Result<LostRecord> {
     let now = refs_of(dir, after)?;
+    // Raw: `:<old mode> <new mode> <old> <new> <status>\0<path>\0`.
+    let raw = run(
+        git(dir, None).args([
+            "diff-tree",
+            "-r",
+            "-z",
+            "--no-renames",
+            "--diff-filter=DMT",
+            &format!("{}:worktree", before.id),
+            &format!("{after}:worktree"),
+        ]),
+        None,
+    )?;
+    let mut changed = BTreeMap::new();
+    let mut fields = raw.split(|b| *b == 0);
+    while let (Some(meta), Some(path)) = (fields.next(), fields.next()) {
+        let meta = String::from_utf8_lossy(meta);
+        let parts: Vec<&str> = meta.trim_start_matches(':').split(' ').collect();
+        // The new blob of a file still there as a file, to see whether the
+        // old content is still in it.
+        let new = match (parts.get(1), parts.get(3), parts.get(4)) {
+            (Some(mode), Some(id), Some(&"M")) if mode.starts_with("100") => Some((*id).to_owned()),
+            _ => None,
+        };
+        changed.insert(path.to_vec(), new);
+    }
+    let was = refs_of(dir, &before.id)?;
+    let work = uncommitted(dir, &before.id, &was)?;
+    let mut files = Vec::new();
+    let mut looked = 0;
+    for (path, (_, old)) in &work {
+        let Some(new) = changed.get(path) else {
+            continue;
+        };
+        if let Some(new) = new
+            && looked < APPENDS_LOOKED_AT
+        {
+            looked += 1;
+            let content = run(git(dir, None).args(["cat-file", "blob", new]), None)?;
+            if still_holds(dir, old, &content) {
+                continue;
+            }
+        }
+        files.push(String::from_utf8_lossy(path).into_owned());
+    }
+    Ok(compare(dir, before, &was, &now, files))
+}
+
+/// Changed files whose old content is looked for in the new at most (past
+/// it, a change counts as a loss).
+const APPENDS_LOOKED_AT: usize = 20;
+
+/// Whether `content` still starts with the blob `old`: the file was added
+/// to, and nothing of it was lost (an agent appending to a file it is
+/// writing is not told it lost work).
+fn still_holds(dir: &Path, old: &str, content: &[u8]) -> bool {
+    run(git(dir, None).args(["cat-file", "blob", old]), None)
+        .is_ok_and(|old| content.starts_with(&old))
+}
+
+/// What was lost since the snapshot `before`, read from the repository as
+/// it is now (an agent's post-tool hook, right after the command): only
+/// the files that held uncommitted work in `before` are looked at (hashed
+/// as `git add` would), with the refs and the stash. No snapshot is written.
+pub fn lost_since(dir: &Path, before: &Snapshot) -> Result<LostRecord> {
+    let Some((_, root)) = locate(dir)? else {
+        bail!("there is no work tree here (not a repository, or a bare one)");
+    };
+    let was = refs_of(&root, &before.id)?;
+    let work = uncommitted(&root, &before.id, &was)?;
+    let mut files = Vec::new();
+    let mut hashed = Vec::new();
+    let mut list = Vec::new();
+    for (path, (mode, id)) in &work {
+        let file = root.join(OsStr::from_bytes(path));
+        let shown = String::from_utf8_lossy(path).into_owned();
+        match std::fs::symlink_metadata(&file) {
+            Err(_) => files.push(shown),
+            Ok(m) if (mode == "120000") != m.file_type().is_symlink() || m.is_dir() => {
+                files.push(shown);
+            }
+            Ok(m) if m.file_type().is_symlink() => {
+                let target = std::fs::read_link(&file).unwrap_or_default();
+                let now = text(&run(
+                    git(&root, None).args(["hash-object", "--stdin"]),
+                    Some(target.as_os_str().as_bytes()),
+                )?);
+                if &now != id {
+                    files.push(shown);
+                }
+            }
+            Ok(_) => {
+                list.extend_from_slice(path);
+                list.push(b'\n');
+                hashed.push((file, shown, id));
+            }
+        }
+    }
+    if !hashed.is_empty() {
+        let out = run(
+            git(&root, None).args(["hash-object", "--stdin-paths"]),
+            Some(&list),
+        )?;
+        let ids: Vec<String> = text(&out).lines().map(str::to_owned).collect();
+        let mut looked = 0;
+        for ((file, shown, id), now) in hashed.into_iter().zip(ids) {
+            if &now == id {
+                continue;
+            }
+            if looked < APPENDS_LOOKED_AT {
+                looked += 1;
+                // Read as `git add` would not (no filters): an appended
+                // file with a clean filter may still count as a loss.
+                if std::fs::read(&file).is_ok_and(|c| still_holds(&root, id, &c)) {
+                    continue;
+                }
+            }
+            files.push(shown);
+        }
+    }
+    files.sort();
+    let refs = String::from_utf8_lossy(&run(
+        git(&root, None).args([
+            "for-each-ref",
+            "--format=%(objectname) %(refname)",
+            "refs/heads",
+            "refs/tags",
+            "refs/stash",
+        ]),
+        None,
+    )?)
+    .into_owned();
+    let mut now = Refs {
+        head: None,
+        named: BTreeMap::new(),
+        stash: Vec::new(),
+        stash_messages: BTreeMap::new(),
+    };
+    let mut has_stash = false;
+    for line in refs.lines() {
+        if let Some((id, name)) = line.split_once(' ') {
+            if name == "refs/stash" {
+                has_stash = true;
+            } else {
+                now.named.insert(name.to_owned(), id.to_owned());
+            }
+        }
+    }
+    if has_stash {
+        now.stash = text(&run(
+            git(&root, None).args(["log", "-g", "--format=%H", "refs/stash", "--"]),
+            None,
+        )?)
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    }
+    Ok(compare(&root, before, &was, &now, files))
+}
+
+/// The files of snapshot `id`'s work tree that held uncommitted work (not
+/// `HEAD`'s content, `HEAD` as `was` recorded it), with their mode and blob.
+/// Files deleted in the work tree hold nothing to lose.
+fn uncommitted(dir: &Path, id: &str, was: &Refs) -> Result<BTreeMap<Vec<u8>, (String, String)>> {
     let head = match was.head.as_deref() {
         Some(h) => h
             .strip_prefix("ref: ")
             .map_or(Some(h.to_owned()), |name| was.named.get(name).cloned()),
         None => None,
     };
-    let before_tree = format!("{before}:worktree");
-    let changed = lines(&[
-        "diff-tree",
-        "-r",
-        "-z",
-        "--name-only",
-        "--no-renames",
-        "--diff-filter=DMT",
-        &before_tree,
-        &format!("{after}:worktree"),
-    ])?;
-    let uncommitted = match &head {
-        Some(h) => lines(&[
-            "diff-tree",
-            "-r",
-            "-z",
-            "--name-only",
-            "--no-renames",
-            &format!("{h}^{{tree}}"),
-            &before_tree,
-        ])?,
-        None => files_of(dir, &before_tree)?,
-    };
+    let tree = format!("{id}:worktree");
+    let mut out = BTreeMap::new();
+    if let Some(h) = head {
+        // Raw output: `:<old mode> <new mode> <old> <new> <status>\0<path>\0`.
+        let raw = run(
+            git(dir, None).args([
+                "diff-tree",
+                "-r",
+                "-z",
+                "--no-renames",
+                "--diff-filter=AMT",
+                &format!("{h}^{{tree}}"),
+                &tree,
+            ]),
+            None,
+        )?;
+        let mut fields = raw.split(|b| *b == 0);
+        while let (Some(meta), Some(path)) = (fields.next(), fields.next()) {
+            let meta = String::from_utf8_lossy(meta);
+            let parts: Vec<&str> = meta.trim_start_matches(':').split(' ').collect();
+            if let (Some(mode), Some(blob)) = (parts.get(1), parts.get(3)) {
+                out.insert(path.to_vec(), ((*mode).to_owned(), (*blob).to_owned()));
+            }
+        }
+    } else {
+        let listing = run(
+            git(dir, None).args(["ls-tree", "-r", "-z", "--full-tree", &tree]),
+            None,
+        )?;
+        for entry in listing.split(|b| *b == 0).filter(|e| !e.is_empty()) {
+            let Some(tab) = entry.iter().position(|b| *b == b'\t') else {
+                continue;
+            };
+            let meta = String::from_utf8_lossy(&entry[..tab]);
+            let parts: Vec<&str> = meta.split(' ').collect();
+            if let (Some(mode), Some(blob)) = (parts.first(), parts.get(2)) {
+                out.insert(
+                    entry[tab + 1..].to_vec(),
+                    ((*mode).to_owned(), (*blob).to_owned()),
+                );
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The loss record: `files` as found, the refs and stash compared.
+fn compare(
+    dir: &Path,
+    before: &Snapshot,
+    was: &Refs,
+    now: &Refs,
+    files: Vec<String>,
+) -> LostRecord {
+    let mut refs = Vec::new();
+    for (name, old) in &was.named {
+        let new = now.named.get(name).cloned().unwrap_or_default();
+        if &new == old {
+            continue;
+        }
+        // Commits left the ref when its old tip is not in the new one's
+        // history (a tag moved or a ref deleted counts too).
+        let rewound = new.is_empty()
+            || !git(dir, None)
+                .args(["merge-base", "--is-ancestor", old, &new])
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .status()
+                .is_ok_and(|s| s.success());
+        refs.push(RefMove {
+            name: name.clone(),
+            old_oid: old.clone(),
+            new_oid: new,
+            rewound,
+        });
+    }
+    LostRecord {
+        command: before.command.clone(),
+        snapshot: before.short().to_owned(),
+        files,
+        refs,
+        stash: was
+            .stash
+            .iter()
+            .filter(|s| !now.stash.contains(s))
+            .cloned()
+            .collect(),
+    }
+}
+
+/// Whether `lost` holds work a person would want back: files with
+/// uncommitted work, refs deleted or rewound, stash entries.
+pub fn is_loss(lost: &LostRecord) -> bool {
+    !lost.files.is_empty() || !lost.stash.is_empty() || lost.refs.iter().any(|r| r.rewound)
+}
+
+/// `lost` for people, one line each (only what [`is_loss`] counts).
+pub fn loss_lines(lost: &LostRecord) -> Vec<String> {
     let mut out = Vec::new();
-    let files: Vec<String> = changed
-        .intersection(&uncommitted)
-        .map(|p| String::from_utf8_lossy(p).into_owned())
-        .collect();
-    if !files.is_empty() {
-        let shown: Vec<&str> = files.iter().take(5).map(String::as_str).collect();
+    if !lost.files.is_empty() {
+        let shown: Vec<&str> = lost.files.iter().take(5).map(String::as_str).collect();
         out.push(format!(
             "{} file(s) with uncommitted work deleted or overwritten: {}{}",
-            files.len(),
+            lost.files.len(),
             shown.join(", "),
-            if files.len() > 5 { ", ..." } else { "" }
+            if lost.files.len() > 5 { ", ..." } else { "" }
         ));
     }
-    for name in was.named.keys().filter(|n| !now.named.contains_key(*n)) {
-        out.push(format!("`{name}` deleted"));
+    for r in lost.refs.iter().filter(|r| r.rewound) {
+        if r.new_oid.is_empty() {
+            out.push(format!("`{}` deleted", r.name));
+        } else {
+            out.push(format!(
+                "`{}` moved off {}",
+                r.name,
+                crate::text::short_oid(&r.old_oid)
+            ));
+        }
     }
-    let gone = was.stash.iter().filter(|s| !now.stash.contains(s)).count();
+    let gone = lost.stash.len();
     if gone > 0 {
         out.push(format!(
             "{gone} stash entr{} dropped",
             if gone == 1 { "y" } else { "ies" }
         ));
     }
-    Ok(out)
+    out
 }

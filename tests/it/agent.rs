@@ -399,7 +399,8 @@ fn agent_install_keeps_other_hooks_and_uninstall_removes_only_vouch() {
     assert!(text.contains("agent-hook claude"), "{text}");
     env.vouch(&["agent", "install", "claude"]).code(0);
     let again = fs::read_to_string(&settings).unwrap();
-    assert_eq!(again.matches("agent-hook claude").count(), 1, "{again}");
+    // Once before the command, once after it (issue 28).
+    assert_eq!(again.matches("agent-hook claude").count(), 2, "{again}");
     crate::support::tmux::vouch_yes(&env, &["agent", "uninstall", "claude"]);
     let v: Value = serde_json::from_str(&fs::read_to_string(&settings).unwrap()).unwrap();
     assert_eq!(v, theirs);
@@ -623,6 +624,12 @@ fn turning_vouch_itself_down_is_critical_at_the_agent_door() {
         "git config --global core.hooksPath ~/nohooks",
         "vouch rescue prune --older-than 0d",
         "git update-ref -d refs/vouch/rescue/main/20261122T101500Z",
+        // Snapshots (issue 28) are guarded as the rescue refs are.
+        "git update-ref -d refs/vouch/snapshots/20261126T124501.123456Z",
+        "rm -rf .git/refs/vouch",
+        "printf '' > .git/packed-refs",
+        "git reflog expire --expire=now --all && git gc --prune=now",
+        "git vouch snapshots prune --keep 0 --days 0",
         "vouch trust",
         "rm -f \"$(command -v vouch)\"",
         "VOUCH_NESTED=$$ git branch -D x",

@@ -9,6 +9,7 @@
 mod support;
 mod tampering;
 mod undo;
+mod undo_corpus;
 
 mod abbreviations;
 mod agent;

@@ -142,3 +142,39 @@ fn a_refused_force_push_as_logged_and_as_read() {
         });
     });
 }
+
+/// The audit lines of undo (issue 28): a snapshot's, naming what the
+/// previous command lost, and a post-tool check's.
+#[test]
+fn a_snapshot_line_and_a_post_tool_line() {
+    let env = TestEnv::new();
+    let w = &env.work;
+    std::fs::write(w.join("file1.txt"), "uncommitted\n").unwrap();
+    std::fs::write(w.join("notes.md"), "untracked\n").unwrap();
+    env.git(w, &["branch", "old", "HEAD~1"]);
+    let command = "rm -f file1.txt notes.md && git branch -D old";
+    env.claude(command);
+    env.cmd("sh", w).args(["-c", command]).output().unwrap();
+    env.claude_after(command);
+    let after = env.audit().pop().unwrap();
+    env.git(w, &["branch", "old2", "HEAD~1"]);
+    std::fs::write(w.join("file2.txt"), "uncommitted\n").unwrap();
+    env.claude("make");
+    env.cmd("sh", w)
+        .args(["-c", "rm file2.txt; git branch -D old2"])
+        .output()
+        .unwrap();
+    env.claude("make check");
+    let snapshot = env.audit().pop().unwrap();
+    let base = env.base().display().to_string();
+    let filters = vec![
+        (base.as_str(), "[tmp]"),
+        (r"\b[0-9a-f]{40}\b", "[oid]"),
+        (r"\b[0-9a-f]{12}\b", "[id]"),
+        (r"\b\d{8}T\d{6}\.\d{6}Z\b", "[snapshot]"),
+    ];
+    insta::with_settings!({filters => filters}, {
+        insta::assert_json_snapshot!("snapshot-line", snapshot, {".timestamp" => "[time]"});
+        insta::assert_json_snapshot!("after-command-line", after, {".timestamp" => "[time]"});
+    });
+}

@@ -352,7 +352,187 @@ fn the_next_command_says_what_the_last_one_lost() {
         .to_owned();
     env.vouch(&["undo", &name]).code(0);
     assert!(env.work.join("notes.md").exists());
-    // A command that lost nothing says nothing.
+    // A command that lost nothing says nothing, and neither does the one
+    // after a command that only added to a file.
     let quiet = env.claude("make check");
     assert!(!quiet.stdout.contains("systemMessage"), "{}", quiet.stdout);
+    agent_runs(&env, "echo more >> notes.md");
+    let quiet = env.claude("make check");
+    assert!(!quiet.stdout.contains("systemMessage"), "{}", quiet.stdout);
+}
+
+/// The audit line of a snapshot (issue 28): its name, the command, the
+/// large file named but not copied, and what the previous command lost.
+#[test]
+fn a_snapshot_leaves_an_audit_line_naming_what_it_holds_and_what_was_lost() {
+    let env = TestEnv::new();
+    busy(&env);
+    // A sparse file past the cap: named, never read.
+    let big = fs::File::create(env.work.join("dump.bin")).unwrap();
+    big.set_len(60 * 1024 * 1024).unwrap();
+    agent_runs(
+        &env,
+        "rm -f notes.md && git stash clear && git branch -D feature",
+    );
+    let first = env
+        .audit()
+        .into_iter()
+        .find(|r| r["operation_type"] == "snapshot")
+        .expect("a snapshot line");
+    assert_eq!(first["hook"], "claude");
+    assert_eq!(first["decision"], "allowed");
+    assert_eq!(first["session_id"], "s-1");
+    assert_eq!(first["schema_version"], 3);
+    let name = first["snapshot"]["name"].as_str().unwrap().to_owned();
+    assert!(
+        first["snapshot"]["command"]
+            .as_str()
+            .unwrap()
+            .starts_with("rm -f notes.md")
+    );
+    assert_eq!(
+        first["snapshot"]["not_copied"],
+        serde_json::json!(["dump.bin"])
+    );
+    assert!(first.get("lost").is_none(), "{first}");
+    env.claude("make");
+    let second = env.audit().pop().unwrap();
+    assert_eq!(second["operation_type"], "snapshot");
+    let lost = &second["lost"];
+    assert_eq!(lost["snapshot"], name.as_str());
+    assert_eq!(lost["files"], serde_json::json!(["notes.md"]));
+    assert_eq!(lost["refs"][0]["name"], "refs/heads/feature");
+    assert_eq!(lost["refs"][0]["new_oid"], "");
+    assert_eq!(lost["refs"][0]["rewound"], true);
+    assert_eq!(lost["stash"].as_array().unwrap().len(), 1);
+    // Not decisions: `git vouch stats` counts none of them.
+    let stats = env.vouch(&["stats", "--json"]);
+    let v: serde_json::Value = serde_json::from_str(stats.stdout.trim()).unwrap();
+    let decisions = env
+        .audit()
+        .iter()
+        .filter(|r| crate::support::is_decision(r))
+        .count();
+    assert_eq!(v["decisions"], decisions, "{v}");
+    assert!(env.audit().len() > decisions);
+}
+
+/// Where the agent has a post-tool hook (Claude Code's `PostToolUse`),
+/// what the command lost is said right after it, once: to the person
+/// (`systemMessage`), to the model (`additionalContext`) and in an audit
+/// line; the next command does not say it again.
+#[test]
+fn the_post_tool_hook_says_at_once_what_the_command_lost() {
+    let env = TestEnv::new();
+    busy(&env);
+    let command = "rm -f file1.txt && git reset -q --hard HEAD~1 && git stash drop -q";
+    agent_runs(&env, command);
+    let after = env.claude_after(command);
+    assert_eq!(after.code, 0, "{}", after.stderr);
+    let v: serde_json::Value = serde_json::from_str(after.stdout.trim()).unwrap();
+    let said = v["systemMessage"].as_str().unwrap().to_owned();
+    assert_eq!(v["hookSpecificOutput"]["additionalContext"], said.as_str());
+    assert_eq!(v["hookSpecificOutput"]["hookEventName"], "PostToolUse");
+    assert!(said.contains("uncommitted work"), "{said}");
+    assert!(
+        said.contains("file1.txt") && said.contains("file2.txt"),
+        "{said}"
+    );
+    assert!(said.contains("`refs/heads/main` moved off"), "{said}");
+    assert!(said.contains("1 stash entry dropped"), "{said}");
+    assert!(after.stderr.contains(&said));
+    let line = env.audit().pop().unwrap();
+    assert_eq!(line["operation_type"], "after-command");
+    assert_eq!(line["lost"]["command"], command);
+    let name = line["lost"]["snapshot"].as_str().unwrap().to_owned();
+    assert!(said.contains(&format!("`git vouch undo {name}`")), "{said}");
+    // Said once: the next command does not repeat it.
+    let next = env.claude("make");
+    assert!(!next.stdout.contains("systemMessage"), "{}", next.stdout);
+    // A command that lost nothing says nothing after it either: a new
+    // file, or more written to a file that held uncommitted work.
+    for adds in ["echo new > new.txt", "echo more >> notes.md"] {
+        agent_runs(&env, adds);
+        let quiet = env.claude_after(adds);
+        assert_eq!(quiet.stdout, "", "{adds}: {}", quiet.stdout);
+    }
+    // And the undo it names brings it back.
+    env.vouch(&["undo", &name]).code(0);
+    assert_eq!(
+        fs::read_to_string(env.work.join("file1.txt")).unwrap(),
+        "modified, not staged\n"
+    );
+}
+
+/// Claude Code's settings carry the post-tool hook next to the pre-tool
+/// one.
+#[test]
+fn installing_for_claude_code_adds_the_post_tool_hook() {
+    let env = TestEnv::new();
+    env.vouch(&["agent", "install", "claude"]).code(0);
+    let settings: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(env.work.join(".claude/settings.json")).unwrap())
+            .unwrap();
+    let after = &settings["hooks"]["PostToolUse"][0];
+    assert_eq!(after["matcher"], "Bash");
+    assert!(
+        after["hooks"][0]["command"]
+            .as_str()
+            .unwrap()
+            .contains("agent-hook claude"),
+        "{settings}"
+    );
+}
+
+/// Retention (issue 28): the newest `[snapshots] keep` and those younger
+/// than `[snapshots] days` stay; the agent door never prunes, however
+/// many there are; a person's commit or `git vouch snapshots` does.
+#[test]
+fn retention_runs_at_a_persons_command_never_at_the_agent_door() {
+    let env = TestEnv::new();
+    env.write_config("[snapshots]\nkeep = 2\ndays = 0\n");
+    env.install();
+    let count = || {
+        env.git(&env.work, &["for-each-ref", "refs/vouch/snapshots"])
+            .lines()
+            .count()
+    };
+    for i in 0..4 {
+        fs::write(env.work.join("notes.md"), format!("change {i}\n")).unwrap();
+        env.claude("make");
+    }
+    assert_eq!(count(), 4, "the agent door let go of none");
+    // An agent's own commit does not prune either.
+    let agent_commit = env
+        .cmd("git", &env.work)
+        .env("CLAUDECODE", "1")
+        .args(["commit", "-q", "--allow-empty", "-m", "by the agent"])
+        .output()
+        .unwrap();
+    assert!(agent_commit.status.success());
+    assert_eq!(count(), 4);
+    // Nor `git vouch snapshots` run by an agent.
+    let listed = env
+        .cmd(crate::support::vouch_bin(), &env.work)
+        .env("CLAUDECODE", "1")
+        .arg("snapshots")
+        .output()
+        .unwrap();
+    assert!(listed.status.success());
+    assert_eq!(count(), 4);
+    // A person's commit does.
+    let out = env.git_out(&env.work, &["commit", "-q", "--allow-empty", "-m", "mine"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(count(), 2, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("let go of 2 snapshot(s)"),
+        "{}",
+        out.stderr
+    );
+    // The newest are the ones kept: the last command can still be undone.
+    env.vouch(&["undo"]).code(0);
+    assert_eq!(
+        fs::read_to_string(env.work.join("notes.md")).unwrap(),
+        "change 3\n"
+    );
 }

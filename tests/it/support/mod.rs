@@ -294,6 +294,15 @@ impl TestEnv {
         self.vouch_stdin(&["agent-hook", "claude"], input.to_string().as_bytes())
     }
 
+    /// Claude Code's post-tool hook for a `Bash` command that has run.
+    pub fn claude_after(&self, command: &str) -> Out {
+        let input = serde_json::json!({"session_id": "s-1", "cwd": self.work,
+            "hook_event_name": "PostToolUse", "tool_name": "Bash",
+            "tool_input": {"command": command},
+            "tool_response": {"stdout": "", "stderr": "", "interrupted": false}});
+        self.vouch_stdin(&["agent-hook", "claude"], input.to_string().as_bytes())
+    }
+
     /// Runs vouch in `work/`.
     pub fn vouch(&self, args: &[&str]) -> Out {
         self.vouch_in(&self.work, args)
@@ -447,10 +456,15 @@ impl TestEnv {
         }
     }
 
-    /// The last audit record.
+    /// The last audit record of a decision (the agent door's lines for a
+    /// snapshot and for a post-tool check are not decisions).
     #[track_caller]
     pub fn last_audit(&self) -> Value {
-        self.audit().pop().expect("an audit line was written")
+        self.audit()
+            .into_iter()
+            .rev()
+            .find(is_decision)
+            .expect("an audit line was written")
     }
 
     /// The last audit record written by `hook` (a commit in between may have logged too).
@@ -459,6 +473,7 @@ impl TestEnv {
         self.audit()
             .into_iter()
             .rev()
+            .filter(is_decision)
             .find(|r| r["hook"] == hook)
             .expect("an audit line of that hook was written")
     }
@@ -493,4 +508,10 @@ pub fn verdict_body(status: &str) -> String {
     format!(
         "cat >/dev/null\necho '{{\"status\":\"{status}\",\"summary\":\"said {status}\"}}'\n[ {status} = fail ] && exit 1\nexit 0"
     )
+}
+
+/// Whether an audit line records a decision (not a snapshot's line or a
+/// post-tool check's).
+pub fn is_decision(r: &Value) -> bool {
+    r["operation_type"] != "snapshot" && r["operation_type"] != "after-command"
 }
