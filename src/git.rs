@@ -224,7 +224,7 @@ impl Repo {
 
     /// The commits the refs that survive an operation point at (the one
     /// survivor rule, [`crate::facts::surviving`]), peeled and deduplicated:
-    /// what to hide in [`Repo::lost_commits`].
+    /// what to hide in a lost-commit walk.
     pub(crate) fn survivor_commits(
         &self,
         holders: &Holders<Oid, impl AsRef<str>>,

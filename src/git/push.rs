@@ -13,7 +13,7 @@ use crate::facts::{PushFacts, mirror_deletions};
 use crate::hooks::{PushArgs, PushUpdate, effective_force};
 use crate::text::redact_url;
 impl Repo {
-    /// Measures a push: one [`RefFacts`] per line, plus the deletions of a
+    /// Measures a push: one [`RefFacts`](crate::facts::RefFacts) per line, plus the deletions of a
     /// mirror push that git never shows the hook.
     pub fn push_facts(
         &self,

@@ -1082,18 +1082,7 @@ fn what_a_ref_update_loses_is_judged_whatever_command_runs_it() {
 #[test]
 fn many_branch_deletions_are_each_measured_by_what_their_own_tip_holds() {
     let env = TestEnv::new();
-    let tree = env
-        .git(&env.work, &["rev-parse", "main^{tree}"])
-        .trim()
-        .to_owned();
-    let commit = |parent: &str, message: &str| {
-        env.git(
-            &env.work,
-            &["commit-tree", &tree, "-p", parent, "-m", message],
-        )
-        .trim()
-        .to_owned()
-    };
+    let commit = |parent: &str, message: &str| env.commit_on(parent, message);
     let main = env.rev(&env.work, "main");
     let mut names: Vec<String> = Vec::new();
     for i in 0..8 {

@@ -292,18 +292,7 @@ fn many_deletions_in_one_push_are_critical() {
 fn every_deletion_of_a_large_push_is_measured_by_what_its_own_tip_holds() {
     let env = TestEnv::new();
     let main = env.rev(&env.work, "main");
-    let tree = env
-        .git(&env.work, &["rev-parse", "main^{tree}"])
-        .trim()
-        .to_owned();
-    let commit = |parent: &str, message: &str| {
-        env.git(
-            &env.work,
-            &["commit-tree", &tree, "-p", parent, "-m", message],
-        )
-        .trim()
-        .to_owned()
-    };
+    let commit = |parent: &str, message: &str| env.commit_on(parent, message);
     for i in 0..60 {
         let tip = commit(&main, &format!("b{i}"));
         env.git(

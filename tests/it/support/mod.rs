@@ -355,6 +355,18 @@ impl TestEnv {
         self.git(dir, &["rev-parse", rev]).trim().to_owned()
     }
 
+    /// A commit on `parent` with `parent`'s tree, written in `work/` without
+    /// touching its work tree or refs: its id.
+    pub fn commit_on(&self, parent: &str, message: &str) -> String {
+        let tree = self.rev(&self.work, &format!("{parent}^{{tree}}"));
+        self.git(
+            &self.work,
+            &["commit-tree", &tree, "-p", parent, "-m", message],
+        )
+        .trim()
+        .to_owned()
+    }
+
     /// The remote's value of `name`, if it exists.
     pub fn remote_ref(&self, name: &str) -> Option<String> {
         let out = self.git_out(&self.remote, &["rev-parse", "--verify", "-q", name]);
