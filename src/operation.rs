@@ -84,6 +84,7 @@ pub struct Assessed {
     /// One finding per rule that matched (after facts) and per problem.
     pub assessment: Assessment,
     /// What was measured for each step whose rule asks for facts.
+    #[serde(deserialize_with = "steps_or_sentences")]
     pub facts: Vec<StepFacts>,
     /// The repository's root, when the command runs in one.
     pub root: Option<PathBuf>,
@@ -95,12 +96,37 @@ pub struct Assessed {
 /// before the line runs.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StepFacts {
-    /// The step, its words joined (credentials masked).
+    /// The step, its words joined (credentials masked); empty in a line
+    /// written before vouch kept it.
     pub step: String,
-    /// What was measured.
-    pub measured: CommandFacts,
+    /// What was measured; `None` in a line written before vouch kept it
+    /// (audit lines, eval cases), which has the note alone.
+    pub measured: Option<CommandFacts>,
     /// What the facts say, for people (also in the step's reason).
     pub note: Option<String>,
+}
+
+/// A command's facts as they are written now (objects), or as audit lines
+/// and eval cases written before held them (one sentence each): a
+/// sentence is kept as the note of a step whose facts were not kept.
+fn steps_or_sentences<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<StepFacts>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Written {
+        Step(Box<StepFacts>),
+        Sentence(String),
+    }
+    Ok(Vec::<Written>::deserialize(d)?
+        .into_iter()
+        .map(|w| match w {
+            Written::Step(s) => *s,
+            Written::Sentence(note) => StepFacts {
+                step: String::new(),
+                measured: None,
+                note: Some(note),
+            },
+        })
+        .collect())
 }
 
 /// An operation decided before it could be judged.
@@ -313,6 +339,30 @@ mod tests {
 
     /// An operation reads back as it was written: any logged decision can
     /// become an eval case.
+    /// Audit lines and eval cases written before command facts were typed
+    /// hold one sentence per step: each reads as the note of a step whose
+    /// facts were not kept, and nothing else is made up.
+    #[test]
+    fn command_facts_written_as_sentences_still_read() {
+        let assessed: Assessed = serde_json::from_value(serde_json::json!({
+            "command": "git reset --hard",
+            "cwd": "/r",
+            "assessment": {"tier": "critical", "refs": [], "push": []},
+            "facts": ["would discard 1 file(s)"],
+            "root": "/r",
+            "branch": "main",
+        }))
+        .unwrap();
+        assert_eq!(
+            assessed.facts,
+            [StepFacts {
+                step: String::new(),
+                measured: None,
+                note: Some("would discard 1 file(s)".into()),
+            }]
+        );
+    }
+
     #[test]
     fn an_operation_round_trips_through_json() {
         let ops = [
@@ -346,14 +396,14 @@ mod tests {
                     assessment: assessment(Tier::Critical),
                     facts: vec![StepFacts {
                         step: "git reset --hard".into(),
-                        measured: CommandFacts::Worktree {
+                        measured: Some(CommandFacts::Worktree {
                             loss: WorktreeLoss {
                                 what: Discarded::TrackedChanges,
                                 files: 1,
                                 sample: vec!["notes.txt".into()],
                             },
                             moves: None,
-                        },
+                        }),
                         note: Some("would discard 1 file(s)".into()),
                     }],
                     root: Some("/r".into()),

@@ -64,7 +64,7 @@ pub fn assess(config: &Config, command: &str, cwd: &Path, repo: &LazyRepo) -> Re
         if let Some(measured) = measured {
             facts.push(StepFacts {
                 step,
-                measured,
+                measured: Some(measured),
                 note,
             });
         }

@@ -760,14 +760,14 @@ mod tests {
                 },
                 facts: vec![StepFacts {
                     step: "git reset --hard".into(),
-                    measured: CommandFacts::Worktree {
+                    measured: Some(CommandFacts::Worktree {
                         loss: WorktreeLoss {
                             what: Discarded::TrackedChanges,
                             files: 1,
                             sample: vec!["notes.txt".into()],
                         },
                         moves: None,
-                    },
+                    }),
                     note: Some("would discard 1 file(s)".into()),
                 }],
                 root: Some(dir.to_path_buf()),

@@ -31,14 +31,14 @@ fn command_op() -> Operation {
             },
             facts: vec![StepFacts {
                 step: "git reset --hard".into(),
-                measured: CommandFacts::Worktree {
+                measured: Some(CommandFacts::Worktree {
                     loss: WorktreeLoss {
                         what: Discarded::TrackedChanges,
                         files: 1,
                         sample: vec!["notes.txt".into()],
                     },
                     moves: None,
-                },
+                }),
                 note: Some("would discard 1 file(s) with uncommitted changes: notes.txt".into()),
             }],
             root: Some("/work/repo".into()),
