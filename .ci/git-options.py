@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""Writes src/git_options.rs: the long options of the git commands vouch
+"""Writes src/input/git_options.rs: the long options of the git commands vouch
 reads, per command (and per action for commands with subcommands), taken
 from git's own option tables (builtin/*.c, the OPT_* macros), so that an
 abbreviated option (`--mirr`) is read as git's parse-options reads it.
 
-Usage: .ci/git-options.py <git source dir> > src/git_options.rs
+Usage: .ci/git-options.py <git source dir> > src/input/git_options.rs
 (git 2.55.0: ../shared/vendor/git-2.55.0.tar.gz)
 """
 import re
@@ -84,7 +84,7 @@ for path in sorted((src / "builtin").glob("*.c")):
 print("//! PURE: the long options of the git commands vouch reads, per command")
 print("//! (and per action of a command with subcommands), from git's own option")
 print("//! tables (git 2.55.0, `builtin/*.c`). Written by `.ci/git-options.py`;")
-print("//! do not edit by hand. [`crate::hooks::GitCommand`] uses them to read an")
+print("//! do not edit by hand. [`crate::input::hooks::GitCommand`] uses them to read an")
 print("//! abbreviated option (`--mirr`) as git's parse-options does (SPEC 2.1).")
 print()
 print("/// `(command, action, long options)`, sorted by command then action.")

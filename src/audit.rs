@@ -14,7 +14,7 @@ use crate::classify::Tier;
 use crate::config::Mode;
 use crate::operation::Operation;
 use crate::policy::{AuditResult, Decision};
-use crate::verdict::{Scores, VerifierResult};
+use crate::verify::verdict::{Scores, VerifierResult};
 
 /// Version of the record layout.
 pub const SCHEMA_VERSION: u32 = 3;
@@ -196,7 +196,7 @@ pub enum Would {
     Asked,
 }
 
-pub use crate::ai::AiUsage;
+pub use crate::verify::ai::AiUsage;
 
 /// One decision: the audit line of SPEC 7. Written by the runner
 /// (`commands/decide.rs`), read back with the same type by `git vouch log`.

@@ -249,9 +249,9 @@ impl Ctx {
 
     /// Where verifier programs are looked for, for the repository at `root`:
     /// its `.vouch/verifiers/` only when the repository is trusted.
-    pub fn verifier_places(&self, root: &Path) -> Result<crate::verifiers::SearchPlaces> {
+    pub fn verifier_places(&self, root: &Path) -> Result<crate::verify::programs::SearchPlaces> {
         let dirs = self.dirs()?;
-        Ok(crate::verifiers::SearchPlaces {
+        Ok(crate::verify::programs::SearchPlaces {
             user_dir: dirs.config.as_ref().map(|c| c.join("verifiers")),
             repo_dir: dirs.is_trusted(root).then(|| trust::verifiers_dir(root)),
             path: self.env.var_os(vars::PATH),

@@ -13,7 +13,7 @@ use crate::operation::Operation;
 #[cfg(test)]
 use crate::stats::percentile;
 use crate::stats::{Outcome, Rate, Spent, Tally};
-use crate::verdict::{Recommendation, Scores};
+use crate::verify::verdict::{Recommendation, Scores};
 
 /// The version of the `--json` report's shape.
 pub const SCHEMA_VERSION: u32 = 1;

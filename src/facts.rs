@@ -5,7 +5,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::hooks::{ForceHint, PushUpdate};
+use crate::input::hooks::{ForceHint, PushUpdate};
+use crate::input::receive::Pusher;
 
 /// What kind of ref a push line names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -728,6 +729,20 @@ pub enum CommandFacts {
         /// remote did not answer.
         remote_unanswered: Option<String>,
     },
+}
+
+/// Everything measured about a push on the server.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct ServerFacts {
+    /// The push as the ref facts of every door see it: `remote` is the
+    /// repository's name, `url` its path on the server, `remote_head` the
+    /// server's default branch, and each ref's `lost` the commits on no
+    /// other ref of the server after the push.
+    pub push: PushFacts,
+    /// Who pushes.
+    pub pusher: Option<Pusher>,
+    /// The pushed objects were read from git's quarantine directory.
+    pub quarantine: bool,
 }
 
 #[cfg(test)]

@@ -1,19 +1,21 @@
 //! vouch: a git guard that asks for an independent verdict before history is
 //! destroyed.
 //!
-//! The pipeline of SPEC section 1, module by module:
+//! The pipeline of SPEC section 1, stage by stage:
 //!
-//! - input: [`hooks`] (pure) parses what git passes a hook;
+//! - input: [`input`] (pure) reads what git passes a hook and git's own
+//!   command lines; each door in [`commands`] turns it into one
+//!   [`operation::Operation`];
 //! - facts: [`git`] (the only git2 user) measures them into [`facts`] types;
-//! - tier: [`classify`] (pure) applies the policy of [`config`];
-//! - verifiers: [`verifiers`] runs programs, [`verdict`] (pure) reads and
-//!   combines their results;
+//! - tier: [`classify`] (pure; the agent door's [`shell`] rules beside it)
+//!   applies the policy of [`config`];
+//! - verifiers: [`verify`]: programs, the AI verifier and its providers, and
+//!   the verdicts read (pure);
 //! - decision: [`policy`] (pure) applies the protocol of SPEC section 6;
 //! - interaction: [`prompt`] asks on `/dev/tty`, [`ui`] prints;
 //! - audit: [`audit`] appends one JSON line per decision.
 
 pub mod agent;
-pub mod ai;
 pub mod audit;
 pub mod baked;
 pub mod classify;
@@ -26,9 +28,8 @@ pub mod eval;
 pub mod facts;
 pub mod files;
 pub mod git;
-pub mod git_options;
 pub mod glob;
-pub mod hooks;
+pub mod input;
 pub mod install;
 pub mod launcher;
 pub mod managers;
@@ -37,18 +38,14 @@ pub mod parent;
 pub mod platform;
 pub mod policy;
 pub mod prompt;
-pub mod provider;
-pub mod receive;
 pub mod report;
 pub mod review;
 pub mod shell;
-pub mod staged;
 pub mod stats;
 pub mod text;
 pub mod trust;
 pub mod ui;
-pub mod verdict;
-pub mod verifiers;
+pub mod verify;
 pub mod vocab;
 
 use anyhow::Result;

@@ -1,8 +1,8 @@
 //! PURE: the operation (SPEC 1): what is about to happen, as every door
 //! turns its input into it. Each later stage renders it in its own module:
 //! the report a person reads ([`crate::report`]), the AI prompt
-//! ([`crate::ai::prompt`]), the verifier context and the built-in result
-//! ([`crate::verifiers`]), the approval binding ([`crate::review`]) and the
+//! ([`crate::verify::ai::prompt`]), the verifier context and the built-in result
+//! ([`crate::verify::programs`]), the approval binding ([`crate::review`]) and the
 //! audit refs ([`crate::audit`]). A new door writes one function from its
 //! input to an `Operation`.
 //!
@@ -14,8 +14,9 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 use crate::classify::{Assessment, Tier};
+use crate::facts::ServerFacts;
 use crate::facts::{CommandFacts, LocalFacts, PushFacts, StagedFacts};
-use crate::receive::{Pusher, ServerFacts};
+use crate::input::receive::Pusher;
 
 /// What is about to happen, with its measured facts and its tier.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

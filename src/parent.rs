@@ -121,7 +121,7 @@ fn random_token() -> Option<String> {
 }
 
 /// The argv of the nearest ancestor (up to three levels) whose executable
-/// is git, read as git reads it ([`crate::hooks::git_argv`]), if it can be
+/// is git, read as git reads it ([`crate::input::hooks::git_argv`]), if it can be
 /// read. The executable is checked, not the name the process gives itself:
 /// any program can set its `argv[0]` (`exec -a git ... commit`), and a git
 /// started under another name still runs as git (issue 26 item 5).
@@ -136,8 +136,8 @@ pub fn git_ancestor_argv() -> Option<Vec<String>> {
 fn read_git_ancestor_argv() -> Option<Vec<String>> {
     let mut pid = std::os::unix::process::parent_id();
     for _ in 0..3 {
-        if platform::exe(pid).is_some_and(|exe| crate::hooks::is_git_executable(&exe)) {
-            return crate::hooks::git_argv(platform::cmdline(pid)?);
+        if platform::exe(pid).is_some_and(|exe| crate::input::hooks::is_git_executable(&exe)) {
+            return crate::input::hooks::git_argv(platform::cmdline(pid)?);
         }
         pid = platform::parent_of(pid)?;
     }
@@ -149,7 +149,8 @@ fn read_git_ancestor_argv() -> Option<Vec<String>> {
 pub fn git_ancestor_exe() -> Option<PathBuf> {
     let mut pid = std::os::unix::process::parent_id();
     for _ in 0..4 {
-        if let Some(exe) = platform::exe(pid).filter(|e| crate::hooks::is_git_executable(e)) {
+        if let Some(exe) = platform::exe(pid).filter(|e| crate::input::hooks::is_git_executable(e))
+        {
             return Some(exe);
         }
         pid = platform::parent_of(pid)?;

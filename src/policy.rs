@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::classify::Tier;
 use crate::config::{Config, Mode, OnUnavailable};
-use crate::verdict::Outcome;
+use crate::verify::verdict::Outcome;
 
 /// Confidence below which an allowed operation is logged as low-confidence.
 pub const LOW_CONFIDENCE: f64 = 0.8;

@@ -9,7 +9,7 @@ use crate::facts::{Change, LocalChange, LocalFacts, PushFacts};
 use crate::operation::Operation;
 use crate::text::one_line;
 use crate::text::short_oid;
-use crate::verdict::{Combined, Status, VerifierResult};
+use crate::verify::verdict::{Combined, Status, VerifierResult};
 
 /// A one-line description of a push.
 pub fn describe_push(facts: &PushFacts) -> String {
@@ -219,7 +219,7 @@ fn describe_local(noun: &str, facts: &LocalFacts, assessment: &Assessment) -> St
 }
 
 /// A push arriving at the server: what it does, who pushes, the facts.
-fn describe_server(facts: &crate::receive::ServerFacts, assessment: &Assessment) -> String {
+fn describe_server(facts: &crate::facts::ServerFacts, assessment: &Assessment) -> String {
     let mut text = format!(
         "{}{} [{} risk]\n",
         describe_push(&facts.push),

@@ -1192,7 +1192,7 @@ pub fn render(stats: &Stats, bars: Bars) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::verdict::{Check, Status, VerifierResult};
+    use crate::verify::verdict::{Check, Status, VerifierResult};
 
     fn record(id: &str, hook: &str, result: AuditResult, decision: Decision) -> Record {
         Record {

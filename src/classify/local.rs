@@ -5,7 +5,7 @@ use super::{Assessment, RefRisk, Rule, Tier, builtin_from};
 use crate::config::Policy;
 use crate::facts::{LocalChange, LocalFacts, LocalRefFacts};
 use crate::text::short_oid;
-use crate::verdict::VerifierResult;
+use crate::verify::verdict::VerifierResult;
 
 /// Classifies a reference transaction (SPEC 2.2): what matters is whether
 /// changes would vanish, not whether a ref moved backwards.

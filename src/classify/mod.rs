@@ -1,7 +1,7 @@
 //! PURE: facts to a risk tier (SPEC section 2): a push (`push.rs`), a local
 //! ref transaction (`local.rs`), a shell command's measured facts
 //! (`command.rs`); the staged change is classified in
-//! [`crate::staged`] and a shell command by [`crate::shell`]. Every rule has
+//! [`crate::classify::staged`] and a shell command by [`crate::shell`]. Every rule has
 //! a name (used in config `[tiers]` and in the audit log) and a default
 //! tier. Nothing here touches git, the network or the terminal.
 
@@ -10,6 +10,7 @@ mod local;
 mod push;
 mod readonly;
 mod server;
+pub mod staged;
 
 pub use command::{classify_command, discarded_noun};
 pub use local::{builtin_local, classify_local};
@@ -17,7 +18,7 @@ pub use push::{builtin_result, classify_push, protected_by};
 pub use readonly::read_only;
 pub use server::{builtin_server, classify_server, protected_changes};
 
-use crate::verdict::{Check, Status, VerifierResult};
+use crate::verify::verdict::{Check, Status, VerifierResult};
 pub use crate::vocab::{Assessment, RefRisk, Rule, Tier};
 
 /// How many findings the built-in result lists.

@@ -3,9 +3,9 @@
 use super::{Assessment, RefRisk, Rule, Tier, builtin_from};
 use crate::config::Policy;
 use crate::facts::{Change, Lease, Lost, PushFacts, RefFacts, RefKind, RemoteTip};
-use crate::hooks::ForceHint;
+use crate::input::hooks::ForceHint;
 use crate::text::short_oid;
-use crate::verdict::VerifierResult;
+use crate::verify::verdict::VerifierResult;
 
 /// Classifies a push.
 pub fn classify_push(facts: &PushFacts, policy: &Policy) -> Assessment {
@@ -249,8 +249,8 @@ mod tests {
     use super::*;
     use crate::config::Config;
     use crate::facts::{Lost, RefFacts};
-    use crate::hooks::PushUpdate;
-    use crate::verdict::Status;
+    use crate::input::hooks::PushUpdate;
+    use crate::verify::verdict::Status;
 
     const OLD: &str = "1111111111111111111111111111111111111111";
     const NEW: &str = "2222222222222222222222222222222222222222";

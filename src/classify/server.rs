@@ -5,9 +5,9 @@
 
 use super::{Assessment, Tier, builtin_result, classify_push, protected_by};
 use crate::config::Policy;
+use crate::facts::ServerFacts;
 use crate::facts::{Change, RefKind};
-use crate::receive::ServerFacts;
-use crate::verdict::VerifierResult;
+use crate::verify::verdict::VerifierResult;
 
 /// Classifies a push on the server.
 pub fn classify_server(facts: &ServerFacts, policy: &Policy) -> Assessment {
@@ -46,7 +46,7 @@ mod tests {
     use super::*;
     use crate::config::Config;
     use crate::facts::{Lost, PushFacts, RefFacts, RemoteTip};
-    use crate::hooks::{ForceHint, PushUpdate};
+    use crate::input::hooks::{ForceHint, PushUpdate};
     use crate::vocab::Rule;
 
     const OLD: &str = "1111111111111111111111111111111111111111";

@@ -26,7 +26,7 @@ use crate::env::vars;
 use crate::operation::Operation;
 use crate::policy::{self, Decision, Plan};
 use crate::text::{one_line, redact_secrets, redact_text};
-use crate::verdict::Outcome;
+use crate::verify::verdict::Outcome;
 use crate::{ExitStatus, audit, git, ui};
 
 /// The most hook input read (an agent's message is a few kilobytes).

@@ -26,7 +26,7 @@ use crate::operation::{Assessed, Operation, StepFacts};
 use crate::policy::{self, AuditResult};
 use crate::shell::{self, Facts, Match, Rules};
 use crate::text::one_line;
-use crate::verdict::VerifierResult;
+use crate::verify::verdict::VerifierResult;
 use crate::{ExitStatus, ui};
 
 /// Classifies `command` as it would run in `cwd` (in `repo`, the

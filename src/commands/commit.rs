@@ -7,12 +7,12 @@ use anyhow::Result;
 
 use super::decide::Run;
 use super::door::HookCall;
+use crate::classify::staged::{Reading, classify_commit};
 use crate::cli::PreCommitArgs;
 use crate::context::Ctx;
 use crate::git::Repo;
 use crate::operation::Operation;
 use crate::policy;
-use crate::staged::{Reading, classify_commit};
 use crate::{ExitStatus, ui};
 
 /// Runs the pre-commit hook.

@@ -20,8 +20,9 @@ use crate::operation::Operation;
 use crate::policy::{self, Action, Asker, AuditResult, Decision, Plan, Situation, Skip};
 use crate::prompt::Prompter;
 use crate::review::{self, ReviewRequest};
-use crate::verdict::{self, Combined, VerifierResult};
-use crate::{ExitStatus, report, ui, verifiers};
+use crate::verify::programs;
+use crate::verify::verdict::{self, Combined, VerifierResult};
+use crate::{ExitStatus, report, ui};
 
 /// How the outcome reaches whoever started the operation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -83,7 +84,7 @@ pub(crate) struct Run<'a> {
     warnings: Vec<String>,
     results: Vec<VerifierResult>,
     combined: Option<Combined>,
-    ai: Option<crate::ai::AiRun>,
+    ai: Option<crate::verify::ai::AiRun>,
     /// What the subject did once allowed (rescue refs written).
     rescued: Vec<String>,
     /// The agent whose command runs this git hook, if any.
@@ -290,7 +291,7 @@ impl<'a> Run<'a> {
     fn run_verifiers(&mut self, interactive: bool) -> Result<()> {
         let places = self.ctx.verifier_places(self.root)?;
         let tier = self.op.assessment().tier;
-        let mut programs: Vec<_> = verifiers::discover(self.config, &places)
+        let mut programs: Vec<_> = programs::discover(self.config, &places)
             .into_iter()
             .filter(|p| p.runs_for(tier))
             .collect();
@@ -341,7 +342,7 @@ impl<'a> Run<'a> {
             .ai
             .as_ref()
             .and_then(|r| r.result.as_ref())
-            .filter(|r| r.status == crate::verdict::Status::Error);
+            .filter(|r| r.status == crate::verify::verdict::Status::Error);
         let tried = self
             .ai
             .as_ref()
@@ -361,7 +362,7 @@ impl<'a> Run<'a> {
         } else if self
             .results
             .iter()
-            .any(|r| r.status == crate::verdict::Status::Error)
+            .any(|r| r.status == crate::verify::verdict::Status::Error)
         {
             (
                 "a verifier program failed".into(),
@@ -631,13 +632,13 @@ impl<'a> Run<'a> {
                 _ => None,
             },
             driven_by: self.driven_by.map(str::to_owned),
-            pusher: self.op.pusher().map(crate::receive::Pusher::shown),
+            pusher: self.op.pusher().map(crate::input::receive::Pusher::shown),
             operation: match self.op {
                 Operation::Unjudged(_) => None,
                 op if op.assessment().tier > Tier::None => audit::operation_value(op),
                 _ => None,
             },
-            builtin: self.op.tier().map(|_| verifiers::builtin(self.op)),
+            builtin: self.op.tier().map(|_| programs::builtin(self.op)),
             verifiers: self.results.clone(),
             rescued: self.rescued.clone(),
             ..Record::new(

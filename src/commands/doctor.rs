@@ -6,9 +6,9 @@
 use anyhow::Result;
 use serde::Serialize;
 
-use crate::ai::{self, Provider};
 use crate::cli::DoctorArgs;
 use crate::context::Ctx;
+use crate::verify::ai::{self, Provider};
 use crate::{ExitStatus, ui};
 
 /// Everything `git vouch doctor` finds (`--json` prints it as is).

@@ -1,8 +1,8 @@
 //! `git vouch eval` (SPEC 8): runs a labelled corpus through the configured AI
 //! verifier and reports what it caught. Each case is asked exactly as a
-//! live decision asks (the same prompt, [`crate::ai::prompt::for_operation`]
-//! and [`crate::ai::prompt::SYSTEM`]; the same provider chain, retries and
-//! reading of the answer, [`crate::ai::verify_with`]), with no hook, no
+//! live decision asks (the same prompt, [`crate::verify::ai::prompt::for_operation`]
+//! and [`crate::verify::ai::prompt::SYSTEM`]; the same provider chain, retries and
+//! reading of the answer, [`crate::verify::ai::verify_with`]), with no hook, no
 //! question at a terminal and no verdict cache. The figures are computed by
 //! the pure [`crate::eval`].
 //!
@@ -18,12 +18,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use anyhow::{Context, Result, bail};
 
-use crate::ai::{self, AiRun};
 use crate::cli::EvalArgs;
 use crate::config::Config;
 use crate::context::Ctx;
 use crate::env::Env;
 use crate::eval::{self, Asked, Case, CaseRun, Said};
+use crate::verify::ai::{self, AiRun};
 use crate::{ExitStatus, ui};
 
 /// A case as the verifier judged it, and the run's warnings.

@@ -5,13 +5,13 @@ use std::path::Path;
 
 use anyhow::Result;
 
-use crate::ai::AiRun;
 use crate::config::Config;
 use crate::context::Ctx;
 use crate::env::vars;
 use crate::operation::Operation;
-use crate::verdict::VerifierResult;
-use crate::verifiers::{self, Program};
+use crate::verify::ai::AiRun;
+use crate::verify::programs::{self, Program};
+use crate::verify::verdict::VerifierResult;
 use crate::{audit, ui};
 
 pub mod agent;
@@ -81,21 +81,23 @@ pub fn ask_verifiers(
     let spinner = interactive.then(|| ui::Spinner::start("asking the verifiers"));
     let (mut results, ai_run) = std::thread::scope(|s| {
         let ai = with_ai.then(|| {
-            s.spawn(|| crate::ai::verify(config, env, &state, operation_id, &prompt, &prior_blocks))
+            s.spawn(|| {
+                crate::verify::ai::verify(config, env, &state, operation_id, &prompt, &prior_blocks)
+            })
         });
         let results = if programs.is_empty() {
             Vec::new()
         } else {
-            let context = serde_json::to_string(&verifiers::context(op, operation_id, root))
+            let context = serde_json::to_string(&programs::context(op, operation_id, root))
                 .unwrap_or_default();
-            verifiers::run_all(programs, &context, root)
+            programs::run_all(programs, &context, root)
         };
         let ai = ai.and_then(|h| {
             h.join().unwrap_or_else(|_| {
                 Some(AiRun {
                     result: Some(VerifierResult::simple(
                         "ai",
-                        crate::verdict::Status::Error,
+                        crate::verify::verdict::Status::Error,
                         "the AI verifier failed inside vouch".into(),
                         true,
                     )),
@@ -130,8 +132,8 @@ pub fn explain(op: &Operation, root: &Path) -> Explained {
         .file_name()
         .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
     Explained {
-        system: crate::ai::prompt::SYSTEM,
-        user: crate::ai::prompt::for_operation(op, &repo_name),
+        system: crate::verify::ai::prompt::SYSTEM,
+        user: crate::verify::ai::prompt::for_operation(op, &repo_name),
     }
 }
 
@@ -163,9 +165,9 @@ pub fn print_explained(
     } else {
         ui::out(&explained.text());
     }
-    let keyed = crate::ai::providers(config, ctx.env.as_ref())
+    let keyed = crate::verify::ai::providers(config, ctx.env.as_ref())
         .iter()
-        .any(crate::ai::Provider::has_key);
+        .any(crate::verify::ai::Provider::has_key);
     let why_none = if !verified {
         Some(format!(
             "an operation of tier {} is not verified",

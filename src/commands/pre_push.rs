@@ -21,7 +21,7 @@ use crate::policy;
 
 use crate::facts::{Change, PushFacts, RefFacts, RefKind, RemoteTip};
 use crate::git::{Loose, Repo};
-use crate::hooks::{ForceHint, PushUpdate, parse_pre_push, parse_push_argv};
+use crate::input::hooks::{ForceHint, PushUpdate, parse_pre_push, parse_push_argv};
 use crate::text::redact_url;
 use crate::{ExitStatus, parent, ui};
 
@@ -411,7 +411,7 @@ fn rescue(root: &Path, op: &Operation) -> Vec<String> {
     let mut said = Vec::new();
     for f in &facts.refs {
         let gone = matches!(f.change, Change::Rewrite | Change::Delete)
-            && !crate::hooks::is_zero_oid(&f.old_oid)
+            && !crate::input::hooks::is_zero_oid(&f.old_oid)
             && (f.lost.as_ref().is_none_or(|l| l.count > 0) || f.kind == RefKind::Tag);
         if !gone {
             continue;

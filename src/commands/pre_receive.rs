@@ -20,12 +20,13 @@ use super::door::HookCall;
 use crate::classify::{classify_server, protected_changes};
 use crate::cli::PreReceiveArgs;
 use crate::context::Ctx;
+use crate::facts::ServerFacts;
 use crate::facts::{PushFacts, RefFacts};
 use crate::git::Repo;
-use crate::hooks::{ForceHint, PushUpdate};
+use crate::input::hooks::{ForceHint, PushUpdate};
+use crate::input::receive::{PushOptions, Pusher, parse_pre_receive};
 use crate::operation::Operation;
 use crate::policy::{self, Skip};
-use crate::receive::{PushOptions, Pusher, ServerFacts, parse_pre_receive};
 use crate::{ExitStatus, review};
 
 /// git's count of push options; each is `GIT_PUSH_OPTION_<n>`.
@@ -83,8 +84,8 @@ pub fn pre_receive(ctx: &Ctx, args: &PreReceiveArgs) -> Result<ExitStatus> {
                 unmeasured(&ctx.cwd.display().to_string(), updates, &why, quarantine),
                 ctx.cwd.clone(),
                 // Nothing can be read from the server's config: no skips.
-                crate::receive::SkipPolicy {
-                    allow: crate::receive::AllowSkip::Never,
+                crate::input::receive::SkipPolicy {
+                    allow: crate::input::receive::AllowSkip::Never,
                     users: Vec::new(),
                 },
                 Some(format!(

@@ -25,7 +25,7 @@ use crate::context::Ctx;
 use crate::env::vars;
 use crate::facts::{LocalChange, LocalFacts, LocalRefFacts};
 use crate::git::{Moment, Repo};
-use crate::hooks::{
+use crate::input::hooks::{
     GitCommand, RefUpdate, TxState, guarded_updates, rename_target, routine_because,
 };
 use crate::operation::Operation;

@@ -14,8 +14,9 @@ use crate::context::{Ctx, REPO_CONFIG};
 use crate::git;
 use crate::install::{self, HOOKS, HookState};
 use crate::managers;
+use crate::verify::programs;
 use crate::vocab::Tier;
-use crate::{ExitStatus, ui, verifiers};
+use crate::{ExitStatus, ui};
 
 /// Everything `git vouch status` reports (`--json` prints it as is).
 #[derive(Debug, Clone, Serialize)]
@@ -273,11 +274,11 @@ fn verifiers_found(
     root: &Path,
 ) -> Result<(Vec<String>, Vec<AiProvider>)> {
     let places = ctx.verifier_places(root)?;
-    let programs = verifiers::discover(config, &places)
+    let programs = programs::discover(config, &places)
         .into_iter()
         .map(|p| p.name)
         .collect();
-    let providers = crate::ai::providers(config, ctx.env.as_ref())
+    let providers = crate::verify::ai::providers(config, ctx.env.as_ref())
         .iter()
         .filter(|p| p.has_key())
         .map(|p| AiProvider {

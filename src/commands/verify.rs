@@ -7,10 +7,10 @@ use crate::classify::classify_push;
 use crate::cli::VerifyArgs;
 use crate::context::Ctx;
 use crate::git::Repo;
-use crate::hooks::{ForceHint, PushArgs};
+use crate::input::hooks::{ForceHint, PushArgs};
 use crate::operation::Operation;
-use crate::verdict::{self, Outcome};
-use crate::verifiers;
+use crate::verify::programs;
+use crate::verify::verdict::{self, Outcome};
 use crate::{ExitStatus, report, ui};
 
 /// `git vouch verify`.
@@ -27,7 +27,7 @@ pub fn verify(ctx: &Ctx, args: &VerifyArgs) -> Result<ExitStatus> {
     }
     config.ai.primary.clone_from(&args.primary);
     let places = ctx.verifier_places(&root)?;
-    let programs = verifiers::discover(&config, &places);
+    let programs = programs::discover(&config, &places);
     if args.list {
         if programs.is_empty() {
             ui::out("no verifiers found");

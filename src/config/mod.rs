@@ -343,7 +343,7 @@ impl Default for AiConfig {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ProviderConfig {
     /// Wire format.
-    pub kind: Option<crate::provider::Kind>,
+    pub kind: Option<crate::verify::provider::Kind>,
     /// Whose model it serves (OpenAI-compatible servers).
     pub family: Option<String>,
     /// Model.
@@ -355,7 +355,7 @@ pub struct ProviderConfig {
     /// The variable holding the key.
     pub api_key_env: Option<String>,
     /// A key written in the user config (never from a repository file).
-    pub api_key: Option<crate::provider::Secret>,
+    pub api_key: Option<crate::verify::provider::Secret>,
 }
 
 /// Price of a model, USD per million tokens.

@@ -9,7 +9,7 @@ use git2::{Oid, Status, StatusOptions};
 
 use super::{Moment, Repo, ls_remote_within, tracking_ref};
 use crate::facts::{CommandFacts, Discarded, Unmeasured, WorktreeLoss};
-use crate::hooks::{GitCommand, PushUpdate, RefUpdate, parse_push_argv};
+use crate::input::hooks::{GitCommand, PushUpdate, RefUpdate, parse_push_argv};
 use crate::shell::{Facts, SimpleCommand};
 
 /// How many file names a loss lists.

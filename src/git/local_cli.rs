@@ -18,7 +18,7 @@ use super::local::{Moment, PATCH_ID_LIMIT, rescue_base};
 use super::ref_facts::{Cli, History as _, Walked};
 use super::{LOST_COUNT_LIMIT, LOST_SAMPLE};
 use crate::facts::{LocalChange, LocalFacts, LocalRefFacts, LostBuilder, surviving};
-use crate::hooks::{RefUpdate, is_zero_oid};
+use crate::input::hooks::{RefUpdate, is_zero_oid};
 
 /// How many paths one comparison names on git's command line; more count
 /// as changed (the cautious answer).

@@ -10,7 +10,7 @@ use anyhow::{Context, Result, bail};
 use super::ref_facts::{Cli, Side, measure};
 use super::{Repo, git_output};
 use crate::facts::{PushFacts, mirror_deletions};
-use crate::hooks::{PushArgs, PushUpdate, effective_force};
+use crate::input::hooks::{PushArgs, PushUpdate, effective_force};
 use crate::text::redact_url;
 impl Repo {
     /// Measures a push: one [`RefFacts`](crate::facts::RefFacts) per line, plus the deletions of a

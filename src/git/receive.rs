@@ -14,8 +14,9 @@ use git2::Oid;
 use super::Repo;
 use super::ref_facts::{Git2, Side, measure};
 use crate::facts::PushFacts;
-use crate::hooks::{ForceHint, PushUpdate};
-use crate::receive::{AllowSkip, ServerFacts, SkipPolicy};
+use crate::facts::ServerFacts;
+use crate::input::hooks::{ForceHint, PushUpdate};
+use crate::input::receive::{AllowSkip, SkipPolicy};
 
 impl Repo {
     /// The server's default branch: what its `HEAD` names.

@@ -22,7 +22,7 @@ use crate::facts::{
     Change, Holders, Lease, LocalChange, LocalRefFacts, Lost, LostBuilder, RefFacts, RefKind,
     RemoteTip, surviving,
 };
-use crate::hooks::PushUpdate;
+use crate::input::hooks::PushUpdate;
 
 /// How many commits the one walk of an operation's deletions reads before
 /// it stops: past it, every count is a lower bound and says so.

@@ -12,8 +12,8 @@ use std::path::Path;
 use anyhow::{Context, Result};
 
 use super::Repo;
+use crate::classify::staged::Reading;
 use crate::facts::{FileStatus, StagedFacts, StagedFile};
-use crate::staged::Reading;
 
 /// How much of a blob git reads to tell binary from text (`xdiff`'s
 /// `FIRST_FEW_BYTES`): a NUL in it makes the blob binary, and a binary

@@ -9,7 +9,7 @@
 
 use super::parse::SimpleCommand;
 use super::rules::Facts;
-use crate::hooks::GitCommand;
+use crate::input::hooks::GitCommand;
 
 /// Git subcommands that never change refs, the index, the stash or the work
 /// tree (with the arguments they are given, see [`git_reads_only`]).

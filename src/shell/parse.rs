@@ -64,7 +64,7 @@ use std::path::PathBuf;
 use std::rc::Rc;
 
 use super::lex::{self, LexError, Op, RedirectKind, Token, Word};
-use crate::hooks::GitGlobals;
+use crate::input::hooks::GitGlobals;
 
 /// How deep `sh -c`, `eval`, substitutions and `!` aliases may nest.
 pub const MAX_DEPTH: usize = 4;
@@ -1643,7 +1643,7 @@ fn normalize_git(command: &mut SimpleCommand, call: &GitCall) {
         return;
     };
     // `--mirr` is `--mirror`, as git's parse-options reads it.
-    crate::hooks::expand_long_options(&sub, &mut command.argv[2..]);
+    crate::input::hooks::expand_long_options(&sub, &mut command.argv[2..]);
     let values = short_values(&sub);
     let mut argv = vec![command.argv[0].clone(), sub.clone()];
     let mut dashdash = false;

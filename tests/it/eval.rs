@@ -412,7 +412,7 @@ fn the_scenarios_are_hand_written_cases_of_both_labels() {
         cited += usize::from(documented);
         assert!(c.repo_name.is_some(), "line {line}");
         holds_together(*line, &c.operation);
-        let prompt = vouch::ai::prompt::for_operation(&c.operation, "repository");
+        let prompt = vouch::verify::ai::prompt::for_operation(&c.operation, "repository");
         let tier = c.operation.assessment().tier.to_string();
         assert!(prompt.contains(&tier), "line {line}: {prompt}");
     }
@@ -522,7 +522,7 @@ fn the_generated_fixture_is_labelled_operations_of_every_kind() {
     for (_, c) in &cases {
         assert!(c.note.as_deref().is_some_and(|n| !n.is_empty()));
         // The prompt carries what makes the case what it is: its tier.
-        let prompt = vouch::ai::prompt::for_operation(&c.operation, "webapp");
+        let prompt = vouch::verify::ai::prompt::for_operation(&c.operation, "webapp");
         let tier = c.operation.assessment().tier.to_string();
         assert!(prompt.contains(&tier), "{prompt}");
     }
@@ -531,14 +531,14 @@ fn the_generated_fixture_is_labelled_operations_of_every_kind() {
 mod corpus {
     use std::path::Path;
 
+    use vouch::classify::staged::{Reading, classify_commit};
     use vouch::classify::{classify_local, classify_push};
     use vouch::commands::check::assess;
     use vouch::config::Config;
     use vouch::eval::{Case, Label};
     use vouch::git::{LazyRepo, Moment, Repo};
-    use vouch::hooks::{ForceHint, PushArgs, PushUpdate, RefUpdate};
+    use vouch::input::hooks::{ForceHint, PushArgs, PushUpdate, RefUpdate};
     use vouch::operation::Operation;
-    use vouch::staged::{Reading, classify_commit};
 
     use crate::support::TestEnv;
 

@@ -19,7 +19,7 @@ use vouch::agent::protocol;
 use vouch::agent::settings::Agent;
 use vouch::config::{self, ConfigFile, ConfigInputs};
 use vouch::env::MapEnv;
-use vouch::hooks;
+use vouch::input::hooks;
 use vouch::shell::{self, Rules};
 
 /// Cases per target: a short run by default, `VOUCH_FUZZ_CASES` for more.

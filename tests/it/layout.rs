@@ -5,9 +5,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::Path;
 
-/// The module a source file belongs to: its top-level module, and for
-/// `agent/` the submodule (`agent::protocol` is pure, `agent::settings`
-/// writes files).
+/// The module a source file belongs to: its top-level module (a folder
+/// counts whole: `input/` is pure, all of it), and for `agent/` and
+/// `verify/` the submodule (`agent::protocol` and `verify::verdict` are
+/// pure, `agent::settings` writes files, `verify::programs` runs them).
 fn module_of(rel: &Path) -> Option<String> {
     let parts: Vec<String> = rel
         .with_extension("")
@@ -21,7 +22,7 @@ fn module_of(rel: &Path) -> Option<String> {
         .collect();
     match parts.as_slice() {
         ["lib" | "main"] | [] => None,
-        ["agent", sub, ..] => Some(format!("agent::{sub}")),
+        [top @ ("agent" | "verify"), sub, ..] => Some(format!("{top}::{sub}")),
         [top, ..] => Some((*top).to_owned()),
     }
 }
@@ -42,13 +43,13 @@ fn dependencies(text: &str) -> BTreeSet<String> {
             .chars()
             .take_while(|c| c.is_ascii_lowercase() || *c == '_')
             .collect();
-        if word == "agent" {
-            let sub: String = rest["agent::".len().min(rest.len())..]
+        if word == "agent" || word == "verify" {
+            let sub: String = rest[(word.len() + 2).min(rest.len())..]
                 .chars()
                 .take_while(|c| c.is_ascii_lowercase() || *c == '_')
                 .collect();
             if !sub.is_empty() {
-                deps.insert(format!("agent::{sub}"));
+                deps.insert(format!("{word}::{sub}"));
                 continue;
             }
         }
@@ -121,15 +122,22 @@ fn no_module_imports_itself_through_others() {
 fn the_pure_modules_touch_no_adapter() {
     let graph = graph();
     let adapters = [
-        "git", "provider", "prompt", "ui", "install", "context", "commands",
+        "git",
+        "verify::provider",
+        "verify::programs",
+        "verify::ai",
+        "prompt",
+        "ui",
+        "install",
+        "context",
+        "commands",
     ];
     for pure in [
         "policy",
-        "verdict",
+        "verify::verdict",
         "vocab",
         "operation",
-        "hooks",
-        "git_options",
+        "input",
         "agent::protocol",
     ] {
         let deps = &graph[pure];

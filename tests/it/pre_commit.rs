@@ -301,7 +301,7 @@ fn staged(env: &TestEnv) -> vouch::facts::StagedFacts {
     let config = vouch::config::Config::default();
     vouch::git::Repo::discover(&env.work)
         .unwrap()
-        .staged(&vouch::staged::Reading::new(&config.commit))
+        .staged(&vouch::classify::staged::Reading::new(&config.commit))
         .unwrap()
 }
 

@@ -112,7 +112,7 @@ fn generated_hook_scripts() {
 #[test]
 fn the_verifier_context() {
     let op = command_op();
-    let context = vouch::verifiers::context(&op, "0123456789ab", Path::new("/work/repo"));
+    let context = vouch::verify::programs::context(&op, "0123456789ab", Path::new("/work/repo"));
     insta::assert_json_snapshot!(context, {".vouch_version" => "[version]"});
 }
 

@@ -15,7 +15,7 @@ use vouch::audit::{AiUsage, Record, Would};
 use vouch::classify::Tier;
 use vouch::config::Mode;
 use vouch::policy::{AuditResult, Decision};
-use vouch::verdict::{Check, Recommendation, Scores, Status, Verdict, VerifierResult};
+use vouch::verify::verdict::{Check, Recommendation, Scores, Status, Verdict, VerifierResult};
 
 use crate::support::llm::{LlmServer, Reply, ok};
 use crate::support::{TestEnv, verdict_body};

@@ -202,7 +202,7 @@ pub fn git_argv(mut argv: Vec<String>) -> Option<Vec<String>> {
 /// `action`, for a command with subcommands); `None` for a command vouch
 /// has no table of (its options are read as written).
 fn long_options(sub: &str, action: Option<&str>) -> Option<&'static [&'static str]> {
-    let table = crate::git_options::LONG_OPTIONS;
+    let table = crate::input::git_options::LONG_OPTIONS;
     let find = |a: Option<&str>| {
         table
             .iter()

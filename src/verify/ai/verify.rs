@@ -13,11 +13,13 @@ use super::state::{Breaker, Cached, read_state, write_state};
 use super::{BREAKER, FEEDBACK_RETRIES, prompt};
 use crate::config::Config;
 use crate::env::Env;
-use crate::provider::http::Client;
-use crate::provider::{
+use crate::verify::provider::http::Client;
+use crate::verify::provider::{
     Answer, Ask, Part, Role, StopKind, Unusable, build_request, classify_failure, parse_response,
 };
-use crate::verdict::{Check, Recommendation, Status, Unread, Verdict, VerifierResult, read_answer};
+use crate::verify::verdict::{
+    Check, Recommendation, Status, Unread, Verdict, VerifierResult, read_answer,
+};
 
 /// What the AI verifier did, for the decision and the audit line.
 #[derive(Debug, Clone, Default)]

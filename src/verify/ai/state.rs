@@ -9,7 +9,7 @@ use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
 use super::BREAKER;
-use crate::verdict::Verdict;
+use crate::verify::verdict::Verdict;
 
 /// Reads a JSON state file (missing or broken: empty).
 pub(super) fn read_state<T: for<'de> Deserialize<'de> + Default>(path: &Path) -> T {

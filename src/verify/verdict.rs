@@ -2196,7 +2196,8 @@ mod tests {
 
     #[test]
     fn every_fixture_shape_reads_as_its_expected_verdict() {
-        let cases: Cases = toml::from_str(include_str!("../fixtures/verdicts/cases.toml")).unwrap();
+        let cases: Cases =
+            toml::from_str(include_str!("../../fixtures/verdicts/cases.toml")).unwrap();
         assert!(cases.case.len() >= 60, "{} cases", cases.case.len());
         let mut failures = Vec::new();
         for c in &cases.case {

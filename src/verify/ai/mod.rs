@@ -27,7 +27,7 @@ mod tests {
     use super::*;
     use crate::config::{Config, ProviderConfig};
     use crate::env::MapEnv;
-    use crate::provider::Kind;
+    use crate::verify::provider::Kind;
 
     fn names(list: &[&Provider]) -> Vec<String> {
         list.iter().map(|p| p.name.clone()).collect()

@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-pub use crate::verdict::{Answer, Part, StopKind};
+pub use crate::verify::verdict::{Answer, Part, StopKind};
 
 /// The wire format a provider speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, serde::Serialize)]

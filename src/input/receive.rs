@@ -1,14 +1,13 @@
 //! PURE: the server door's input (SPEC 3.5): git's `pre-receive` lines, the
 //! push options (`git push -o vouch.skip=...`), who pushes, the server's
-//! skip policy, and the facts measured on the server as plain data.
+//! skip policy. What is measured on the server is [`crate::facts::ServerFacts`].
 //!
 //! `git/receive.rs` measures the facts; `classify/server.rs` gives the tier.
 //! Nothing here touches git, the environment or the terminal.
 
 use serde::{Deserialize, Serialize};
 
-use crate::facts::PushFacts;
-use crate::hooks::{ParseError, PushUpdate};
+use crate::input::hooks::{ParseError, PushUpdate};
 
 /// The push option that skips verification, with a reason.
 pub const SKIP_OPTION: &str = "vouch.skip";
@@ -21,7 +20,7 @@ pub const APPROVE_OPTION: &str = "vouch.approve";
 /// push's classification applies as it is.
 pub fn parse_pre_receive(input: &[u8]) -> Result<Vec<PushUpdate>, ParseError> {
     let mut updates = Vec::new();
-    for (line, text, lossy) in crate::hooks::input_lines(input) {
+    for (line, text, lossy) in crate::input::hooks::input_lines(input) {
         let mut parts = text.splitn(3, ' ');
         let (Some(old), Some(new), Some(name)) = (parts.next(), parts.next(), parts.next()) else {
             return Err(ParseError {
@@ -33,7 +32,7 @@ pub fn parse_pre_receive(input: &[u8]) -> Result<Vec<PushUpdate>, ParseError> {
             });
         };
         for (what, oid) in [("old", old), ("new", new)] {
-            if !crate::hooks::valid_oid(oid) {
+            if !crate::input::hooks::valid_oid(oid) {
                 return Err(ParseError {
                     line,
                     problem: format!(
@@ -213,20 +212,6 @@ impl SkipPolicy {
             _ => Err("the server cannot tell who pushes, and only named users may skip (`vouch.skipUser`)".into()),
         }
     }
-}
-
-/// Everything measured about a push on the server.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
-pub struct ServerFacts {
-    /// The push as the ref facts of every door see it: `remote` is the
-    /// repository's name, `url` its path on the server, `remote_head` the
-    /// server's default branch, and each ref's `lost` the commits on no
-    /// other ref of the server after the push.
-    pub push: PushFacts,
-    /// Who pushes.
-    pub pusher: Option<Pusher>,
-    /// The pushed objects were read from git's quarantine directory.
-    pub quarantine: bool,
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use crate::config::{Config, ProviderConfig};
 use crate::env::Env;
-use crate::provider::{Kind, Secret};
+use crate::verify::provider::{Kind, Secret};
 
 /// A provider ready to ask.
 #[derive(Debug, Clone)]

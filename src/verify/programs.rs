@@ -17,7 +17,7 @@ use wait_timeout::ChildExt;
 
 use crate::classify::Tier;
 use crate::config::{Config, DEFAULT_VERIFIER_TIMEOUT_SECS, VerifierConfig};
-use crate::verdict::{Status, VerifierResult, from_program};
+use crate::verify::verdict::{Status, VerifierResult, from_program};
 use serde::Serialize;
 
 use crate::operation::Operation;

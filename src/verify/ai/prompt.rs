@@ -7,9 +7,9 @@
 use std::fmt::Write as _;
 
 use crate::classify::{Assessment, Tier};
+use crate::facts::ServerFacts;
 use crate::facts::{Change, Lease, LocalFacts, PushFacts, RemoteTip, StagedFacts};
 use crate::operation::Operation;
-use crate::receive::ServerFacts;
 use crate::text::{one_line, redact_secrets};
 
 /// The input cap for the whole request, in characters (about 4 a token):
@@ -440,7 +440,7 @@ mod tests {
     use crate::classify::classify_push;
     use crate::config::Config;
     use crate::facts::{CommitSummary, Lost, RefFacts};
-    use crate::hooks::{ForceHint, PushUpdate};
+    use crate::input::hooks::{ForceHint, PushUpdate};
 
     fn facts(n_refs: usize, n_commits: usize, subject: &str) -> PushFacts {
         let refs = (0..n_refs)

@@ -1,0 +1,12 @@
+//! The input stage (SPEC section 1): what git and the git command line hand
+//! vouch, as typed data. Everything here is pure.
+//!
+//! - [`hooks`]: a hook's arguments and lines (pre-push, reference
+//!   transactions), git's own command lines and options;
+//! - [`receive`]: the server door's lines, push options and skip policy;
+//! - [`git_options`]: the long options of the git commands vouch reads,
+//!   generated from git's option tables.
+
+pub mod git_options;
+pub mod hooks;
+pub mod receive;
