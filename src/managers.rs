@@ -339,6 +339,30 @@ pub fn is_empty_script(text: &str) -> bool {
         .all(|l| l.starts_with("#!"))
 }
 
+/// Whether lefthook runs vouch for `hook` from `lefthook-local.yml` (its
+/// block names the hook, and vouch's script is there).
+pub fn lefthook_local_reaches(root: &Path, hook: &str) -> bool {
+    let text = std::fs::read_to_string(root.join(LEFTHOOK_LOCAL)).unwrap_or_default();
+    let Some(start) = text.find(BLOCK_BEGIN) else {
+        return false;
+    };
+    text[start..].lines().any(|l| l == format!("{hook}:"))
+        && crate::install::is_vouch_file(
+            &root
+                .join(LEFTHOOK_LOCAL_DIR)
+                .join(hook)
+                .join(LEFTHOOK_SCRIPT),
+        )
+}
+
+/// Whether husky owns the hooks (`core.hooksPath` is its `.husky/_`),
+/// among the managers [`detect`] found.
+pub fn is_husky(found: &[Found]) -> bool {
+    found
+        .iter()
+        .any(|f| f.manager == Manager::Husky && f.by.contains("core.hooksPath"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -45,11 +45,6 @@ fn current_binary(ctx: &Ctx) -> Result<PathBuf> {
     install::stable_binary(ctx.env.var_os("PATH").as_deref())
 }
 
-/// Where `git vouch install --config-hooks` keeps the hook files it registers.
-pub(crate) fn config_hooks_dir(loc: &HooksLocation) -> PathBuf {
-    loc.common_dir.join("vouch-hooks")
-}
-
 /// Whether this run of `hook` (from a hook file, or a husky hook's block)
 /// is one git also runs vouch for from its config: the repository
 /// registers vouch's config-defined hook for it, and the git running this
@@ -220,22 +215,6 @@ fn lefthook_local_out(root: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Whether lefthook runs vouch for `hook` from `lefthook-local.yml` (its
-/// block names the hook, and vouch's script is there).
-pub(crate) fn lefthook_local_reaches(root: &Path, hook: &str) -> bool {
-    let text = std::fs::read_to_string(root.join(managers::LEFTHOOK_LOCAL)).unwrap_or_default();
-    let Some(start) = text.find(managers::BLOCK_BEGIN) else {
-        return false;
-    };
-    text[start..].lines().any(|l| l == format!("{hook}:"))
-        && install::is_vouch_file(
-            &root
-                .join(managers::LEFTHOOK_LOCAL_DIR)
-                .join(hook)
-                .join(managers::LEFTHOOK_SCRIPT),
-        )
-}
-
 /// `git vouch install`.
 pub fn install(ctx: &Ctx, args: &InstallArgs) -> Result<ExitStatus> {
     if args.server {
@@ -268,7 +247,7 @@ pub fn install(ctx: &Ctx, args: &InstallArgs) -> Result<ExitStatus> {
         if found.iter().any(|f| f.manager == Manager::Overcommit) {
             bail!("{}", overcommit_refusal());
         }
-        if is_husky(&found) {
+        if managers::is_husky(&found) {
             return install_husky(ctx, args, &loc);
         }
         check_hooks_path(&loc, args.force)?;
@@ -286,7 +265,7 @@ pub fn install(ctx: &Ctx, args: &InstallArgs) -> Result<ExitStatus> {
     }
     let bin = current_binary(ctx)?;
     let dir = if config_hooks {
-        config_hooks_dir(&loc)
+        git::config_hooks_dir(&loc)
     } else {
         loc.dir.clone()
     };
@@ -328,7 +307,7 @@ pub fn install(ctx: &Ctx, args: &InstallArgs) -> Result<ExitStatus> {
     // install` has not run it): once it sets `core.hooksPath`, git no
     // longer reads `.git/hooks`. vouch is put where husky will run it, now.
     let husky_dir = root.join(".husky");
-    if !config_hooks && husky_dir.is_dir() && !is_husky(&found) {
+    if !config_hooks && husky_dir.is_dir() && !managers::is_husky(&found) {
         let committed = husky_hooks(&root, &husky_dir.join("_"), &args.hooks, || {
             install::Form::for_hook(install::REF_TX, &bin, config.strict, args.direct, true)
         })?;
@@ -411,14 +390,6 @@ fn remove_hook_files(loc: &HooksLocation) -> Result<()> {
         }
     }
     Ok(())
-}
-
-/// Whether husky owns the hooks (`core.hooksPath` is its `.husky/_`),
-/// among the managers `managers::detect` found.
-pub(crate) fn is_husky(found: &[managers::Found]) -> bool {
-    found
-        .iter()
-        .any(|f| f.manager == Manager::Husky && f.by.contains("core.hooksPath"))
 }
 
 /// Why vouch does not install beside overcommit, and what to do instead.
@@ -817,7 +788,7 @@ pub fn uninstall(ctx: &Ctx, args: &RepoArgs) -> Result<ExitStatus> {
 
 /// Takes vouch's config-defined hooks out of git config, and their files.
 fn remove_config_hooks(loc: &HooksLocation) -> Result<()> {
-    let config_dir = config_hooks_dir(loc);
+    let config_dir = git::config_hooks_dir(loc);
     for (hook, _) in HOOKS {
         let name = git::config_hook_name(hook);
         if git::remove_config_hook(&loc.root(), &name)? {

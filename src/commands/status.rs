@@ -8,7 +8,6 @@ use anyhow::Result;
 use serde::Serialize;
 
 use crate::cli::StatusArgs;
-use crate::commands::setup;
 use crate::config::{Config, OnUnavailable};
 use crate::context::{Ctx, REPO_CONFIG};
 use crate::git;
@@ -163,7 +162,7 @@ pub fn gather(ctx: &Ctx, path: &Path) -> Result<Status> {
     let loc = git::hooks_location(path)?;
     let root = loc.root();
     let found = managers::detect(&root, &loc.dir, loc.hooks_path.as_deref());
-    let husky = setup::is_husky(&found);
+    let husky = crate::managers::is_husky(&found);
     let hook_managers = found
         .iter()
         .map(|f| format!("{} ({})", f.manager.name(), f.by))
@@ -466,7 +465,7 @@ impl Place {
         let root = loc.root();
         let name = git::config_hook_name(hook);
         let config_hook = git::config_hook(&root, &name);
-        let config_dir = setup::config_hooks_dir(loc);
+        let config_dir = git::config_hooks_dir(loc);
         let default_dir = loc.common_dir.join("hooks");
         let from_config = config_hook.is_some()
             && self.runs_config
@@ -491,7 +490,7 @@ impl Place {
         };
         if !reached
             && managers::script_of(&loc.dir.join(hook)) == Some(managers::Manager::Lefthook)
-            && setup::lefthook_local_reaches(&root, hook)
+            && crate::managers::lefthook_local_reaches(&root, hook)
         {
             reach = format!(
                 "lefthook's hook; vouch is reached: lefthook runs it from `{}`",
@@ -529,7 +528,7 @@ pub fn hook_reached(path: &Path, hook: &str) -> bool {
     };
     let found = managers::detect(&loc.root(), &loc.dir, loc.hooks_path.as_deref());
     let state = install::state(&loc.dir, hook);
-    Place::new(loc, setup::is_husky(&found))
+    Place::new(loc, crate::managers::is_husky(&found))
         .reach(hook, &state)
         .1
 }

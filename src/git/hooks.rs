@@ -121,6 +121,11 @@ pub fn config_hook_enabled(repo: &Path, name: &str, event: &str) -> bool {
         && !off(format!("hook.{event}.enabled"))
 }
 
+/// Where `git vouch install --config-hooks` keeps the hook files it registers.
+pub fn config_hooks_dir(loc: &HooksLocation) -> PathBuf {
+    loc.common_dir.join("vouch-hooks")
+}
+
 /// Reads `git version 2.47.3` (or `2.54.0.windows.1`).
 pub fn parse_git_version(text: &str) -> Option<(u32, u32)> {
     let version = text.trim().strip_prefix("git version ")?;
