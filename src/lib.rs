@@ -17,7 +17,6 @@
 
 pub mod agent;
 pub mod audit;
-pub mod baked;
 pub mod classify;
 pub mod cli;
 pub mod commands;
@@ -31,8 +30,6 @@ pub mod git;
 pub mod glob;
 pub mod input;
 pub mod install;
-pub mod launcher;
-pub mod managers;
 pub mod operation;
 pub mod parent;
 pub mod platform;

@@ -59,8 +59,8 @@ impl HookCall<'_> {
         // `lefthook-local.yml` must not judge this operation again, and can
         // prove it runs under this one.
         let local = crate::install::local_path(&dir.join(self.hook));
-        let armed = (crate::managers::script_of(&local)
-            == Some(crate::managers::Manager::Lefthook))
+        let armed = (crate::install::managers::script_of(&local)
+            == Some(crate::install::managers::Manager::Lefthook))
         .then(|| ctx.dirs().ok())
         .flatten()
         .map(|dirs| crate::parent::Nested::arm(&dirs.state));

@@ -295,7 +295,7 @@ pub(crate) fn run_chained(
     // A hook manager running vouch in its migration mode (vouch's hook moved
     // to `<hook>.legacy`) already runs its own hooks: its script kept here
     // would start it again, and it refuses that.
-    if crate::managers::chained_is_the_caller(&path, env).is_some() {
+    if crate::install::managers::chained_is_the_caller(&path, env).is_some() {
         return Ok(None);
     }
     // As git does with hooks: one that is not executable is skipped, with a word.

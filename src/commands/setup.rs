@@ -9,8 +9,8 @@ use crate::cli::{InstallArgs, RepoArgs, TrustArgs};
 use crate::commands::person;
 use crate::context::{Ctx, REPO_CONFIG};
 use crate::git::{self, HooksLocation};
+use crate::install::managers::{self, Manager};
 use crate::install::{self, HOOKS, HookState};
-use crate::managers::{self, Manager};
 use crate::{ExitStatus, trust, ui};
 
 /// The hooks dir is another tool's (husky), or outside the repository.
@@ -481,7 +481,7 @@ pub fn put_back(ctx: &Ctx, dir: &Path) {
 
 /// Writes the pre-push hook in `dir` again, as `git vouch install` writes
 /// it now, when it is a copy of `vouch-hook` an earlier vouch wrote
-/// ([`crate::baked`]): once an upgrade removed `vouch-hook`, such a copy
+/// ([`crate::install::baked`]): once an upgrade removed `vouch-hook`, such a copy
 /// hands every push to vouch and says so (`VOUCH_HOOK_STALE`). Checked
 /// here, from the hook file itself. Never fails the push: a hook it cannot
 /// write is a warning naming the command that does.

@@ -11,8 +11,8 @@ use crate::cli::StatusArgs;
 use crate::config::{Config, OnUnavailable};
 use crate::context::{Ctx, REPO_CONFIG};
 use crate::git;
+use crate::install::managers;
 use crate::install::{self, HOOKS, HookState};
-use crate::managers;
 use crate::verify::programs;
 use crate::vocab::Tier;
 use crate::{ExitStatus, ui};
@@ -162,7 +162,7 @@ pub fn gather(ctx: &Ctx, path: &Path) -> Result<Status> {
     let loc = git::hooks_location(path)?;
     let root = loc.root();
     let found = managers::detect(&root, &loc.dir, loc.hooks_path.as_deref());
-    let husky = crate::managers::is_husky(&found);
+    let husky = crate::install::managers::is_husky(&found);
     let hook_managers = found
         .iter()
         .map(|f| format!("{} ({})", f.manager.name(), f.by))
@@ -490,7 +490,7 @@ impl Place {
         };
         if !reached
             && managers::script_of(&loc.dir.join(hook)) == Some(managers::Manager::Lefthook)
-            && crate::managers::lefthook_local_reaches(&root, hook)
+            && crate::install::managers::lefthook_local_reaches(&root, hook)
         {
             reach = format!(
                 "lefthook's hook; vouch is reached: lefthook runs it from `{}`",
@@ -528,7 +528,7 @@ pub fn hook_reached(path: &Path, hook: &str) -> bool {
     };
     let found = managers::detect(&loc.root(), &loc.dir, loc.hooks_path.as_deref());
     let state = install::state(&loc.dir, hook);
-    Place::new(loc, crate::managers::is_husky(&found))
+    Place::new(loc, crate::install::managers::is_husky(&found))
         .reach(hook, &state)
         .1
 }

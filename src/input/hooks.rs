@@ -415,7 +415,7 @@ impl RefUpdate {
 /// ending in `/` is a prefix), the stash and vouch's own rescue refs
 /// (deleted with plain git, they are judged like a branch; only `git vouch
 /// rescue prune`, at a terminal, removes them without a question). The reference-transaction
-/// gate (`launcher/gate.s`) starts vouch for a line holding the first 8
+/// gate (`install/gate.s`) starts vouch for a line holding the first 8
 /// bytes of any of them; a test derives its constants from this table.
 pub const GUARDED_REFS: [&str; 4] = ["refs/heads/", "refs/tags/", "refs/stash", "refs/vouch/"];
 

@@ -10,7 +10,7 @@
 //!   with `RUSTFLAGS="--cfg vouch_portable"` so that this code is tested
 //!   here.
 //!
-//! The compiled hook launcher (`crate::launcher`, hand-written x86-64
+//! The compiled hook launcher (`crate::install::launcher`, hand-written x86-64
 //! machine code) is an optional layer: [`COMPILED_HOOKS`] says whether this
 //! build may write it; without it hooks are `sh` scripts. No implementation
 //! decides anything the other would not: each only reads the same facts.

@@ -568,7 +568,7 @@ fn old_copy(env: &TestEnv) -> std::path::PathBuf {
     let bin = vouch_bin().canonicalize().unwrap();
     let script = vouch::install::render("pre-push", &bin, false).unwrap();
     let gone = env.base().join("bin/vouch-hook");
-    let region = vouch::baked::region(&vouch::baked::Baked {
+    let region = vouch::install::baked::region(&vouch::install::baked::Baked {
         bin: &bin,
         fast: &gone,
         identity: b"2049:77:3446480:1764052140.5",
@@ -630,7 +630,7 @@ fn a_copy_of_vouch_hook_an_earlier_vouch_wrote_is_written_again() {
         "no program copy: {} bytes",
         bytes.len()
     );
-    assert!(vouch::baked::find(&bytes).is_none());
+    assert!(vouch::install::baked::find(&bytes).is_none());
     assert!(vouch::install::is_ours(&hook));
     // `install` over another old copy: replaced, nothing chained.
     old_copy(&env);

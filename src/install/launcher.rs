@@ -100,7 +100,7 @@ impl Code {
     }
 }
 
-/// The reference-transaction gate's bytes (`launcher/gate.s`, assembled),
+/// The reference-transaction gate's bytes (`install/gate.s`, assembled),
 /// cut around its two references to data and the message length.
 const GATE_HEAD: [u8; 0x82] = [
     0x48, 0x89, 0xe3, 0x48, 0x8b, 0x04, 0x24, 0x48, 0x83, 0xf8, 0x02, 0x0f, 0x82, 0xb4, 0x01, 0x00,
@@ -142,7 +142,7 @@ const GATE_TAIL: [u8; 0x1c8 - 0x1a9] = [
 /// decides without opening the repository (every state but `prepared`,
 /// and every transaction that names no branch, tag or stash), decided
 /// without starting vouch. The input read is handed to vouch through a
-/// memfd. See `launcher/gate.s`.
+/// memfd. See `install/gate.s`.
 fn gate(c: &mut Code, refusal_len: u32) {
     c.raw(&GATE_HEAD)
         .lea(0x3d, Label::Memfd) // lea rdi, [rip + memname]
@@ -459,13 +459,13 @@ mod tests {
         );
     }
 
-    /// The gate's bytes are `launcher/gate.s` assembled (binutils: always
+    /// The gate's bytes are `install/gate.s` assembled (binutils: always
     /// under `CI`, said when missing elsewhere).
     #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
     #[test]
     fn the_gate_is_its_listing_assembled() {
         let dir = tempfile::tempdir().unwrap();
-        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/launcher/gate.s");
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/install/gate.s");
         let obj = dir.path().join("gate.o");
         let bin = dir.path().join("gate.bin");
         let ran = std::process::Command::new("as")
@@ -523,7 +523,7 @@ mod tests {
         table.sort_unstable();
         assert_eq!(
             constants, table,
-            "launcher/gate.s and hooks::GUARDED_REFS differ"
+            "install/gate.s and hooks::GUARDED_REFS differ"
         );
         // And the gate's scan finds each guarded ref's prefix in its name.
         for name in [

@@ -4,6 +4,15 @@
 //! A foreign hook is renamed `<hook>.local` and chained; installing twice
 //! changes nothing; uninstalling puts the foreign hook back byte for byte
 //! (a rename, so content, mode and symlinks are kept).
+//!
+//! Beside it: [`launcher`] (the compiled hook launcher, and the
+//! reference-transaction gate assembled from `gate.s`), [`managers`] (the
+//! hook managers vouch lives beside) and [`baked`] (copies of `vouch-hook`
+//! an earlier vouch wrote).
+
+pub mod baked;
+pub mod launcher;
+pub mod managers;
 
 use std::ffi::OsString;
 use std::fs;
@@ -38,7 +47,7 @@ pub const MARKER: &str = "# vouch-managed-hook";
 
 /// The hook script template (`hooks/hook.sh`): `@HOOK@` is the hook's
 /// name, `@WHAT@` what it guards.
-const TEMPLATE: &str = include_str!("../hooks/hook.sh");
+const TEMPLATE: &str = include_str!("../../hooks/hook.sh");
 
 /// The hooks vouch can install, with what each guards.
 pub const HOOKS: &[(&str, &str)] = &[
@@ -178,11 +187,11 @@ pub fn is_vouch_file(path: &Path) -> bool {
 
 /// Whether `bytes` are a vouch program: every vouch binary carries the hook
 /// template, marker and all, and a copy of `vouch-hook` an earlier vouch
-/// wrote the mark of its baked region ([`crate::baked`]).
+/// wrote the mark of its baked region ([`crate::install::baked`]).
 fn is_vouch_program(bytes: &[u8]) -> bool {
     bytes.starts_with(b"\x7fELF")
         && (memchr::memmem::find(bytes, MARKER.as_bytes()).is_some()
-            || memchr::memmem::find(bytes, crate::baked::MAGIC).is_some())
+            || memchr::memmem::find(bytes, crate::install::baked::MAGIC).is_some())
 }
 
 /// Whether a link at `path` pointing at `target` points at a vouch binary
@@ -219,7 +228,7 @@ pub enum HookState {
         /// The hook is a link to the binary itself (`--direct`), not a script.
         direct: bool,
         /// The hook is a copy of `vouch-hook` an earlier vouch wrote
-        /// ([`crate::baked`]): it hands every push to the vouch binary once
+        /// ([`crate::install::baked`]): it hands every push to the vouch binary once
         /// an upgrade removed `vouch-hook`, and is written again.
         stale: bool,
     },
@@ -294,7 +303,7 @@ pub fn state(dir: &Path, hook: &str) -> HookState {
             stale: false,
         };
     }
-    if let Some(copy) = crate::baked::find(&bytes) {
+    if let Some(copy) = crate::install::baked::find(&bytes) {
         return HookState::Ours {
             bin: Some(copy.bin.to_path_buf()),
             chained,
@@ -318,7 +327,7 @@ pub fn state(dir: &Path, hook: &str) -> HookState {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Form {
     /// The file's bytes: on x86-64 Linux the compiled launcher
-    /// ([`crate::launcher`]: one `execve` of the binary, the `sh` script
+    /// ([`crate::install::launcher`]: one `execve` of the binary, the `sh` script
     /// when that fails), elsewhere the `sh` script from `hooks/`; each with
     /// the binary path and strictness baked in.
     Script(Vec<u8>),
@@ -353,12 +362,12 @@ impl Form {
         // warns and lets it through.
         let strict = strict && !gated;
         let script = render(hook, bin, strict)?;
-        let targets = crate::launcher::Targets {
+        let targets = crate::install::launcher::Targets {
             bin,
             script: &script,
         };
         let launcher = (crate::platform::COMPILED_HOOKS && !text_only)
-            .then(|| crate::launcher::build(&targets, strict, what, gated))
+            .then(|| crate::install::launcher::build(&targets, strict, what, gated))
             .flatten();
         Ok(match launcher {
             Some(launcher) => Self::Script(launcher),
