@@ -503,7 +503,7 @@ pub struct LabelArgs {
     /// The operation id, as `git vouch log` shows it.
     pub operation_id: String,
     /// What it was.
-    pub label: crate::stats::Label,
+    pub label: crate::audit::stats::Label,
     /// Why, in a few words.
     #[arg(long, value_name = "TEXT")]
     pub note: Option<String>,

@@ -13,7 +13,10 @@
 //!   the verdicts read (pure);
 //! - decision: [`policy`] (pure) applies the protocol of SPEC section 6;
 //! - interaction: [`prompt`] asks on `/dev/tty`, [`ui`] prints;
-//! - audit: [`audit`] appends one JSON line per decision.
+//! - audit: [`audit`] appends one JSON line per decision (and reads them
+//!   back for `stats` and `eval`);
+//! - install: [`install`] puts the hooks where git runs them, beside the
+//!   hook managers; [`agent`] does it for AI coding agents.
 
 pub mod agent;
 pub mod audit;
@@ -23,7 +26,6 @@ pub mod commands;
 pub mod config;
 pub mod context;
 pub mod env;
-pub mod eval;
 pub mod facts;
 pub mod files;
 pub mod git;
@@ -38,7 +40,6 @@ pub mod prompt;
 pub mod report;
 pub mod review;
 pub mod shell;
-pub mod stats;
 pub mod text;
 pub mod trust;
 pub mod ui;

@@ -4,7 +4,7 @@
 //! and [`crate::verify::ai::prompt::SYSTEM`]; the same provider chain, retries and
 //! reading of the answer, [`crate::verify::ai::verify_with`]), with no hook, no
 //! question at a terminal and no verdict cache. The figures are computed by
-//! the pure [`crate::eval`].
+//! the pure [`crate::audit::eval`].
 //!
 //! Cases are independent: each is judged with a fresh circuit breaker in a
 //! private state dir (a provider failing on one case is still asked about
@@ -18,11 +18,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use anyhow::{Context, Result, bail};
 
+use crate::audit::eval::{self, Asked, Case, CaseRun, Said};
 use crate::cli::EvalArgs;
 use crate::config::Config;
 use crate::context::Ctx;
 use crate::env::Env;
-use crate::eval::{self, Asked, Case, CaseRun, Said};
 use crate::verify::ai::{self, AiRun};
 use crate::{ExitStatus, ui};
 

@@ -15,9 +15,9 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use jiff::Timestamp;
 
+use crate::audit::stats::{LabelEntry, read_labels};
 use crate::cli::LabelArgs;
 use crate::context::Ctx;
-use crate::stats::{LabelEntry, read_labels};
 use crate::{ExitStatus, audit, ui};
 
 /// The labels file in `state`.

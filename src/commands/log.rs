@@ -9,9 +9,9 @@ use jiff::tz::TimeZone;
 use jiff::{Span, Timestamp};
 
 use crate::audit::Record;
+use crate::audit::stats::LabelEntry;
 use crate::cli::LogArgs;
 use crate::context::Ctx;
-use crate::stats::LabelEntry;
 use crate::{ExitStatus, audit, ui};
 
 /// Reads `--since`: a time, a date, or a duration back from `now`.
@@ -173,7 +173,7 @@ pub fn write_case(out: &mut dyn Write, entry: &LabelEntry, record: &Record) -> R
     else {
         return Ok(false);
     };
-    let case = crate::eval::Case {
+    let case = crate::audit::eval::Case {
         label: entry.label,
         operation,
         note: entry.note.clone(),

@@ -1,5 +1,5 @@
 //! `git vouch stats`: the audit log's figures (SPEC 7), filtered as `git vouch log`
-//! filters. The figures come from the pure [`crate::stats`]; this reads the
+//! filters. The figures come from the pure [`crate::audit::stats`]; this reads the
 //! log and the labels, and prints.
 //!
 //! The log is read line by line into [`stats::Line`], a borrowed view of the
@@ -19,10 +19,10 @@ use anyhow::{Context, Result};
 use jiff::Timestamp;
 
 use super::log::Filter;
+use crate::audit::stats::{self, Bars, LabelEntry, Totals};
 use crate::cli::StatsArgs;
 use crate::context::Ctx;
 use crate::env::vars;
-use crate::stats::{self, Bars, LabelEntry, Totals};
 use crate::{ExitStatus, audit, ui};
 
 /// One file's figures and its unreadable lines.

@@ -304,7 +304,8 @@ fn fixture(path: &str) -> String {
 fn every_line_of_both_corpora_is_a_case() {
     for path in [SCENARIOS, GENERATED] {
         let text = fixture(path);
-        let cases = vouch::eval::parse_corpus(&text).unwrap_or_else(|e| panic!("{path}: {e}"));
+        let cases =
+            vouch::audit::eval::parse_corpus(&text).unwrap_or_else(|e| panic!("{path}: {e}"));
         assert_eq!(cases.len(), text.lines().count(), "{path}");
     }
 }
@@ -379,9 +380,9 @@ fn kind_of(op: &vouch::operation::Operation) -> String {
 /// incident is documented, or says the scenario is a typical one.
 #[test]
 fn the_scenarios_are_hand_written_cases_of_both_labels() {
-    use vouch::eval::Label;
+    use vouch::audit::eval::Label;
     let text = fixture(SCENARIOS);
-    let cases = vouch::eval::parse_corpus(&text).unwrap();
+    let cases = vouch::audit::eval::parse_corpus(&text).unwrap();
     assert!(cases.len() >= 40, "{}", cases.len());
     let dangerous = cases
         .iter()
@@ -424,10 +425,10 @@ fn the_scenarios_are_hand_written_cases_of_both_labels() {
 #[test]
 fn eval_runs_the_shipped_scenarios() {
     let text = fixture(SCENARIOS);
-    let cases = vouch::eval::parse_corpus(&text).unwrap();
+    let cases = vouch::audit::eval::parse_corpus(&text).unwrap();
     let dangerous = cases
         .iter()
-        .filter(|(_, c)| c.label == vouch::eval::Label::Dangerous)
+        .filter(|(_, c)| c.label == vouch::audit::eval::Label::Dangerous)
         .count();
     let server = LlmServer::start(vec![envelope(
         Wire::Openai,
@@ -499,11 +500,11 @@ fn generate_corpus() {
 #[test]
 fn the_generated_fixture_is_labelled_operations_of_every_kind() {
     let text = fixture(GENERATED);
-    let cases = vouch::eval::parse_corpus(&text).unwrap();
+    let cases = vouch::audit::eval::parse_corpus(&text).unwrap();
     assert!(cases.len() >= 60, "{}", cases.len());
     let dangerous = cases
         .iter()
-        .filter(|(_, c)| c.label == vouch::eval::Label::Dangerous)
+        .filter(|(_, c)| c.label == vouch::audit::eval::Label::Dangerous)
         .count();
     assert!(
         dangerous * 5 >= cases.len() * 2 && dangerous * 5 <= cases.len() * 3,
@@ -531,11 +532,11 @@ fn the_generated_fixture_is_labelled_operations_of_every_kind() {
 mod corpus {
     use std::path::Path;
 
+    use vouch::audit::eval::{Case, Label};
     use vouch::classify::staged::{Reading, classify_commit};
     use vouch::classify::{classify_local, classify_push};
     use vouch::commands::check::assess;
     use vouch::config::Config;
-    use vouch::eval::{Case, Label};
     use vouch::git::{LazyRepo, Moment, Repo};
     use vouch::input::hooks::{ForceHint, PushArgs, PushUpdate, RefUpdate};
     use vouch::operation::Operation;

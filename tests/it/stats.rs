@@ -693,7 +693,8 @@ fn a_labelled_decision_exports_as_an_eval_case() {
         .code(0);
     let out = env.vouch(&["log", "--export-eval"]);
     out.code(0);
-    let cases = vouch::eval::parse_corpus(&out.stdout).expect("a corpus `git vouch eval` reads");
+    let cases =
+        vouch::audit::eval::parse_corpus(&out.stdout).expect("a corpus `git vouch eval` reads");
     assert_eq!(cases.len(), 1, "{}", out.stdout);
     let (_, case) = &cases[0];
     assert_eq!(case.label, vouch::vocab::Label::Dangerous);
@@ -1114,7 +1115,7 @@ fn every_shape() -> (String, String) {
 #[test]
 fn the_fast_reader_gives_the_figures_of_the_full_reader() {
     use std::collections::HashMap;
-    use vouch::stats::{self, Line, Totals};
+    use vouch::audit::stats::{self, Line, Totals};
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("audit.jsonl");
     let (older, newer) = every_shape();
@@ -1123,7 +1124,7 @@ fn the_fast_reader_gives_the_figures_of_the_full_reader() {
     let (records, problems) = vouch::audit::read_all(&log).unwrap();
     assert_eq!(records.len(), 13 + 7, "{problems:#?}");
     assert_eq!(problems.len(), 2, "{problems:#?}");
-    let labels: HashMap<String, vouch::stats::LabelEntry> = [
+    let labels: HashMap<String, vouch::audit::stats::LabelEntry> = [
         ("d1d1d1d1d1d1", vouch::vocab::Label::Dangerous),
         ("d3d3d3d3d3d3", vouch::vocab::Label::Dangerous),
         ("t1t1t1t1t1t1", vouch::vocab::Label::Dangerous),
@@ -1133,7 +1134,7 @@ fn the_fast_reader_gives_the_figures_of_the_full_reader() {
     .map(|(id, label)| {
         (
             id.to_owned(),
-            vouch::stats::LabelEntry {
+            vouch::audit::stats::LabelEntry {
                 operation_id: id.to_owned(),
                 label,
                 note: None,

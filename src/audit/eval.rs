@@ -9,10 +9,10 @@ use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
 
-use crate::operation::Operation;
 #[cfg(test)]
-use crate::stats::percentile;
-use crate::stats::{Outcome, Rate, Spent, Tally};
+use crate::audit::stats::percentile;
+use crate::audit::stats::{Outcome, Rate, Spent, Tally};
+use crate::operation::Operation;
 use crate::verify::verdict::{Recommendation, Scores};
 
 /// The version of the `--json` report's shape.

@@ -1,6 +1,13 @@
 //! The audit log (SPEC section 7): one JSON object per line, appended under a
 //! file lock so that hooks running at once never interleave or lose a line,
 //! rotated past a size limit. No key, diff or credential is ever written.
+//!
+//! Beside it, what is read back from the log (both pure): [`stats`] (the
+//! figures of `git vouch stats`) and [`eval`] (calibration against labelled
+//! cases, SPEC 8).
+
+pub mod eval;
+pub mod stats;
 
 use std::fs::{self, File, OpenOptions};
 use std::io::Write;
@@ -643,7 +650,7 @@ pub fn read_lock(path: &Path) -> Option<File> {
 /// a file that is not valid UTF-8 is read with replacement characters, and
 /// such a line is reported where it is read; valid UTF-8 (the usual case)
 /// is taken as it is, uncopied. `git vouch stats` reads its borrowed view
-/// of each line ([`crate::stats::Line`]) instead of whole [`Record`]s.
+/// of each line ([`crate::audit::stats::Line`]) instead of whole [`Record`]s.
 pub fn each_line(file: &Path, mut each: impl FnMut(usize, &str)) -> Result<()> {
     let text = match fs::read(file) {
         Ok(t) => String::from_utf8(t)
