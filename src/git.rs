@@ -34,9 +34,9 @@ mod snapshot;
 mod staged;
 pub use command::{LazyRepo, command_facts, repo_at};
 pub use hooks::{
-    CONFIG_HOOKS_SINCE, HooksLocation, config_hook, config_hook_enabled, config_hook_name,
-    config_hooks_dir, exe_runs_config_hooks, git_version, hooks_location, parse_git_version,
-    remove_config_hook, runs_config_hooks, set_config_hook,
+    CONFIG_HOOKS_DIR, CONFIG_HOOKS_SINCE, HooksLocation, config_hook, config_hook_enabled,
+    config_hook_name, config_hooks_dir, exe_runs_config_hooks, git_version, hooks_location,
+    parse_git_version, remove_config_hook, runs_config_hooks, set_config_hook,
 };
 pub use local::{Moment, RESCUE_PREFIX, Rescue, fast_forward, stash_store, update_ref};
 pub use local_cli::{CliMeasured, cli_local_facts, cli_stash_oids, cli_write_rescue};

@@ -61,7 +61,7 @@ pub fn judged_by_config_hook(ctx: &Ctx, hook: &str, hook_dir: Option<&Path>) -> 
             Err(_) => return false,
         },
     };
-    let config_dir = common.join("vouch-hooks");
+    let config_dir = common.join(git::CONFIG_HOOKS_DIR);
     if hook_dir.is_some_and(|d| d == config_dir)
         || !matches!(install::state(&config_dir, hook), HookState::Ours { .. })
         || !git::config_hook_enabled(&ctx.cwd, &git::config_hook_name(hook), hook)

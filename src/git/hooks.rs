@@ -121,9 +121,13 @@ pub fn config_hook_enabled(repo: &Path, name: &str, event: &str) -> bool {
         && !off(format!("hook.{event}.enabled"))
 }
 
+/// The folder of the common git directory where `git vouch install
+/// --config-hooks` keeps the hook files it registers.
+pub const CONFIG_HOOKS_DIR: &str = "vouch-hooks";
+
 /// Where `git vouch install --config-hooks` keeps the hook files it registers.
 pub fn config_hooks_dir(loc: &HooksLocation) -> PathBuf {
-    loc.common_dir.join("vouch-hooks")
+    loc.common_dir.join(CONFIG_HOOKS_DIR)
 }
 
 /// Reads `git version 2.47.3` (or `2.54.0.windows.1`).

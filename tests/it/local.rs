@@ -1104,17 +1104,7 @@ fn many_branch_deletions_are_each_measured_by_what_their_own_tip_holds() {
     delete.extend(names.iter().map(String::as_str));
     env.git_headless(&env.work, &delete).code(0);
     let record = env.last_audit_of("reference-transaction");
-    let lost: BTreeMap<String, serde_json::Value> = record["refs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| {
-            (
-                r["remote_ref"].as_str().unwrap().to_owned(),
-                r["lost_commits"].clone(),
-            )
-        })
-        .collect();
+    let lost = crate::support::lost_by_ref(&record);
     for i in 0..8 {
         assert_eq!(lost[&format!("refs/heads/b{i}")], 1, "b{i}: {record}");
     }

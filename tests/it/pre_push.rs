@@ -322,17 +322,7 @@ fn every_deletion_of_a_large_push_is_measured_by_what_its_own_tip_holds() {
     push.extend(names.iter().map(String::as_str));
     env.push(&push).code(0);
     let record = env.last_audit();
-    let lost: std::collections::BTreeMap<String, Value> = record["refs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| {
-            (
-                r["remote_ref"].as_str().unwrap().to_owned(),
-                r["lost_commits"].clone(),
-            )
-        })
-        .collect();
+    let lost = crate::support::lost_by_ref(&record);
     assert_eq!(lost.len(), 62, "{record}");
     for i in 0..60 {
         assert_eq!(lost[&format!("refs/heads/b{i}")], 1, "b{i}: {record}");

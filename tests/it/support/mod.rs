@@ -165,6 +165,22 @@ pub struct TestEnv {
     pub extra_env: Vec<(String, String)>,
 }
 
+/// An audit record's lost-commit count per ref (`null` where none was
+/// measured).
+pub fn lost_by_ref(record: &Value) -> std::collections::BTreeMap<String, Value> {
+    record["refs"]
+        .as_array()
+        .expect("the record lists its refs")
+        .iter()
+        .map(|r| {
+            (
+                r["remote_ref"].as_str().unwrap_or_default().to_owned(),
+                r["lost_commits"].clone(),
+            )
+        })
+        .collect()
+}
+
 impl TestEnv {
     /// A bare remote with `main` holding three commits, cloned to `work/`.
     pub fn new() -> Self {
