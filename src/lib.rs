@@ -4,14 +4,16 @@
 //! The pipeline of SPEC section 1, stage by stage:
 //!
 //! - input: [`input`] (pure) reads what git passes a hook and git's own
-//!   command lines; each door in [`commands`] turns it into one
-//!   [`operation::Operation`];
+//!   command lines; each door in [`doors`] turns it into one
+//!   [`operation::Operation`], and one driver there carries every door's
+//!   call through the rest;
 //! - facts: [`git`] (the only git2 user) measures them into [`facts`] types;
 //! - tier: [`classify`] (pure; the agent door's [`shell`] rules beside it)
 //!   applies the policy of [`config`];
 //! - verifiers: [`verify`]: programs, the AI verifier and its providers, and
 //!   the verdicts read (pure);
-//! - decision: [`policy`] (pure) applies the protocol of SPEC section 6;
+//! - decision: [`policy`] (pure) applies the protocol of SPEC section 6,
+//!   carried out by [`runner`];
 //! - interaction: [`prompt`] asks on `/dev/tty`, [`ui`] prints;
 //! - audit: [`audit`] appends one JSON line per decision (and reads them
 //!   back for `stats` and `eval`);
@@ -25,6 +27,7 @@ pub mod cli;
 pub mod commands;
 pub mod config;
 pub mod context;
+pub mod doors;
 pub mod env;
 pub mod facts;
 pub mod files;
@@ -39,6 +42,7 @@ pub mod policy;
 pub mod prompt;
 pub mod report;
 pub mod review;
+pub mod runner;
 pub mod shell;
 pub mod text;
 pub mod trust;
@@ -94,18 +98,18 @@ pub fn run(cli: &Cli, ctx: &Ctx) -> Result<ExitStatus> {
         Command::Snapshots(args) => commands::undo::snapshots(ctx, args),
         Command::Check(args) => commands::check::check(ctx, args),
         Command::Eval(args) => commands::eval::eval(ctx, args),
-        Command::AgentHook(args) => commands::agent::agent_hook(ctx, args),
+        Command::AgentHook(args) => doors::agent::agent_hook(ctx, args),
         Command::Agent(args) => commands::agent::agent(ctx, args),
         Command::Config => commands::config::config(),
         Command::Completions(args) => commands::completions::completions(args),
         Command::Man(args) => commands::completions::man(ctx, args),
         Command::Hook(hook) => match &hook.hook {
-            HookCommand::PrePush(args) => commands::pre_push::pre_push(ctx, args),
-            HookCommand::PreCommit(args) => commands::commit::pre_commit(ctx, args),
+            HookCommand::PrePush(args) => doors::pre_push::pre_push(ctx, args),
+            HookCommand::PreCommit(args) => doors::commit::pre_commit(ctx, args),
             HookCommand::ReferenceTransaction(args) => {
-                commands::reftx::reference_transaction(ctx, args)
+                doors::reftx::reference_transaction(ctx, args)
             }
-            HookCommand::PreReceive(args) => commands::pre_receive::pre_receive(ctx, args),
+            HookCommand::PreReceive(args) => doors::pre_receive::pre_receive(ctx, args),
         },
     }
 }

@@ -6,9 +6,9 @@ use std::process::ExitCode;
 use clap::Parser;
 use vouch::agent::protocol;
 use vouch::cli::{Cli, Command};
-use vouch::commands::agent;
-use vouch::commands::reftx::Quick;
 use vouch::context::Ctx;
+use vouch::doors::agent;
+use vouch::doors::reftx::Quick;
 use vouch::env::ProcessEnv;
 use vouch::{ExitStatus, ui};
 
@@ -17,8 +17,8 @@ fn main() -> ExitCode {
     // git runs the reference-transaction hook for every ref update: most
     // calls end here, before the command line is even parsed.
     // So does the pre-push hook for a fast-forward.
-    let quick = match vouch::commands::reftx::quick(&args) {
-        Quick::Parse => vouch::commands::pre_push::quick(&args),
+    let quick = match vouch::doors::reftx::quick(&args) {
+        Quick::Parse => vouch::doors::pre_push::quick(&args),
         decided => decided,
     };
     let stdin = match quick {

@@ -3,7 +3,7 @@
 //!
 //! The tier, the overrides, who can be asked and the verifiers' outcome go
 //! in; allow, ask or refuse comes out, with the audit `result`. Nothing here
-//! prompts, prints or writes: the runner (`commands/decide.rs`) carries the
+//! prompts, prints or writes: the runner (`runner.rs`) carries the
 //! plan out, and each door only words it (the agent protocols translate
 //! [`Action`] into their agent's answer).
 
@@ -369,12 +369,26 @@ pub fn answers_at_once(tier: Tier, config: &Config, quiet: bool) -> bool {
 
 /// The row for an operation the pipeline never judged because the door
 /// could not run it to a verdict: `check` without `--verify`, an agent's
-/// hook message that could not be read, a runner that failed. High and
-/// critical are stopped, anything lower passes (SPEC 3.1: a refusal is
-/// never turned into an allow, and routine work is never held up by
-/// vouch's own failure).
-pub fn stops_unjudged(tier: Tier) -> bool {
-    tier >= Tier::High
+/// hook message that could not be read, a runner that failed, at every
+/// door. What would be verified (high and critical, standard with
+/// `verify_standard`) is stopped, anything lower passes (SPEC 3.1: a
+/// refusal is never turned into an allow, and routine work is never held
+/// up by vouch's own failure).
+pub fn stops_unjudged(tier: Tier, verify_standard: bool) -> bool {
+    is_verified(tier, verify_standard)
+}
+
+/// The row for input a door cannot read whole: `read` is the tier of what
+/// could be read of it (the command in an agent's broken message), `None`
+/// when nothing could. Unreadable input a git hook is given is refused:
+/// what it changes is unknown. An agent's message with no command in it
+/// names nothing vouch could judge, and passes with an error the agent
+/// shows; a command that could be read is held to [`stops_unjudged`].
+pub fn stops_unreadable(read: Option<Tier>, verify_standard: bool, agent: bool) -> bool {
+    match read {
+        Some(tier) => stops_unjudged(tier, verify_standard),
+        None => !agent,
+    }
 }
 
 /// Whether a decision leaves an audit line: every one above tier none,
@@ -403,14 +417,39 @@ mod tests {
     /// has such a case (`check`, the agent door's unreadable message and
     /// failed runner).
     #[test]
-    fn what_no_pipeline_judged_stops_at_high() {
-        for (tier, stops) in [
-            (Tier::None, false),
-            (Tier::Standard, false),
-            (Tier::High, true),
-            (Tier::Critical, true),
+    fn what_no_pipeline_judged_stops_where_it_would_be_verified() {
+        for (tier, verify_standard, stops) in [
+            (Tier::None, false, false),
+            (Tier::Standard, false, false),
+            (Tier::High, false, true),
+            (Tier::Critical, false, true),
+            (Tier::None, true, false),
+            (Tier::Standard, true, true),
+            (Tier::High, true, true),
         ] {
-            assert_eq!(stops_unjudged(tier), stops, "{tier}");
+            assert_eq!(stops_unjudged(tier, verify_standard), stops, "{tier}");
+        }
+    }
+
+    /// Unreadable input, for each kind of door: a git hook's is refused
+    /// whatever it is; an agent's message is judged by the command read
+    /// from it, and passes when none could be.
+    #[test]
+    fn unreadable_input_is_refused_unless_an_agent_message_names_nothing_verified() {
+        for (read, agent, stops) in [
+            (None, false, true),
+            (None, true, false),
+            (Some(Tier::None), true, false),
+            (Some(Tier::Standard), true, false),
+            (Some(Tier::High), true, true),
+            (Some(Tier::Critical), true, true),
+            (Some(Tier::Critical), false, true),
+        ] {
+            assert_eq!(
+                stops_unreadable(read, false, agent),
+                stops,
+                "{read:?}, agent {agent}"
+            );
         }
     }
 

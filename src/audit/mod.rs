@@ -206,7 +206,7 @@ pub enum Would {
 pub use crate::verify::ai::AiUsage;
 
 /// One decision: the audit line of SPEC 7. Written by the runner
-/// (`commands/decide.rs`), read back with the same type by `git vouch log`.
+/// (`runner.rs`), read back with the same type by `git vouch log`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Record {
     /// Layout version.

@@ -4,13 +4,13 @@
 
 use anyhow::Result;
 
-use super::decide::Run;
 use crate::cli::ApproveArgs;
 use crate::commands::person;
 use crate::context::Ctx;
 use crate::operation::{Operation, Unjudged};
 use crate::policy::{Action, AuditResult, Decision, Plan};
 use crate::review;
+use crate::runner::Run;
 use crate::text::short_oid;
 use crate::{ExitStatus, ui};
 

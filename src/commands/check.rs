@@ -15,7 +15,6 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use serde::Serialize;
 
-use super::decide::{Interaction, Run};
 use crate::classify::{Assessment, RefRisk, Rule, Tier, classify_command};
 use crate::cli::CheckArgs;
 use crate::config::Config;
@@ -24,6 +23,7 @@ use crate::facts::CommandFacts;
 use crate::git::{self, LazyRepo, Repo};
 use crate::operation::{Assessed, Operation, StepFacts};
 use crate::policy::{self, AuditResult};
+use crate::runner::{Interaction, Run};
 use crate::shell::{self, Facts, Match, Rules};
 use crate::text::one_line;
 use crate::verify::verdict::VerifierResult;
@@ -248,7 +248,9 @@ pub fn check(ctx: &Ctx, args: &CheckArgs) -> Result<ExitStatus> {
         None
     };
     let (decision, status) = match &decided {
-        None if policy::stops_unjudged(tier) => ("needs a verdict", ExitStatus::Refused),
+        None if policy::stops_unjudged(tier, config.verify_standard) => {
+            ("needs a verdict", ExitStatus::Refused)
+        }
         None => ("allowed", ExitStatus::Allowed),
         Some(d) if d.status == ExitStatus::Allowed => ("allowed", ExitStatus::Allowed),
         Some(d) if d.status == ExitStatus::Error => ("refused", ExitStatus::Error),

@@ -99,7 +99,7 @@ pub fn verify(ctx: &Ctx, args: &VerifyArgs) -> Result<ExitStatus> {
     ));
     let id = crate::review::id_of(&op, &root);
     let (results, ai_run) =
-        super::ask_verifiers(ctx, &config, &op, &root, &id, &selected, with_ai, false)?;
+        crate::runner::ask_verifiers(ctx, &config, &op, &root, &id, &selected, with_ai, false)?;
     if results.is_empty() {
         ui::out(
             "no verifiers ran: none configured, and no AI provider has a key (`git vouch verify --list`, `git vouch doctor`)",

@@ -1,5 +1,5 @@
 //! The repository read without libgit2, for the push's fast path
-//! (`commands::pre_push::quick`): the few facts a fast-forward needs, each given only
+//! (`doors::pre_push::quick`): the few facts a fast-forward needs, each given only
 //! when it is certain. An object is trusted only once its bytes hash to its
 //! id (issue 26 item 2): a forged loose file cannot make a rewrite look
 //! like a fast-forward. Every "not sure" (`None`, `false`) sends the push to

@@ -25,8 +25,8 @@
 //! hook) reads a launcher as it reads a script.
 //!
 //! The binary answers a pre-push fast-forward before any other start-up
-//! work (`commands::pre_push::quick`), as it passes most ref updates
-//! (`commands::reftx::quick`). Launchers an earlier vouch wrote for
+//! work (`doors::pre_push::quick`), as it passes most ref updates
+//! (`doors::reftx::quick`). Launchers an earlier vouch wrote for
 //! `pre-push` may name its fast program (`vouch-hook`, no longer built)
 //! first: that `execve` fails once the program is gone, and they go on as
 //! above.

@@ -20,7 +20,8 @@ use crate::operation::Operation;
 use crate::policy::{self, Action, Asker, AuditResult, Decision, Plan, Situation, Skip};
 use crate::prompt::Prompter;
 use crate::review::{self, ReviewRequest};
-use crate::verify::programs;
+use crate::verify::ai::AiRun;
+use crate::verify::programs::{self, Program};
 use crate::verify::verdict::{self, Combined, VerifierResult};
 use crate::{ExitStatus, report, ui};
 
@@ -113,7 +114,7 @@ impl<'a> Run<'a> {
             on_allow: None,
             interaction: Interaction::Git,
             budget: None,
-            session: super::session(ctx, op),
+            session: session(ctx, op),
             started,
             operation_id,
             warnings: Vec::new(),
@@ -163,11 +164,6 @@ impl<'a> Run<'a> {
     /// or at the server).
     fn is_git(&self) -> bool {
         matches!(self.interaction, Interaction::Git | Interaction::Server)
-    }
-
-    /// The whole protocol; a git hook exits with the status.
-    pub(crate) fn decide_and_act(self) -> Result<ExitStatus> {
-        Ok(self.run()?.status)
     }
 
     /// Overrides, verifiers, the decision table, the interaction, the audit line.
@@ -304,7 +300,7 @@ impl<'a> Run<'a> {
                 p.timeout = p.timeout.min(max);
             }
         }
-        let (results, ai_run) = super::ask_verifiers(
+        let (results, ai_run) = ask_verifiers(
             self.ctx,
             self.config,
             self.op,
@@ -846,5 +842,116 @@ mod tests {
         let records = logged(dir.path());
         assert_eq!(records[0].would_decide, Some(Would::Asked));
         assert_eq!(records[0].mode, Some(Mode::Observe));
+    }
+}
+
+/// The session an operation belongs to: the agent's session id, else
+/// `VOUCH_SESSION` (SPEC 6: blocks are counted per session).
+pub(crate) fn session(ctx: &Ctx, op: &Operation) -> Option<String> {
+    op.session()
+        .map(str::to_owned)
+        .or_else(|| ctx.env.var(vars::VOUCH_SESSION))
+}
+
+/// Runs `programs` and (when `with_ai`) the AI verifier, in parallel; the
+/// AI result comes last in the list. A spinner turns at a terminal.
+#[expect(
+    clippy::too_many_arguments,
+    reason = "each is a distinct input of one call"
+)]
+pub fn ask_verifiers(
+    ctx: &Ctx,
+    config: &Config,
+    op: &Operation,
+    root: &Path,
+    operation_id: &str,
+    programs: &[Program],
+    with_ai: bool,
+    interactive: bool,
+) -> Result<(Vec<VerifierResult>, Option<AiRun>)> {
+    let state = ctx.dirs()?.state;
+    let log_path = ctx.log_path(config)?;
+    let session = session(ctx, op);
+    let repo = root.display().to_string();
+    // The same request `--explain` shows.
+    let prompt = explain(op, root).user;
+    // Reading the log is paid once, and only when a block asks for the count.
+    let blocks = std::sync::OnceLock::new();
+    let prior_blocks = || {
+        *blocks.get_or_init(|| {
+            let hour_ago = ctx.now() - jiff::SignedDuration::from_hours(1);
+            audit::recent_blocks(&log_path, hour_ago, session.as_deref(), &repo)
+        })
+    };
+    let env = ctx.env.as_ref();
+    // The git commands verifier programs run are vouch's own: their hooks do not judge again.
+    let _nested = (!programs.is_empty()).then(|| crate::parent::Nested::arm(&state));
+    let spinner = interactive.then(|| ui::Spinner::start("asking the verifiers"));
+    let (mut results, ai_run) = std::thread::scope(|s| {
+        let ai = with_ai.then(|| {
+            s.spawn(|| {
+                crate::verify::ai::verify(config, env, &state, operation_id, &prompt, &prior_blocks)
+            })
+        });
+        let results = if programs.is_empty() {
+            Vec::new()
+        } else {
+            let context = serde_json::to_string(&programs::context(op, operation_id, root))
+                .unwrap_or_default();
+            programs::run_all(programs, &context, root)
+        };
+        let ai = ai.and_then(|h| {
+            h.join().unwrap_or_else(|_| {
+                Some(AiRun {
+                    result: Some(VerifierResult::simple(
+                        "ai",
+                        crate::verify::verdict::Status::Error,
+                        "the AI verifier failed inside vouch".into(),
+                        true,
+                    )),
+                    ..AiRun::default()
+                })
+            })
+        });
+        (results, ai)
+    });
+    drop(spinner);
+    if let Some(run) = &ai_run {
+        results.extend(run.result.clone());
+    }
+    Ok((results, ai_run))
+}
+
+/// The request the AI verifier would be sent about `op`
+/// (`--explain`): the system prompt and the user message, built from the
+/// same parts as [`ask_verifiers`] builds them, credentials redacted.
+/// Nothing is sent.
+#[derive(Debug, serde::Serialize)]
+pub struct Explained {
+    /// The system prompt.
+    pub system: &'static str,
+    /// The user message: the operation and its facts.
+    pub user: String,
+}
+
+/// What `--explain` prints: the request of [`Explained`], and nothing is sent.
+pub fn explain(op: &Operation, root: &Path) -> Explained {
+    let repo_name = root
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    Explained {
+        system: crate::verify::ai::prompt::SYSTEM,
+        user: crate::verify::ai::prompt::for_operation(op, &repo_name),
+    }
+}
+
+impl Explained {
+    /// As text: each part under a heading of its own.
+    pub fn text(&self) -> String {
+        format!(
+            "=== system prompt ===\n{}\n\n=== user message ===\n{}",
+            self.system.trim_end(),
+            self.user.trim_end()
+        )
     }
 }

@@ -12,13 +12,11 @@
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
 use anyhow::Result;
 use sha2::Digest;
 
-use super::decide::Run;
-use super::door::HookCall;
+use super::{Door, HookCall, Judge, Judged, Outcome};
 use crate::classify::{Assessment, Tier, classify_local};
 use crate::cli::RefTxArgs;
 use crate::context::Ctx;
@@ -29,7 +27,6 @@ use crate::input::hooks::{
     GitCommand, RefUpdate, TxState, guarded_updates, rename_target, routine_because,
 };
 use crate::operation::Operation;
-use crate::policy;
 use crate::text::{hex, one_line, short_oid};
 use crate::{ExitStatus, parent, ui};
 
@@ -70,7 +67,7 @@ pub fn quick(args: &[std::ffi::OsString]) -> Quick {
     let mut input = Vec::new();
     std::io::stdin().read_to_end(&mut input).ok();
     // A hook a manager's reinstall displaced is put back by the full path.
-    if judgeable(&input).is_none() && super::setup::displaced(dir).is_empty() {
+    if judgeable(&input).is_none() && crate::commands::setup::displaced(dir).is_empty() {
         return Quick::Pass;
     }
     Quick::Judge(input)
@@ -108,123 +105,135 @@ fn judgeable(input: &[u8]) -> Option<Judgeable> {
     })
 }
 
+/// The reference-transaction hook: the ref updates of one git command.
+struct RefTx<'a> {
+    args: &'a RefTxArgs,
+    /// Where the rescue refs are written, and whether through the git
+    /// command line (a repository libgit2 cannot read).
+    rescue_in: Option<(PathBuf, bool)>,
+    /// An allowed transaction is not judged again when git runs the hook
+    /// again for it.
+    memo: Option<Memo>,
+}
+
 /// Runs the reference-transaction hook.
 pub fn reference_transaction(ctx: &Ctx, args: &RefTxArgs) -> Result<ExitStatus> {
-    let started = Instant::now();
-    let state = TxState::of(&args.state);
-    let chained = args
-        .hook_dir
-        .as_ref()
-        .map(|d| d.join(format!("{HOOK}{}", crate::install::LOCAL_SUFFIX)))
-        .filter(|p| p.is_file());
-    // Only `prepared` is judged; everything else returns before reading a byte.
-    if state != TxState::Prepared && chained.is_none() {
-        return Ok(ExitStatus::Allowed);
-    }
-    let call = HookCall {
-        hook: HOOK,
-        noun: "ref update",
-        dir: args.hook_dir.as_deref(),
-        args: &[&args.state],
-        url: "",
-    };
-    let input = call.input(ctx)?;
-    // The chained hook sees every state; only at `prepared` can its refusal
-    // stop the update (and is said and logged, as at every door).
-    if let Some(code) = call.run_chained(ctx, &input)?
-        && code != 0
-    {
-        if state == TxState::Prepared {
-            return Ok(call.refused_by_chained(ctx, code));
-        }
-        return Ok(ExitStatus::Allowed);
-    }
-    if state != TxState::Prepared || nested(ctx) {
-        return Ok(ExitStatus::Allowed);
-    }
-    if let Some(dir) = &args.hook_dir
-        && !guarded_updates(&input).is_empty()
-    {
-        super::setup::put_back(ctx, dir);
-    }
-    let Some(Judgeable {
-        updates,
-        argv,
-        command,
-    }) = judgeable(&input)
-    else {
-        return Ok(ExitStatus::Allowed);
-    };
-    let amending = command
-        .as_ref()
-        .is_some_and(|c| c.sub == "commit" && c.has_flag(&["--amend"]));
-    let moment = Moment::Hook { amending };
-    let (mut facts, git_dir, root, through_git) = match Repo::open_for_history(&ctx.cwd) {
-        Ok(repo) => (
-            repo.local_facts(&updates, moment),
-            repo.git_dir(),
-            repo.root(),
-            None,
-        ),
-        // reftable, SHA-256, grafts: measured with the git command line.
-        Err(e) => match crate::git::cli_local_facts(&ctx.cwd, &updates, moment) {
-            Some(m) => (
-                m.facts,
-                m.git_dir,
-                m.root,
-                Some(format!(
-                    "git2 cannot measure this repository ({e:#}); measured with the git command line instead"
-                )),
-            ),
-            None => (
-                unmeasured(&updates, &format!("{e:#}")),
-                ctx.cwd.clone(),
-                ctx.cwd.clone(),
-                Some(format!(
-                    "neither git2 nor git can read this repository ({e:#}): nothing could be measured, so every change is treated as at least high"
-                )),
-            ),
+    super::drive(
+        ctx,
+        &mut RefTx {
+            args,
+            rescue_in: None,
+            memo: None,
         },
-    };
-    let memo = Memo::new(&git_dir, &input);
-    if memo.is_allowed() {
+    )
+}
+
+impl Door for RefTx<'_> {
+    /// Only `prepared` is judged: the transaction can still be refused
+    /// there. A chained hook runs in every state; its refusal counts only
+    /// in `prepared`, as git's own does.
+    fn call(&self) -> HookCall {
+        HookCall {
+            args: vec![self.args.state.clone()],
+            judges: TxState::of(&self.args.state) == TxState::Prepared,
+            ..HookCall::new(HOOK, "ref update", self.args.hook_dir.clone())
+        }
+    }
+
+    fn judge(&mut self, ctx: &Ctx, input: &[u8]) -> Result<Judge> {
+        // vouch's own ref updates (a rescue ref, an undo) under a run of vouch.
+        if nested(ctx) {
+            return Ok(Judge::Pass);
+        }
+        if let Some(dir) = &self.args.hook_dir
+            && !guarded_updates(input).is_empty()
+        {
+            crate::commands::setup::put_back(ctx, dir);
+        }
+        let Some(Judgeable {
+            updates,
+            argv,
+            command,
+        }) = judgeable(input)
+        else {
+            return Ok(Judge::Pass);
+        };
+        let amending = command
+            .as_ref()
+            .is_some_and(|c| c.sub == "commit" && c.has_flag(&["--amend"]));
+        let moment = Moment::Hook { amending };
+        let (mut facts, git_dir, root, through_git) = match Repo::open_for_history(&ctx.cwd) {
+            Ok(repo) => (
+                repo.local_facts(&updates, moment),
+                repo.git_dir(),
+                repo.root(),
+                None,
+            ),
+            // reftable, SHA-256, grafts: measured with the git command line.
+            Err(e) => match crate::git::cli_local_facts(&ctx.cwd, &updates, moment) {
+                Some(m) => (
+                    m.facts,
+                    m.git_dir,
+                    m.root,
+                    Some(format!(
+                        "git2 cannot measure this repository ({e:#}); measured with the git command line instead"
+                    )),
+                ),
+                None => (
+                    unmeasured(&updates, &format!("{e:#}")),
+                    ctx.cwd.clone(),
+                    ctx.cwd.clone(),
+                    Some(format!(
+                        "neither git2 nor git can read this repository ({e:#}): nothing could be measured, so every change is treated as at least high"
+                    )),
+                ),
+            },
+        };
+        let memo = Memo::new(&git_dir, input);
         // The same lines again in the same git process: the packed-refs half
         // of a deletion, already judged.
-        return Ok(ExitStatus::Allowed);
+        if memo.is_allowed() || facts.refs.is_empty() {
+            return Ok(Judge::Pass);
+        }
+        facts.command = argv.map(|argv| redacted_command(&argv));
+        for f in &facts.refs {
+            if f.missing_tip {
+                ui::info(&format!(
+                    "branch `{}` points at {}, an object missing from this repository: nothing of it is left to lose or to rescue",
+                    f.short_name(),
+                    short_oid(&f.old_oid)
+                ));
+            }
+        }
+        // A config file that cannot be used is left out, as at every door (SPEC 3.2).
+        let config = ctx.config(Some(&root));
+        let assessment = classify_local(&facts, &config.policy);
+        self.rescue_in = Some((git_dir, through_git.is_some()));
+        self.memo = Some(memo);
+        let op = Operation::LocalRefs { facts, assessment };
+        Ok(Judge::Operation(Box::new(Judged {
+            warnings: through_git.into_iter().collect(),
+            ..Judged::new(op, config, root)
+        })))
     }
-    if facts.refs.is_empty() {
-        return Ok(ExitStatus::Allowed);
-    }
-    facts.command = argv.map(|argv| redacted_command(&argv));
-    for f in &facts.refs {
-        if f.missing_tip {
-            ui::info(&format!(
-                "branch `{}` points at {}, an object missing from this repository: nothing of it is left to lose or to rescue",
-                f.short_name(),
-                short_oid(&f.old_oid)
-            ));
+
+    fn on_allow(&self, op: &Operation) -> Result<Vec<String>> {
+        match &self.rescue_in {
+            Some((git_dir, through_git)) => rescue(git_dir, op, *through_git),
+            None => Ok(Vec::new()),
         }
     }
-    // A config file that cannot be used is left out, as at every door (SPEC 3.2).
-    let config = ctx.config(Some(&root));
-    let assessment = classify_local(&facts, &config.policy);
-    if policy::answers_at_once(assessment.tier, &config, false) {
-        for w in &config.warnings {
-            ui::warn(w);
+
+    fn answer(&mut self, _ctx: &Ctx, _op: Option<&Operation>, outcome: Outcome) -> ExitStatus {
+        let status = outcome.git_status();
+        if let Outcome::Decided(_) = outcome
+            && status == ExitStatus::Allowed
+            && let Some(memo) = &self.memo
+        {
+            memo.allow();
         }
-        return Ok(ExitStatus::Allowed);
+        status
     }
-    let op = Operation::LocalRefs { facts, assessment };
-    let rescue = || rescue(&git_dir, &op, through_git.is_some());
-    let mut run = Run::new(ctx, &config, &root, &op, started).on_allow(&rescue);
-    for w in config.warnings.iter().chain(&through_git) {
-        run.warn(w.clone());
-    }
-    let status = run.decide_and_act()?;
-    if status == ExitStatus::Allowed {
-        memo.allow();
-    }
-    Ok(status)
 }
 
 /// True when a program vouch started (a verifier, the notify command) runs

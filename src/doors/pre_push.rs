@@ -4,15 +4,12 @@
 //! refusal -> audit line. A hook refuses only by returning `Refused`; an
 //! internal error prints what to do and exits 2 (git refuses the push too).
 
-use std::io::{Read, Write};
-use std::path::Path;
-use std::process::{Command, Stdio};
-use std::time::Instant;
+use std::io::Read;
+use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 
-use super::decide::Run;
-use super::door::HookCall;
+use super::{Door, HookCall, Judge, Judged};
 use crate::classify::classify_push;
 use crate::cli::PrePushArgs;
 use crate::context::Ctx;
@@ -62,98 +59,106 @@ pub fn quick(args: &[std::ffi::OsString]) -> super::reftx::Quick {
     Quick::Judge(input)
 }
 
+/// The pre-push hook: git's push, as the pusher's repository sees it.
+struct PrePush<'a> {
+    args: &'a PrePushArgs,
+    /// The repository the push is measured in (for the rescue refs).
+    root: PathBuf,
+}
+
 /// Runs the pre-push hook.
 pub fn pre_push(ctx: &Ctx, args: &PrePushArgs) -> Result<ExitStatus> {
-    let started = Instant::now();
-    let call = HookCall {
-        hook: "pre-push",
-        noun: "push",
-        dir: args.hook_dir.as_deref(),
-        args: &[&args.remote, &args.url],
-        url: &args.url,
-    };
-    let input = call.input(ctx)?;
     // Handed over by a copy of `vouch-hook` an earlier vouch wrote.
     if let Some(dir) = &args.hook_dir
         && ctx.env.var_os(crate::env::vars::VOUCH_HOOK_STALE).is_some()
     {
-        super::setup::refresh_old_copy(ctx, dir);
+        crate::commands::setup::refresh_old_copy(ctx, dir);
     }
-    if let Some(refused) = call.chained(ctx, &input)? {
-        return Ok(refused);
-    }
-    let updates = match parse_pre_push(&input) {
-        Ok(u) => u,
-        Err(e) => return Ok(call.unreadable(ctx, &e.to_string())),
-    };
-    if updates.iter().any(|u| u.lossy_name) {
-        ui::warn("a ref name is not UTF-8; it is shown with replacement characters");
-    }
-    let push_args = parent::git_ancestor_argv()
-        .map(|argv| parse_push_argv(&argv))
-        .unwrap_or_default();
-    // Even with no lines the repository is opened: a mirror remote
-    // (`remote.<name>.mirror`) deletes refs that git never shows the hook.
-    let (facts, root, repo_warning) = match Repo::open_for_history(&ctx.cwd) {
-        Ok(repo) => (
-            repo.push_facts(&args.remote, &args.url, updates, &push_args),
-            repo.root(),
-            None,
-        ),
-        Err(e) => {
-            let why = format!("{e:#}");
-            match crate::git::cli_push_facts(
-                &ctx.cwd,
-                &args.remote,
-                &args.url,
-                updates.clone(),
-                &push_args,
-            ) {
-                Some(facts) => (
-                    facts,
-                    ctx.cwd.clone(),
-                    Some(format!(
-                        "git2 cannot measure this repository ({why}); measured with the git command line instead"
-                    )),
-                ),
-                None => (
-                    unmeasured(&args.remote, &args.url, updates, push_args.force, &why),
-                    ctx.cwd.clone(),
-                    Some(format!(
-                        "git2 cannot measure this repository ({why}): nothing could be measured, so every change is treated as at least high"
-                    )),
-                ),
-            }
+    super::drive(
+        ctx,
+        &mut PrePush {
+            args,
+            root: ctx.cwd.clone(),
+        },
+    )
+}
+
+impl Door for PrePush<'_> {
+    fn call(&self) -> HookCall {
+        HookCall {
+            args: vec![self.args.remote.clone(), self.args.url.clone()],
+            url: self.args.url.clone(),
+            ..HookCall::new("pre-push", "push", self.args.hook_dir.clone())
         }
-    };
-    if facts.refs.is_empty() && facts.mirror_unknown.is_none() {
-        return Ok(ExitStatus::Allowed);
-    }
-    // A config file that cannot be used is left out, as at every door (SPEC 3.2).
-    let config = ctx.config(Some(&root));
-    let assessment = classify_push(&facts, &config.policy);
-    if policy::answers_at_once(assessment.tier, &config, false) {
-        for w in &config.warnings {
-            ui::warn(w);
-        }
-        return Ok(ExitStatus::Allowed);
     }
 
-    // Another run of vouch judges this push (git config's, or vouch's hook
-    // in front of lefthook's): not twice.
-    if super::setup::judged_elsewhere(ctx, "pre-push", args.hook_dir.as_deref()) {
-        return Ok(ExitStatus::Allowed);
+    fn judge(&mut self, ctx: &Ctx, input: &[u8]) -> Result<Judge> {
+        let args = self.args;
+        let updates = match parse_pre_push(input) {
+            Ok(u) => u,
+            Err(e) => return Ok(self.call().unreadable(&e.to_string())),
+        };
+        if updates.iter().any(|u| u.lossy_name) {
+            ui::warn("a ref name is not UTF-8; it is shown with replacement characters");
+        }
+        let push_args = parent::git_ancestor_argv()
+            .map(|argv| parse_push_argv(&argv))
+            .unwrap_or_default();
+        // Even with no lines the repository is opened: a mirror remote
+        // (`remote.<name>.mirror`) deletes refs that git never shows the hook.
+        let (facts, root, repo_warning) = match Repo::open_for_history(&ctx.cwd) {
+            Ok(repo) => (
+                repo.push_facts(&args.remote, &args.url, updates, &push_args),
+                repo.root(),
+                None,
+            ),
+            Err(e) => {
+                let why = format!("{e:#}");
+                match crate::git::cli_push_facts(
+                    &ctx.cwd,
+                    &args.remote,
+                    &args.url,
+                    updates.clone(),
+                    &push_args,
+                ) {
+                    Some(facts) => (
+                        facts,
+                        ctx.cwd.clone(),
+                        Some(format!(
+                            "git2 cannot measure this repository ({why}); measured with the git command line instead"
+                        )),
+                    ),
+                    None => (
+                        unmeasured(&args.remote, &args.url, updates, push_args.force, &why),
+                        ctx.cwd.clone(),
+                        Some(format!(
+                            "git2 cannot measure this repository ({why}): nothing could be measured, so every change is treated as at least high"
+                        )),
+                    ),
+                }
+            }
+        };
+        if facts.refs.is_empty() && facts.mirror_unknown.is_none() {
+            return Ok(Judge::Pass);
+        }
+        // A config file that cannot be used is left out, as at every door (SPEC 3.2).
+        let config = ctx.config(Some(&root));
+        let assessment = classify_push(&facts, &config.policy);
+        self.root.clone_from(&root);
+        let op = Operation::Push { facts, assessment };
+        Ok(Judge::Operation(Box::new(Judged {
+            warnings: repo_warning.into_iter().collect(),
+            ..Judged::new(op, config, root)
+        })))
     }
-    let op = Operation::Push { facts, assessment };
-    let save = || -> Result<Vec<String>> { Ok(rescue(&root, &op)) };
-    let mut run = Run::new(ctx, &config, &root, &op, started).on_allow(&save);
-    if let Some(w) = repo_warning {
-        run.warn(w);
+
+    fn judged_elsewhere(&self, ctx: &Ctx) -> bool {
+        crate::commands::setup::judged_elsewhere(ctx, "pre-push", self.args.hook_dir.as_deref())
     }
-    for w in &config.warnings {
-        run.warn(w.clone());
+
+    fn on_allow(&self, op: &Operation) -> Result<Vec<String>> {
+        Ok(rescue(&self.root, op))
     }
-    run.decide_and_act()
 }
 
 /// What the push door's answer without libgit2 needs before the push's
@@ -262,121 +267,6 @@ fn unmeasured(
         force,
         ..PushFacts::default()
     }
-}
-
-/// Runs `<dir>/<hook>.local` with `input` on stdin; `None` if there is none.
-///
-/// The chained hook sees the path git ran the hook by (`<dir>/<hook>`) as
-/// its `$0`, as it did before vouch was installed: a shell script is read by
-/// its shell under that name, a binary gets it as `argv[0]`. (A script for
-/// another interpreter is started by the kernel, which gives it its own
-/// path.) vouch's own hook under that name is never run: it would start
-/// vouch again, without end.
-pub(crate) fn run_chained(
-    env: &dyn crate::env::Env,
-    dir: &Path,
-    hook: &str,
-    args: &[&str],
-    input: &[u8],
-    front: Option<&str>,
-) -> Result<Option<i32>> {
-    let as_run = dir.join(hook);
-    let path = crate::install::local_path(&as_run);
-    if !path.is_file() {
-        return Ok(None);
-    }
-    if crate::install::is_vouch_file(&path) {
-        ui::warn(&format!(
-            "`{}` is vouch's own hook, not one to chain, so it was not run (`git vouch install` removes it)",
-            path.display()
-        ));
-        return Ok(None);
-    }
-    // A hook manager running vouch in its migration mode (vouch's hook moved
-    // to `<hook>.legacy`) already runs its own hooks: its script kept here
-    // would start it again, and it refuses that.
-    if crate::install::managers::chained_is_the_caller(&path, env).is_some() {
-        return Ok(None);
-    }
-    // As git does with hooks: one that is not executable is skipped, with a word.
-    if !crate::files::is_executable(&path) {
-        ui::warn(&format!(
-            "`{}` is not executable, so it was not run",
-            path.display()
-        ));
-        return Ok(None);
-    }
-    let mut command = chained_command(&path, &as_run);
-    if let Some(marker) = front {
-        command.env(crate::env::vars::VOUCH_FRONT, marker);
-    }
-    let mut child = command
-        .args(args)
-        .stdin(Stdio::piped())
-        .spawn()
-        .with_context(|| format!("cannot run the chained hook `{}`", path.display()))?;
-    if let Some(mut stdin) = child.stdin.take() {
-        // A hook may exit without reading all of its input.
-        stdin.write_all(input).ok();
-    }
-    let status = child
-        .wait()
-        .with_context(|| format!("cannot wait for `{}`", path.display()))?;
-    Ok(Some(status.code().unwrap_or(1)))
-}
-
-/// The shells whose scripts are read with `.` under the hook's own name.
-const SHELLS: &[&[u8]] = &[b"sh", b"bash", b"dash", b"ksh", b"mksh", b"zsh", b"ash"];
-
-/// The command that runs the chained hook at `path` (`<hook>.local`) so that
-/// its `$0` is `as_run`, the path git ran the hook by.
-fn chained_command(path: &Path, as_run: &Path) -> Command {
-    use std::os::unix::ffi::{OsStrExt, OsStringExt};
-    use std::os::unix::process::CommandExt;
-
-    let mut head = Vec::new();
-    if let Ok(f) = std::fs::File::open(path) {
-        f.take(256).read_to_end(&mut head).ok();
-    }
-    let first = head.split(|b| *b == b'\n').next().unwrap_or_default();
-    // `sh -c '. "$0.local"' <dir>/<hook> <args>`: `$0.local` is `path`, and a
-    // name with a slash is never looked up on PATH.
-    let source = |shell: std::ffi::OsString, options: Vec<std::ffi::OsString>| {
-        let mut c = Command::new(shell);
-        c.args(options).arg("-c").arg(". \"$0.local\"").arg(as_run);
-        c
-    };
-    let with_slash = as_run.as_os_str().as_bytes().contains(&b'/');
-    if with_slash && let Some(line) = first.strip_prefix(b"#!") {
-        let line = line.strip_suffix(b"\r").unwrap_or(line);
-        let mut words = line
-            .split(|b| *b == b' ' || *b == b'\t')
-            .filter(|w| !w.is_empty());
-        let interpreter = words.next().unwrap_or_default();
-        let rest: Vec<&[u8]> = words.collect();
-        let base = interpreter
-            .rsplit(|b| *b == b'/')
-            .next()
-            .unwrap_or_default();
-        let os = |b: &[u8]| std::ffi::OsString::from_vec(b.to_vec());
-        if SHELLS.contains(&base) && rest.iter().all(|w| w.starts_with(b"-")) {
-            return source(os(interpreter), rest.iter().map(|w| os(w)).collect());
-        }
-        if base == b"env" && rest.len() == 1 && SHELLS.contains(&rest[0]) {
-            let mut c = Command::new(os(interpreter));
-            c.arg(os(rest[0]))
-                .arg("-c")
-                .arg(". \"$0.local\"")
-                .arg(as_run);
-            return c;
-        }
-    } else if with_slash && !head.is_empty() && !head.starts_with(b"\x7fELF") {
-        // No `#!` line: git runs such a hook with `sh`.
-        return source("/bin/sh".into(), Vec::new());
-    }
-    let mut c = Command::new(path);
-    c.arg0(as_run);
-    c
 }
 
 /// Before an allowed push that rewrites or deletes a branch or tag on the

@@ -1,0 +1,537 @@
+//! The agent door (SPEC 3.4): `git vouch agent-hook <agent>` answers an AI
+//! coding agent's pre-tool hook, and `git vouch agent install|uninstall` puts
+//! vouch into (or takes it out of) the agent's hook settings.
+//!
+//! The command is assessed as `git vouch check` does (`check.rs`). Commands
+//! vouch has nothing against get no opinion, within milliseconds. Verified
+//! ones are judged by the verifier programs and the AI verifier, whose
+//! primary is the agent's own vendor (or its `model` field), within the
+//! budget `[agent] budget_secs`. The answer never tells the agent how to get
+//! past vouch: no skip variable, no approval command.
+
+use std::path::PathBuf;
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+use anyhow::Result;
+
+use super::{Door, HookCall, Judge, Judged, Outcome as DoorOutcome};
+use crate::agent::protocol::{self, Answer, Request};
+use crate::agent::settings::{self, Agent};
+use crate::classify::Tier;
+use crate::cli::AgentHookArgs;
+use crate::commands::check::assess;
+use crate::context::Ctx;
+use crate::env::vars;
+use crate::operation::Operation;
+use crate::policy::{Decision, Plan};
+use crate::runner::{Decided, Interaction, Run};
+use crate::text::{one_line, redact_secrets, redact_text};
+use crate::verify::verdict::Outcome as VerdictOutcome;
+use crate::{ExitStatus, audit, git, ui};
+
+/// The most hook input read (an agent's message is a few kilobytes).
+const MAX_INPUT: usize = 1 << 20;
+
+/// One call of an agent's hook: a message before or after one of its
+/// tools runs.
+struct AgentHook {
+    agent: Agent,
+    /// What the message was, once read.
+    read: Read,
+    /// What the answer says first about a command judged: its tier and
+    /// why.
+    headline: String,
+}
+
+/// What the agent's message turned out to be.
+enum Read {
+    /// Not read yet.
+    Nothing,
+    /// A message vouch could not read.
+    Bad,
+    /// Before a tool runs.
+    Before(Request),
+    /// After a tool ran (the post-tool hook), with what its command lost.
+    After(Option<String>),
+}
+
+/// `git vouch agent-hook <agent>`.
+pub fn agent_hook(ctx: &Ctx, args: &AgentHookArgs) -> Result<ExitStatus> {
+    super::drive(
+        ctx,
+        &mut AgentHook {
+            agent: args.agent,
+            read: Read::Nothing,
+            headline: String::new(),
+        },
+    )
+}
+
+impl Door for AgentHook {
+    /// An agent's hook chains to nothing.
+    fn call(&self) -> HookCall {
+        HookCall::new(self.agent.name(), "command", None)
+    }
+
+    /// The agent reads the outcome in its protocol: nothing is printed for
+    /// a person here.
+    fn interaction(&self) -> Interaction {
+        interaction(self.agent)
+    }
+
+    /// What could be read: a read error cuts the message short, and a cut
+    /// message is refused if the command in it looks dangerous.
+    fn input(&self, _ctx: &Ctx, _call: &HookCall) -> Result<Vec<u8>> {
+        let mut input = Vec::new();
+        crate::files::read_stdin(MAX_INPUT, &mut input).ok();
+        Ok(input)
+    }
+
+    fn judge(&mut self, ctx: &Ctx, input: &[u8]) -> Result<Judge> {
+        let agent = self.agent;
+        let request = match protocol::parse(agent, input) {
+            // The post-tool hook: the command has run, nothing to judge.
+            Ok(request) if request.after => {
+                self.read = Read::After(after_command(ctx, agent, &request));
+                return Ok(Judge::Pass);
+            }
+            Ok(request) => request,
+            Err(bad) => {
+                self.read = Read::Bad;
+                // A message vouch cannot read must not carry a dangerous
+                // command past it.
+                let read = bad.command.as_deref().and_then(|command| {
+                    let repo = git::LazyRepo::new(&ctx.cwd);
+                    let config = ctx.config(None);
+                    let assessed = assess(&config, command, &ctx.cwd, &repo).ok()?;
+                    let root = assessed.root.clone().unwrap_or_else(|| ctx.cwd.clone());
+                    let op = Operation::Command {
+                        assessed,
+                        door: agent.name().into(),
+                        session: None,
+                    };
+                    Some(Box::new(Judged::new(op, config, root)))
+                });
+                return Ok(Judge::Unreadable {
+                    said: format!(
+                        "{bad}; the {} hook must send its JSON on stdin",
+                        agent.title()
+                    ),
+                    why: format!("the hook message could not be read: {}", bad.why),
+                    read,
+                });
+            }
+        };
+        let judge = self.judge_request(ctx, &request);
+        self.read = Read::Before(request);
+        Ok(judge)
+    }
+
+    fn answer(&mut self, ctx: &Ctx, op: Option<&Operation>, outcome: DoorOutcome) -> ExitStatus {
+        let agent = self.agent;
+        let bad = matches!(self.read, Read::Bad);
+        let request = match std::mem::replace(&mut self.read, Read::Nothing) {
+            Read::After(note) => {
+                answer_once(&protocol::after_reply(agent, note.as_deref()), || {});
+                return ExitStatus::Allowed;
+            }
+            Read::Before(request) => Some(request),
+            Read::Bad | Read::Nothing => None,
+        };
+        let tier = op.map_or(Tier::None, |op| op.assessment().tier);
+        let answer = match outcome {
+            DoorOutcome::Passed
+            | DoorOutcome::Unreadable { refused: false }
+            | DoorOutcome::Failed { refused: false, .. } => Answer::NoOpinion,
+            DoorOutcome::Chained => Answer::Deny("a chained hook refused this command".into()),
+            DoorOutcome::Unreadable { refused: true } => Answer::Deny(format!(
+                "vouch could not read this hook message, and the command in it looks {tier}: refused"
+            )),
+            DoorOutcome::Failed { refused: true, why } => {
+                Answer::Deny(format!("{}. {why}, so it is refused.", self.headline))
+            }
+            DoorOutcome::Decided(decided) => self.decided(&decided),
+        };
+        let note = request
+            .as_ref()
+            .and_then(|request| snapshot_before(ctx, agent, request, &answer));
+        let mut reply = protocol::reply(agent, &answer);
+        if let Some(note) = &note {
+            protocol::add_note(agent, &mut reply, note);
+        }
+        answer_once(&reply, || {});
+        match reply.code {
+            0 if bad && answer == Answer::NoOpinion => ExitStatus::Refused, // a non-blocking error
+            0 => ExitStatus::Allowed,
+            2 => ExitStatus::Blocked,
+            _ => ExitStatus::Refused,
+        }
+    }
+}
+
+impl AgentHook {
+    /// What vouch makes of one well-formed request before its tool runs.
+    fn judge_request(&mut self, ctx: &Ctx, request: &Request) -> Judge {
+        let agent = self.agent;
+        let Some(command) = &request.command else {
+            return Judge::Pass;
+        };
+        JUDGING.get_or_init(|| command.clone());
+        if !protocol::is_shell_tool(agent, &request.tool) {
+            return Judge::Pass;
+        }
+        let cwd = request_dir(ctx, request);
+        let repo = git::LazyRepo::new(&cwd);
+        let root = repo.root();
+        // A config file that cannot be used is left out, as at every door
+        // (SPEC 3.2). What was left out goes to the audit log, not to the
+        // agent: the line names `git vouch trust`, which is for a person.
+        let mut config = ctx.config(root.as_deref());
+        // SPEC 5.1: `VOUCH_PRIMARY` first, then what the agent says of itself.
+        if ctx.env.var(vars::VOUCH_PRIMARY).is_none() {
+            config.ai.primary = request
+                .model
+                .clone()
+                .or_else(|| protocol::agent_family(agent).map(str::to_owned));
+        }
+        // The whole AI exchange (up to three tries) must fit in the budget.
+        let budget = config.agent_budget_secs;
+        config.ai.timeout_secs = config.ai.timeout_secs.min((budget / 3).max(1));
+        let assessed = match assess(&config, command, &cwd, &repo) {
+            Ok(a) => a,
+            Err(e) => {
+                ui::warn(&format!("{e:#}"));
+                return Judge::Pass;
+            }
+        };
+        let tier = assessed.assessment.tier;
+        self.headline = format!(
+            "vouch: `{}` is {tier} risk: {}",
+            one_line(command, 200),
+            assessed
+                .assessment
+                .reasons(Tier::Standard)
+                .iter()
+                .take(3)
+                .map(|r| one_line(&r.reason, 300))
+                .collect::<Vec<_>>()
+                .join("; ")
+        );
+        let run_root = assessed
+            .root
+            .clone()
+            .unwrap_or_else(|| assessed.cwd.clone());
+        let op = Operation::Command {
+            assessed,
+            door: agent.name().into(),
+            session: request.session.clone(),
+        };
+        Judge::Operation(Box::new(Judged {
+            budget: Some(Duration::from_secs(budget)),
+            ..Judged::new(op, config, run_root)
+        }))
+    }
+
+    /// The runner's decision, in the agent's terms.
+    fn decided(&self, decided: &Decided) -> Answer {
+        // A verified command is not let through silently when its decision
+        // cannot be logged: the person decides, told why (a deny where the
+        // agent cannot ask).
+        if decided.status == ExitStatus::Error {
+            return Answer::Ask(format!(
+                "{}. vouch allowed it, but {}, so the decision is not on record: a person must decide.",
+                self.headline,
+                decided
+                    .unlogged
+                    .as_deref()
+                    .unwrap_or("its audit line could not be written")
+            ));
+        }
+        let unavailable = match decided.combined.as_ref().map(|c| &c.outcome) {
+            Some(VerdictOutcome::Unavailable { reason }) => Some(reason.as_str()),
+            _ => None,
+        };
+        let concerns = decided
+            .combined
+            .as_ref()
+            .map(|c| c.concerns.as_slice())
+            .unwrap_or_default();
+        protocol::answer(
+            &decided.plan.action,
+            decided.plan.result,
+            &self.headline,
+            concerns,
+            unavailable,
+            decided.late,
+        )
+    }
+}
+
+/// Snapshots the repository before a shell command that may change it
+/// runs (SPEC 3.4, issue 28), so that `git vouch undo` can put back what
+/// the door could not predict. A denied command does not run, and a
+/// read-only one changes nothing: neither pays. A snapshot that cannot be
+/// taken is said, and never stops the command.
+///
+/// Taking it also tells what the previous command did (issue 28 item 3,
+/// for agents without a post-tool hook): when uncommitted work, a branch,
+/// a tag or a stash entry was lost since the last snapshot, the line
+/// returned says what, and how to bring it back. A new snapshot leaves an
+/// audit line (its name, what it did not copy, what the previous command
+/// lost); an unchanged state writes nothing. Nothing is ever pruned here:
+/// an agent's hook must not be able to let go of a snapshot.
+fn snapshot_before(ctx: &Ctx, agent: Agent, request: &Request, answer: &Answer) -> Option<String> {
+    let command = request.command.as_ref()?;
+    if matches!(answer, Answer::Deny(_))
+        || !protocol::is_shell_tool(agent, &request.tool)
+        || crate::classify::read_only(command)
+    {
+        return None;
+    }
+    let cwd = request_dir(ctx, request);
+    let shown = crate::text::redact_secrets(command);
+    let taken = match git::take_snapshot(&cwd, agent.name(), &shown) {
+        Ok(taken) => taken?,
+        Err(e) => {
+            ui::warn(&format!("no snapshot before this command: {e:#}"));
+            return None;
+        }
+    };
+    // The one before the snapshot just taken (listed only when one was:
+    // an unchanged state pays for nothing more), unless the agent's
+    // post-tool hook has said what its command did already.
+    let all = git::snapshots(&cwd).unwrap_or_default();
+    // More than retention keeps: a person's next command prunes (never
+    // this door: an agent's hook must not let go of a snapshot).
+    let root = git::LazyRepo::new(&cwd)
+        .root()
+        .unwrap_or_else(|| cwd.clone());
+    let config = ctx.config(Some(&root));
+    let keep = config.snapshot_keep;
+    if all.len() > usize::try_from(keep).unwrap_or(usize::MAX) {
+        git::mark_prune_due(&cwd);
+    }
+    let previous = all
+        .into_iter()
+        .find(|s| s.name != taken.name)
+        .filter(|p| p.agent != "undo");
+    let lost = previous
+        .as_ref()
+        .and_then(|p| git::lost_between(&cwd, p, &taken.id).ok())
+        // Said already by the post-tool hook (asked only when there is
+        // something to say).
+        .filter(|l| {
+            (l.files.is_empty() && l.refs.is_empty() && l.stash.is_empty())
+                || !previous
+                    .as_ref()
+                    .is_some_and(|p| git::snapshot_checked(&cwd, p))
+        });
+    let note = lost.as_ref().and_then(loss_note);
+    let record = crate::audit::SnapshotRecord {
+        name: taken.short().to_owned(),
+        id: taken.id.clone(),
+        command: shown,
+        not_copied: taken.not_copied.clone(),
+    };
+    let lost = lost.filter(|l| !l.files.is_empty() || !l.refs.is_empty() || !l.stash.is_empty());
+    log_line(
+        ctx,
+        Some((&config, &root)),
+        agent,
+        request,
+        (audit::SNAPSHOT_LINE, &taken.id),
+        Some(record),
+        lost,
+    );
+    note
+}
+
+/// The agent's post-tool hook (issue 28 item 3): the command has run;
+/// what it lost is found against the snapshot taken before it, written
+/// into an audit line, and said to the agent and its person in one line
+/// naming the `git vouch undo` that brings it back.
+fn after_command(ctx: &Ctx, agent: Agent, request: &Request) -> Option<String> {
+    let command = request.command.as_ref()?;
+    if !protocol::is_shell_tool(agent, &request.tool) || crate::classify::read_only(command) {
+        return None;
+    }
+    let cwd = request_dir(ctx, request);
+    let before = git::snapshot_before_now(&cwd).ok()??;
+    let lost = match git::lost_since(&cwd, &before) {
+        Ok(lost) => lost,
+        Err(e) => {
+            ui::warn(&format!(
+                "vouch could not compare the repository with the snapshot before this command: {e:#}"
+            ));
+            return None;
+        }
+    };
+    git::mark_snapshot_checked(&cwd, &before);
+    let note = loss_note(&lost);
+    if !lost.files.is_empty() || !lost.refs.is_empty() || !lost.stash.is_empty() {
+        let lost = crate::audit::LostRecord {
+            command: crate::text::redact_secrets(command),
+            ..lost
+        };
+        log_line(
+            ctx,
+            None,
+            agent,
+            request,
+            (audit::AFTER_LINE, &before.id),
+            None,
+            Some(lost),
+        );
+    }
+    note
+}
+
+/// The one line an agent and its person read when a command lost work.
+fn loss_note(lost: &crate::audit::LostRecord) -> Option<String> {
+    git::is_loss(lost).then(|| {
+        format!(
+            "vouch: `{}` lost {}. If that was not meant, `git vouch undo {}` brings it back.",
+            one_line(&lost.command, 80),
+            git::loss_lines(lost).join("; "),
+            lost.snapshot
+        )
+    })
+}
+
+/// The directory the agent's command runs in: the one its message names,
+/// or the hook's own (inherited from the agent) when that one does not
+/// exist (JSON carries no path that is not UTF-8: a directory named in
+/// other bytes arrives mangled).
+fn request_dir(ctx: &Ctx, request: &Request) -> PathBuf {
+    match request.cwd.as_deref().filter(|c| !c.is_empty()) {
+        Some(c) if ctx.cwd.join(c).is_dir() => ctx.cwd.join(c),
+        _ => ctx.cwd.clone(),
+    }
+}
+
+/// Writes a snapshot's or a post-tool check's audit line (not a
+/// decision: `git vouch stats` leaves them out). A line that cannot be
+/// written is said, and stops nothing: the snapshot is taken either way.
+/// Its `operation_id` is the snapshot's commit, abbreviated (the one taken,
+/// or the one a post-tool check compared with).
+fn log_line(
+    ctx: &Ctx,
+    known: Option<(&crate::config::Config, &std::path::Path)>,
+    agent: Agent,
+    request: &Request,
+    (kind, id): (&str, &str),
+    snapshot: Option<crate::audit::SnapshotRecord>,
+    lost: Option<crate::audit::LostRecord>,
+) {
+    let found;
+    let (config, root) = if let Some(k) = known {
+        k
+    } else {
+        let cwd = request_dir(ctx, request);
+        let root = git::LazyRepo::new(&cwd).root().unwrap_or(cwd);
+        found = (ctx.config(Some(&root)), root);
+        (&found.0, found.1.as_path())
+    };
+    let record = audit::Record {
+        timestamp: ctx.now().to_string(),
+        session_id: request.session.clone(),
+        snapshot,
+        lost,
+        ..audit::Record::new(
+            &id.chars().take(12).collect::<String>(),
+            kind,
+            agent.name(),
+            &root.display().to_string(),
+            crate::policy::AuditResult::Skipped,
+            Decision::Allowed,
+        )
+    };
+    let written = ctx.log_path(config).and_then(|path| {
+        audit::append_unsynced(&path, config.log_max_bytes, config.log_keep, &record)
+    });
+    if let Err(e) = written {
+        ui::warn(&format!(
+            "{e:#}; this snapshot's audit line was not written"
+        ));
+    }
+}
+
+/// Whether the agent has had its answer: the door's own, or the
+/// watchdog's when the door is late ([`answer_in_time`]).
+static ANSWERED: Mutex<bool> = Mutex::new(false);
+
+/// The command the door is judging, for the watchdog's audit line.
+static JUDGING: OnceLock<String> = OnceLock::new();
+
+/// Writes `reply` unless the agent has had an answer already, then runs
+/// `then` (still holding the answer, so that no second one follows: the
+/// watchdog exits there, and a late door waits for that exit).
+pub fn answer_once(reply: &protocol::Reply, then: impl FnOnce()) {
+    let mut answered = ANSWERED
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if *answered {
+        return;
+    }
+    *answered = true;
+    if !reply.stdout.is_empty() {
+        ui::out(reply.stdout.trim_end());
+    }
+    if !reply.stderr.is_empty() {
+        ui::err_text(&reply.stderr);
+    }
+    then();
+}
+
+/// How long the agent door may take before its watchdog answers for it:
+/// the verdict's budget (`[agent] budget_secs`) and a margin for reading
+/// the repository, always below the [`settings::HOOK_TIMEOUT_SECS`] it
+/// asks the agent for. An agent runs the command when its hook times out
+/// (most have no setting against it), so vouch must answer first.
+pub fn deadline(ctx: &Ctx) -> Duration {
+    let hook = settings::HOOK_TIMEOUT_SECS - 3;
+    let budget = ctx.config(None).agent_budget_secs;
+    Duration::from_secs(budget.saturating_add(5).min(hook))
+}
+
+/// The watchdog's answer when the door did not finish judging within
+/// `deadline`: a denial that says why, and its audit line; then `exit`
+/// with its code, while no other answer can follow. Does nothing when the
+/// door answered first.
+pub fn answer_in_time(ctx: &Ctx, agent: Agent, deadline: Duration, exit: impl FnOnce(u8)) {
+    let why = format!(
+        "vouch could not finish judging this command within {} s (a command too intricate to read, or a repository too slow to measure), so it is refused. A person must decide at their terminal",
+        deadline.as_secs()
+    );
+    let reply = protocol::reply(agent, &Answer::Deny(why.clone()));
+    answer_once(&reply, || {
+        let config = ctx.config(None);
+        let mut op = crate::operation::Unjudged::new("command", agent.name(), Some(Tier::Critical));
+        // As `check` shows a command: credentials masked.
+        op.reasons = JUDGING
+            .get()
+            .map(|c| one_line(&redact_secrets(&redact_text(c)), 300))
+            .into_iter()
+            .collect();
+        let op = Operation::Unjudged(op);
+        let started = Instant::now()
+            .checked_sub(deadline)
+            .unwrap_or_else(Instant::now);
+        Run::new(ctx, &config, &ctx.cwd, &op, started)
+            .through(interaction(agent))
+            .log_decided(
+                &Plan::refused_unjudged(why.clone()),
+                Decision::Refused,
+                Some(why.clone()),
+            );
+        exit(reply.code);
+    });
+}
+
+fn interaction(agent: Agent) -> Interaction {
+    Interaction::Agent {
+        name: agent.name(),
+        can_ask: protocol::can_ask(agent),
+    }
+}
