@@ -7,8 +7,8 @@
 //!   command lines; each door in [`commands`] turns it into one
 //!   [`operation::Operation`];
 //! - facts: [`git`] (the only git2 user) measures them into [`facts`] types;
-//! - tier: [`classify`] (pure; the agent door's [`shell`] rules beside it)
-//!   applies the policy of [`config`];
+//! - tier: [`classify`] (pure; the agent door's command rules in
+//!   [`classify::shell`]) applies the policy of [`config`];
 //! - verifiers: [`verify`]: programs, the AI verifier and its providers, and
 //!   the verdicts read (pure);
 //! - decision: [`policy`] (pure) applies the protocol of SPEC section 6;
@@ -39,7 +39,6 @@ pub mod policy;
 pub mod prompt;
 pub mod report;
 pub mod review;
-pub mod shell;
 pub mod text;
 pub mod trust;
 pub mod ui;
