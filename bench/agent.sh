@@ -59,7 +59,7 @@ echo
 
 echo "2. in-process classification (release test binary)"
 (cd "$here" && cargo test --release --locked --quiet --lib \
-  shell::tests::speed_of_ten_thousand_classifications -- --ignored --nocapture) 2>&1 |
+  classify::shell::tests::speed_of_ten_thousand_classifications -- --ignored --nocapture) 2>&1 |
   grep -E "ready in|classifications in|parses in" | sed 's/^/   /' || echo "   (the timing test did not run)"
 
 echo "   target: 10,000 classifications in at most 100 ms"

@@ -8,8 +8,8 @@
 //!   [`operation::Operation`], and one driver there carries every door's
 //!   call through the rest;
 //! - facts: [`git`] (the only git2 user) measures them into [`facts`] types;
-//! - tier: [`classify`] (pure; the agent door's [`shell`] rules beside it)
-//!   applies the policy of [`config`];
+//! - tier: [`classify`] (pure; the agent door's command rules in
+//!   [`classify::shell`]) applies the policy of [`config`];
 //! - verifiers: [`verify`]: programs, the AI verifier and its providers, and
 //!   the verdicts read (pure);
 //! - decision: [`policy`] (pure) applies the protocol of SPEC section 6,
@@ -43,7 +43,6 @@ pub mod prompt;
 pub mod report;
 pub mod review;
 pub mod runner;
-pub mod shell;
 pub mod text;
 pub mod trust;
 pub mod ui;

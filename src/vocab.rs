@@ -103,7 +103,7 @@ pub enum Rule {
     LocalTag,
     /// The stash dropped or cleared.
     StashDrop,
-    /// A shell command matched a rule (`shell/rules.toml` or `[[rules]]`).
+    /// A shell command matched a rule (`classify/shell/rules.toml` or `[[rules]]`).
     Command,
 }
 

@@ -1,7 +1,7 @@
 //! PURE: facts to a risk tier (SPEC section 2): a push (`push.rs`), a local
 //! ref transaction (`local.rs`), a shell command's measured facts
 //! (`command.rs`); the staged change is classified in
-//! [`crate::classify::staged`] and a shell command by [`crate::shell`]. Every rule has
+//! [`crate::classify::staged`] and a shell command by [`shell`]. Every rule has
 //! a name (used in config `[tiers]` and in the audit log) and a default
 //! tier. Nothing here touches git, the network or the terminal.
 
@@ -10,6 +10,7 @@ mod local;
 mod push;
 mod readonly;
 mod server;
+pub mod shell;
 pub mod staged;
 
 pub use command::{classify_command, discarded_noun};

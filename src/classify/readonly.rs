@@ -4,7 +4,7 @@
 //! redirection, and git's own are its reading subcommands without an
 //! option that writes.
 
-use crate::shell::{SimpleCommand, parse};
+use crate::classify::shell::{SimpleCommand, parse};
 
 /// Programs that only read (with the options that would write left out
 /// below).

@@ -1,7 +1,7 @@
 //! `git vouch check`: a shell command, judged before it runs (SPEC 2.4). The
 //! agent door (`agent.rs`) uses the same assessment.
 //!
-//! The command is parsed and classified by the pure [`crate::shell`]; then
+//! The command is parsed and classified by the pure [`crate::classify::shell`]; then
 //! every match that asks for facts is measured in the real repository by
 //! the git adapter ([`git::command_facts`]: what `reset --hard` would
 //! discard, which commits `branch -D` would orphan, what `push --force`
@@ -15,6 +15,7 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use serde::Serialize;
 
+use crate::classify::shell::{self, Facts, Match, Rules};
 use crate::classify::{Assessment, RefRisk, Rule, Tier, classify_command};
 use crate::cli::CheckArgs;
 use crate::config::Config;
@@ -24,7 +25,6 @@ use crate::git::{self, LazyRepo, Repo};
 use crate::operation::{Assessed, Operation, StepFacts};
 use crate::policy::{self, AuditResult};
 use crate::runner::{Interaction, Run};
-use crate::shell::{self, Facts, Match, Rules};
 use crate::text::one_line;
 use crate::verify::verdict::VerifierResult;
 use crate::{ExitStatus, ui};

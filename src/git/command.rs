@@ -8,9 +8,9 @@ use anyhow::{Context, Result, bail};
 use git2::{Oid, Status, StatusOptions};
 
 use super::{Moment, Repo, ls_remote_within, tracking_ref};
+use crate::classify::shell::{Facts, SimpleCommand};
 use crate::facts::{CommandFacts, Discarded, Unmeasured, WorktreeLoss};
 use crate::input::hooks::{GitCommand, PushUpdate, RefUpdate, parse_push_argv};
-use crate::shell::{Facts, SimpleCommand};
 
 /// How many file names a loss lists.
 const FILES_SHOWN: usize = 20;

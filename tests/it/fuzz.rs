@@ -17,10 +17,10 @@ use proptest::test_runner::{Config, TestRunner};
 use serde_json::json;
 use vouch::agent::protocol;
 use vouch::agent::settings::Agent;
+use vouch::classify::shell::{self, Rules};
 use vouch::config::{self, ConfigFile, ConfigInputs};
 use vouch::env::MapEnv;
 use vouch::input::hooks;
-use vouch::shell::{self, Rules};
 
 /// Cases per target: a short run by default, `VOUCH_FUZZ_CASES` for more.
 fn cases() -> u32 {

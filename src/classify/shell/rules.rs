@@ -551,7 +551,7 @@ impl Builtin {
 }
 
 impl Rules {
-    /// The built-in rules (`src/shell/rules.toml`).
+    /// The built-in rules (`src/classify/shell/rules.toml`).
     pub fn builtin() -> Self {
         Self::default()
     }
@@ -1250,7 +1250,7 @@ mod tests {
     fn simple_globs_match_as_globset_does() {
         // Every word of the corpus, whole command lines, and their folded forms.
         let mut texts: Vec<String> = Vec::new();
-        for line in include_str!("../../fixtures/commands.tsv").lines() {
+        for line in include_str!("../../../fixtures/commands.tsv").lines() {
             let command = line.split('\t').nth(1).unwrap_or_default();
             texts.push(command.to_owned());
             for word in shell_words::split(command)

@@ -42,7 +42,7 @@ struct Case {
 }
 
 fn corpus() -> Vec<Case> {
-    let text = include_str!("../../fixtures/commands.tsv");
+    let text = include_str!("../../../fixtures/commands.tsv");
     let mut cases = Vec::new();
     for (index, line) in text.lines().enumerate() {
         if line.trim().is_empty() || line.starts_with('#') {

@@ -10,7 +10,7 @@
 //!
 //! # Rules
 //!
-//! Rules are data: the built-in set is `src/shell/rules.toml`, compiled into
+//! Rules are data: the built-in set is `src/classify/shell/rules.toml`, compiled into
 //! the binary, and user rules use the same format and are added to it (a
 //! user rule can raise a command's tier, never lower it):
 //!

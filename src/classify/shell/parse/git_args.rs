@@ -1,0 +1,504 @@
+//! PURE: a git command line as git reads it: the global options and
+//! `GIT_*` assignments before the subcommand ([`GitCall`]), aliases
+//! expanded, the settings and variables git runs as commands read as
+//! scripts, glued short option values split off, and settings that change
+//! a plain command written out.
+
+use super::{MAX_ALIASES, ParseProblem, Parser, SimpleCommand};
+use crate::input::hooks::GitGlobals;
+
+/// Git's global options and environment, resolved before the subcommand.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GitCall {
+    /// `-C <path>` directories, in order (each relative to the previous).
+    pub dirs: Vec<String>,
+    /// `-c key=value` settings (a bare `-c key` is `true`), and settings
+    /// passed through `GIT_CONFIG_*` assignments or `--config-env`.
+    pub config: Vec<(String, String)>,
+    /// `--git-dir` or `GIT_DIR=`.
+    pub git_dir: Option<String>,
+    /// `--work-tree` or `GIT_WORK_TREE=`.
+    pub work_tree: Option<String>,
+    /// The aliases expanded to reach this command, outermost first.
+    pub aliases: Vec<String>,
+}
+
+impl GitCall {
+    /// The value of a `-c` setting, the key compared case-insensitively
+    /// (last one wins, as in git).
+    pub fn setting(&self, key: &str) -> Option<&str> {
+        self.config
+            .iter()
+            .rev()
+            .find(|(k, _)| k.eq_ignore_ascii_case(key))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+impl Parser<'_> {
+    /// Normalizes a git command in place. Returns true when an alias was
+    /// expanded into git words and the command must be normalized again;
+    /// false when the command was recorded (or replaced by a `!` alias).
+    pub(super) fn git(
+        &mut self,
+        command: &mut SimpleCommand,
+        depth: usize,
+        alias_count: &mut usize,
+    ) -> bool {
+        let mut call = command.git.take().unwrap_or_default();
+        if call.aliases.is_empty() {
+            // Settings written by `git config` earlier in the line come
+            // first: `-c` and the environment override them.
+            call.config.splice(0..0, self.git_config.iter().cloned());
+            git_env(&command.env, &mut call);
+            // Variables git runs as commands (`GIT_EXTERNAL_DIFF`, `GIT_SSH_COMMAND`, ...).
+            for (name, value) in &command.env {
+                if COMMAND_VARIABLES.contains(&name.as_str()) {
+                    let value = value.clone();
+                    self.script(&value, depth + 1, &command.cd);
+                }
+            }
+        }
+        let words = &command.argv[1..];
+        // Git's global options: the one model of a git command line.
+        let (globals, i) = GitGlobals::read(words);
+        call.dirs.extend(globals.dirs);
+        call.config.extend(globals.config);
+        if globals.git_dir.is_some() {
+            call.git_dir = globals.git_dir;
+        }
+        if globals.work_tree.is_some() {
+            call.work_tree = globals.work_tree;
+        }
+        let mut normalized = vec![command.argv[0].clone()];
+        // An option missing its value (`git -c`) runs nothing: git refuses it.
+        normalized.extend_from_slice(words.get(i..).unwrap_or_default());
+        command.argv = normalized;
+        if let Some(sub) = command.argv.get(1).cloned()
+            && !GIT_BUILTINS.contains(&sub.as_str())
+        {
+            let key = format!("alias.{sub}");
+            let expansion = call
+                .setting(&key)
+                .map(str::to_owned)
+                .or_else(|| (self.aliases)(&sub));
+            if let Some(expansion) = expansion {
+                *alias_count += 1;
+                if *alias_count > MAX_ALIASES || call.aliases.contains(&sub) {
+                    self.problem(ParseProblem::AliasLoop { name: sub });
+                    command.git = Some(call);
+                    self.out.commands.push(std::mem::take(command));
+                    return false;
+                }
+                call.aliases.push(sub);
+                if let Some(script) = expansion.strip_prefix('!') {
+                    let mut script = script.to_owned();
+                    if command.argv.len() > 2 {
+                        script.push(' ');
+                        script.push_str(&shell_words::join(&command.argv[2..]));
+                    }
+                    self.script(&script, depth + 1, &command.cd);
+                    return false;
+                }
+                let alias_words = shell_words::split(&expansion)
+                    .unwrap_or_else(|_| expansion.split_whitespace().map(str::to_owned).collect());
+                let mut expanded = vec![command.argv[0].clone()];
+                expanded.extend(alias_words);
+                expanded.extend_from_slice(&command.argv[2..]);
+                command.argv = expanded;
+                command.git = Some(call);
+                return true;
+            }
+        }
+        // Settings git runs as commands (`-c diff.external=...`, `core.pager`).
+        let runs: Vec<String> = call
+            .config
+            .iter()
+            .filter(|(k, _)| runs_command(k))
+            .map(|(_, v)| v.trim_start_matches('!').to_owned())
+            .collect();
+        for script in runs {
+            self.script(&script, depth + 1, &command.cd);
+        }
+        normalize_git(command, &call);
+        if command.argv.get(1).is_some_and(|s| s == "config") {
+            self.git_config_write(command, depth);
+        }
+        command.git = Some(call);
+        self.out.commands.push(std::mem::take(command));
+        false
+    }
+
+    /// Remembers what `git config` writes (`git config alias.x '!...'`,
+    /// `git config clean.requireForce false`), for the git commands after
+    /// it, and judges a command it stores now.
+    fn git_config_write(&mut self, command: &SimpleCommand, depth: usize) {
+        let args = &command.argv[2..];
+        let mut words = Vec::new();
+        let mut i = 0;
+        let mut unset = false;
+        while let Some(arg) = args.get(i) {
+            i += 1;
+            match arg.as_str() {
+                "--file" | "-f" | "--blob" | "--type" | "--default" | "--comment" | "--value" => {
+                    i += 1;
+                }
+                "--unset" | "--unset-all" | "unset" | "--remove-section" | "--rename-section"
+                | "--get" | "--get-all" | "--get-regexp" | "get" | "-l" | "--list" | "list" => {
+                    unset = true;
+                }
+                "set" if words.is_empty() => {}
+                a if a.starts_with('-') => {}
+                _ => words.push(arg.clone()),
+            }
+        }
+        if unset {
+            return;
+        }
+        if let [key, value, ..] = &words[..] {
+            if runs_command(key) {
+                let script = value.trim_start_matches('!').to_owned();
+                self.script(&script, depth + 1, &command.cd);
+            }
+            self.git_config.push((key.clone(), value.clone()));
+        }
+    }
+}
+
+/// Environment variables whose value git runs as a command.
+const COMMAND_VARIABLES: &[&str] = &[
+    "GIT_EXTERNAL_DIFF",
+    "GIT_PAGER",
+    "GIT_SSH",
+    "GIT_SSH_COMMAND",
+    "GIT_EDITOR",
+    "GIT_SEQUENCE_EDITOR",
+    "GIT_ASKPASS",
+    "GIT_PROXY_COMMAND",
+    "PAGER",
+    "EDITOR",
+    "VISUAL",
+];
+
+/// True for a git setting whose value git runs as a command.
+fn runs_command(key: &str) -> bool {
+    let key = key.to_ascii_lowercase();
+    let last = key.rsplit('.').next().unwrap_or_default();
+    matches!(
+        key.as_str(),
+        "diff.external"
+            | "core.pager"
+            | "core.editor"
+            | "core.sshcommand"
+            | "core.askpass"
+            | "core.fsmonitor"
+            | "core.gitproxy"
+            | "sequence.editor"
+            | "gpg.program"
+            | "credential.helper"
+            | "uploadpack.packobjectshook"
+    ) || key.starts_with("pager.")
+        || (key.starts_with("diff.") && matches!(last, "command" | "textconv"))
+        || (key.starts_with("difftool.") || key.starts_with("mergetool.")) && last == "cmd"
+        || (key.starts_with("merge.") && last == "driver")
+        || (key.starts_with("filter.") && matches!(last, "clean" | "smudge" | "process"))
+        || (key.starts_with("gpg.") && last == "program")
+        || (key.starts_with("remote.") && matches!(last, "receivepack" | "uploadpack" | "vcs"))
+        || (key.starts_with("credential.") && last == "helper")
+        || (key.starts_with("hook.") && last == "command")
+}
+
+/// Git short options that take a value, by subcommand: a value glued to
+/// the letter (`-bfeature`) is split off as git does.
+fn short_values(sub: &str) -> &'static str {
+    match sub {
+        "checkout" => "bBU",
+        "switch" => "cC",
+        "commit" => "mFCctS",
+        "branch" => "u",
+        "clean" => "e",
+        "push" => "o",
+        "stash" => "m",
+        "tag" => "mFu",
+        "merge" => "mFsX",
+        "rebase" => "sXxC",
+        "restore" => "s",
+        "cherry-pick" | "revert" => "mX",
+        "clone" => "bouc",
+        "worktree" => "bB",
+        "log" | "shortlog" => "n",
+        "grep" => "eABCfm",
+        _ => "",
+    }
+}
+
+/// Normalizes a git command as git reads it: glued short option values
+/// split off (`-bfeature` is `-b feature`), `--help`/`-h` turned into
+/// `git help <sub>` (nothing else runs), and settings that change what a
+/// plain command does written out (`clean.requireForce=false` is `-f`,
+/// `remote.<name>.mirror` is `--mirror`, `remote.<name>.push` names the
+/// refspec).
+fn normalize_git(command: &mut SimpleCommand, call: &GitCall) {
+    let Some(sub) = command.argv.get(1).cloned() else {
+        return;
+    };
+    // `--mirr` is `--mirror`, as git's parse-options reads it.
+    crate::input::hooks::expand_long_options(&sub, &mut command.argv[2..]);
+    let values = short_values(&sub);
+    let mut argv = vec![command.argv[0].clone(), sub.clone()];
+    let mut dashdash = false;
+    let mut help = false;
+    let mut previous_takes_value = false;
+    for arg in &command.argv[2..] {
+        if dashdash
+            || previous_takes_value
+            || arg == "--"
+            || !arg.starts_with('-')
+            || arg.starts_with("--")
+            || arg.len() < 3
+        {
+            if !dashdash && !previous_takes_value && (arg == "--help" || arg == "-h") {
+                help = true;
+            }
+            dashdash |= arg == "--";
+            previous_takes_value = !dashdash
+                && arg.len() == 2
+                && arg.starts_with('-')
+                && arg.chars().nth(1).is_some_and(|c| values.contains(c));
+            argv.push(arg.clone());
+            continue;
+        }
+        previous_takes_value = false;
+        let letters = &arg[1..];
+        let mut flags = String::from("-");
+        let mut split = None;
+        for (at, c) in letters.char_indices() {
+            flags.push(c);
+            if values.contains(c) {
+                let rest = &letters[at + c.len_utf8()..];
+                if rest.is_empty() {
+                    previous_takes_value = true;
+                } else {
+                    split = Some(rest.to_owned());
+                }
+                break;
+            }
+        }
+        argv.push(flags);
+        argv.extend(split);
+    }
+    if help || sub == "-h" || sub == "--help" {
+        command.argv = vec![command.argv[0].clone(), "help".to_owned()];
+        return;
+    }
+    if sub == "clean"
+        && call.setting("clean.requireForce").is_some_and(|v| {
+            matches!(
+                v.to_ascii_lowercase().as_str(),
+                "false" | "no" | "off" | "0"
+            )
+        })
+        && !argv.iter().any(|a| a == "-n" || a == "--dry-run")
+    {
+        argv.insert(2, "-f".to_owned());
+    }
+    if sub == "push" {
+        let positionals: Vec<String> = argv[2..]
+            .iter()
+            .filter(|a| !a.starts_with('-'))
+            .cloned()
+            .collect();
+        let remote = positionals
+            .first()
+            .map_or("origin", String::as_str)
+            .to_owned();
+        let named = !positionals.is_empty();
+        let key = |k: &str| format!("remote.{remote}.{k}");
+        if call.setting(&key("mirror")).is_some_and(|v| {
+            !matches!(
+                v.to_ascii_lowercase().as_str(),
+                "false" | "no" | "off" | "0"
+            )
+        }) {
+            argv.push("--mirror".to_owned());
+        }
+        if positionals.len() <= 1
+            && let Some(refspec) = call.setting(&key("push"))
+        {
+            if !named {
+                argv.push(remote.clone());
+            }
+            argv.push(refspec.to_owned());
+        }
+    }
+    command.argv = argv;
+}
+
+/// Reads git's environment assignments into `call`.
+fn git_env(env: &[(String, String)], call: &mut GitCall) {
+    for (name, value) in env {
+        match name.as_str() {
+            "GIT_DIR" => call.git_dir = Some(value.clone()),
+            "GIT_WORK_TREE" => call.work_tree = Some(value.clone()),
+            "GIT_CONFIG_PARAMETERS" => {
+                // `'key'='value' 'key2'='value2'`: keep the pairs, roughly.
+                for pair in shell_words::split(value).unwrap_or_default() {
+                    let (k, v) = pair.split_once('=').unwrap_or((&pair, "true"));
+                    call.config.push((k.to_owned(), v.to_owned()));
+                }
+            }
+            n if n.starts_with("GIT_CONFIG_KEY_") => {
+                let index = &n["GIT_CONFIG_KEY_".len()..];
+                let value_name = format!("GIT_CONFIG_VALUE_{index}");
+                let v = env
+                    .iter()
+                    .find(|(k, _)| *k == value_name)
+                    .map_or(String::new(), |(_, v)| v.clone());
+                call.config.push((value.clone(), v));
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Git's built-in commands: git never lets an alias shadow these.
+const GIT_BUILTINS: &[&str] = &[
+    "add",
+    "am",
+    "annotate",
+    "apply",
+    "archive",
+    "bisect",
+    "blame",
+    "branch",
+    "bundle",
+    "cat-file",
+    "check-attr",
+    "check-ignore",
+    "checkout",
+    "checkout-index",
+    "cherry",
+    "cherry-pick",
+    "clean",
+    "clone",
+    "commit",
+    "commit-tree",
+    "config",
+    "count-objects",
+    "describe",
+    "diff",
+    "diff-files",
+    "diff-index",
+    "diff-tree",
+    "difftool",
+    "fast-export",
+    "fast-import",
+    "fetch",
+    "filter-branch",
+    "for-each-ref",
+    "format-patch",
+    "fsck",
+    "gc",
+    "grep",
+    "hash-object",
+    "help",
+    "init",
+    "log",
+    "ls-files",
+    "ls-remote",
+    "ls-tree",
+    "maintenance",
+    "merge",
+    "merge-base",
+    "mergetool",
+    "mktag",
+    "mktree",
+    "mv",
+    "notes",
+    "pack-refs",
+    "prune",
+    "pull",
+    "push",
+    "range-diff",
+    "read-tree",
+    "rebase",
+    "reflog",
+    "remote",
+    "repack",
+    "replace",
+    "reset",
+    "restore",
+    "rev-list",
+    "rev-parse",
+    "revert",
+    "rm",
+    "shortlog",
+    "show",
+    "show-branch",
+    "show-ref",
+    "sparse-checkout",
+    "stash",
+    "status",
+    "submodule",
+    "switch",
+    "symbolic-ref",
+    "tag",
+    "update-index",
+    "update-ref",
+    "var",
+    "verify-commit",
+    "verify-tag",
+    "whatchanged",
+    "worktree",
+    "write-tree",
+];
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::no_aliases;
+    use super::super::{ParseProblem, parse};
+
+    #[test]
+    fn git_global_options_are_resolved() {
+        let parsed = parse(
+            "GIT_DIR=/r/.git git -C sub -c core.hooksPath=/dev/null --no-pager --work-tree=/w push -f",
+            &no_aliases,
+        );
+        let c = &parsed.commands[0];
+        assert_eq!(c.argv, ["git", "push", "-f"]);
+        let git = c.git.as_ref().expect("git call");
+        assert_eq!(git.dirs, ["sub"]);
+        assert_eq!(git.setting("core.hookspath"), Some("/dev/null"));
+        assert_eq!(git.git_dir.as_deref(), Some("/r/.git"));
+        assert_eq!(git.work_tree.as_deref(), Some("/w"));
+    }
+
+    #[test]
+    fn git_aliases_expand_and_loops_stop() {
+        let aliases = |name: &str| match name {
+            "nuke" => Some("reset --hard".to_owned()),
+            "yolo" => Some("!git push -f".to_owned()),
+            "a" => Some("b".to_owned()),
+            "b" => Some("a".to_owned()),
+            "reset" => Some("status".to_owned()),
+            _ => None,
+        };
+        let argv = |cmd: &str| -> Vec<String> {
+            parse(cmd, &aliases)
+                .commands
+                .into_iter()
+                .map(|c| c.argv.join(" "))
+                .collect()
+        };
+        assert_eq!(argv("git nuke HEAD~1"), ["git reset --hard HEAD~1"]);
+        assert_eq!(argv("git yolo origin main"), ["git push -f origin main"]);
+        assert_eq!(argv("git reset --hard"), ["git reset --hard"]);
+        let parsed = parse("git a", &aliases);
+        assert_eq!(
+            parsed.problems,
+            [ParseProblem::AliasLoop {
+                name: "a".to_owned()
+            }]
+        );
+    }
+}
