@@ -390,3 +390,169 @@ fn log_refusal(
         .through(interaction)
         .log_decided(&plan, Decision::Refused, warning);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::classify::Tier;
+    use crate::context::Dirs;
+    use crate::env::MapEnv;
+
+    /// A door that hands the driver what it is told to, and keeps the
+    /// outcome it is given to answer.
+    struct Fake {
+        interaction: Interaction,
+        dir: Option<PathBuf>,
+        judge: Option<Judge>,
+        outcome: Option<&'static str>,
+    }
+
+    impl Door for Fake {
+        fn call(&self) -> HookCall {
+            HookCall::new("pre-push", "push", self.dir.clone())
+        }
+        fn interaction(&self) -> Interaction {
+            self.interaction
+        }
+        fn input(&self, _ctx: &Ctx, _call: &HookCall) -> Result<Vec<u8>> {
+            Ok(b"input\n".to_vec())
+        }
+        fn judge(&mut self, _ctx: &Ctx, _input: &[u8]) -> Result<Judge> {
+            Ok(self.judge.take().expect("judged once"))
+        }
+        fn answer(&mut self, _ctx: &Ctx, _op: Option<&Operation>, outcome: Outcome) -> ExitStatus {
+            self.outcome = Some(match &outcome {
+                Outcome::Passed => "passed",
+                Outcome::Chained => "chained",
+                Outcome::Unreadable { refused: true } => "unreadable, refused",
+                Outcome::Unreadable { refused: false } => "unreadable, passed",
+                Outcome::Failed { .. } => "failed",
+                Outcome::Decided(_) => "decided",
+            });
+            outcome.git_status()
+        }
+    }
+
+    const GIT: Interaction = Interaction::Git;
+    const SERVER: Interaction = Interaction::Server;
+    const AGENT: Interaction = Interaction::Agent {
+        name: "claude",
+        can_ask: true,
+    };
+
+    fn ctx(dir: &std::path::Path) -> Ctx {
+        let mut ctx = Ctx::new(
+            Box::new(MapEnv::from_pairs(&[("HOME", &dir.display().to_string())])),
+            dir.to_path_buf(),
+            None,
+        );
+        ctx.fixed_dirs = Some(Dirs {
+            config: None,
+            data: None,
+            state: dir.join("state"),
+            fallback: None,
+        });
+        ctx
+    }
+
+    fn unreadable(read: Option<Tier>) -> Judge {
+        Judge::Unreadable {
+            said: "line 1: not three words".into(),
+            why: "line 1: not three words".into(),
+            read: read.map(|tier| {
+                let op = Operation::Unjudged(Unjudged::new("command", "claude", Some(tier)));
+                Box::new(Judged::new(op, Config::default(), PathBuf::from("/")))
+            }),
+        }
+    }
+
+    /// Drives `judge` through a door of `interaction`: the outcome the door
+    /// was given, its exit status, and how many audit lines were written.
+    fn drive_one(
+        interaction: Interaction,
+        dir: Option<PathBuf>,
+        judge: Judge,
+    ) -> (&'static str, ExitStatus, usize) {
+        let tmp = tempfile::tempdir().unwrap();
+        let ctx = ctx(tmp.path());
+        let mut door = Fake {
+            interaction,
+            dir,
+            judge: Some(judge),
+            outcome: None,
+        };
+        let status = drive(&ctx, &mut door).unwrap();
+        let lines = std::fs::read_to_string(tmp.path().join("state/audit.jsonl"))
+            .map_or(0, |log| log.lines().count());
+        (door.outcome.expect("answered"), status, lines)
+    }
+
+    /// Unreadable input, at each kind of door: refused and logged at git's
+    /// doors whatever was read; at an agent's, by what could be read.
+    #[test]
+    fn unreadable_input_is_decided_alike_and_every_refusal_is_logged() {
+        for (interaction, read, outcome, status, lines) in [
+            (GIT, None, "unreadable, refused", ExitStatus::Refused, 1),
+            (SERVER, None, "unreadable, refused", ExitStatus::Refused, 1),
+            (AGENT, None, "unreadable, passed", ExitStatus::Allowed, 0),
+            (
+                AGENT,
+                Some(Tier::Standard),
+                "unreadable, passed",
+                ExitStatus::Allowed,
+                0,
+            ),
+            (
+                AGENT,
+                Some(Tier::Critical),
+                "unreadable, refused",
+                ExitStatus::Refused,
+                1,
+            ),
+        ] {
+            assert_eq!(
+                drive_one(interaction, None, unreadable(read)),
+                (outcome, status, lines),
+                "{interaction:?}, read {read:?}"
+            );
+        }
+    }
+
+    /// A chained hook's refusal is the door's, said and logged, at every
+    /// door; its success lets the door judge.
+    #[test]
+    fn a_chained_hooks_refusal_is_refused_and_logged() {
+        use std::os::unix::fs::PermissionsExt as _;
+        for (code, outcome, status, lines) in [
+            (3, "chained", ExitStatus::Refused, 1),
+            (0, "passed", ExitStatus::Allowed, 0),
+        ] {
+            let hooks = tempfile::tempdir().unwrap();
+            let local = hooks.path().join("pre-push.local");
+            std::fs::write(&local, format!("#!/bin/sh\ncat >/dev/null\nexit {code}\n")).unwrap();
+            std::fs::set_permissions(&local, std::fs::Permissions::from_mode(0o755)).unwrap();
+            for interaction in [GIT, SERVER] {
+                assert_eq!(
+                    drive_one(interaction, Some(hooks.path().to_path_buf()), Judge::Pass),
+                    (outcome, status, lines),
+                    "{interaction:?}, chained exit {code}"
+                );
+            }
+        }
+    }
+
+    /// What is below what is logged is answered at once, at every door,
+    /// with no audit line.
+    #[test]
+    fn routine_work_is_answered_at_once_without_a_line() {
+        for interaction in [GIT, SERVER, AGENT] {
+            let op = Operation::Unjudged(Unjudged::new("push", "pre-push", Some(Tier::None)));
+            let judged = Judged::new(op, Config::default(), PathBuf::from("/"));
+            assert_eq!(
+                drive_one(interaction, None, Judge::Operation(Box::new(judged))),
+                ("passed", ExitStatus::Allowed, 0),
+                "{interaction:?}"
+            );
+        }
+    }
+}
