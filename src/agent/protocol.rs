@@ -274,8 +274,8 @@ pub fn add_note(agent: Agent, reply: &mut Reply, note: &str) {
 
 /// The reply to a post-tool hook: nothing, or `note` (what the command
 /// lost, and how to undo it) on stderr for every agent, and for Claude
-/// Code and Codex as the `systemMessage` its person sees and the
-/// `additionalContext` the model reads.
+/// Code, Codex and Gemini CLI as the `systemMessage` its person sees and
+/// the `additionalContext` the model reads.
 pub fn after_reply(agent: Agent, note: Option<&str>) -> Reply {
     let Some(note) = note else {
         return Reply {
@@ -284,19 +284,23 @@ pub fn after_reply(agent: Agent, note: Option<&str>) -> Reply {
             code: 0,
         };
     };
-    let stdout = match agent {
-        Agent::Claude | Agent::Codex => format!(
+    let event = match agent {
+        Agent::Claude | Agent::Codex => Some("PostToolUse"),
+        Agent::Gemini => Some("AfterTool"),
+        _ => None,
+    };
+    let stdout = event.map_or_else(String::new, |event| {
+        format!(
             "{}\n",
             json!({
                 "systemMessage": note,
                 "hookSpecificOutput": {
-                    "hookEventName": "PostToolUse",
+                    "hookEventName": event,
                     "additionalContext": note,
                 },
             })
-        ),
-        _ => String::new(),
-    };
+        )
+    });
     Reply {
         stdout,
         stderr: format!("{note}\n"),

@@ -604,8 +604,8 @@ fn json_spec(agent: Agent) -> Option<JsonSpec> {
 }
 
 /// vouch's post-tool hook, where the agent has one in the same file
-/// (issue 28 item 3): Claude Code's and Codex's `PostToolUse`, which runs
-/// the same command; the door tells the events apart by
+/// (issue 28 item 3): Claude Code's and Codex's `PostToolUse` and Gemini
+/// CLI's `AfterTool`, which run the same command; the door tells the events apart by
 /// `hook_event_name`. What the command lost is then said at once, instead
 /// of at the agent's next command. It decides nothing, so it has no
 /// `onFailure`.
@@ -617,6 +617,16 @@ fn after_spec(agent: Agent) -> Option<JsonSpec> {
             command_keys: &["command"],
             versioned: false,
             handler: |command| json!({"type": "command", "command": command, "timeout": HOOK_TIMEOUT_SECS}),
+        }),
+        Agent::Gemini => Some(JsonSpec {
+            event: "AfterTool",
+            group_matcher: Some("run_shell_command"),
+            command_keys: &["command"],
+            versioned: false,
+            handler: |command| {
+                json!({"name": "vouch-after", "type": "command", "command": command,
+                       "timeout": HOOK_TIMEOUT_SECS * 1000})
+            },
         }),
         _ => None,
     }
@@ -786,6 +796,9 @@ fn removed_text(spec: &JsonSpec, text: &str) -> Option<String> {
                 group.remove();
             }
         }
+        if list.elements().len() < had {
+            rejoin_one_line(&list);
+        }
     } else {
         keep_one_text(&list, spec.command_keys, None);
     }
@@ -796,6 +809,31 @@ fn removed_text(spec: &JsonSpec, text: &str) -> Option<String> {
         }
     }
     Some(root.to_string())
+}
+
+/// A group vouch appends to an array written on one line (`[{...}]`)
+/// puts the close bracket on a line of its own; once that group is gone
+/// again, the bracket goes back up to the line the others are on, so the
+/// file is what it was. An array written over several lines is left as it
+/// is.
+fn rejoin_one_line(list: &CstArray) {
+    let children = list.children();
+    let Some(close) = children.iter().rposition(|c| c.token_char() == Some(']')) else {
+        return;
+    };
+    let before = &children[..close];
+    let end = before
+        .iter()
+        .rposition(|c| !c.is_newline() && !c.is_whitespace())
+        .map_or(0, |i| i + 1);
+    let (body, trailing) = before.split_at(end);
+    if trailing.iter().any(jsonc_parser::cst::CstNode::is_newline)
+        && !body.iter().any(jsonc_parser::cst::CstNode::is_newline)
+    {
+        for node in trailing {
+            node.clone().remove();
+        }
+    }
 }
 
 #[cfg(test)]

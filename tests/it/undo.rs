@@ -464,6 +464,50 @@ fn the_post_tool_hook_says_at_once_what_the_command_lost() {
     );
 }
 
+/// Gemini CLI's `AfterTool` hook, as Gemini CLI sends it (its shell tool's
+/// response included): the loss is said in its own JSON, to the person
+/// and to the model; and `agent install gemini` puts the hook in.
+#[test]
+fn gemini_clis_after_tool_hook_says_what_the_command_lost() {
+    let env = TestEnv::new();
+    busy(&env);
+    let command = "rm -f file1.txt";
+    let before = serde_json::json!({"session_id": "g-1", "cwd": env.work,
+        "hook_event_name": "BeforeTool", "timestamp": "2026-11-26T18:00:00.000Z",
+        "tool_name": "run_shell_command", "tool_input": {"command": command}});
+    env.vouch_stdin(&["agent-hook", "gemini"], before.to_string().as_bytes())
+        .code(0);
+    fs::remove_file(env.work.join("file1.txt")).unwrap();
+    let after = serde_json::json!({"session_id": "g-1", "cwd": env.work,
+        "hook_event_name": "AfterTool", "timestamp": "2026-11-26T18:00:01.000Z",
+        "tool_name": "run_shell_command", "tool_input": {"command": command},
+        "tool_response": {"llmContent": "Command: rm -f file1.txt\nExit Code: 0",
+            "returnDisplay": ""}});
+    let out = env.vouch_stdin(&["agent-hook", "gemini"], after.to_string().as_bytes());
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let v: serde_json::Value = serde_json::from_str(out.stdout.trim()).unwrap();
+    let said = v["systemMessage"].as_str().unwrap();
+    assert!(
+        said.contains("file1.txt") && said.contains("git vouch undo"),
+        "{said}"
+    );
+    assert_eq!(v["hookSpecificOutput"]["hookEventName"], "AfterTool");
+    assert_eq!(v["hookSpecificOutput"]["additionalContext"], said);
+    env.vouch(&["agent", "install", "gemini"]).code(0);
+    let settings: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(env.work.join(".gemini/settings.json")).unwrap())
+            .unwrap();
+    let hook = &settings["hooks"]["AfterTool"][0];
+    assert_eq!(hook["matcher"], "run_shell_command");
+    assert!(
+        hook["hooks"][0]["command"]
+            .as_str()
+            .unwrap()
+            .contains("agent-hook gemini"),
+        "{settings}"
+    );
+}
+
 /// Claude Code's settings carry the post-tool hook next to the pre-tool
 /// one.
 #[test]

@@ -227,6 +227,9 @@ fn install_into_no_file_writes_the_documented_shape() {
         Agent::Gemini => json!({"hooks": {"BeforeTool": [
             {"matcher": "run_shell_command",
              "hooks": [{"name": "vouch", "type": "command", "command": cmd, "timeout": 30000}]}
+        ], "AfterTool": [
+            {"matcher": "run_shell_command",
+             "hooks": [{"name": "vouch-after", "type": "command", "command": cmd, "timeout": 30000}]}
         ]}}),
         Agent::Cursor => json!({"version": 1, "hooks": {"beforeShellExecution": [
             {"command": cmd, "timeout": 30, "failClosed": true}
@@ -265,8 +268,14 @@ fn install_keeps_other_hooks_events_and_keys_in_their_order() {
             }
         }
         let event = json_spec(agent).unwrap().event;
+        let after_event = after_spec(agent).map(|s| s.event);
         for (key, old) in original["hooks"].as_object().unwrap() {
-            if key != event {
+            if Some(key.as_str()) == after_event {
+                // The agent's own post-tool handlers come first, untouched.
+                let list = after["hooks"][key].as_array().unwrap();
+                let old = old.as_array().unwrap();
+                assert_eq!(&list[..old.len()], &old[..], "{agent}: hooks.{key}");
+            } else if key != event {
                 assert_eq!(&after["hooks"][key], old, "{agent}: hooks.{key}");
             }
         }
@@ -778,10 +787,10 @@ fn the_hook_command_is_recognised_as_vouch_and_names_the_binary() {
         // Installing over an entry of the old form updates it in place.
         let old = merged(agent, None, &format!("{OLD} {}", agent.name())).unwrap();
         let new = merged(agent, Some(&old), &command).unwrap();
-        // Opencode's plugin names it twice; Claude Code and Codex run it
-        // after the command too.
+        // Opencode's plugin names it twice; Claude Code, Codex and Gemini
+        // CLI run it after the command too.
         let expected = match agent {
-            Agent::Opencode | Agent::Claude | Agent::Codex => 2,
+            Agent::Opencode | Agent::Claude | Agent::Codex | Agent::Gemini => 2,
             _ => 1,
         };
         assert_eq!(
