@@ -211,7 +211,9 @@ pub fn check(ctx: &Ctx, args: &CheckArgs) -> Result<ExitStatus> {
             "no command to check: `git vouch check -- git reset --hard` or `git vouch check --operation \"git reset --hard\"`"
         ),
     };
+    // `--cwd ../other` is shown and judged as the directory it names.
     let cwd = ctx.dir(args.cwd.as_ref());
+    let cwd = std::fs::canonicalize(&cwd).unwrap_or(cwd);
     let repo = LazyRepo::new(&cwd);
     let mut config = ctx.config(repo.root().as_deref());
     for w in &config.warnings {

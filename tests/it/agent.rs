@@ -1250,3 +1250,26 @@ fn a_function_defined_and_called_gives_its_reason_once() {
         check.stdout
     );
 }
+
+/// `check --cwd` with a relative path shows and judges the directory it
+/// names, not the path as typed.
+#[test]
+fn check_shows_the_directory_cwd_names() {
+    let env = TestEnv::new();
+    let other = env.base().join("other");
+    std::fs::create_dir_all(&other).unwrap();
+    let out = env.vouch(&[
+        "check",
+        "--json",
+        "--cwd",
+        "../other",
+        "--operation",
+        "git status",
+    ]);
+    let v: Value = serde_json::from_str(out.stdout.trim()).unwrap();
+    assert_eq!(
+        v["cwd"].as_str().unwrap(),
+        std::fs::canonicalize(&other).unwrap().to_str().unwrap(),
+        "{v}"
+    );
+}
