@@ -1,8 +1,8 @@
 //! The doors (SPEC section 3): where an operation comes into vouch. Each
-//! door is a small type ([`Door`]) that turns what its caller passes (git's
+//! door is a small type (`Door`) that turns what its caller passes (git's
 //! hook input, an agent's hook message) into one [`Operation`], says who
-//! can be asked ([`Interaction`]) and words the outcome in its caller's
-//! terms (an exit code, an agent's reply). [`drive`] does the rest, the same
+//! can be asked (`Interaction`) and words the outcome in its caller's
+//! terms (an exit code, an agent's reply). `drive` does the rest, the same
 //! for every door (issue 27 item 1): the input read whole first (STYLE
 //! section 5), the chained `<hook>.local` run first (its refusal is this
 //! hook's refusal, said and logged), input that cannot be read, the answer
