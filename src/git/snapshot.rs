@@ -160,6 +160,29 @@ struct State {
     tips: Vec<String>,
 }
 
+/// Copies the index at `from` to `to` (nothing when there is none) with
+/// the original's modification time. git trusts an entry's recorded stat
+/// only when the entry is older than the index file: a file rewritten at
+/// the same size in the same second as the index was written is "racily
+/// clean" and compared by content (git's racy-git.txt). A copy with a
+/// newer time would make such a change look clean, and the snapshot keep
+/// the old content. The time is read before the copy: an index replaced in
+/// between is newer than that time, which only makes git compare more
+/// files by content.
+fn copy_index(from: &Path, to: &Path) -> Result<()> {
+    let Ok(meta) = std::fs::metadata(from) else {
+        return Ok(());
+    };
+    let time = meta.modified().context("cannot read the index's time")?;
+    std::fs::copy(from, to).context("cannot copy the index")?;
+    std::fs::File::options()
+        .write(true)
+        .open(to)
+        .and_then(|f| f.set_modified(time))
+        .context("cannot set the time of the index's copy")?;
+    Ok(())
+}
+
 /// Reads the state of the repository at `root` into git objects.
 fn record_state(root: &Path, git_dir: &Path, seen: &Seen) -> Result<State> {
     let status = &seen.status;
@@ -170,9 +193,7 @@ fn record_state(root: &Path, git_dir: &Path, seen: &Seen) -> Result<State> {
     let real_index = git_dir.join("index");
     let copy = |name: &str| -> Result<PathBuf> {
         let path = scratch.path().join(name);
-        if real_index.exists() {
-            std::fs::copy(&real_index, &path).context("cannot copy the index")?;
-        }
+        copy_index(&real_index, &path)?;
         Ok(path)
     };
     // The index as it is: its entries (conflicts too), and its tree when
