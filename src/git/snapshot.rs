@@ -878,6 +878,11 @@ fn refs_of(root: &Path, snapshot: &str) -> Result<Refs> {
         git(root, None).args(["cat-file", "blob", &format!("{snapshot}:refs")]),
         None,
     )?);
+    Ok(parse_refs(&listing))
+}
+
+/// A snapshot's `refs` blob, read.
+fn parse_refs(listing: &str) -> Refs {
     let mut refs = Refs {
         head: None,
         named: BTreeMap::new(),
@@ -908,7 +913,7 @@ fn refs_of(root: &Path, snapshot: &str) -> Result<Refs> {
             }
         }
     }
-    Ok(refs)
+    refs
 }
 
 /// The files of a snapshot's work tree (`ls-tree -r -z --name-only`).
@@ -1184,36 +1189,60 @@ pub fn delete(dir: &Path, names: &[&str], env: &[(String, String)]) -> Result<()
 /// (a commit id) of the same repository: files that held uncommitted work
 /// in `before` (their content was not `HEAD`'s) and are deleted or changed
 /// in `after`, branches and tags moved or deleted, stash entries gone.
+/// Two git processes: one `cat-file --batch` for every object read, one
+/// `diff-tree --stdin` for both comparisons.
 pub fn lost_between(dir: &Path, before: &Snapshot, after: &str) -> Result<LostRecord> {
-    let now = refs_of(dir, after)?;
-    // Raw: `:<old mode> <new mode> <old> <new> <status>\0<path>\0`.
+    let mut batch = Batch::new(dir)?;
+    let mut refs = |id: &str| -> Result<Refs> {
+        let (_, _, data) = batch
+            .get(&format!("{id}:refs"))?
+            .with_context(|| format!("snapshot {id} has no refs"))?;
+        Ok(parse_refs(&String::from_utf8_lossy(&data)))
+    };
+    let now = refs(after)?;
+    let was = refs(&before.id)?;
+    let mut oid = |name: String| -> Result<String> {
+        Ok(batch
+            .get(&name)?
+            .with_context(|| format!("`{name}` is not in the repository"))?
+            .0)
+    };
+    let before_tree = oid(format!("{}:worktree", before.id))?;
+    let after_tree = oid(format!("{after}:worktree"))?;
+    let head_tree = head_commit(&was)
+        .map(|h| oid(format!("{h}^{{tree}}")))
+        .transpose()?;
+    // What `after` changed of `before`'s files, then (with a `HEAD`) what
+    // `before` held that `HEAD` did not.
+    let mut pairs = format!("{before_tree} {after_tree}\n");
+    if let Some(h) = &head_tree {
+        pairs.push_str(&format!("{h} {before_tree}\n"));
+    }
     let raw = run(
-        git(dir, None).args([
-            "diff-tree",
-            "-r",
-            "-z",
-            "--no-renames",
-            "--diff-filter=DMT",
-            &format!("{}:worktree", before.id),
-            &format!("{after}:worktree"),
-        ]),
-        None,
+        git(dir, None).args(["diff-tree", "--stdin", "-r", "-z", "--no-renames"]),
+        Some(pairs.as_bytes()),
     )?;
+    let mut sections = diff_sections(&raw).into_iter();
     let mut changed = BTreeMap::new();
-    let mut fields = raw.split(|b| *b == 0);
-    while let (Some(meta), Some(path)) = (fields.next(), fields.next()) {
-        let meta = String::from_utf8_lossy(meta);
-        let parts: Vec<&str> = meta.trim_start_matches(':').split(' ').collect();
+    for d in sections.next().unwrap_or_default() {
+        if !matches!(d.status.as_str(), "D" | "M" | "T") {
+            continue;
+        }
         // The new blob of a file still there as a file, to see whether the
         // old content is still in it.
-        let new = match (parts.get(1), parts.get(3), parts.get(4)) {
-            (Some(mode), Some(id), Some(&"M")) if mode.starts_with("100") => Some((*id).to_owned()),
-            _ => None,
-        };
-        changed.insert(path.to_vec(), new);
+        let new = (d.status == "M" && d.new_mode.starts_with("100")).then_some(d.new_id);
+        changed.insert(d.path, new);
     }
-    let was = refs_of(dir, &before.id)?;
-    let work = uncommitted(dir, &before.id, &was)?;
+    let work = match head_tree {
+        Some(_) => sections
+            .next()
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|d| matches!(d.status.as_str(), "A" | "M" | "T"))
+            .map(|d| (d.path, (d.new_mode, d.new_id)))
+            .collect(),
+        None => uncommitted(dir, &before.id, &was)?,
+    };
     let mut files = Vec::new();
     let mut looked = 0;
     for (path, (_, old)) in &work {
@@ -1224,14 +1253,129 @@ pub fn lost_between(dir: &Path, before: &Snapshot, after: &str) -> Result<LostRe
             && looked < APPENDS_LOOKED_AT
         {
             looked += 1;
-            let content = run(git(dir, None).args(["cat-file", "blob", new]), None)?;
-            if still_holds(dir, old, &content) {
+            let content = batch.get(new)?.map(|(_, _, c)| c).unwrap_or_default();
+            if batch
+                .get(old)?
+                .is_some_and(|(_, _, old)| content.starts_with(&old))
+            {
                 continue;
             }
         }
         files.push(String::from_utf8_lossy(path).into_owned());
     }
+    drop(batch);
     Ok(compare(dir, before, &was, &now, files))
+}
+
+/// A `git cat-file --batch`: objects read one after another, each asked
+/// for once the one before is read, by one process.
+struct Batch {
+    child: std::process::Child,
+    input: Option<std::process::ChildStdin>,
+    output: std::io::BufReader<std::process::ChildStdout>,
+}
+
+impl Batch {
+    fn new(dir: &Path) -> Result<Self> {
+        let mut child = git(dir, None)
+            .args(["cat-file", "--batch"])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .context("cannot run `git cat-file --batch`")?;
+        let input = child.stdin.take();
+        let output = std::io::BufReader::new(child.stdout.take().context("no stdout")?);
+        Ok(Self {
+            child,
+            input,
+            output,
+        })
+    }
+
+    /// The object `name` names (`<id>`, `<commit>:<path>`, `<rev>^{tree}`):
+    /// its id, type and content; `None` when there is none.
+    fn get(&mut self, name: &str) -> Result<Option<(String, String, Vec<u8>)>> {
+        use std::io::{BufRead as _, Read as _};
+        if name.contains('\n') {
+            bail!("an object name holds a line break: {name:?}");
+        }
+        let input = self.input.as_mut().context("no stdin")?;
+        input.write_all(format!("{name}\n").as_bytes())?;
+        input.flush()?;
+        let mut header = String::new();
+        if self.output.read_line(&mut header)? == 0 {
+            bail!("`git cat-file --batch` ended early");
+        }
+        // `<id> <type> <size>`, or `<name> missing` (or `ambiguous`).
+        let fields: Vec<&str> = header.split_whitespace().collect();
+        let [id, kind, size] = fields[..] else {
+            return Ok(None);
+        };
+        let size: usize = size
+            .parse()
+            .with_context(|| format!("`git cat-file --batch` said {header:?}"))?;
+        let mut data = vec![0; size + 1];
+        self.output.read_exact(&mut data)?;
+        data.pop();
+        Ok(Some((id.to_owned(), kind.to_owned(), data)))
+    }
+}
+
+impl Drop for Batch {
+    fn drop(&mut self) {
+        // End of input: git exits.
+        drop(self.input.take());
+        self.child.wait().ok();
+    }
+}
+
+/// One file of a `diff-tree -r` (raw output).
+#[derive(Default)]
+struct Changed {
+    new_mode: String,
+    new_id: String,
+    status: String,
+    path: Vec<u8>,
+}
+
+/// The diffs of `git diff-tree --stdin -r -z` given pairs of trees, in
+/// order: each starts with a line naming its two trees, then
+/// `:<old mode> <new mode> <old> <new> <status>\0<path>\0` per file.
+fn diff_sections(raw: &[u8]) -> Vec<Vec<Changed>> {
+    let mut sections: Vec<Vec<Changed>> = Vec::new();
+    let mut fields = raw.split(|b| *b == 0);
+    while let Some(field) = fields.next() {
+        // The lines that name trees (one per diff, an empty diff's too),
+        // then the file's meta data.
+        let meta = match field.iter().rposition(|b| *b == b'\n') {
+            Some(end) => {
+                let starts = memchr::memchr_iter(b'\n', &field[..=end]).count();
+                sections.extend((0..starts).map(|_| Vec::new()));
+                &field[end + 1..]
+            }
+            None => field,
+        };
+        let Some(meta) = meta.strip_prefix(b":") else {
+            continue;
+        };
+        let Some(path) = fields.next() else {
+            break;
+        };
+        let meta = String::from_utf8_lossy(meta);
+        let parts: Vec<&str> = meta.split(' ').collect();
+        if let (Some(section), [_, new_mode, _, new_id, status, ..]) =
+            (sections.last_mut(), &parts[..])
+        {
+            section.push(Changed {
+                new_mode: (*new_mode).to_owned(),
+                new_id: (*new_id).to_owned(),
+                status: (*status).to_owned(),
+                path: path.to_vec(),
+            });
+        }
+    }
+    sections
 }
 
 /// Changed files whose old content is looked for in the new at most (past
@@ -1337,16 +1481,18 @@ pub fn lost_since(dir: &Path, before: &Snapshot) -> Result<LostRecord> {
     Ok(compare(&root, before, &was, &now, files))
 }
 
+/// The commit `HEAD` was at in a snapshot's refs, if any.
+fn head_commit(was: &Refs) -> Option<String> {
+    let h = was.head.as_deref()?;
+    h.strip_prefix("ref: ")
+        .map_or(Some(h.to_owned()), |name| was.named.get(name).cloned())
+}
+
 /// The files of snapshot `id`'s work tree that held uncommitted work (not
 /// `HEAD`'s content, `HEAD` as `was` recorded it), with their mode and blob.
 /// Files deleted in the work tree hold nothing to lose.
 fn uncommitted(dir: &Path, id: &str, was: &Refs) -> Result<BTreeMap<Vec<u8>, (String, String)>> {
-    let head = match was.head.as_deref() {
-        Some(h) => h
-            .strip_prefix("ref: ")
-            .map_or(Some(h.to_owned()), |name| was.named.get(name).cloned()),
-        None => None,
-    };
+    let head = head_commit(was);
     let tree = format!("{id}:worktree");
     let mut out = BTreeMap::new();
     if let Some(h) = head {
