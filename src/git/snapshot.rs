@@ -79,11 +79,16 @@ impl Snapshot {
 }
 
 /// A git command in `dir` (see [`super::git_in`]), with `index` as its
-/// index when given.
+/// index when given. Such an index is vouch's own, temporary: git writes
+/// it without the checksum at its end (`index.skipHash`, git 2.40 and
+/// later; older ones ignore it): in a repository of 10,000 files that cut
+/// a snapshot's `update-index` from 13 to 8 ms and its `write-tree` from
+/// 19 to 11 ms (one measurement, under load).
 fn git(dir: &Path, index: Option<&Path>) -> std::process::Command {
     let mut c = super::git_in(dir);
     if let Some(index) = index {
-        c.env("GIT_INDEX_FILE", index);
+        c.args(["-c", "index.skipHash=true"])
+            .env("GIT_INDEX_FILE", index);
     }
     c
 }
