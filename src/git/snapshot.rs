@@ -1336,7 +1336,7 @@ impl Drop for Batch {
 }
 
 /// One file of a `diff-tree -r` (raw output).
-#[derive(Default)]
+#[derive(Debug, Default, PartialEq, Eq)]
 struct Changed {
     new_mode: String,
     new_id: String,
@@ -1625,4 +1625,53 @@ pub fn loss_lines(lost: &LostRecord) -> Vec<String> {
         ));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn status_entries_keep_paths_with_spaces_and_a_renames_original() {
+        let status = b"# branch.oid 1234\0# branch.head main\0\
+1 .M N... 100644 100644 100644 aaaa aaaa dir/with space.txt\0\
+u UU N... 100644 100644 100644 100644 b1 b2 b3 conflicted file\0\
+2 R. N... 100644 100644 100644 cccc cccc R100 new name\0old name\0\
+? untracked one\0! .env\0";
+        let entries: Vec<(u8, [u8; 2], &[u8])> = status_entries(status);
+        assert_eq!(
+            entries,
+            vec![
+                (b'1', *b".M", &b"dir/with space.txt"[..]),
+                (b'u', *b"UU", &b"conflicted file"[..]),
+                (b'2', *b"R.", &b"new name"[..]),
+                (b'1', *b"DD", &b"old name"[..]),
+                (b'?', *b"..", &b"untracked one"[..]),
+                (b'!', *b"..", &b".env"[..]),
+            ]
+        );
+    }
+
+    #[test]
+    fn diff_sections_split_at_each_pair_of_trees_even_an_empty_diff() {
+        let raw = b"t1 t2\n:100644 100644 o1 n1 M\0a file\0:100644 000000 o2 z D\0gone\0\
+t3 t4\nt5 t6\n:000000 120000 z n3 A\0new\nline\0";
+        let entry = |status: &str, mode: &str, id: &str, path: &[u8]| Changed {
+            new_mode: mode.to_owned(),
+            new_id: id.to_owned(),
+            status: status.to_owned(),
+            path: path.to_vec(),
+        };
+        assert_eq!(
+            diff_sections(raw),
+            vec![
+                vec![
+                    entry("M", "100644", "n1", b"a file"),
+                    entry("D", "000000", "z", b"gone"),
+                ],
+                vec![],
+                vec![entry("A", "120000", "n3", b"new\nline")],
+            ]
+        );
+    }
 }
