@@ -438,11 +438,48 @@ fn lose_and_undo(env: &TestEnv, dir: &Path, command: &str) {
     );
     let undo = env.vouch_in(dir, &["undo"]);
     assert_eq!(undo.code, 0, "{}", undo.stderr);
+    let after = state(env, dir);
     assert!(
-        state(env, dir) == before,
-        "`{command}` was not undone:\n{}",
+        after == before,
+        "`{command}` was not undone: {}\n{}",
+        differences(&before, &after),
         undo.stderr
     );
+}
+
+/// What differs between two states, for a failure's message: each file
+/// that differs with its content before and after, then the other parts.
+fn differences(before: &State, after: &State) -> String {
+    let shown = |f: Option<&(u32, Vec<u8>)>| {
+        f.map_or("(none)".to_owned(), |(mode, content)| {
+            format!("{mode:o} {:?}", String::from_utf8_lossy(content))
+        })
+    };
+    let mut out = String::new();
+    let paths: std::collections::BTreeSet<&Vec<u8>> =
+        before.files.keys().chain(after.files.keys()).collect();
+    for path in paths {
+        let (b, a) = (before.files.get(path), after.files.get(path));
+        if b != a {
+            out.push_str(&format!(
+                "\nfile {}: before {}, after {}",
+                String::from_utf8_lossy(path),
+                shown(b),
+                shown(a)
+            ));
+        }
+    }
+    for (part, b, a) in [
+        ("index", &before.index, &after.index),
+        ("refs", &before.refs, &after.refs),
+        ("head", &before.head, &after.head),
+        ("stash", &before.stash, &after.stash),
+    ] {
+        if b != a {
+            out.push_str(&format!("\n{part} before:\n{b}\n{part} after:\n{a}"));
+        }
+    }
+    out
 }
 
 /// Two agents in one repository at once: their snapshots are taken one
@@ -516,14 +553,51 @@ fn a_repository_mid_rebase_gets_its_conflict_back() {
     assert!(w.join(".git/rebase-merge").is_dir(), "still mid-rebase");
 }
 
-/// A submodule: the parent's lost files come back, and the submodule's
-/// checkout is left as it was.
+/// Sets the modification time of `path` to `secs` after the epoch.
+fn set_mtime(path: &Path, secs: u64) {
+    let file = fs::File::options().write(true).open(path).unwrap();
+    file.set_modified(std::time::UNIX_EPOCH + std::time::Duration::from_secs(secs))
+        .unwrap();
+}
+
+/// A change git can tell only by content ("racily clean", git's
+/// Documentation/technical/racy-git.txt): a file rewritten with the same
+/// size in the same second as the index was written, so that its
+/// recorded stat still matches. git compares such entries by content
+/// because their time is not older than the index file's; a snapshot that
+/// read a copy of the index with a newer time trusted the stale stat and
+/// kept the old content, and undo then put the old content back over the
+/// person's change. The times are set by hand (with `core.trustctime`
+/// off, as some file systems need, since no one can set a ctime), so the
+/// race happens every time.
 #[test]
-// Fails now and then on a loaded machine (2 of about 10 runs of the undo
-// tests in parallel, never alone): the undone state differs from the one
-// before, and what differs was not caught before the session ended. Run it
-// with `cargo test -- --ignored a_repository_with_a_submodule`.
-#[ignore = "intermittent under load: cause not found yet"]
+fn a_change_made_in_the_same_second_as_the_index_is_kept() {
+    let env = TestEnv::new();
+    let w = &env.work;
+    env.git(w, &["config", "core.trustctime", "false"]);
+    let when = 1_600_000_000;
+    set_mtime(&w.join("file1.txt"), when);
+    env.git(w, &["update-index", "-q", "--refresh"]);
+    // The same size as `commit 1\n`, the same time as the recorded stat
+    // and as the index file.
+    fs::write(w.join("file1.txt"), "modified\n").unwrap();
+    set_mtime(&w.join("file1.txt"), when);
+    set_mtime(&w.join(".git/index"), when);
+    // git sees the change (without rewriting the index as it looks).
+    let seen = env.git(w, &["--no-optional-locks", "status", "--porcelain"]);
+    assert_eq!(seen, " M file1.txt\n");
+    lose_and_undo(&env, w, "git checkout -- file1.txt");
+    assert_eq!(
+        fs::read_to_string(w.join("file1.txt")).unwrap(),
+        "modified\n"
+    );
+}
+
+/// A submodule: the parent's lost files come back, and the submodule's
+/// checkout is left as it was. (It failed now and then under load: its
+/// `modified\n` is as long as `commit 1\n`, so a setup that ran within one
+/// second made the race of the test above.)
+#[test]
 fn a_repository_with_a_submodule() {
     let env = TestEnv::new();
     let w = &env.work;
