@@ -401,8 +401,27 @@ fn record_state(root: &Path, git_dir: &Path, seen: &Seen, last: Option<&Parts>) 
             b'u' => path,
             b'1' | b'2' if xy[1] != b'.' => path,
             // An untracked directory is another repository: staged as a
-            // gitlink, as `git add -A` does.
-            b'?' if path.ends_with(b"/") => &path[..path.len() - 1],
+            // gitlink, as `git add -A` does. One with no commit yet has
+            // nothing a gitlink could name (git refuses to stage it): it is
+            // named, not copied.
+            b'?' if path.ends_with(b"/") => {
+                let dir = &path[..path.len() - 1];
+                let committed = run(
+                    git(&root.join(OsStr::from_bytes(dir)), None).args([
+                        "rev-parse",
+                        "-q",
+                        "--verify",
+                        "HEAD",
+                    ]),
+                    None,
+                )
+                .is_ok();
+                if !committed {
+                    not_copied.push(String::from_utf8_lossy(dir).into_owned());
+                    continue;
+                }
+                dir
+            }
             b'?' => {
                 if size().is_some_and(|s| s > LARGE_FILE) {
                     not_copied.push(String::from_utf8_lossy(path).into_owned());

@@ -705,3 +705,33 @@ fn a_repository_under_a_path_that_is_not_utf8() {
     fs::write(dir.join("file1.txt"), "uncommitted\n").unwrap();
     lose_and_undo(&env, &dir, "rm -f caf* file1.txt");
 }
+
+/// An untracked repository with no commit yet inside the work tree
+/// (`git init` of a new project): git cannot stage it as a gitlink, so
+/// the snapshot names it and copies the rest; what the command loses
+/// around it comes back.
+#[test]
+fn an_empty_nested_repository_does_not_stop_the_snapshot() {
+    let env = TestEnv::new();
+    let work = env.work.clone();
+    busy(&env, &work);
+    env.git(&work, &["init", "-q", "new-project"]);
+    fs::write(
+        work.join("new-project/draft.txt"),
+        "not committed anywhere\n",
+    )
+    .unwrap();
+    let answer = hook(&env, &work, &pre_tool("make", &work));
+    assert!(!answer.stderr.contains("no snapshot"), "{}", answer.stderr);
+    let snapshot = env
+        .audit()
+        .into_iter()
+        .rev()
+        .find(|l| l["operation_type"] == "snapshot");
+    let snapshot = snapshot.expect("a snapshot's audit line");
+    assert_eq!(
+        snapshot["snapshot"]["not_copied"][0], "new-project",
+        "{snapshot}"
+    );
+    lose_and_undo(&env, &work, "rm -f file1.txt notes.md");
+}
