@@ -40,6 +40,7 @@ pub mod prompt;
 pub mod report;
 pub mod review;
 pub mod shell;
+pub mod store;
 pub mod text;
 pub mod trust;
 pub mod ui;

@@ -21,6 +21,7 @@ use crate::classify::Tier;
 use crate::config::Mode;
 use crate::operation::Operation;
 use crate::policy::{AuditResult, Decision};
+use crate::store::{Borrowed, Empty, Owned, Store, Text};
 use crate::verify::verdict::{Scores, VerifierResult};
 
 /// Version of the record layout.
@@ -205,30 +206,46 @@ pub enum Would {
 
 pub use crate::verify::ai::AiUsage;
 
-/// One decision: the audit line of SPEC 7. Written by the runner
-/// (`commands/decide.rs`), read back with the same type by `git vouch log`.
+/// One decision: the audit line of SPEC 7, held as `S` says
+/// ([`crate::store`]). Writers build the owned `Record` (the runner,
+/// `commands/decide.rs`); `git vouch log` reads it back owned, and `git
+/// vouch stats` borrowed from each line ([`Record::parse`]): its strings
+/// borrowed, the compound values it does not read (refs, reasons, the
+/// operation, the built-in checks, verdicts) kept as their raw text. The
+/// one layout of the line, for both.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Record {
+#[serde(bound(
+    serialize = "S::Str: Serialize, S::Lazy<Vec<String>>: Serialize + Empty, \
+                 S::Lazy<Vec<RefRecord>>: Serialize, S::Lazy<Value>: Serialize, \
+                 S::Lazy<VerifierResult>: Serialize, VerifierResult<S>: Serialize, \
+                 S::Lazy<SnapshotRecord>: Serialize, S::Lazy<LostRecord>: Serialize",
+    deserialize = "S::Str: Deserialize<'de>, S::Lazy<Vec<String>>: Deserialize<'de> + Default, \
+                   S::Lazy<Vec<RefRecord>>: Deserialize<'de> + Default, \
+                   S::Lazy<Value>: Deserialize<'de>, S::Lazy<VerifierResult>: Deserialize<'de>, \
+                   VerifierResult<S>: Deserialize<'de>, S::Lazy<SnapshotRecord>: Deserialize<'de>, \
+                   S::Lazy<LostRecord>: Deserialize<'de>"
+))]
+pub struct Record<S: Store = Owned> {
     /// Layout version.
     pub schema_version: u32,
     /// UTC, RFC 3339.
-    pub timestamp: String,
+    pub timestamp: S::Str,
     /// Stable id of the operation (refs and oids), used by `git vouch approve`.
-    pub operation_id: String,
+    pub operation_id: S::Str,
     /// `push`, `commit`, `ref-update`, `command`, `approve`.
-    pub operation_type: String,
+    pub operation_type: S::Str,
     /// The hook or command that decided.
-    pub hook: String,
+    pub hook: S::Str,
     /// The tier; `None` when the operation could not be judged at all
     /// (unreadable input, a chained hook's refusal).
     #[serde(deserialize_with = "lenient_tier")]
     pub risk_tier: Option<Tier>,
     /// The provider that proposed the operation, when known.
-    pub primary_provider: Option<String>,
+    pub primary_provider: Option<S::Str>,
     /// The provider whose verdict decided; `None` when no AI verdict did.
-    pub verifier_provider: Option<String>,
+    pub verifier_provider: Option<S::Str>,
     /// The model that verified it.
-    pub verifier_model: Option<String>,
+    pub verifier_model: Option<S::Str>,
     /// What the verifiers said.
     pub result: AuditResult,
     /// What happened.
@@ -239,33 +256,33 @@ pub struct Record {
     pub scores: Option<Scores>,
     /// Concerns raised.
     #[serde(default)]
-    pub concerns: Vec<String>,
+    pub concerns: S::Lazy<Vec<String>>,
     /// The AI verifier's usage, when it was asked.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ai: Option<AiUsage>,
     /// A person overrode the verification.
     pub was_overridden: bool,
     /// Why.
-    pub override_reason: Option<String>,
+    pub override_reason: Option<S::Str>,
     /// Time from start to decision.
     pub latency_ms: u64,
     /// The session (agent session id or `VOUCH_SESSION`).
-    pub session_id: Option<String>,
+    pub session_id: Option<S::Str>,
     /// The repository root.
-    pub repo: String,
+    pub repo: S::Str,
     /// The branch checked out.
-    pub branch: Option<String>,
+    pub branch: Option<S::Str>,
     /// The remote pushed to (credentials redacted).
-    pub remote: Option<String>,
+    pub remote: Option<S::Str>,
     /// The refs (a finding per line for commits and commands).
     #[serde(default)]
-    pub refs: Vec<RefRecord>,
+    pub refs: S::Lazy<Vec<RefRecord>>,
     /// Why the tier is what it is.
     #[serde(default)]
-    pub reasons: Vec<String>,
+    pub reasons: S::Lazy<Vec<String>>,
     /// Warnings shown.
     #[serde(default)]
-    pub warnings: Vec<String>,
+    pub warnings: S::Lazy<Vec<String>>,
     /// `observe` when decisions did not take effect.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mode: Option<Mode>,
@@ -275,42 +292,55 @@ pub struct Record {
     /// The agent that was told to ask its person (the decision is then
     /// `refused`: the command runs only if the person lets it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub asked_through: Option<String>,
+    pub asked_through: Option<S::Str>,
     /// The AI agent whose command ran this git hook, when one said so.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub driven_by: Option<String>,
+    pub driven_by: Option<S::Str>,
     /// Who pushed, as the server knows them (the server door): `alice
     /// (GL_USERNAME)`, or the pushed commit's committer when the server
     /// authenticated nobody.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pusher: Option<String>,
+    pub pusher: Option<S::Str>,
     /// The operation itself, with its facts and tier (credentials masked),
     /// so that a logged decision can be replayed as a `git vouch eval` case.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub operation: Option<serde_json::Value>,
+    pub operation: Option<S::Lazy<Value>>,
     /// The built-in deterministic checks, in the verifier result shape.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub builtin: Option<VerifierResult>,
+    pub builtin: Option<S::Lazy<VerifierResult>>,
     /// Every verifier's result (the AI verifier's last).
     #[serde(default)]
-    pub verifiers: Vec<VerifierResult>,
+    pub verifiers: Vec<VerifierResult<S>>,
     /// Rescue refs written before an allowed local rewind or deletion.
-    #[serde(skip_serializing_if = "Vec::is_empty", default)]
-    pub rescued: Vec<String>,
+    #[serde(skip_serializing_if = "crate::store::is_empty", default)]
+    pub rescued: S::Lazy<Vec<String>>,
     /// The snapshot taken before an agent's command (a `snapshot` line).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub snapshot: Option<SnapshotRecord>,
+    pub snapshot: Option<S::Lazy<SnapshotRecord>>,
     /// What an agent's command lost, found after it ran (an
     /// `after-command` line) or before the next one (a `snapshot` line).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub lost: Option<LostRecord>,
+    pub lost: Option<S::Lazy<LostRecord>>,
 }
 
 /// Reads a tier, taking a word this version does not know (`unknown` in
 /// the first layout) as no tier rather than an unreadable line.
 fn lenient_tier<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Tier>, D::Error> {
-    let word: Option<String> = Option::deserialize(d)?;
-    Ok(word.and_then(|w| serde_json::from_value(Value::String(w)).ok()))
+    let word: Option<Text<'de>> = Option::deserialize(d)?;
+    Ok(word.and_then(|w| Tier::from_name(w.as_str())))
+}
+
+impl<'a> Record<Borrowed<'a>> {
+    /// Reads one audit line, borrowing from it.
+    ///
+    /// # Errors
+    ///
+    /// serde's words, when the line is not an audit record.
+    pub fn parse(line: &'a str) -> serde_json::Result<Self> {
+        // From text already known to be UTF-8: serde does not check each
+        // string again, as it must for bytes.
+        serde_json::from_str(line)
+    }
 }
 
 impl Record {
@@ -649,8 +679,8 @@ pub fn read_lock(path: &Path) -> Option<File> {
 /// [`read_all`] reads as records. A torn line may end inside a character:
 /// a file that is not valid UTF-8 is read with replacement characters, and
 /// such a line is reported where it is read; valid UTF-8 (the usual case)
-/// is taken as it is, uncopied. `git vouch stats` reads its borrowed view
-/// of each line ([`crate::audit::stats::Line`]) instead of whole [`Record`]s.
+/// is taken as it is, uncopied. `git vouch stats` reads each line as a
+/// borrowed [`Record::parse`] instead of a whole owned [`Record`].
 pub fn each_line(file: &Path, mut each: impl FnMut(usize, &str)) -> Result<()> {
     let text = match fs::read(file) {
         Ok(t) => String::from_utf8(t)
