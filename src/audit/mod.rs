@@ -19,10 +19,11 @@ use serde_json::Value;
 
 use crate::classify::Tier;
 use crate::config::Mode;
-use crate::operation::Operation;
-use crate::policy::{AuditResult, Decision};
+use crate::operation::{Operation, View};
+use crate::policy::{Action, AuditResult, Decision, Plan};
 use crate::store::{Borrowed, Empty, Owned, Store, Text};
-use crate::verify::verdict::{Scores, VerifierResult};
+use crate::verify::ai::AiRun;
+use crate::verify::verdict::{Combined, Scores, VerifierResult};
 
 /// Version of the record layout.
 pub const SCHEMA_VERSION: u32 = 3;
@@ -81,101 +82,9 @@ pub struct LostRecord {
     pub stash: Vec<String>,
 }
 
-/// One ref of a logged push.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct RefRecord {
-    /// The remote ref.
-    pub remote_ref: String,
-    /// Old value on the remote.
-    pub old_oid: String,
-    /// New value.
-    pub new_oid: String,
-    /// How it changes.
-    pub change: String,
-    /// Its tier.
-    pub tier: Tier,
-    /// The rule that set the tier.
-    pub rule: String,
-    /// Whether the remote's tip was known here: known, unseen, unknown, none.
-    pub remote_tip: String,
-    /// Commits that leave the ref, when measured.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub lost_commits: Option<usize>,
-}
-
-impl RefRecord {
-    /// A finding's tier and rule, with no ref (a staged file, a shell
-    /// command: its reason, which names what it is about, is in the record's
-    /// `reasons`); a local ref update fills in the ref's fields.
-    pub fn finding(change: &str, risk: &crate::classify::RefRisk) -> Self {
-        Self {
-            remote_ref: String::new(),
-            old_oid: String::new(),
-            new_oid: String::new(),
-            change: change.to_owned(),
-            tier: risk.tier,
-            rule: risk.rule.as_str().to_owned(),
-            remote_tip: "none".into(),
-            lost_commits: None,
-        }
-    }
-}
-
-/// The audit line's `refs` for `op`: one per ref, or one per finding for
-/// a commit or a command (the reason, which names what it is about, is in
-/// the record's `reasons`).
-pub fn refs(op: &Operation) -> Vec<RefRecord> {
-    match op {
-        Operation::Push { facts, assessment } => push_refs(facts, assessment),
-        Operation::ServerPush { facts, assessment } => push_refs(&facts.push, assessment),
-        Operation::Commit { assessment, .. } => assessment
-            .refs
-            .iter()
-            .map(|r| RefRecord::finding("staged", r))
-            .collect(),
-        Operation::LocalRefs { facts, assessment } => facts
-            .refs
-            .iter()
-            .zip(&assessment.refs)
-            .map(|(f, risk)| RefRecord {
-                remote_ref: f.name.clone(),
-                old_oid: f.old_oid.clone(),
-                new_oid: f.new_oid.clone(),
-                lost_commits: f.lost.as_ref().map(|l| l.count),
-                ..RefRecord::finding(&f.change.noun().replace(' ', "-"), risk)
-            })
-            .collect(),
-        Operation::Command { assessed, .. } => assessed
-            .assessment
-            .refs
-            .iter()
-            .map(|r| RefRecord::finding("command", r))
-            .collect(),
-        Operation::Unjudged(_) => Vec::new(),
-    }
-}
-
-/// The audit line's `refs` for a push, at the client or at the server.
-fn push_refs(
-    facts: &crate::facts::PushFacts,
-    assessment: &crate::classify::Assessment,
-) -> Vec<RefRecord> {
-    facts
-        .refs
-        .iter()
-        .zip(&assessment.refs)
-        .map(|(f, risk)| RefRecord {
-            remote_ref: f.remote_ref.clone(),
-            old_oid: f.old_oid.clone(),
-            new_oid: f.new_oid.clone(),
-            change: f.change.as_str().to_owned(),
-            tier: risk.tier,
-            rule: risk.rule.as_str().to_owned(),
-            remote_tip: f.remote_tip.as_str().to_owned(),
-            lost_commits: f.lost.as_ref().map(|l| l.count),
-        })
-        .collect()
-}
+/// One ref of a logged operation (or one finding, for a commit or a
+/// command): the operation's view of it ([`crate::operation::RefView`]).
+pub use crate::operation::RefView as RefRecord;
 
 /// `op` as the audit line keeps it: serialized, every string passed through
 /// the credential mask (commit subjects, file names and commands can hold
@@ -390,6 +299,106 @@ impl Record {
             rescued: Vec::new(),
             snapshot: None,
             lost: None,
+        }
+    }
+}
+
+/// What the runner decided about an operation, beside the operation's
+/// view: the parts of the audit line that are not the operation's.
+#[derive(Debug, Clone, Copy)]
+pub struct Decided<'a> {
+    /// When it was decided.
+    pub at: jiff::Timestamp,
+    /// The decision's plan: its result, override and, in observe mode,
+    /// what enforcing would have done.
+    pub plan: &'a Plan,
+    /// What happened.
+    pub decision: Decision,
+    /// The agent that was told to ask its person, when one was.
+    pub asked_through: Option<&'a str>,
+    /// The AI agent whose command ran this git hook, when one said so.
+    pub driven_by: Option<&'a str>,
+    /// The AI verifier's run, when it was asked.
+    pub ai: Option<&'a AiRun>,
+    /// What the verifiers concluded, when they ran.
+    pub combined: Option<&'a Combined>,
+    /// Every verifier's result.
+    pub results: &'a [VerifierResult],
+    /// Warnings shown.
+    pub warnings: &'a [String],
+    /// Rescue refs written before an allowed rewind or deletion.
+    pub rescued: &'a [String],
+    /// The session.
+    pub session: Option<&'a str>,
+    /// Time from start to decision.
+    pub latency_ms: u64,
+    /// Decisions did not take effect (observe mode).
+    pub observe: bool,
+}
+
+impl Record {
+    /// The audit line of one decision on `op`: the operation's part from
+    /// its `view`, the rest from what the runner `decided`. The one place
+    /// a decision's line is built.
+    pub fn decided(op: &Operation, view: &View, decided: &Decided<'_>) -> Self {
+        let Decided {
+            at,
+            plan,
+            decision,
+            asked_through,
+            driven_by,
+            ai,
+            combined,
+            results,
+            warnings,
+            rescued,
+            session,
+            latency_ms,
+            observe,
+        } = *decided;
+        Self {
+            timestamp: at.to_string(),
+            risk_tier: view.tier,
+            primary_provider: ai.and_then(|a| a.primary.clone()),
+            verifier_provider: ai.and_then(|a| a.provider.clone()),
+            verifier_model: ai.and_then(|a| a.model.clone()),
+            ai: ai.map(|a| a.usage.clone()),
+            confidence: combined.and_then(|c| c.confidence),
+            scores: combined.and_then(|c| c.scores),
+            concerns: combined.map_or_else(|| view.concerns.clone(), |c| c.concerns.clone()),
+            was_overridden: plan.override_reason.is_some(),
+            override_reason: plan.override_reason.clone(),
+            latency_ms,
+            session_id: session.map(str::to_owned),
+            branch: view.branch.clone(),
+            remote: view.remote.clone(),
+            refs: view.refs.clone(),
+            reasons: view.reasons.clone(),
+            warnings: warnings.to_vec(),
+            mode: observe.then_some(Mode::Observe),
+            would_decide: plan.would.as_deref().map(|a| match a {
+                Action::Ask => Would::Asked,
+                _ => Would::Refused,
+            }),
+            asked_through: asked_through.map(str::to_owned),
+            driven_by: driven_by.map(str::to_owned),
+            pusher: view.pusher.clone(),
+            operation: match op {
+                Operation::Unjudged(_) => None,
+                op if op.assessment().tier > Tier::None => operation_value(op),
+                _ => None,
+            },
+            builtin: view.tier.map(|_| crate::verify::programs::builtin(op)),
+            verifiers: results.to_vec(),
+            rescued: rescued.to_vec(),
+            ..Self::new(
+                &view.id,
+                &view.kind,
+                &view.hook,
+                &view.repo.display().to_string(),
+                plan.result,
+                decision,
+            )
         }
     }
 }

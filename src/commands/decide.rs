@@ -11,12 +11,11 @@ use anyhow::Result;
 
 use wait_timeout::ChildExt;
 
-use crate::audit::{self, Record, Would};
-use crate::classify::Tier;
+use crate::audit::{self, Record};
 use crate::config::{Config, Mode};
 use crate::context::Ctx;
 use crate::env::vars;
-use crate::operation::Operation;
+use crate::operation::{Operation, View};
 use crate::policy::{self, Action, Asker, AuditResult, Decision, Plan, Situation, Skip};
 use crate::prompt::Prompter;
 use crate::review::{self, ReviewRequest};
@@ -80,6 +79,8 @@ pub(crate) struct Run<'a> {
     budget: Option<Duration>,
     session: Option<String>,
     started: Instant,
+    /// The operation's one view (its id, tier, refs...).
+    view: View,
     operation_id: String,
     warnings: Vec<String>,
     results: Vec<VerifierResult>,
@@ -104,7 +105,8 @@ impl<'a> Run<'a> {
         op: &'a Operation,
         started: Instant,
     ) -> Self {
-        let operation_id = review::id_of(op, root);
+        let view = op.view(root);
+        let operation_id = view.id.clone();
         Self {
             ctx,
             config,
@@ -115,6 +117,7 @@ impl<'a> Run<'a> {
             budget: None,
             session: super::session(ctx, op),
             started,
+            view,
             operation_id,
             warnings: Vec::new(),
             results: Vec::new(),
@@ -189,7 +192,7 @@ impl<'a> Run<'a> {
             && review::take_approval(
                 &state,
                 &self.operation_id,
-                &review::refs(self.op),
+                &self.view.bound,
                 self.ctx.now(),
             );
         // A git hook run from an agent's command: the agent is not the person.
@@ -309,7 +312,7 @@ impl<'a> Run<'a> {
             self.config,
             self.op,
             self.root,
-            &self.operation_id,
+            &self.view,
             &programs,
             true,
             interactive,
@@ -528,22 +531,13 @@ impl<'a> Run<'a> {
     }
 
     fn write_review(&mut self, why: &str, state: &Path) -> Option<PathBuf> {
-        let request = ReviewRequest {
-            operation_id: self.operation_id.clone(),
-            created_at: self.ctx.now().to_string(),
-            repo: self.root.display().to_string(),
-            remote: self.op.remote().unwrap_or_default(),
-            tier: self.op.assessment().tier.to_string(),
-            refs: review::refs(self.op),
-            reasons: self.op.reasons(),
-            concerns: self
-                .combined
-                .as_ref()
-                .map(|c| c.concerns.clone())
-                .unwrap_or_default(),
-            refused_because: why.to_owned(),
-            how_to_approve: format!("git vouch approve {} (at a terminal)", self.operation_id),
-        };
+        let concerns = self.combined.as_ref().map(|c| c.concerns.clone());
+        let request = ReviewRequest::of(
+            &self.view,
+            self.ctx.now().to_string(),
+            concerns.unwrap_or_default(),
+            why,
+        );
         match review::write_request(state, &request) {
             Ok(path) => {
                 self.notify(&path, state);
@@ -599,57 +593,31 @@ impl<'a> Run<'a> {
         }
     }
 
-    /// The one place an audit record is built.
+    /// The audit line of this decision ([`Record::decided`]).
     fn record(&self, plan: &Plan, decision: Decision) -> Record {
-        let combined = self.combined.as_ref();
-        let ai = self.ai.as_ref();
-        Record {
-            timestamp: self.ctx.now().to_string(),
-            risk_tier: self.op.tier(),
-            primary_provider: ai.and_then(|a| a.primary.clone()),
-            verifier_provider: ai.and_then(|a| a.provider.clone()),
-            verifier_model: ai.and_then(|a| a.model.clone()),
-            ai: ai.map(|a| a.usage.clone()),
-            confidence: combined.and_then(|c| c.confidence),
-            scores: combined.and_then(|c| c.scores),
-            concerns: combined.map_or_else(|| self.op.noted_concerns(), |c| c.concerns.clone()),
-            was_overridden: plan.override_reason.is_some(),
-            override_reason: plan.override_reason.clone(),
-            latency_ms: u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX),
-            session_id: self.session.clone(),
-            branch: self.op.branch(),
-            remote: self.op.remote(),
-            refs: audit::refs(self.op),
-            reasons: self.op.reasons(),
-            warnings: self.warnings.clone(),
-            mode: (self.config.mode == Mode::Observe).then_some(Mode::Observe),
-            would_decide: plan.would.as_deref().map(|a| match a {
-                Action::Ask => Would::Asked,
-                _ => Would::Refused,
-            }),
-            asked_through: match (self.interaction, &plan.action) {
-                (Interaction::Agent { name, .. }, Action::Ask) => Some(name.to_owned()),
-                _ => None,
-            },
-            driven_by: self.driven_by.map(str::to_owned),
-            pusher: self.op.pusher().map(crate::input::receive::Pusher::shown),
-            operation: match self.op {
-                Operation::Unjudged(_) => None,
-                op if op.assessment().tier > Tier::None => audit::operation_value(op),
-                _ => None,
-            },
-            builtin: self.op.tier().map(|_| programs::builtin(self.op)),
-            verifiers: self.results.clone(),
-            rescued: self.rescued.clone(),
-            ..Record::new(
-                &self.operation_id,
-                self.op.noun(),
-                self.op.hook(),
-                &self.root.display().to_string(),
-                plan.result,
+        let asked_through = match (self.interaction, &plan.action) {
+            (Interaction::Agent { name, .. }, Action::Ask) => Some(name),
+            _ => None,
+        };
+        Record::decided(
+            self.op,
+            &self.view,
+            &audit::Decided {
+                at: self.ctx.now(),
+                plan,
                 decision,
-            )
-        }
+                asked_through,
+                driven_by: self.driven_by,
+                ai: self.ai.as_ref(),
+                combined: self.combined.as_ref(),
+                results: &self.results,
+                warnings: &self.warnings,
+                rescued: &self.rescued,
+                session: self.session.as_deref(),
+                latency_ms: u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX),
+                observe: self.config.mode == Mode::Observe,
+            },
+        )
     }
 
     fn log(&mut self, plan: &Plan, decision: Decision, status: ExitStatus) -> ExitStatus {
@@ -698,10 +666,11 @@ mod tests {
     use std::sync::{Arc, Mutex};
 
     use super::*;
+    use crate::audit::Would;
     use crate::env::MapEnv;
     use crate::facts::{CommandFacts, Discarded, WorktreeLoss};
     use crate::operation::{Assessed, StepFacts};
-    use crate::vocab::{Assessment, RefRisk, Rule};
+    use crate::vocab::{Assessment, RefRisk, Rule, Tier};
 
     /// A person who answers from a script and remembers what they saw.
     struct Scripted {

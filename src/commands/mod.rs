@@ -56,7 +56,7 @@ pub fn ask_verifiers(
     config: &Config,
     op: &Operation,
     root: &Path,
-    operation_id: &str,
+    view: &crate::operation::View,
     programs: &[Program],
     with_ai: bool,
     interactive: bool,
@@ -82,14 +82,13 @@ pub fn ask_verifiers(
     let (mut results, ai_run) = std::thread::scope(|s| {
         let ai = with_ai.then(|| {
             s.spawn(|| {
-                crate::verify::ai::verify(config, env, &state, operation_id, &prompt, &prior_blocks)
+                crate::verify::ai::verify(config, env, &state, &view.id, &prompt, &prior_blocks)
             })
         });
         let results = if programs.is_empty() {
             Vec::new()
         } else {
-            let context = serde_json::to_string(&programs::context(op, operation_id, root))
-                .unwrap_or_default();
+            let context = serde_json::to_string(&programs::context(op, view)).unwrap_or_default();
             programs::run_all(programs, &context, root)
         };
         let ai = ai.and_then(|h| {
