@@ -199,24 +199,9 @@ const DECISIONS: [Decision; 5] = [
     Decision::AskedNo,
 ];
 
-/// What asking one provider cost during one run: the `details` of the AI
-/// verifier's check for it (lines written before vouch recorded it have
-/// none).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct Spent {
-    /// Its HTTP and feedback retries.
-    pub retries: u32,
-    /// Tokens sent to it.
-    pub tokens_in: u64,
-    /// Tokens it returned.
-    pub tokens_out: u64,
-    /// Time spent asking it, retries included.
-    pub latency_ms: u64,
-    /// Estimated cost, when its model has a price.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub cost_usd: Option<f64>,
-}
+/// What asking one provider cost during one run: written by the AI
+/// verifier as the `details` of its check for that provider.
+pub use crate::verify::ai::Spent;
 
 /// A check's `details` as [`Spent`] when it is an object, else nothing
 /// (another verifier's checks carry details of their own). Read leniently:
