@@ -15,8 +15,8 @@ use std::borrow::Cow;
 use std::fmt;
 use std::marker::PhantomData;
 
+use serde::Deserialize;
 use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
 /// How a record's fields are held. A field declared `S::Str` is a string;
@@ -165,14 +165,6 @@ impl<T> Empty for Vec<T> {
 /// [`Empty::is_empty`], as serde's `skip_serializing_if` calls it.
 pub fn is_empty<T: Empty>(v: &T) -> bool {
     v.is_empty()
-}
-
-/// Serializes a borrowed string as the string it is (for types that print
-/// what they borrowed).
-impl Serialize for Text<'_> {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&self.0)
-    }
 }
 
 #[cfg(test)]

@@ -615,36 +615,38 @@ pub fn recent_blocks(
     session: Option<&str>,
     repo: &str,
 ) -> usize {
-    let stamp = |r: &Record| r.timestamp.parse::<jiff::Timestamp>().ok();
+    // Each line read borrowed (a hook pays this when it refuses): only
+    // the ids of matching blocks are kept.
+    let stamp = |r: &Record<Borrowed<'_>>| r.timestamp.as_str().parse::<jiff::Timestamp>().ok();
+    let mut blocks = std::collections::HashSet::new();
     // Newest first, and no further back than the first file that starts
     // before `since`: older generations cannot hold a recent block.
-    let mut records = Vec::new();
     let mut files = vec![path.to_path_buf()];
     files.extend(generations(path).into_iter().rev());
     for file in files {
-        let start = records.len();
-        if read_file(&file, &mut records, &mut Vec::new()).is_err() {
-            break;
-        }
-        let starts_before = records[start..]
-            .first()
-            .is_some_and(|r| stamp(r).is_none_or(|t| t < since));
-        if starts_before {
+        let mut first = true;
+        let mut starts_before = false;
+        let read = each_line(&file, |_, line| {
+            let Ok(r) = Record::parse(line) else {
+                return;
+            };
+            if std::mem::take(&mut first) {
+                starts_before = stamp(&r).is_none_or(|t| t < since);
+            }
+            let here = match session {
+                Some(s) => r.session_id.as_ref().map(Text::as_str) == Some(s),
+                None => r.repo.as_str() == repo,
+            };
+            if r.result == AuditResult::Block && here && stamp(&r).is_some_and(|t| t >= since) {
+                // The same push retried is one block, not three.
+                blocks.insert(r.operation_id.as_str().to_owned());
+            }
+        });
+        if read.is_err() || starts_before {
             break;
         }
     }
-    records
-        .iter()
-        .filter(|r| r.result == AuditResult::Block)
-        .filter(|r| stamp(r).is_some_and(|t| t >= since))
-        .filter(|r| match session {
-            Some(s) => r.session_id.as_deref() == Some(s),
-            None => r.repo == repo,
-        })
-        // The same push retried is one block, not three.
-        .map(|r| r.operation_id.as_str())
-        .collect::<std::collections::HashSet<_>>()
-        .len()
+    blocks.len()
 }
 
 /// Every record, oldest first, from every rotated generation and the
