@@ -43,6 +43,7 @@ pub mod prompt;
 pub mod report;
 pub mod review;
 pub mod runner;
+pub mod store;
 pub mod text;
 pub mod trust;
 pub mod ui;

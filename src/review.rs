@@ -11,9 +11,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use jiff::{SignedDuration, Timestamp};
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
-use crate::operation::Operation;
+use crate::operation::{Operation, View};
 
 /// How long an approval stays valid.
 pub const APPROVAL_TTL: SignedDuration = SignedDuration::from_mins(15);
@@ -58,35 +57,25 @@ pub struct Approval {
     pub expires_at: String,
 }
 
-/// The refs and oids of a push.
-pub fn refs_of(facts: &crate::facts::PushFacts) -> Vec<ReviewRef> {
-    facts
-        .refs
-        .iter()
-        .map(|r| ReviewRef {
-            remote_ref: r.remote_ref.clone(),
-            old_oid: r.old_oid.clone(),
-            new_oid: r.new_oid.clone(),
-        })
-        .collect()
-}
+pub use crate::operation::operation_id;
 
-/// The operation id: 12 hex digits of a hash over everything that identifies it.
-pub fn operation_id(kind: &str, repo: &str, remote: &str, refs: &[ReviewRef]) -> String {
-    let mut h = Sha256::new();
-    for part in [kind, repo, remote] {
-        h.update(part.as_bytes());
-        h.update([0]);
-    }
-    let mut sorted = refs.to_vec();
-    sorted.sort_by(|a, b| a.remote_ref.cmp(&b.remote_ref));
-    for r in &sorted {
-        for part in [&r.remote_ref, &r.old_oid, &r.new_oid] {
-            h.update(part.as_bytes());
-            h.update([0]);
+impl ReviewRequest {
+    /// The review request for the operation seen as `view`, refused at
+    /// `created_at` because of `why`, with the verifiers' `concerns`.
+    pub fn of(view: &View, created_at: String, concerns: Vec<String>, why: &str) -> Self {
+        Self {
+            operation_id: view.id.clone(),
+            created_at,
+            repo: view.repo.display().to_string(),
+            remote: view.remote.clone().unwrap_or_default(),
+            tier: view.tier.unwrap_or_default().to_string(),
+            refs: view.bound.clone(),
+            reasons: view.reasons.clone(),
+            concerns,
+            refused_because: why.to_owned(),
+            how_to_approve: format!("git vouch approve {} (at a terminal)", view.id),
         }
     }
-    crate::text::hex(&h.finalize()[..6])
 }
 
 fn valid_id(id: &str) -> bool {
@@ -175,50 +164,10 @@ pub fn take_approval(state: &Path, id: &str, refs: &[ReviewRef], now: Timestamp)
     fs::remove_file(&path).is_ok()
 }
 
-/// What an approval of `op` is bound to: refs and object ids, a commit's
-/// files with their content, a command with its directory.
-pub fn refs(op: &Operation) -> Vec<ReviewRef> {
-    let r = |name: &str, old: &str, new: &str| ReviewRef {
-        remote_ref: name.to_owned(),
-        old_oid: old.to_owned(),
-        new_oid: new.to_owned(),
-    };
-    match op {
-        Operation::Push { facts, .. } => refs_of(facts),
-        Operation::ServerPush { facts, .. } => refs_of(&facts.push),
-        Operation::Commit { staged, .. } => staged
-            .files
-            .iter()
-            .map(|f| r(&f.path, &f.old_oid, &f.new_oid))
-            .collect(),
-        Operation::LocalRefs { facts, .. } => facts
-            .refs
-            .iter()
-            .map(|f| r(&f.name, &f.old_oid, &f.new_oid))
-            .collect(),
-        Operation::Command { assessed, .. } => vec![r(
-            &assessed.command,
-            &assessed.cwd.display().to_string(),
-            "",
-        )],
-        Operation::Unjudged(u) => u.refs.clone(),
-    }
-}
-
-/// The id of `op` in the repository at `root`: what an approval and the
-/// verdict cache are bound to.
+/// The id of `op` in the repository at `root` ([`View::id`]): what an
+/// approval and the verdict cache are bound to.
 pub fn id_of(op: &Operation, root: &Path) -> String {
-    if let Operation::Unjudged(u) = op
-        && let Some(id) = &u.id
-    {
-        return id.clone();
-    }
-    operation_id(
-        op.noun(),
-        &root.display().to_string(),
-        &op.remote().unwrap_or_default(),
-        &refs(op),
-    )
+    op.view(root).id
 }
 
 #[cfg(test)]

@@ -11,12 +11,11 @@ use anyhow::Result;
 
 use wait_timeout::ChildExt;
 
-use crate::audit::{self, Record, Would};
-use crate::classify::Tier;
+use crate::audit::{self, Record};
 use crate::config::{Config, Mode};
 use crate::context::Ctx;
 use crate::env::vars;
-use crate::operation::Operation;
+use crate::operation::{Operation, View};
 use crate::policy::{self, Action, Asker, AuditResult, Decision, Plan, Situation, Skip};
 use crate::prompt::Prompter;
 use crate::review::{self, ReviewRequest};
@@ -81,7 +80,8 @@ pub(crate) struct Run<'a> {
     budget: Option<Duration>,
     session: Option<String>,
     started: Instant,
-    operation_id: String,
+    /// The operation's one view (its id, tier, refs...).
+    view: View,
     warnings: Vec<String>,
     results: Vec<VerifierResult>,
     combined: Option<Combined>,
@@ -105,7 +105,7 @@ impl<'a> Run<'a> {
         op: &'a Operation,
         started: Instant,
     ) -> Self {
-        let operation_id = review::id_of(op, root);
+        let view = op.view(root);
         Self {
             ctx,
             config,
@@ -116,7 +116,7 @@ impl<'a> Run<'a> {
             budget: None,
             session: session(ctx, op),
             started,
-            operation_id,
+            view,
             warnings: Vec::new(),
             results: Vec::new(),
             combined: None,
@@ -184,8 +184,8 @@ impl<'a> Run<'a> {
             && dirs.fallback.is_none()
             && review::take_approval(
                 &state,
-                &self.operation_id,
-                &review::refs(self.op),
+                &self.view.id,
+                &self.view.bound,
                 self.ctx.now(),
             );
         // A git hook run from an agent's command: the agent is not the person.
@@ -305,7 +305,7 @@ impl<'a> Run<'a> {
             self.config,
             self.op,
             self.root,
-            &self.operation_id,
+            &self.view,
             &programs,
             true,
             interactive,
@@ -499,14 +499,14 @@ impl<'a> Run<'a> {
                 "This {noun} was started by {agent}, and an agent cannot decide it: only the person it works for can, at their own terminal.\n"
             ));
         } else if approvable && self.interaction == Interaction::Server {
-            let id = &self.operation_id;
+            let id = &self.view.id;
             text.push_str(&format!(
                 "To let this exact push through, a person who runs the server approves it there, as the account git runs under:\n    git vouch approve {id}\nand you push again within 15 minutes:\n    git push -o vouch.approve={id} ...\nOr skip verification with a reason that is logged with your name (where the server's policy lets you):\n    git push -o vouch.skip=\"<why this is safe>\" ...\n"
             ));
         } else if approvable {
             text.push_str(&format!(
                 "To let this exact {noun} through, a person at a terminal runs:\n    git vouch approve {}\nand runs it again within 15 minutes.\n",
-                self.operation_id
+                self.view.id
             ));
             text.push_str(&format!(
                 "Or skip verification for one {noun}, with a reason that is logged:\n    VOUCH_SKIP=\"<why this is safe>\" {}\n",
@@ -524,22 +524,13 @@ impl<'a> Run<'a> {
     }
 
     fn write_review(&mut self, why: &str, state: &Path) -> Option<PathBuf> {
-        let request = ReviewRequest {
-            operation_id: self.operation_id.clone(),
-            created_at: self.ctx.now().to_string(),
-            repo: self.root.display().to_string(),
-            remote: self.op.remote().unwrap_or_default(),
-            tier: self.op.assessment().tier.to_string(),
-            refs: review::refs(self.op),
-            reasons: self.op.reasons(),
-            concerns: self
-                .combined
-                .as_ref()
-                .map(|c| c.concerns.clone())
-                .unwrap_or_default(),
-            refused_because: why.to_owned(),
-            how_to_approve: format!("git vouch approve {} (at a terminal)", self.operation_id),
-        };
+        let concerns = self.combined.as_ref().map(|c| c.concerns.clone());
+        let request = ReviewRequest::of(
+            &self.view,
+            self.ctx.now().to_string(),
+            concerns.unwrap_or_default(),
+            why,
+        );
         match review::write_request(state, &request) {
             Ok(path) => {
                 self.notify(&path, state);
@@ -564,7 +555,7 @@ impl<'a> Run<'a> {
             .current_dir(self.root)
             .env(vars::VOUCH_NESTED, crate::parent::nested_marker())
             .env("VOUCH_REVIEW_FILE", path)
-            .env("VOUCH_OPERATION_ID", &self.operation_id)
+            .env("VOUCH_OPERATION_ID", &self.view.id)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::inherit())
@@ -595,57 +586,31 @@ impl<'a> Run<'a> {
         }
     }
 
-    /// The one place an audit record is built.
+    /// The audit line of this decision ([`Record::decided`]).
     fn record(&self, plan: &Plan, decision: Decision) -> Record {
-        let combined = self.combined.as_ref();
-        let ai = self.ai.as_ref();
-        Record {
-            timestamp: self.ctx.now().to_string(),
-            risk_tier: self.op.tier(),
-            primary_provider: ai.and_then(|a| a.primary.clone()),
-            verifier_provider: ai.and_then(|a| a.provider.clone()),
-            verifier_model: ai.and_then(|a| a.model.clone()),
-            ai: ai.map(|a| a.usage.clone()),
-            confidence: combined.and_then(|c| c.confidence),
-            scores: combined.and_then(|c| c.scores),
-            concerns: combined.map_or_else(|| self.op.noted_concerns(), |c| c.concerns.clone()),
-            was_overridden: plan.override_reason.is_some(),
-            override_reason: plan.override_reason.clone(),
-            latency_ms: u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX),
-            session_id: self.session.clone(),
-            branch: self.op.branch(),
-            remote: self.op.remote(),
-            refs: audit::refs(self.op),
-            reasons: self.op.reasons(),
-            warnings: self.warnings.clone(),
-            mode: (self.config.mode == Mode::Observe).then_some(Mode::Observe),
-            would_decide: plan.would.as_deref().map(|a| match a {
-                Action::Ask => Would::Asked,
-                _ => Would::Refused,
-            }),
-            asked_through: match (self.interaction, &plan.action) {
-                (Interaction::Agent { name, .. }, Action::Ask) => Some(name.to_owned()),
-                _ => None,
-            },
-            driven_by: self.driven_by.map(str::to_owned),
-            pusher: self.op.pusher().map(crate::input::receive::Pusher::shown),
-            operation: match self.op {
-                Operation::Unjudged(_) => None,
-                op if op.assessment().tier > Tier::None => audit::operation_value(op),
-                _ => None,
-            },
-            builtin: self.op.tier().map(|_| programs::builtin(self.op)),
-            verifiers: self.results.clone(),
-            rescued: self.rescued.clone(),
-            ..Record::new(
-                &self.operation_id,
-                self.op.noun(),
-                self.op.hook(),
-                &self.root.display().to_string(),
-                plan.result,
+        let asked_through = match (self.interaction, &plan.action) {
+            (Interaction::Agent { name, .. }, Action::Ask) => Some(name),
+            _ => None,
+        };
+        Record::decided(
+            self.op,
+            &self.view,
+            &audit::Decided {
+                at: self.ctx.now(),
+                plan,
                 decision,
-            )
-        }
+                asked_through,
+                driven_by: self.driven_by,
+                ai: self.ai.as_ref(),
+                combined: self.combined.as_ref(),
+                results: &self.results,
+                warnings: &self.warnings,
+                rescued: &self.rescued,
+                session: self.session.as_deref(),
+                latency_ms: u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX),
+                observe: self.config.mode == Mode::Observe,
+            },
+        )
     }
 
     fn log(&mut self, plan: &Plan, decision: Decision, status: ExitStatus) -> ExitStatus {
@@ -694,10 +659,11 @@ mod tests {
     use std::sync::{Arc, Mutex};
 
     use super::*;
+    use crate::audit::Would;
     use crate::env::MapEnv;
     use crate::facts::{CommandFacts, Discarded, WorktreeLoss};
     use crate::operation::{Assessed, StepFacts};
-    use crate::vocab::{Assessment, RefRisk, Rule};
+    use crate::vocab::{Assessment, RefRisk, Rule, Tier};
 
     /// A person who answers from a script and remembers what they saw.
     struct Scripted {
@@ -864,7 +830,7 @@ pub fn ask_verifiers(
     config: &Config,
     op: &Operation,
     root: &Path,
-    operation_id: &str,
+    view: &crate::operation::View,
     programs: &[Program],
     with_ai: bool,
     interactive: bool,
@@ -890,14 +856,13 @@ pub fn ask_verifiers(
     let (mut results, ai_run) = std::thread::scope(|s| {
         let ai = with_ai.then(|| {
             s.spawn(|| {
-                crate::verify::ai::verify(config, env, &state, operation_id, &prompt, &prior_blocks)
+                crate::verify::ai::verify(config, env, &state, &view.id, &prompt, &prior_blocks)
             })
         });
         let results = if programs.is_empty() {
             Vec::new()
         } else {
-            let context = serde_json::to_string(&programs::context(op, operation_id, root))
-                .unwrap_or_default();
+            let context = serde_json::to_string(&programs::context(op, view)).unwrap_or_default();
             programs::run_all(programs, &context, root)
         };
         let ai = ai.and_then(|h| {

@@ -19,9 +19,11 @@ use serde_json::Value;
 
 use crate::classify::Tier;
 use crate::config::Mode;
-use crate::operation::Operation;
-use crate::policy::{AuditResult, Decision};
-use crate::verify::verdict::{Scores, VerifierResult};
+use crate::operation::{Operation, View};
+use crate::policy::{Action, AuditResult, Decision, Plan};
+use crate::store::{Borrowed, Empty, Owned, Store, Text};
+use crate::verify::ai::AiRun;
+use crate::verify::verdict::{Combined, Scores, VerifierResult};
 
 /// Version of the record layout.
 pub const SCHEMA_VERSION: u32 = 3;
@@ -80,101 +82,9 @@ pub struct LostRecord {
     pub stash: Vec<String>,
 }
 
-/// One ref of a logged push.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct RefRecord {
-    /// The remote ref.
-    pub remote_ref: String,
-    /// Old value on the remote.
-    pub old_oid: String,
-    /// New value.
-    pub new_oid: String,
-    /// How it changes.
-    pub change: String,
-    /// Its tier.
-    pub tier: Tier,
-    /// The rule that set the tier.
-    pub rule: String,
-    /// Whether the remote's tip was known here: known, unseen, unknown, none.
-    pub remote_tip: String,
-    /// Commits that leave the ref, when measured.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub lost_commits: Option<usize>,
-}
-
-impl RefRecord {
-    /// A finding's tier and rule, with no ref (a staged file, a shell
-    /// command: its reason, which names what it is about, is in the record's
-    /// `reasons`); a local ref update fills in the ref's fields.
-    pub fn finding(change: &str, risk: &crate::classify::RefRisk) -> Self {
-        Self {
-            remote_ref: String::new(),
-            old_oid: String::new(),
-            new_oid: String::new(),
-            change: change.to_owned(),
-            tier: risk.tier,
-            rule: risk.rule.as_str().to_owned(),
-            remote_tip: "none".into(),
-            lost_commits: None,
-        }
-    }
-}
-
-/// The audit line's `refs` for `op`: one per ref, or one per finding for
-/// a commit or a command (the reason, which names what it is about, is in
-/// the record's `reasons`).
-pub fn refs(op: &Operation) -> Vec<RefRecord> {
-    match op {
-        Operation::Push { facts, assessment } => push_refs(facts, assessment),
-        Operation::ServerPush { facts, assessment } => push_refs(&facts.push, assessment),
-        Operation::Commit { assessment, .. } => assessment
-            .refs
-            .iter()
-            .map(|r| RefRecord::finding("staged", r))
-            .collect(),
-        Operation::LocalRefs { facts, assessment } => facts
-            .refs
-            .iter()
-            .zip(&assessment.refs)
-            .map(|(f, risk)| RefRecord {
-                remote_ref: f.name.clone(),
-                old_oid: f.old_oid.clone(),
-                new_oid: f.new_oid.clone(),
-                lost_commits: f.lost.as_ref().map(|l| l.count),
-                ..RefRecord::finding(&f.change.noun().replace(' ', "-"), risk)
-            })
-            .collect(),
-        Operation::Command { assessed, .. } => assessed
-            .assessment
-            .refs
-            .iter()
-            .map(|r| RefRecord::finding("command", r))
-            .collect(),
-        Operation::Unjudged(_) => Vec::new(),
-    }
-}
-
-/// The audit line's `refs` for a push, at the client or at the server.
-fn push_refs(
-    facts: &crate::facts::PushFacts,
-    assessment: &crate::classify::Assessment,
-) -> Vec<RefRecord> {
-    facts
-        .refs
-        .iter()
-        .zip(&assessment.refs)
-        .map(|(f, risk)| RefRecord {
-            remote_ref: f.remote_ref.clone(),
-            old_oid: f.old_oid.clone(),
-            new_oid: f.new_oid.clone(),
-            change: f.change.as_str().to_owned(),
-            tier: risk.tier,
-            rule: risk.rule.as_str().to_owned(),
-            remote_tip: f.remote_tip.as_str().to_owned(),
-            lost_commits: f.lost.as_ref().map(|l| l.count),
-        })
-        .collect()
-}
+/// One ref of a logged operation (or one finding, for a commit or a
+/// command): the operation's view of it ([`crate::operation::RefView`]).
+pub use crate::operation::RefView as RefRecord;
 
 /// `op` as the audit line keeps it: serialized, every string passed through
 /// the credential mask (commit subjects, file names and commands can hold
@@ -205,30 +115,46 @@ pub enum Would {
 
 pub use crate::verify::ai::AiUsage;
 
-/// One decision: the audit line of SPEC 7. Written by the runner
-/// (`runner.rs`), read back with the same type by `git vouch log`.
+/// One decision: the audit line of SPEC 7, held as `S` says
+/// ([`crate::store`]). Writers build the owned `Record` (the runner,
+/// `runner.rs`); `git vouch log` reads it back owned, and `git
+/// vouch stats` borrowed from each line ([`Record::parse`]): its strings
+/// borrowed, the compound values it does not read (refs, reasons, the
+/// operation, the built-in checks, verdicts) kept as their raw text. The
+/// one layout of the line, for both.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Record {
+#[serde(bound(
+    serialize = "S::Str: Serialize, S::Lazy<Vec<String>>: Serialize + Empty, \
+                 S::Lazy<Vec<RefRecord>>: Serialize, S::Lazy<Value>: Serialize, \
+                 S::Lazy<VerifierResult>: Serialize, VerifierResult<S>: Serialize, \
+                 S::Lazy<SnapshotRecord>: Serialize, S::Lazy<LostRecord>: Serialize",
+    deserialize = "S::Str: Deserialize<'de>, S::Lazy<Vec<String>>: Deserialize<'de> + Default, \
+                   S::Lazy<Vec<RefRecord>>: Deserialize<'de> + Default, \
+                   S::Lazy<Value>: Deserialize<'de>, S::Lazy<VerifierResult>: Deserialize<'de>, \
+                   VerifierResult<S>: Deserialize<'de>, S::Lazy<SnapshotRecord>: Deserialize<'de>, \
+                   S::Lazy<LostRecord>: Deserialize<'de>"
+))]
+pub struct Record<S: Store = Owned> {
     /// Layout version.
     pub schema_version: u32,
     /// UTC, RFC 3339.
-    pub timestamp: String,
+    pub timestamp: S::Str,
     /// Stable id of the operation (refs and oids), used by `git vouch approve`.
-    pub operation_id: String,
+    pub operation_id: S::Str,
     /// `push`, `commit`, `ref-update`, `command`, `approve`.
-    pub operation_type: String,
+    pub operation_type: S::Str,
     /// The hook or command that decided.
-    pub hook: String,
+    pub hook: S::Str,
     /// The tier; `None` when the operation could not be judged at all
     /// (unreadable input, a chained hook's refusal).
     #[serde(deserialize_with = "lenient_tier")]
     pub risk_tier: Option<Tier>,
     /// The provider that proposed the operation, when known.
-    pub primary_provider: Option<String>,
+    pub primary_provider: Option<S::Str>,
     /// The provider whose verdict decided; `None` when no AI verdict did.
-    pub verifier_provider: Option<String>,
+    pub verifier_provider: Option<S::Str>,
     /// The model that verified it.
-    pub verifier_model: Option<String>,
+    pub verifier_model: Option<S::Str>,
     /// What the verifiers said.
     pub result: AuditResult,
     /// What happened.
@@ -239,33 +165,33 @@ pub struct Record {
     pub scores: Option<Scores>,
     /// Concerns raised.
     #[serde(default)]
-    pub concerns: Vec<String>,
+    pub concerns: S::Lazy<Vec<String>>,
     /// The AI verifier's usage, when it was asked.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ai: Option<AiUsage>,
     /// A person overrode the verification.
     pub was_overridden: bool,
     /// Why.
-    pub override_reason: Option<String>,
+    pub override_reason: Option<S::Str>,
     /// Time from start to decision.
     pub latency_ms: u64,
     /// The session (agent session id or `VOUCH_SESSION`).
-    pub session_id: Option<String>,
+    pub session_id: Option<S::Str>,
     /// The repository root.
-    pub repo: String,
+    pub repo: S::Str,
     /// The branch checked out.
-    pub branch: Option<String>,
+    pub branch: Option<S::Str>,
     /// The remote pushed to (credentials redacted).
-    pub remote: Option<String>,
+    pub remote: Option<S::Str>,
     /// The refs (a finding per line for commits and commands).
     #[serde(default)]
-    pub refs: Vec<RefRecord>,
+    pub refs: S::Lazy<Vec<RefRecord>>,
     /// Why the tier is what it is.
     #[serde(default)]
-    pub reasons: Vec<String>,
+    pub reasons: S::Lazy<Vec<String>>,
     /// Warnings shown.
     #[serde(default)]
-    pub warnings: Vec<String>,
+    pub warnings: S::Lazy<Vec<String>>,
     /// `observe` when decisions did not take effect.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mode: Option<Mode>,
@@ -275,42 +201,55 @@ pub struct Record {
     /// The agent that was told to ask its person (the decision is then
     /// `refused`: the command runs only if the person lets it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub asked_through: Option<String>,
+    pub asked_through: Option<S::Str>,
     /// The AI agent whose command ran this git hook, when one said so.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub driven_by: Option<String>,
+    pub driven_by: Option<S::Str>,
     /// Who pushed, as the server knows them (the server door): `alice
     /// (GL_USERNAME)`, or the pushed commit's committer when the server
     /// authenticated nobody.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pusher: Option<String>,
+    pub pusher: Option<S::Str>,
     /// The operation itself, with its facts and tier (credentials masked),
     /// so that a logged decision can be replayed as a `git vouch eval` case.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub operation: Option<serde_json::Value>,
+    pub operation: Option<S::Lazy<Value>>,
     /// The built-in deterministic checks, in the verifier result shape.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub builtin: Option<VerifierResult>,
+    pub builtin: Option<S::Lazy<VerifierResult>>,
     /// Every verifier's result (the AI verifier's last).
     #[serde(default)]
-    pub verifiers: Vec<VerifierResult>,
+    pub verifiers: Vec<VerifierResult<S>>,
     /// Rescue refs written before an allowed local rewind or deletion.
-    #[serde(skip_serializing_if = "Vec::is_empty", default)]
-    pub rescued: Vec<String>,
+    #[serde(skip_serializing_if = "crate::store::is_empty", default)]
+    pub rescued: S::Lazy<Vec<String>>,
     /// The snapshot taken before an agent's command (a `snapshot` line).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub snapshot: Option<SnapshotRecord>,
+    pub snapshot: Option<S::Lazy<SnapshotRecord>>,
     /// What an agent's command lost, found after it ran (an
     /// `after-command` line) or before the next one (a `snapshot` line).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub lost: Option<LostRecord>,
+    pub lost: Option<S::Lazy<LostRecord>>,
 }
 
 /// Reads a tier, taking a word this version does not know (`unknown` in
 /// the first layout) as no tier rather than an unreadable line.
 fn lenient_tier<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Tier>, D::Error> {
-    let word: Option<String> = Option::deserialize(d)?;
-    Ok(word.and_then(|w| serde_json::from_value(Value::String(w)).ok()))
+    let word: Option<Text<'de>> = Option::deserialize(d)?;
+    Ok(word.and_then(|w| Tier::from_name(w.as_str())))
+}
+
+impl<'a> Record<Borrowed<'a>> {
+    /// Reads one audit line, borrowing from it.
+    ///
+    /// # Errors
+    ///
+    /// serde's words, when the line is not an audit record.
+    pub fn parse(line: &'a str) -> serde_json::Result<Self> {
+        // From text already known to be UTF-8: serde does not check each
+        // string again, as it must for bytes.
+        serde_json::from_str(line)
+    }
 }
 
 impl Record {
@@ -360,6 +299,106 @@ impl Record {
             rescued: Vec::new(),
             snapshot: None,
             lost: None,
+        }
+    }
+}
+
+/// What the runner decided about an operation, beside the operation's
+/// view: the parts of the audit line that are not the operation's.
+#[derive(Debug, Clone, Copy)]
+pub struct Decided<'a> {
+    /// When it was decided.
+    pub at: jiff::Timestamp,
+    /// The decision's plan: its result, override and, in observe mode,
+    /// what enforcing would have done.
+    pub plan: &'a Plan,
+    /// What happened.
+    pub decision: Decision,
+    /// The agent that was told to ask its person, when one was.
+    pub asked_through: Option<&'a str>,
+    /// The AI agent whose command ran this git hook, when one said so.
+    pub driven_by: Option<&'a str>,
+    /// The AI verifier's run, when it was asked.
+    pub ai: Option<&'a AiRun>,
+    /// What the verifiers concluded, when they ran.
+    pub combined: Option<&'a Combined>,
+    /// Every verifier's result.
+    pub results: &'a [VerifierResult],
+    /// Warnings shown.
+    pub warnings: &'a [String],
+    /// Rescue refs written before an allowed rewind or deletion.
+    pub rescued: &'a [String],
+    /// The session.
+    pub session: Option<&'a str>,
+    /// Time from start to decision.
+    pub latency_ms: u64,
+    /// Decisions did not take effect (observe mode).
+    pub observe: bool,
+}
+
+impl Record {
+    /// The audit line of one decision on `op`: the operation's part from
+    /// its `view`, the rest from what the runner `decided`. The one place
+    /// a decision's line is built.
+    pub fn decided(op: &Operation, view: &View, decided: &Decided<'_>) -> Self {
+        let Decided {
+            at,
+            plan,
+            decision,
+            asked_through,
+            driven_by,
+            ai,
+            combined,
+            results,
+            warnings,
+            rescued,
+            session,
+            latency_ms,
+            observe,
+        } = *decided;
+        Self {
+            timestamp: at.to_string(),
+            risk_tier: view.tier,
+            primary_provider: ai.and_then(|a| a.primary.clone()),
+            verifier_provider: ai.and_then(|a| a.provider.clone()),
+            verifier_model: ai.and_then(|a| a.model.clone()),
+            ai: ai.map(|a| a.usage.clone()),
+            confidence: combined.and_then(|c| c.confidence),
+            scores: combined.and_then(|c| c.scores),
+            concerns: combined.map_or_else(|| view.concerns.clone(), |c| c.concerns.clone()),
+            was_overridden: plan.override_reason.is_some(),
+            override_reason: plan.override_reason.clone(),
+            latency_ms,
+            session_id: session.map(str::to_owned),
+            branch: view.branch.clone(),
+            remote: view.remote.clone(),
+            refs: view.refs.clone(),
+            reasons: view.reasons.clone(),
+            warnings: warnings.to_vec(),
+            mode: observe.then_some(Mode::Observe),
+            would_decide: plan.would.as_deref().map(|a| match a {
+                Action::Ask => Would::Asked,
+                _ => Would::Refused,
+            }),
+            asked_through: asked_through.map(str::to_owned),
+            driven_by: driven_by.map(str::to_owned),
+            pusher: view.pusher.clone(),
+            operation: match op {
+                Operation::Unjudged(_) => None,
+                op if op.assessment().tier > Tier::None => operation_value(op),
+                _ => None,
+            },
+            builtin: view.tier.map(|_| crate::verify::programs::builtin(op)),
+            verifiers: results.to_vec(),
+            rescued: rescued.to_vec(),
+            ..Self::new(
+                &view.id,
+                &view.kind,
+                &view.hook,
+                &view.repo.display().to_string(),
+                plan.result,
+                decision,
+            )
         }
     }
 }
@@ -576,36 +615,38 @@ pub fn recent_blocks(
     session: Option<&str>,
     repo: &str,
 ) -> usize {
-    let stamp = |r: &Record| r.timestamp.parse::<jiff::Timestamp>().ok();
+    // Each line read borrowed (a hook pays this when it refuses): only
+    // the ids of matching blocks are kept.
+    let stamp = |r: &Record<Borrowed<'_>>| r.timestamp.as_str().parse::<jiff::Timestamp>().ok();
+    let mut blocks = std::collections::HashSet::new();
     // Newest first, and no further back than the first file that starts
     // before `since`: older generations cannot hold a recent block.
-    let mut records = Vec::new();
     let mut files = vec![path.to_path_buf()];
     files.extend(generations(path).into_iter().rev());
     for file in files {
-        let start = records.len();
-        if read_file(&file, &mut records, &mut Vec::new()).is_err() {
-            break;
-        }
-        let starts_before = records[start..]
-            .first()
-            .is_some_and(|r| stamp(r).is_none_or(|t| t < since));
-        if starts_before {
+        let mut first = true;
+        let mut starts_before = false;
+        let read = each_line(&file, |_, line| {
+            let Ok(r) = Record::parse(line) else {
+                return;
+            };
+            if std::mem::take(&mut first) {
+                starts_before = stamp(&r).is_none_or(|t| t < since);
+            }
+            let here = match session {
+                Some(s) => r.session_id.as_ref().map(Text::as_str) == Some(s),
+                None => r.repo.as_str() == repo,
+            };
+            if r.result == AuditResult::Block && here && stamp(&r).is_some_and(|t| t >= since) {
+                // The same push retried is one block, not three.
+                blocks.insert(r.operation_id.as_str().to_owned());
+            }
+        });
+        if read.is_err() || starts_before {
             break;
         }
     }
-    records
-        .iter()
-        .filter(|r| r.result == AuditResult::Block)
-        .filter(|r| stamp(r).is_some_and(|t| t >= since))
-        .filter(|r| match session {
-            Some(s) => r.session_id.as_deref() == Some(s),
-            None => r.repo == repo,
-        })
-        // The same push retried is one block, not three.
-        .map(|r| r.operation_id.as_str())
-        .collect::<std::collections::HashSet<_>>()
-        .len()
+    blocks.len()
 }
 
 /// Every record, oldest first, from every rotated generation and the
@@ -649,8 +690,8 @@ pub fn read_lock(path: &Path) -> Option<File> {
 /// [`read_all`] reads as records. A torn line may end inside a character:
 /// a file that is not valid UTF-8 is read with replacement characters, and
 /// such a line is reported where it is read; valid UTF-8 (the usual case)
-/// is taken as it is, uncopied. `git vouch stats` reads its borrowed view
-/// of each line ([`crate::audit::stats::Line`]) instead of whole [`Record`]s.
+/// is taken as it is, uncopied. `git vouch stats` reads each line as a
+/// borrowed [`Record::parse`] instead of a whole owned [`Record`].
 pub fn each_line(file: &Path, mut each: impl FnMut(usize, &str)) -> Result<()> {
     let text = match fs::read(file) {
         Ok(t) => String::from_utf8(t)

@@ -15,15 +15,16 @@
 //! verdict reused from the cache made no request: it counts as `cached`
 //! and stays out of the latency figures.
 
-use std::borrow::Cow;
 use std::collections::HashMap;
 
 use serde::de::IgnoredAny;
 use serde::{Deserialize, Serialize};
 
-use crate::audit::{AiUsage, Record, Would};
+use crate::audit::Record;
 use crate::classify::Tier;
 use crate::policy::{AuditResult, Decision};
+use crate::store::{Borrowed, Text};
+use crate::verify::verdict::{Check, VerifierResult};
 
 pub use crate::vocab::Label;
 
@@ -198,163 +199,9 @@ const DECISIONS: [Decision; 5] = [
     Decision::AskedNo,
 ];
 
-/// A string of an audit line, borrowed from the line when it holds no
-/// escape and owned when it does (serde's own `Cow` is always owned inside
-/// an `Option` or a `Vec`).
-#[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Text<'a>(pub Cow<'a, str>);
-
-impl Text<'_> {
-    /// The string.
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-}
-
-impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct Str;
-        impl<'de> serde::de::Visitor<'de> for Str {
-            type Value = Text<'de>;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a string")
-            }
-            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Text<'de>, E> {
-                Ok(Text(Cow::Borrowed(v)))
-            }
-            fn visit_str<E>(self, v: &str) -> Result<Text<'de>, E> {
-                Ok(Text(Cow::Owned(v.to_owned())))
-            }
-            fn visit_string<E>(self, v: String) -> Result<Text<'de>, E> {
-                Ok(Text(Cow::Owned(v)))
-            }
-        }
-        d.deserialize_str(Str)
-    }
-}
-
-/// The fields of one audit line that the figures read, borrowed from the
-/// line: `git vouch stats` reads a hundred thousand lines, and allocating a
-/// whole [`Record`] for each (its refs, checks, operation and verdicts)
-/// was most of its time. `git vouch log` and everything else read the full
-/// [`Record`].
-///
-/// A line is unreadable here exactly when it is unreadable as a `Record`
-/// for every field read here, and for the presence of every field the
-/// `Record` requires; the fields not read are skipped without being
-/// looked at (a required field of the wrong type, which vouch never
-/// writes, is the one difference). [`Line::of`] gives the same view of a
-/// full record.
-#[derive(Debug, Clone, Deserialize)]
-pub struct Line<'a> {
-    /// UTC, RFC 3339.
-    #[serde(borrow)]
-    pub timestamp: Text<'a>,
-    /// The operation.
-    #[serde(borrow)]
-    pub operation_id: Text<'a>,
-    /// `push`, `commit`, ..., `approve`.
-    #[serde(borrow)]
-    pub operation_type: Text<'a>,
-    /// The door.
-    #[serde(borrow)]
-    pub hook: Text<'a>,
-    /// The tier (a word this version does not know is none, as for `Record`).
-    #[serde(deserialize_with = "tier_word")]
-    pub risk_tier: Option<Tier>,
-    /// The provider whose verdict decided.
-    #[serde(borrow)]
-    pub verifier_provider: Option<Text<'a>>,
-    /// Its model.
-    #[serde(borrow)]
-    pub verifier_model: Option<Text<'a>>,
-    /// What the verifiers said.
-    pub result: AuditResult,
-    /// What happened.
-    pub decision: Decision,
-    /// The AI verifier's usage.
-    #[serde(default)]
-    pub ai: Option<AiUsage>,
-    /// A person overrode the verification.
-    pub was_overridden: bool,
-    /// Why.
-    #[serde(borrow)]
-    pub override_reason: Option<Text<'a>>,
-    /// The repository root.
-    #[serde(borrow)]
-    pub repo: Text<'a>,
-    /// In observe mode: what enforcing would have done.
-    #[serde(default)]
-    pub would_decide: Option<Would>,
-    /// Every verifier's result (only the AI verifier's checks are read).
-    #[serde(default, borrow)]
-    pub verifiers: Vec<VerifierLine<'a>>,
-    #[serde(rename = "schema_version")]
-    _schema_version: IgnoredAny,
-    #[serde(rename = "latency_ms")]
-    _latency_ms: IgnoredAny,
-}
-
-/// A verifier's result, as [`Line`] reads it.
-#[derive(Debug, Clone, Deserialize)]
-pub struct VerifierLine<'a> {
-    /// Its name (`ai`, `ai:<provider>` for the AI verifier).
-    #[serde(borrow)]
-    pub verifier: Text<'a>,
-    /// Its checks.
-    #[serde(borrow)]
-    pub checks: Vec<CheckLine<'a>>,
-    #[serde(rename = "version")]
-    _version: IgnoredAny,
-    #[serde(rename = "status")]
-    _status: IgnoredAny,
-    #[serde(rename = "summary")]
-    _summary: IgnoredAny,
-    #[serde(rename = "blocking")]
-    _blocking: IgnoredAny,
-    #[serde(rename = "duration_ms")]
-    _duration_ms: IgnoredAny,
-}
-
-/// A check, as [`Line`] reads it.
-#[derive(Debug, Clone, Deserialize)]
-pub struct CheckLine<'a> {
-    /// `<provider> (<model>)` for the AI verifier's.
-    #[serde(borrow)]
-    pub name: Text<'a>,
-    /// `<outcome>: <why>` for the AI verifier's.
-    #[serde(default, borrow)]
-    pub message: Text<'a>,
-    /// What asking the provider cost, when the line says.
-    #[serde(default, rename = "details", deserialize_with = "spent_details")]
-    pub spent: Option<Spent>,
-    #[serde(rename = "status")]
-    _status: IgnoredAny,
-}
-
-/// What asking one provider cost during one run: the `details` of the AI
-/// verifier's check for it (lines written before vouch recorded it have
-/// none).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct Spent {
-    /// Its HTTP and feedback retries.
-    pub retries: u32,
-    /// Tokens sent to it.
-    pub tokens_in: u64,
-    /// Tokens it returned.
-    pub tokens_out: u64,
-    /// Time spent asking it, retries included.
-    pub latency_ms: u64,
-    /// Estimated cost, when its model has a price.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub cost_usd: Option<f64>,
-}
-
-fn tier_word<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Tier>, D::Error> {
-    let word: Option<Text<'de>> = Option::deserialize(d)?;
-    Ok(word.and_then(|w| Tier::from_name(w.as_str())))
-}
+/// What asking one provider cost during one run: written by the AI
+/// verifier as the `details` of its check for that provider.
+pub use crate::verify::ai::Spent;
 
 /// A check's `details` as [`Spent`] when it is an object, else nothing
 /// (another verifier's checks carry details of their own). Read leniently:
@@ -471,87 +318,39 @@ impl<'de> Deserialize<'de> for Num {
     }
 }
 
-impl<'r> Line<'r> {
-    /// Reads one audit line.
-    ///
-    /// # Errors
-    ///
-    /// serde's words, when the line is not an audit record.
-    pub fn parse(line: &'r str) -> serde_json::Result<Self> {
-        // From text already known to be UTF-8: serde does not check each
-        // string again, as it must for bytes.
-        serde_json::from_str(line)
-    }
+/// What one provider cost, from the `details` of the AI verifier's check
+/// for it: `None` when they are not an object (another verifier's checks
+/// carry details of their own) or absent.
+fn spent(details: &crate::store::Raw<'_, serde_json::Value>) -> Option<Spent> {
+    let text = details.text()?;
+    spent_details(&mut serde_json::Deserializer::from_str(text))
+        .ok()
+        .flatten()
+}
 
-    /// The same view of a full record.
-    pub fn of(r: &'r Record) -> Self {
-        let text = |s: &'r str| Text(Cow::Borrowed(s));
-        Self {
-            timestamp: text(&r.timestamp),
-            operation_id: text(&r.operation_id),
-            operation_type: text(&r.operation_type),
-            hook: text(&r.hook),
-            risk_tier: r.risk_tier,
-            verifier_provider: r.verifier_provider.as_deref().map(text),
-            verifier_model: r.verifier_model.as_deref().map(text),
-            result: r.result,
-            decision: r.decision,
-            ai: r.ai.clone(),
-            was_overridden: r.was_overridden,
-            override_reason: r.override_reason.as_deref().map(text),
-            repo: text(&r.repo),
-            would_decide: r.would_decide,
-            verifiers: r
-                .verifiers
-                .iter()
-                .map(|v| VerifierLine {
-                    verifier: text(&v.verifier),
-                    checks: v
-                        .checks
-                        .iter()
-                        .map(|c| CheckLine {
-                            name: text(&c.name),
-                            message: text(&c.message),
-                            spent: spent_details(&c.details).ok().flatten(),
-                            _status: IgnoredAny,
-                        })
-                        .collect(),
-                    _version: IgnoredAny,
-                    _status: IgnoredAny,
-                    _summary: IgnoredAny,
-                    _blocking: IgnoredAny,
-                    _duration_ms: IgnoredAny,
-                })
-                .collect(),
-            _schema_version: IgnoredAny,
-            _latency_ms: IgnoredAny,
-        }
-    }
+/// The AI verifier's result among the line's verifiers.
+fn ai_result<'l, 'r>(r: &'l Record<Borrowed<'r>>) -> Option<&'l VerifierResult<Borrowed<'r>>> {
+    r.verifiers.iter().rev().find(|v| {
+        let name = v.verifier.as_str();
+        name == "ai" || name.starts_with("ai:")
+    })
+}
 
-    /// The AI verifier's result among the line's verifiers.
-    fn ai_result(&self) -> Option<&VerifierLine<'r>> {
-        self.verifiers.iter().rev().find(|v| {
-            let name = v.verifier.as_str();
-            name == "ai" || name.starts_with("ai:")
-        })
-    }
+/// Whether vouch stopped the operation: refused it or asked a person
+/// (in observe mode: would have).
+fn stopped(r: &Record<Borrowed<'_>>) -> bool {
+    r.would_decide.is_some()
+        || matches!(
+            r.decision,
+            Decision::Refused | Decision::AskedPerson | Decision::AskedYes | Decision::AskedNo
+        )
+}
 
-    /// Whether vouch stopped the operation: refused it or asked a person
-    /// (in observe mode: would have).
-    fn stopped(&self) -> bool {
-        self.would_decide.is_some()
-            || matches!(
-                self.decision,
-                Decision::Refused | Decision::AskedPerson | Decision::AskedYes | Decision::AskedNo
-            )
-    }
-
-    /// Every provider the AI verifier asked, in order, as its checks say.
-    pub fn attempts(&self) -> Vec<Attempt<'_>> {
-        self.ai_result()
-            .map(|v| v.checks.iter().filter_map(Attempt::of_check).collect())
-            .unwrap_or_default()
-    }
+/// Every provider the AI verifier asked, in order, as its checks say.
+pub fn attempts<'l>(r: &'l Record<Borrowed<'_>>) -> Vec<Attempt<'l>> {
+    ai_result(r)
+        .map(|v| v.checks.iter().filter_map(Attempt::of_check).collect())
+        .unwrap_or_default()
 }
 
 /// What came of asking one provider (the AI verifier's check for it).
@@ -596,7 +395,7 @@ pub struct Attempt<'a> {
 impl<'a> Attempt<'a> {
     /// The attempt an AI verifier check records: named `<provider>
     /// (<model>)`, its message starting with the outcome.
-    pub fn of_check(check: &'a CheckLine<'_>) -> Option<Self> {
+    pub fn of_check(check: &'a Check<Borrowed<'_>>) -> Option<Self> {
         let (provider, model) = check.name.as_str().rsplit_once(" (")?;
         let model = model.strip_suffix(')')?;
         let word = check.message.as_str().split(':').next()?.trim();
@@ -604,7 +403,7 @@ impl<'a> Attempt<'a> {
             provider,
             model,
             outcome: Outcome::from_word(word)?,
-            spent: check.spent,
+            spent: spent(&check.details),
         })
     }
 }
@@ -768,7 +567,7 @@ impl Totals {
     /// Adds one decision (already filtered), with `labels` by operation id.
     pub fn add<S: std::hash::BuildHasher>(
         &mut self,
-        r: &Line<'_>,
+        r: &Record<Borrowed<'_>>,
         labels: &HashMap<String, LabelEntry, S>,
     ) {
         self.decisions += 1;
@@ -817,11 +616,11 @@ impl Totals {
             match label.label {
                 Label::Dangerous => {
                     self.dangerous += 1;
-                    self.caught += u64::from(r.stopped());
+                    self.caught += u64::from(stopped(r));
                 }
                 Label::Safe => {
                     self.safe += 1;
-                    self.false_pos += u64::from(r.stopped());
+                    self.false_pos += u64::from(stopped(r));
                 }
             }
         }
@@ -839,8 +638,8 @@ impl Totals {
     /// written before vouch recorded that has only the whole run's
     /// figures (the `ai` block), which are credited to the provider whose
     /// verdict decided, or to the last one asked.
-    fn account_ai(&mut self, r: &Line<'_>) {
-        let attempts = r.attempts();
+    fn account_ai(&mut self, r: &Record<Borrowed<'_>>) {
+        let attempts = attempts(r);
         let Some(usage) = &r.ai else {
             for a in &attempts {
                 self.provider(a.provider, a.model).0.ask(a.outcome);
@@ -1000,14 +799,21 @@ impl Totals {
 }
 
 /// The figures of `records` (already filtered), with `labels` by operation
-/// id: full records, as [`Line::of`] sees them.
+/// id: full records, each written as its line and read back as `git vouch
+/// stats` reads the log.
 pub fn compute<'r, S: std::hash::BuildHasher>(
     records: impl IntoIterator<Item = &'r Record>,
     labels: &HashMap<String, LabelEntry, S>,
 ) -> Stats {
     let mut figures = Totals::default();
     for r in records {
-        figures.add(&Line::of(r), labels);
+        // A record always has a JSON form, and reads back.
+        let Ok(text) = serde_json::to_string(r) else {
+            continue;
+        };
+        if let Ok(line) = Record::parse(&text) {
+            figures.add(&line, labels);
+        }
     }
     figures.finish()
 }
@@ -1192,6 +998,7 @@ pub fn render(stats: &Stats, bars: Bars) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::audit::AiUsage;
     use crate::verify::verdict::{Check, Status, VerifierResult};
 
     fn record(id: &str, hook: &str, result: AuditResult, decision: Decision) -> Record {

@@ -2,8 +2,9 @@
 //! filters. The figures come from the pure [`crate::audit::stats`]; this reads the
 //! log and the labels, and prints.
 //!
-//! The log is read line by line into [`stats::Line`], a borrowed view of the
-//! fields the figures need, one generation at a time and the generations on
+//! The log is read line by line as a borrowed [`audit::Record`] (its strings
+//! borrowed from the line, the values the figures do not read kept as their
+//! raw text: [`audit::Record::parse`]), one generation at a time and the generations on
 //! every core; the figures of each generation are then added up in the
 //! log's order ([`stats::Totals::merge`]), so that they are the same
 //! however the work was split. A hundred thousand whole records took
@@ -94,7 +95,7 @@ fn read_file(file: &Path, filter: &Filter, labels: &HashMap<String, LabelEntry>)
     // Each repository path is resolved once, not once per line.
     let mut same_repo: HashMap<String, bool> = HashMap::new();
     audit::each_line(file, |n, line_text| {
-        let line = match stats::Line::parse(line_text) {
+        let line = match audit::Record::parse(line_text) {
             Ok(l) => l,
             Err(e) => {
                 problems.push(format!("`{}` line {n}: {e}", file.display()));

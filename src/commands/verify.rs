@@ -97,9 +97,9 @@ pub fn verify(ctx: &Ctx, args: &VerifyArgs) -> Result<ExitStatus> {
         "pending: {}",
         crate::report::describe(&op).trim_end()
     ));
-    let id = crate::review::id_of(&op, &root);
+    let view = op.view(&root);
     let (results, ai_run) =
-        crate::runner::ask_verifiers(ctx, &config, &op, &root, &id, &selected, with_ai, false)?;
+        crate::runner::ask_verifiers(ctx, &config, &op, &root, &view, &selected, with_ai, false)?;
     if results.is_empty() {
         ui::out(
             "no verifiers ran: none configured, and no AI provider has a key (`git vouch verify --list`, `git vouch doctor`)",

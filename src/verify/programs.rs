@@ -20,7 +20,7 @@ use crate::config::{Config, DEFAULT_VERIFIER_TIMEOUT_SECS, VerifierConfig};
 use crate::verify::verdict::{Status, VerifierResult, from_program};
 use serde::Serialize;
 
-use crate::operation::Operation;
+use crate::operation::{Operation, View};
 
 /// Prefix of verifier programs found on `PATH`.
 pub const PATH_PREFIX: &str = "vouch-verify-";
@@ -209,30 +209,27 @@ pub struct Remote {
     pub url: String,
 }
 
-/// The context verifier programs read on stdin: built here and only here.
-pub fn context(op: &Operation, operation_id: &str, root: &Path) -> Context {
+/// The context verifier programs read on stdin: built here and only here,
+/// from the operation's one view, and from the operation itself for what
+/// is in its own shape (its facts, what changes, the built-in checks).
+pub fn context(op: &Operation, view: &View) -> Context {
     Context {
         schema_version: CONTEXT_SCHEMA_VERSION,
         vouch_version: env!("CARGO_PKG_VERSION"),
         operation: OperationInfo {
-            id: operation_id.to_owned(),
-            kind: op.noun().to_owned(),
+            id: view.id.clone(),
+            kind: view.kind.clone(),
             description: crate::report::describe(op),
         },
-        tier: op.assessment().tier,
-        reasons: op
-            .assessment()
-            .reasons(Tier::Standard)
-            .iter()
-            .map(|r| r.reason.clone())
-            .collect(),
-        repo: root.to_path_buf(),
-        branch: op.branch(),
-        remote: op.remote_name().map(|name| Remote {
-            name,
-            url: op.remote().unwrap_or_default(),
+        tier: view.tier.unwrap_or_default(),
+        reasons: view.reasons.clone(),
+        repo: view.repo.clone(),
+        branch: view.branch.clone(),
+        remote: view.remote_name.as_ref().map(|name| Remote {
+            name: name.clone(),
+            url: view.remote.clone().unwrap_or_default(),
         }),
-        command: op.command().map(str::to_owned),
+        command: view.command.clone(),
         facts: op.facts_value(),
         changes: op.changes_value(),
         builtin: builtin(op),

@@ -24,6 +24,8 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::store::{Empty, Owned, Store};
+
 /// A verifier's overall status (SPEC section 4).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -40,39 +42,50 @@ pub enum Status {
     Error,
 }
 
-/// One check inside a result.
+/// One check inside a result, held as `S` says ([`crate::store`]: owned,
+/// or borrowed from an audit line).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Check {
+#[serde(bound(
+    serialize = "S::Str: Serialize, S::Lazy<Value>: Serialize + Empty",
+    deserialize = "S::Str: Deserialize<'de>, S::Lazy<Value>: Deserialize<'de> + Default"
+))]
+pub struct Check<S: Store = Owned> {
     /// What was checked.
-    pub name: String,
+    pub name: S::Str,
     /// Its status.
     pub status: Status,
     /// One sentence.
     #[serde(default)]
-    pub message: String,
+    pub message: S::Str,
     /// Anything else.
-    #[serde(default, skip_serializing_if = "Value::is_null")]
-    pub details: Value,
+    #[serde(default, skip_serializing_if = "crate::store::is_empty")]
+    pub details: S::Lazy<Value>,
 }
 
-/// The result shape every verifier returns (SPEC section 4).
+/// The result shape every verifier returns (SPEC section 4), held as `S`
+/// says ([`crate::store`]: owned, or borrowed from an audit line, its
+/// verdict then read only when asked).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct VerifierResult {
+#[serde(bound(
+    serialize = "S::Str: Serialize, Check<S>: Serialize, S::Lazy<Verdict>: Serialize",
+    deserialize = "S::Str: Deserialize<'de>, Check<S>: Deserialize<'de>, S::Lazy<Verdict>: Deserialize<'de>"
+))]
+pub struct VerifierResult<S: Store = Owned> {
     /// The verifier's name.
-    pub verifier: String,
+    pub verifier: S::Str,
     /// Its version, as it says.
-    pub version: String,
+    pub version: S::Str,
     /// Its status.
     pub status: Status,
     /// Its checks.
-    pub checks: Vec<Check>,
+    pub checks: Vec<Check<S>>,
     /// One line.
-    pub summary: String,
+    pub summary: S::Str,
     /// Whether a fail blocks.
     pub blocking: bool,
     /// A verdict in the shape of SPEC 5.3, when the verifier gave one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub verdict: Option<Verdict>,
+    pub verdict: Option<S::Lazy<Verdict>>,
     /// How long it ran.
     pub duration_ms: u64,
 }

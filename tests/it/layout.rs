@@ -143,6 +143,7 @@ fn the_pure_modules_touch_no_adapter() {
         "verify::verdict",
         "vocab",
         "operation",
+        "store",
         "input",
         "agent::protocol",
         "classify",

@@ -112,7 +112,9 @@ fn generated_hook_scripts() {
 #[test]
 fn the_verifier_context() {
     let op = command_op();
-    let context = vouch::verify::programs::context(&op, "0123456789ab", Path::new("/work/repo"));
+    let mut view = op.view(Path::new("/work/repo"));
+    view.id = "0123456789ab".into();
+    let context = vouch::verify::programs::context(&op, &view);
     insta::assert_json_snapshot!(context, {".vouch_version" => "[version]"});
 }
 

@@ -1110,12 +1110,14 @@ fn every_shape() -> (String, String) {
     (older.join("\n") + "\n", newer.join("\n") + "\n")
 }
 
-/// `git vouch stats`'s borrowed reader gives exactly the figures of the full
-/// `Record` reader (`git vouch log`'s), and finds the same lines unreadable.
+/// `git vouch stats`'s borrowed reading of `Record` gives exactly the figures
+/// of the owned reading (`git vouch log`'s), and finds the same lines
+/// unreadable.
 #[test]
 fn the_fast_reader_gives_the_figures_of_the_full_reader() {
     use std::collections::HashMap;
-    use vouch::audit::stats::{self, Line, Totals};
+    use vouch::audit::Record;
+    use vouch::audit::stats::{self, Totals};
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("audit.jsonl");
     let (older, newer) = every_shape();
@@ -1147,7 +1149,7 @@ fn the_fast_reader_gives_the_figures_of_the_full_reader() {
 
     let mut totals = Totals::default();
     let mut unreadable = Vec::new();
-    vouch::audit::for_each_line(&log, |file, n, text| match Line::parse(text) {
+    vouch::audit::for_each_line(&log, |file, n, text| match Record::parse(text) {
         Ok(line) => totals.add(&line, &labels),
         Err(e) => unreadable.push(format!("`{}` line {n}: {e}", file.display())),
     })
@@ -1161,7 +1163,7 @@ fn the_fast_reader_gives_the_figures_of_the_full_reader() {
     for file in vouch::audit::files(&log) {
         let mut one = Totals::default();
         vouch::audit::each_line(&file, |_, text| {
-            if let Ok(line) = Line::parse(text) {
+            if let Ok(line) = Record::parse(text) {
                 one.add(&line, &labels);
             }
         })

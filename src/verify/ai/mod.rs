@@ -14,7 +14,7 @@ use std::time::Duration;
 
 pub use providers::{Provider, family_of_model, ollama_base, primary, providers, select};
 pub use state::{Cached, recent_failures};
-pub use verify::{AiRun, AiUsage, Tried, cost, ping, verify, verify_with};
+pub use verify::{AiRun, AiUsage, Spent, Tried, cost, ping, verify, verify_with};
 
 /// A provider that failed is skipped for this long (circuit breaker).
 pub const BREAKER: Duration = Duration::from_mins(5);

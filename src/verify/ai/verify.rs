@@ -61,6 +61,25 @@ pub struct AiUsage {
     pub latency_ms: u64,
 }
 
+/// What asking one provider cost during one run: the `details` of the AI
+/// verifier's check for it in the audit line, which `git vouch stats`
+/// credits to it (lines written before vouch recorded it have none).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct Spent {
+    /// Its HTTP and feedback retries.
+    pub retries: u32,
+    /// Tokens sent to it.
+    pub tokens_in: u64,
+    /// Tokens it returned.
+    pub tokens_out: u64,
+    /// Time spent asking it, retries included.
+    pub latency_ms: u64,
+    /// Estimated cost, when its model has a price.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<f64>,
+}
+
 /// One provider asked during a run, and what came of it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Tried {
@@ -454,20 +473,19 @@ pub(super) fn no_verdict(tried: &[Tried]) -> String {
 /// The providers tried, as checks of the AI verifier's result: named
 /// `<provider> (<model>)`, the message `<outcome>: <why>`, and the details
 /// what asking it cost (`retries`, `tokens_in`, `tokens_out`, `latency_ms`,
-/// `cost_usd`), which `git vouch stats` credits to it (`stats::Spent`).
+/// `cost_usd`: a [`Spent`]), which `git vouch stats` credits to it.
 pub(super) fn tried_checks(tried: &[Tried]) -> Vec<Check> {
     tried
         .iter()
         .map(|t| {
-            let mut details = serde_json::json!({
-                "retries": t.retries,
-                "tokens_in": t.tokens_in,
-                "tokens_out": t.tokens_out,
-                "latency_ms": t.latency_ms,
-            });
-            if let Some(c) = t.cost_usd {
-                details["cost_usd"] = c.into();
-            }
+            let details = serde_json::to_value(Spent {
+                retries: t.retries,
+                tokens_in: t.tokens_in,
+                tokens_out: t.tokens_out,
+                latency_ms: t.latency_ms,
+                cost_usd: t.cost_usd,
+            })
+            .unwrap_or_default();
             Check {
                 name: format!("{} ({})", t.provider, t.model),
                 status: if t.outcome == "verdict" {
