@@ -7,7 +7,7 @@ use anyhow::{Context, Result};
 
 use crate::config::{Config, ConfigError, ConfigFile, ConfigInputs, Source};
 use crate::env::{Env, vars};
-use crate::prompt::Prompter;
+use crate::interact::prompt::Prompter;
 use crate::trust;
 use jiff::Timestamp;
 
@@ -116,7 +116,7 @@ impl Ctx {
             stdin,
             clock: Box::new(Timestamp::now),
             terminal: Box::new(|env| {
-                crate::prompt::interactive(env).map(|t| Box::new(t) as Box<dyn Prompter>)
+                crate::interact::prompt::interactive(env).map(|t| Box::new(t) as Box<dyn Prompter>)
             }),
             fixed_dirs: None,
         }

@@ -14,7 +14,9 @@
 //!   the verdicts read (pure);
 //! - decision: [`policy`] (pure) applies the protocol of SPEC section 6,
 //!   carried out by [`runner`];
-//! - interaction: [`prompt`] asks on `/dev/tty`, [`ui`] prints;
+//! - interaction: [`interact`]: [`interact::prompt`] asks on `/dev/tty`,
+//!   [`interact::ui`] prints, [`interact::report`] words an operation and
+//!   its verdict, [`interact::review`] keeps review requests and approvals;
 //! - audit: [`audit`] appends one JSON line per decision (and reads them
 //!   back for `stats` and `eval`);
 //! - install: [`install`] puts the hooks where git runs them, beside the
@@ -35,18 +37,15 @@ pub mod git;
 pub mod glob;
 pub mod input;
 pub mod install;
+pub mod interact;
 pub mod operation;
 pub mod parent;
 pub mod platform;
 pub mod policy;
-pub mod prompt;
-pub mod report;
-pub mod review;
 pub mod runner;
 pub mod store;
 pub mod text;
 pub mod trust;
-pub mod ui;
 pub mod verify;
 pub mod vocab;
 

@@ -7,11 +7,11 @@
 //! remote, branch, command, what an approval binds ([`View::bound`]) and
 //! each ref's facts and tier ([`View::refs`]). The verifier context
 //! ([`crate::verify::programs::context`]), the review request
-//! ([`crate::review::ReviewRequest::of`]), the approval check and the
+//! ([`crate::interact::review::ReviewRequest::of`]), the approval check and the
 //! audit line ([`crate::audit::Record::decided`]) read it. Two renderers
 //! read the typed facts themselves, because they show what the view
 //! leaves out (each commit lost, leases, the lines of a staged change),
-//! fitted to their reader: the text a person reads ([`crate::report`]) and
+//! fitted to their reader: the text a person reads ([`crate::interact::report`]) and
 //! the AI prompt ([`crate::verify::ai::prompt`]).
 //!
 //! It serializes (and reads back) with its facts and tier, so that any

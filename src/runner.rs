@@ -15,14 +15,14 @@ use crate::audit::{self, Record};
 use crate::config::{Config, Mode};
 use crate::context::Ctx;
 use crate::env::vars;
+use crate::interact::prompt::Prompter;
+use crate::interact::review::{self, ReviewRequest};
 use crate::operation::{Operation, View};
 use crate::policy::{self, Action, Asker, AuditResult, Decision, Plan, Situation, Skip};
-use crate::prompt::Prompter;
-use crate::review::{self, ReviewRequest};
 use crate::verify::ai::AiRun;
 use crate::verify::programs::{self, Program};
 use crate::verify::verdict::{self, Combined, VerifierResult};
-use crate::{ExitStatus, report, ui};
+use crate::{ExitStatus, interact::report, interact::ui};
 
 /// How the outcome reaches whoever started the operation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

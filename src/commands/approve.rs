@@ -7,12 +7,12 @@ use anyhow::Result;
 use crate::cli::ApproveArgs;
 use crate::commands::person;
 use crate::context::Ctx;
+use crate::interact::review;
 use crate::operation::{Operation, Unjudged};
 use crate::policy::{Action, AuditResult, Decision, Plan};
-use crate::review;
 use crate::runner::Run;
 use crate::text::short_oid;
-use crate::{ExitStatus, ui};
+use crate::{ExitStatus, interact::ui};
 
 /// `git vouch approve`.
 pub fn approve(ctx: &Ctx, args: &ApproveArgs) -> Result<ExitStatus> {

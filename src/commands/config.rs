@@ -3,7 +3,7 @@
 
 use anyhow::Result;
 
-use crate::{ExitStatus, ui};
+use crate::{ExitStatus, interact::ui};
 
 /// `git vouch config`.
 pub fn config() -> Result<ExitStatus> {

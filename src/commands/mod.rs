@@ -7,8 +7,8 @@ use anyhow::Result;
 
 use crate::config::Config;
 use crate::context::Ctx;
+use crate::interact::ui;
 use crate::operation::Operation;
-use crate::ui;
 
 pub mod agent;
 pub mod approve;

@@ -6,8 +6,8 @@
 //! them: anything an agent or a script can pass, it can pass itself.
 
 use crate::context::Ctx;
-use crate::prompt::Prompter;
-use crate::ui;
+use crate::interact::prompt::Prompter;
+use crate::interact::ui;
 
 /// The word the person types.
 pub const WORD: &str = "yes";

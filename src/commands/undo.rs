@@ -8,7 +8,7 @@ use crate::context::Ctx;
 use crate::env::vars;
 use crate::git::{self, Snapshot};
 use crate::text::one_line;
-use crate::{ExitStatus, parent, ui};
+use crate::{ExitStatus, interact::ui, parent};
 
 /// Retention (issue 28): lets go of the snapshots that are neither among
 /// the newest `[snapshots] keep` nor younger than `[snapshots] days`. Run

@@ -11,7 +11,7 @@ use crate::input::hooks::{ForceHint, PushArgs};
 use crate::operation::Operation;
 use crate::verify::programs;
 use crate::verify::verdict::{self, Outcome};
-use crate::{ExitStatus, report, ui};
+use crate::{ExitStatus, interact::report, interact::ui};
 
 /// `git vouch verify`.
 pub fn verify(ctx: &Ctx, args: &VerifyArgs) -> Result<ExitStatus> {
@@ -23,7 +23,7 @@ pub fn verify(ctx: &Ctx, args: &VerifyArgs) -> Result<ExitStatus> {
     let root = repo.root();
     let mut config = ctx.config(Some(&root));
     for w in &config.warnings {
-        crate::ui::warn(w);
+        crate::interact::ui::warn(w);
     }
     config.ai.primary.clone_from(&args.primary);
     let places = ctx.verifier_places(&root)?;
@@ -95,7 +95,7 @@ pub fn verify(ctx: &Ctx, args: &VerifyArgs) -> Result<ExitStatus> {
     }
     ui::out(&format!(
         "pending: {}",
-        crate::report::describe(&op).trim_end()
+        crate::interact::report::describe(&op).trim_end()
     ));
     let view = op.view(&root);
     let (results, ai_run) =

@@ -28,7 +28,7 @@ use crate::policy::{Decision, Plan};
 use crate::runner::{Decided, Interaction, Run};
 use crate::text::{one_line, redact_secrets, redact_text};
 use crate::verify::verdict::Outcome as VerdictOutcome;
-use crate::{ExitStatus, audit, git, ui};
+use crate::{ExitStatus, audit, git, interact::ui};
 
 /// The most hook input read (an agent's message is a few kilobytes).
 const MAX_INPUT: usize = 1 << 20;

@@ -7,7 +7,7 @@ use std::process::{Command, Stdio};
 
 use anyhow::{Context, Result};
 
-use crate::ui;
+use crate::interact::ui;
 
 /// Runs `<dir>/<hook>.local` with `input` on stdin; `None` if there is none.
 ///

@@ -9,7 +9,7 @@ use crate::cli::PreCommitArgs;
 use crate::context::Ctx;
 use crate::git::Repo;
 use crate::operation::Operation;
-use crate::{ExitStatus, ui};
+use crate::{ExitStatus, interact::ui};
 
 /// The pre-commit hook: the staged change.
 struct PreCommit<'a> {

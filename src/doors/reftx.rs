@@ -28,7 +28,7 @@ use crate::input::hooks::{
 };
 use crate::operation::Operation;
 use crate::text::{hex, one_line, short_oid};
-use crate::{ExitStatus, parent, ui};
+use crate::{ExitStatus, interact::ui, parent};
 
 /// The hook's name.
 pub const HOOK: &str = "reference-transaction";

@@ -219,7 +219,7 @@ pub fn context(op: &Operation, view: &View) -> Context {
         operation: OperationInfo {
             id: view.id.clone(),
             kind: view.kind.clone(),
-            description: crate::report::describe(op),
+            description: crate::interact::report::describe(op),
         },
         tier: view.tier.unwrap_or_default(),
         reasons: view.reasons.clone(),

@@ -6,9 +6,10 @@ use std::fs;
 use std::path::Path;
 
 /// The module a source file belongs to: its top-level module (a folder
-/// counts whole: `input/` is pure, all of it), and for `agent/` and
-/// `verify/` the submodule (`agent::protocol` and `verify::verdict` are
-/// pure, `agent::settings` writes files, `verify::programs` runs them).
+/// counts whole: `input/` is pure, all of it), and for `agent/`,
+/// `verify/` and `interact/` the submodule (`agent::protocol`,
+/// `verify::verdict` and `interact::report` are pure, `agent::settings`
+/// writes files, `verify::programs` runs them, `interact::ui` prints).
 /// `classify/shell/` counts whole on its own: the command reader, which
 /// `config` reads user rules with, while the rest of `classify` reads
 /// `config`.
@@ -25,9 +26,8 @@ fn module_of(rel: &Path) -> Option<String> {
         .collect();
     match parts.as_slice() {
         ["lib" | "main"] | [] => None,
-        [top @ ("agent" | "verify"), sub, ..] | [top @ "classify", sub @ "shell", ..] => {
-            Some(format!("{top}::{sub}"))
-        }
+        [top @ ("agent" | "verify" | "interact"), sub, ..]
+        | [top @ "classify", sub @ "shell", ..] => Some(format!("{top}::{sub}")),
         [top, ..] => Some((*top).to_owned()),
     }
 }
@@ -44,25 +44,59 @@ fn dependencies(text: &str) -> BTreeSet<String> {
     let mut deps = BTreeSet::new();
     for (i, _) in code.match_indices("crate::") {
         let rest = &code[i + "crate::".len()..];
-        let word: String = rest
-            .chars()
-            .take_while(|c| c.is_ascii_lowercase() || *c == '_')
-            .collect();
-        if word == "agent" || word == "verify" || word == "classify" {
-            let sub: String = rest[(word.len() + 2).min(rest.len())..]
-                .chars()
-                .take_while(|c| c.is_ascii_lowercase() || *c == '_')
-                .collect();
-            if !sub.is_empty() && (word != "classify" || sub == "shell") {
-                deps.insert(format!("{word}::{sub}"));
-                continue;
+        // `crate::{a, b::c}`: each item of the group is a path of its own.
+        let paths: Vec<&str> = match rest.strip_prefix('{') {
+            Some(group) => {
+                let mut depth = 0;
+                let end = group
+                    .char_indices()
+                    .find(|&(_, c)| {
+                        depth += i32::from(c == '{') - i32::from(c == '}');
+                        depth < 0
+                    })
+                    .map_or(group.len(), |(at, _)| at);
+                let mut items = Vec::new();
+                let (mut depth, mut start) = (0, 0);
+                for (at, c) in group[..end].char_indices() {
+                    depth += i32::from(c == '{') - i32::from(c == '}');
+                    if c == ',' && depth == 0 {
+                        items.push(group[start..at].trim());
+                        start = at + 1;
+                    }
+                }
+                items.push(group[start..end].trim());
+                items
             }
-        }
-        if !word.is_empty() {
-            deps.insert(word);
+            None => vec![rest],
+        };
+        for path in paths {
+            if let Some(module) = module_of_path(path) {
+                deps.insert(module);
+            }
         }
     }
     deps
+}
+
+/// The module a `crate::` path names (its first word, and for the folders
+/// counted by submodule, its second).
+fn module_of_path(path: &str) -> Option<String> {
+    let word = |s: &str| -> String {
+        s.chars()
+            .take_while(|c| c.is_ascii_lowercase() || *c == '_')
+            .collect()
+    };
+    let top = word(path);
+    if top.is_empty() {
+        return None;
+    }
+    if matches!(top.as_str(), "agent" | "verify" | "interact" | "classify") {
+        let sub = word(path[top.len()..].strip_prefix("::").unwrap_or_default());
+        if !sub.is_empty() && (top != "classify" || sub == "shell") {
+            return Some(format!("{top}::{sub}"));
+        }
+    }
+    Some(top)
 }
 
 fn graph() -> BTreeMap<String, BTreeSet<String>> {
@@ -132,8 +166,8 @@ fn the_pure_modules_touch_no_adapter() {
         "verify::provider",
         "verify::programs",
         "verify::ai",
-        "prompt",
-        "ui",
+        "interact::prompt",
+        "interact::ui",
         "install",
         "context",
         "commands",
