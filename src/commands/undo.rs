@@ -220,6 +220,7 @@ mod tests {
             agent: "claude".into(),
             command: "make".into(),
             not_copied: Vec::new(),
+            in_progress_kept: true,
         }
     }
 

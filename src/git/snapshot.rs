@@ -67,6 +67,57 @@ pub struct Snapshot {
     pub command: String,
     /// Files named but not copied (untracked files over 50 MB).
     pub not_copied: Vec<String>,
+    /// Whether it recorded the merge, cherry-pick, revert or rebase in
+    /// progress (snapshots before this was kept did not): an undo puts
+    /// back what it recorded, nothing in progress included.
+    #[serde(skip)]
+    pub in_progress_kept: bool,
+}
+
+/// What git keeps in the git directory while a merge, cherry-pick,
+/// revert or rebase is in progress: these files, and the files of these
+/// directories. A snapshot keeps them (tree `gitdir`), and an undo puts
+/// them back, so that a merge whose conflicts an agent threw away (`git
+/// merge --abort`) is a merge again, not a plain commit to be.
+const IN_PROGRESS_FILES: &[&str] = &[
+    "MERGE_HEAD",
+    "MERGE_MSG",
+    "MERGE_MODE",
+    "MERGE_AUTOSTASH",
+    "AUTO_MERGE",
+    "CHERRY_PICK_HEAD",
+    "REVERT_HEAD",
+    "SQUASH_MSG",
+];
+/// See [`IN_PROGRESS_FILES`].
+const IN_PROGRESS_DIRS: &[&str] = &["rebase-merge", "rebase-apply", "sequencer"];
+/// The line of a snapshot's message that says it kept what is in progress.
+const IN_PROGRESS_LINE: &str = "in-progress: kept";
+
+/// The files of an operation in progress in `git_dir`, by their path
+/// under it (`MERGE_HEAD`, `rebase-merge/done`), sorted.
+fn in_progress(git_dir: &Path) -> Vec<(String, PathBuf)> {
+    let mut found: Vec<(String, PathBuf)> = IN_PROGRESS_FILES
+        .iter()
+        .map(|name| ((*name).to_owned(), git_dir.join(name)))
+        .filter(|(_, p)| p.is_file())
+        .collect();
+    for dir in IN_PROGRESS_DIRS {
+        let Ok(entries) = std::fs::read_dir(git_dir.join(dir)) else {
+            continue;
+        };
+        let mut files: Vec<(String, PathBuf)> = entries
+            .filter_map(Result::ok)
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+            .filter_map(|e| {
+                let name = e.file_name().into_string().ok()?;
+                (!name.contains(['\n', '\t'])).then(|| (format!("{dir}/{name}"), e.path()))
+            })
+            .collect();
+        files.sort();
+        found.extend(files);
+    }
+    found
 }
 
 impl Snapshot {
@@ -520,6 +571,12 @@ fn record_state(root: &Path, git_dir: &Path, seen: &Seen, last: Option<&Parts>) 
     let refs_known = last
         .filter(|l| l.refs_key == refs_key && l.refs_blob != "-")
         .map(|l| l.refs_blob.clone());
+    // A merge, cherry-pick, revert or rebase in progress: its files, read
+    // now (a file gone since it was listed is left out).
+    let progress: Vec<(String, Vec<u8>)> = in_progress(git_dir)
+        .into_iter()
+        .filter_map(|(name, path)| std::fs::read(path).ok().map(|data| (name, data)))
+        .collect();
     let mut new: Vec<&[u8]> = Vec::new();
     if refs_known.is_none() {
         new.push(refs.as_bytes());
@@ -527,6 +584,7 @@ fn record_state(root: &Path, git_dir: &Path, seen: &Seen, last: Option<&Parts>) 
     if let Ok(e) = &entries {
         new.push(e);
     }
+    new.extend(progress.iter().map(|(_, data)| data.as_slice()));
     let mut written = write_blobs(root, scratch.path(), &new)?.into_iter();
     let mut next = || written.next().context("a blob was not written");
     let refs_blob = match refs_known {
@@ -542,6 +600,22 @@ fn record_state(root: &Path, git_dir: &Path, seen: &Seen, last: Option<&Parts>) 
     );
     if let Some(t) = &index_tree {
         listing.push_str(&format!("040000 tree {t}\tindex\n"));
+    }
+    if !progress.is_empty() {
+        let mut info = String::new();
+        for (name, _) in &progress {
+            info.push_str(&format!("100644 {}\t{name}\n", next()?));
+        }
+        let progress_index = scratch.path().join("in-progress");
+        run(
+            git(root, Some(&progress_index)).args(["update-index", "--add", "--index-info"]),
+            Some(info.as_bytes()),
+        )?;
+        let tree = text(&run(
+            git(root, Some(&progress_index)).args(["write-tree"]),
+            None,
+        )?);
+        listing.push_str(&format!("040000 tree {tree}\tgitdir\n"));
     }
     // `git mktree` checks that every object it names exists: a reused part
     // whose snapshot was pruned and collected since fails here.
@@ -653,6 +727,18 @@ fn fingerprint(root: &Path, git_dir: &Path, last: &str) -> Result<(String, Seen)
         use std::os::unix::fs::MetadataExt as _;
         hash.update(format!("{} {} {}", m.len(), m.mtime(), m.mtime_nsec()));
     }
+    // A merge, cherry-pick, revert or rebase begun, ended or gone a step on.
+    for (name, path) in in_progress(git_dir) {
+        if let Ok(m) = std::fs::metadata(path) {
+            use std::os::unix::fs::MetadataExt as _;
+            hash.update(format!(
+                "{name} {} {} {}\n",
+                m.len(),
+                m.mtime(),
+                m.mtime_nsec()
+            ));
+        }
+    }
     Ok((
         crate::text::hex(&hash.finalize()),
         Seen {
@@ -733,6 +819,8 @@ pub fn take(dir: &Path, agent: &str, command: &str) -> Result<Option<Snapshot>> 
     for big in &state.not_copied {
         message.push_str(&format!("not-copied: {}\n", one_line(big)));
     }
+    message.push_str(IN_PROGRESS_LINE);
+    message.push('\n');
     let mut commit = git(&root, None);
     commit
         .args(["commit-tree", &state.tree])
@@ -773,6 +861,7 @@ pub fn take(dir: &Path, agent: &str, command: &str) -> Result<Option<Snapshot>> 
         agent: agent.to_owned(),
         command: command.to_owned(),
         not_copied: state.not_copied,
+        in_progress_kept: true,
     }))
 }
 
@@ -882,6 +971,7 @@ fn listed(dir: &Path, pattern: &str) -> Result<Vec<Snapshot>> {
                 .lines()
                 .filter_map(|l| l.strip_prefix("not-copied: ").map(str::to_owned))
                 .collect(),
+            in_progress_kept: body.lines().any(|l| l == IN_PROGRESS_LINE),
         });
     }
     Ok(snapshots)
@@ -1155,6 +1245,9 @@ pub fn restore(
         }
         _ => {}
     }
+    if target.in_progress_kept {
+        done.extend(restore_in_progress(&root, &git_dir, &target.id)?);
+    }
     // The stash as it was: its entries in their order, with their
     // messages (entries added since are in the snapshot taken before this
     // undo).
@@ -1187,6 +1280,88 @@ pub fn restore(
         ));
     }
     Ok(done)
+}
+
+/// Puts back the merge, cherry-pick, revert or rebase that was in
+/// progress when snapshot `id` was taken, and ends one begun since: the
+/// files of [`IN_PROGRESS_FILES`] and [`IN_PROGRESS_DIRS`] are those
+/// the snapshot kept, byte for byte, and no others. Returns what it says.
+fn restore_in_progress(root: &Path, git_dir: &Path, id: &str) -> Result<Vec<String>> {
+    let mut then: Vec<(String, Vec<u8>)> = Vec::new();
+    let listing = run(
+        git(root, None).args(["ls-tree", "-r", "-z", "--full-tree", id, "--", "gitdir"]),
+        None,
+    )?;
+    if !listing.is_empty() {
+        let mut batch = Batch::new(root)?;
+        for entry in listing.split(|b| *b == 0).filter(|e| !e.is_empty()) {
+            let entry = String::from_utf8_lossy(entry);
+            let Some((meta, path)) = entry.split_once('\t') else {
+                continue;
+            };
+            let (Some(blob), Some(name)) = (meta.split(' ').nth(2), path.strip_prefix("gitdir/"))
+            else {
+                continue;
+            };
+            let data = batch
+                .get(blob)?
+                .with_context(|| format!("the snapshot's `{path}` is missing"))?
+                .2;
+            then.push((name.to_owned(), data));
+        }
+    }
+    let now = in_progress(git_dir);
+    if now.is_empty() && then.is_empty() {
+        return Ok(Vec::new());
+    }
+    let unchanged = now.len() == then.len()
+        && now.iter().all(|(name, path)| {
+            then.iter()
+                .any(|(t, data)| t == name && std::fs::read(path).is_ok_and(|d| &d == data))
+        });
+    if unchanged {
+        return Ok(Vec::new());
+    }
+    for (_, path) in &now {
+        std::fs::remove_file(path)
+            .with_context(|| format!("cannot remove `{}`", path.display()))?;
+    }
+    for dir in IN_PROGRESS_DIRS {
+        std::fs::remove_dir(git_dir.join(dir)).ok();
+    }
+    for (name, data) in &then {
+        let path = git_dir.join(name);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)
+                .with_context(|| format!("cannot create `{}`", parent.display()))?;
+        }
+        std::fs::write(&path, data)
+            .with_context(|| format!("cannot write `{}`", path.display()))?;
+    }
+    let what = |names: &[&str]| {
+        if names.iter().any(|n| n.starts_with("rebase-")) {
+            "a rebase"
+        } else if names.contains(&"MERGE_HEAD") {
+            "a merge"
+        } else if names.contains(&"CHERRY_PICK_HEAD") {
+            "a cherry-pick"
+        } else if names.contains(&"REVERT_HEAD") {
+            "a revert"
+        } else {
+            "an operation"
+        }
+    };
+    let then_names: Vec<&str> = then.iter().map(|(n, _)| n.as_str()).collect();
+    let now_names: Vec<&str> = now.iter().map(|(n, _)| n.as_str()).collect();
+    Ok(vec![if then.is_empty() {
+        format!("{} begun since is no longer in progress", what(&now_names))
+    } else {
+        format!(
+            "{} in progress again ({} file(s) in the git directory)",
+            what(&then_names),
+            then.len()
+        )
+    }])
 }
 
 /// Deletes the snapshots `names` (full ref names) in one transaction;

@@ -247,11 +247,44 @@ fn a_repository_mid_merge_gets_its_conflicts_back() {
     let merge = env.git_out(w, &["merge", "-q", "side"]);
     assert_ne!(merge.code, 0, "a conflict");
     let before = state(&env);
+    let merging = |name: &str| fs::read(w.join(".git").join(name)).ok();
+    let (head, message) = (merging("MERGE_HEAD"), merging("MERGE_MSG"));
+    assert!(head.is_some() && message.is_some());
     assert!(before.index.contains(" 2\tfile1.txt"), "{}", before.index);
     agent_runs(&env, "git merge --abort; git reset -q --hard HEAD~1");
     assert_ne!(state(&env), before);
-    env.vouch(&["undo"]).code(0);
+    assert_eq!(merging("MERGE_HEAD"), None);
+    let undo = env.vouch(&["undo"]);
+    undo.code(0).stderr_has("a merge in progress again");
     assert_eq!(state(&env), before);
+    // The merge itself is back: resolved and committed, it has both parents.
+    assert_eq!(
+        (merging("MERGE_HEAD"), merging("MERGE_MSG")),
+        (head, message)
+    );
+    fs::write(w.join("file1.txt"), "both\n").unwrap();
+    env.git(w, &["commit", "-qam", "merged"]);
+    let parents = env.git(w, &["rev-list", "--parents", "-n1", "HEAD"]);
+    assert_eq!(parents.split_whitespace().count(), 3, "{parents}");
+    // A merge an agent began is no longer in progress after its undo.
+    fs::write(w.join("file1.txt"), "main again\n").unwrap();
+    env.git(w, &["commit", "-qam", "main again"]);
+    env.git(w, &["switch", "-q", "-c", "other", "HEAD~1"]);
+    fs::write(w.join("file1.txt"), "other\n").unwrap();
+    env.git(w, &["commit", "-qam", "other"]);
+    env.git(w, &["switch", "-q", "main"]);
+    let before = state(&env);
+    agent_runs(&env, "git merge -q other");
+    assert!(
+        merging("MERGE_HEAD").is_some(),
+        "the agent's merge stopped on a conflict"
+    );
+    env.vouch(&["undo"])
+        .code(0)
+        .stderr_has("is no longer in progress");
+    assert_eq!(merging("MERGE_HEAD"), None);
+    assert_eq!(state(&env), before);
+    env.git(w, &["status", "--porcelain"]);
 }
 
 #[test]

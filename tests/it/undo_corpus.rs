@@ -551,6 +551,26 @@ fn a_repository_mid_rebase_gets_its_conflict_back() {
     assert!(state(&env, w).index.contains(" 3\tfile1.txt"));
     lose_and_undo(&env, w, "git reset -q --hard && git clean -fdq");
     assert!(w.join(".git/rebase-merge").is_dir(), "still mid-rebase");
+    // An agent's `git rebase --abort` ends the rebase itself: its undo
+    // puts the rebase back, byte for byte, and it goes on from there.
+    let rebase_files = |w: &Path| {
+        let mut files = BTreeMap::new();
+        for e in fs::read_dir(w.join(".git/rebase-merge")).unwrap() {
+            let e = e.unwrap();
+            if e.file_type().unwrap().is_file() {
+                files.insert(e.file_name(), fs::read(e.path()).unwrap());
+            }
+        }
+        files
+    };
+    let rebasing = rebase_files(w);
+    lose_and_undo(&env, w, "git rebase --abort");
+    assert_eq!(rebase_files(w), rebasing);
+    fs::write(w.join("file1.txt"), "resolved\n").unwrap();
+    env.git(w, &["add", "file1.txt"]);
+    let next = env.git_out(w, &["-c", "core.editor=true", "rebase", "--continue"]);
+    assert_eq!(next.code, 0, "{}", next.stderr);
+    assert!(!w.join(".git/rebase-merge").exists());
 }
 
 /// Sets the modification time of `path` to `secs` after the epoch.
