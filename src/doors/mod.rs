@@ -82,10 +82,9 @@ impl HookCall {
 
     /// Whether a chained `<hook>.local` is there to run.
     fn has_chained(&self) -> bool {
-        self.dir.as_ref().is_some_and(|d| {
-            d.join(format!("{}{}", self.hook, crate::install::LOCAL_SUFFIX))
-                .is_file()
-        })
+        self.dir
+            .as_ref()
+            .is_some_and(|d| crate::install::local_path(&d.join(self.hook)).is_file())
     }
 
     /// Runs the chained `<hook>.local` with `input`; its exit code, `None`

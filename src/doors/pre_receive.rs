@@ -143,14 +143,16 @@ impl Door for PreReceive<'_> {
         };
 
         let op = Operation::ServerPush { facts, assessment };
-        let id = review::id_of(&op, &git_dir);
-        if let Some(asked) = options.approve.as_deref()
-            && asked != id
-        {
-            notes.push(format!(
-                "`-o vouch.approve={}` names another operation: this push is `{id}` (its refs or their values differ)",
-                crate::text::one_line(asked, 80)
-            ));
+        // The id the runner binds an approval to; worked out here only when
+        // the pusher names one, to say when it is another push's.
+        if let Some(asked) = options.approve.as_deref() {
+            let id = review::id_of(&op, &git_dir);
+            if asked != id {
+                notes.push(format!(
+                    "`-o vouch.approve={}` names another operation: this push is `{id}` (its refs or their values differ)",
+                    crate::text::one_line(asked, 80)
+                ));
+            }
         }
         let mut warnings: Vec<String> = repo_warning.into_iter().collect();
         warnings.extend(notes);

@@ -225,12 +225,14 @@ fn copy_index(from: &Path, to: &Path) -> Result<()> {
 /// What the fingerprint read, for the snapshot to use: `git status`'s
 /// entries, the refs (`for-each-ref` with object types), `HEAD` (`ref:
 /// <name>`, or an id when detached), and whether the newest snapshot still
-/// exists (its ref is asked for in the same `for-each-ref`).
+/// exists (its ref is asked for in the same `for-each-ref`), and the files
+/// of a merge or rebase in progress ([`in_progress`]).
 struct Seen {
     status: Vec<u8>,
     refs: String,
     head: Option<String>,
     last_exists: bool,
+    in_progress: Vec<(String, PathBuf)>,
 }
 
 /// What the newest snapshot was taken with, remembered in
@@ -573,8 +575,9 @@ fn record_state(root: &Path, git_dir: &Path, seen: &Seen, last: Option<&Parts>) 
         .map(|l| l.refs_blob.clone());
     // A merge, cherry-pick, revert or rebase in progress: its files, read
     // now (a file gone since it was listed is left out).
-    let progress: Vec<(String, Vec<u8>)> = in_progress(git_dir)
-        .into_iter()
+    let progress: Vec<(&String, Vec<u8>)> = seen
+        .in_progress
+        .iter()
         .filter_map(|(name, path)| std::fs::read(path).ok().map(|data| (name, data)))
         .collect();
     let mut new: Vec<&[u8]> = Vec::new();
@@ -728,7 +731,8 @@ fn fingerprint(root: &Path, git_dir: &Path, last: &str) -> Result<(String, Seen)
         hash.update(format!("{} {} {}", m.len(), m.mtime(), m.mtime_nsec()));
     }
     // A merge, cherry-pick, revert or rebase begun, ended or gone a step on.
-    for (name, path) in in_progress(git_dir) {
+    let in_progress = in_progress(git_dir);
+    for (name, path) in &in_progress {
         if let Ok(m) = std::fs::metadata(path) {
             use std::os::unix::fs::MetadataExt as _;
             hash.update(format!(
@@ -746,6 +750,7 @@ fn fingerprint(root: &Path, git_dir: &Path, last: &str) -> Result<(String, Seen)
             refs,
             head,
             last_exists,
+            in_progress,
         },
     ))
 }

@@ -1273,3 +1273,17 @@ fn check_shows_the_directory_cwd_names() {
         "{v}"
     );
 }
+
+/// What `check` cannot judge without `--verify` is held where it would be
+/// verified: a standard command only with `verify_standard = true`.
+#[test]
+fn check_holds_a_standard_command_only_when_standard_is_verified() {
+    let env = TestEnv::new();
+    let check = |env: &TestEnv| env.vouch(&["check", "--json", "--operation", "git rebase main"]);
+    let out = check(&env);
+    let v: Value = serde_json::from_str(out.stdout.trim()).unwrap();
+    assert_eq!(v["tier"], "standard", "{v}");
+    out.code(0);
+    env.write_config("verify_standard = true\n");
+    check(&env).code(1);
+}
