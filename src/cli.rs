@@ -329,13 +329,19 @@ pub struct AgentInstallArgs {
 /// `git vouch undo`.
 #[derive(Debug, Args)]
 pub struct UndoArgs {
-    /// Which snapshot: 1 is the state before the agent's last command
-    /// (the default), 2 the one before, ...; or a snapshot's name as
-    /// `git vouch snapshots` lists it.
+    /// Which snapshot: N is the state before the N-th command `git vouch
+    /// snapshots` lists (1 the newest); or a snapshot's name as it lists
+    /// it (an undo's own too). Default: the newest state that differs
+    /// from now.
     pub which: Option<String>,
     /// Restore only these paths (files or directories), not the refs.
     #[arg(long = "path", value_name = "PATH")]
     pub paths: Vec<String>,
+    /// Another work tree's snapshots (its name, as `git vouch snapshots
+    /// --all` lists it): its work is put back where that work tree was,
+    /// made again when it was removed.
+    #[arg(long, value_name = "NAME")]
+    pub worktree: Option<String>,
     /// The repository (default: the current directory).
     #[arg(long, value_name = "PATH")]
     pub repo: Option<PathBuf>,
@@ -350,6 +356,10 @@ pub struct SnapshotsArgs {
     /// Print them as one JSON array.
     #[arg(long)]
     pub json: bool,
+    /// Every work tree's snapshots, a removed one's too (default: this
+    /// work tree's).
+    #[arg(long)]
+    pub all: bool,
     /// The repository (default: the current directory).
     #[arg(long, value_name = "PATH", global = true)]
     pub repo: Option<PathBuf>,

@@ -1,6 +1,8 @@
 //! `git vouch undo` and `git vouch snapshots` (SPEC 3.4, issue 28): the
 //! state before an agent's command, put back; the snapshots, listed.
 
+use std::path::Path;
+
 use anyhow::{Context, Result, bail};
 
 use crate::cli::{SnapshotsAction, SnapshotsArgs, UndoArgs};
@@ -10,62 +12,82 @@ use crate::git::{self, Snapshot};
 use crate::text::one_line;
 use crate::{ExitStatus, interact::ui, parent};
 
-/// Retention (issue 28): lets go of the snapshots that are neither among
-/// the newest `[snapshots] keep` nor younger than `[snapshots] days`. Run
-/// at a person's commands (`git vouch undo`, `git vouch snapshots`, and
-/// `git commit` once the agent door has noted more snapshots than are
-/// kept), never from an agent: not at the agent door, and not in a command
-/// an agent runs. Both limits must be passed, so even a command an agent
-/// disguised as a person's lets go of nothing recent. An error is said and
-/// stops nothing.
-pub fn retain(ctx: &Ctx, dir: &std::path::Path) {
-    if crate::env::agent_driving(ctx.env.as_ref()).is_some() {
-        return;
-    }
-    let root = git::repo_at(dir).map(|r| r.root());
-    let config = ctx.config(root.as_deref());
-    let Ok(all) = git::snapshots(dir) else {
-        return;
-    };
-    let keep = usize::try_from(config.snapshot_keep).unwrap_or(usize::MAX);
-    let old = expired(&all, keep, config.snapshot_days, jiff::Timestamp::now());
-    if !old.is_empty() {
-        let Ok(dirs) = ctx.dirs() else { return };
-        let _nested = parent::Nested::arm(&dirs.state);
+/// The snapshot store of the work tree at `dir` (made when there is none
+/// yet), with the snapshots an earlier vouch kept in the repository's refs
+/// moved into it; where `dir` has no repository any more (its `.git` is
+/// gone), the store that names the work tree, if any.
+fn open(ctx: &Ctx, dir: &Path) -> Result<git::SnapshotStore> {
+    let state = ctx.dirs()?.state;
+    if let Some(store) = git::SnapshotStore::open(&state, dir)? {
+        let _nested = parent::Nested::arm(&state);
         let env = [(vars::VOUCH_NESTED.to_owned(), parent::nested_marker())];
-        let names: Vec<&str> = old.iter().map(|s| s.name.as_str()).collect();
-        match git::delete_snapshots(dir, &names, &env) {
-            Ok(()) => ui::info(&format!(
-                "let go of {} snapshot(s) older than {} days beyond the newest {keep} (`[snapshots]` in vouch's config)",
-                old.len(),
-                config.snapshot_days
+        match git::migrate_snapshots(&store, &env) {
+            Ok(0) => {}
+            Ok(n) => ui::info(&format!(
+                "moved {n} snapshot(s) from this repository's refs/vouch/snapshots/ into vouch's own store (`{}`): no push, clone or bundle carries them now",
+                store.dir.display()
             )),
-            Err(e) => {
-                ui::warn(&format!("snapshot retention did not run: {e:#}"));
-                return;
-            }
+            Err(e) => ui::warn(&format!(
+                "the snapshots in refs/vouch/snapshots/ were not moved into vouch's store: {e:#}"
+            )),
         }
+        return Ok(store);
     }
-    git::clear_prune_due(dir);
+    git::SnapshotStore::orphaned(&state, dir)?.with_context(|| {
+        format!(
+            "`{}` is not in a git work tree, and vouch keeps no snapshot of one here",
+            dir.display()
+        )
+    })
+}
+
+/// Retention (issue 28): lets go of the snapshots that are neither among
+/// the newest `[snapshots] keep` nor younger than `[snapshots] days`, in
+/// the store. Both limits must be passed, so nothing recent goes. An error
+/// is said and stops nothing.
+fn retain(ctx: &Ctx, store: &git::SnapshotStore) {
+    let config = ctx.config(Some(&store.root));
+    let keep = usize::try_from(config.snapshot_keep).unwrap_or(usize::MAX);
+    match git::retain_snapshots(store, keep, config.snapshot_days, jiff::Timestamp::now()) {
+        Ok(0) => {}
+        Ok(n) => ui::info(&format!(
+            "let go of {n} snapshot(s) older than {} days beyond the newest {keep} (`[snapshots]` in vouch's config)",
+            config.snapshot_days
+        )),
+        Err(e) => ui::warn(&format!("snapshot retention did not run: {e:#}")),
+    }
+}
+
+/// The snapshots that number the commands: an undo's own are listed apart
+/// (a number a person read stays the same after an undo).
+fn commands(all: &[Snapshot]) -> Vec<&Snapshot> {
+    all.iter().filter(|s| s.agent != "undo").collect()
 }
 
 /// `git vouch snapshots`.
 pub fn snapshots(ctx: &Ctx, args: &SnapshotsArgs) -> Result<ExitStatus> {
     let dir = ctx.dir(args.repo.as_ref());
+    let store = open(ctx, &dir)?;
     if let Some(SnapshotsAction::Prune {
         keep,
         days,
         dry_run,
     }) = &args.action
     {
-        let all = git::snapshots(&dir)?;
-        let config = ctx.config(git::repo_at(&dir).map(|r| r.root()).as_deref());
+        let all = git::snapshots(&store)?;
+        let config = ctx.config(Some(&store.root));
         let keep = keep.unwrap_or(usize::try_from(config.snapshot_keep).unwrap_or(usize::MAX));
         let days = days.unwrap_or(config.snapshot_days);
-        return prune(ctx, &dir, &all, keep, days, *dry_run);
+        return prune(ctx, &store, &all, keep, days, *dry_run);
     }
-    retain(ctx, &dir);
-    let all = git::snapshots(&dir)?;
+    if store.repo.is_some() {
+        retain(ctx, &store);
+    }
+    let all = if args.all {
+        git::all_snapshots(&store)?
+    } else {
+        git::snapshots(&store)?
+    };
     if args.json {
         ui::out(&serde_json::to_string(&all)?);
         return Ok(ExitStatus::Allowed);
@@ -76,34 +98,50 @@ pub fn snapshots(ctx: &Ctx, args: &SnapshotsArgs) -> Result<ExitStatus> {
         );
         return Ok(ExitStatus::Allowed);
     }
+    let line = |n: &str, s: &Snapshot| {
+        let name = if args.all {
+            format!("{}/{}", s.worktree, s.short())
+        } else {
+            s.short().to_owned()
+        };
+        format!(
+            "{n:>3}  {name:<28} {:<20} {:<10} {}",
+            s.time,
+            s.agent,
+            one_line(&s.command, 80)
+        )
+    };
     ui::out(&format!(
         "{:>3}  {:<28} {:<20} {:<10} COMMAND",
         "N", "NAME", "TIME", "AGENT"
     ));
-    for (i, s) in all.iter().enumerate() {
-        ui::out(&format!(
-            "{:>3}  {:<28} {:<20} {:<10} {}",
-            i + 1,
-            s.short(),
-            s.time,
-            s.agent,
-            one_line(&s.command, 80)
-        ));
+    for (i, s) in commands(&all).iter().enumerate() {
+        ui::out(&line(&(i + 1).to_string(), s));
+    }
+    let undos: Vec<&Snapshot> = all.iter().filter(|s| s.agent == "undo").collect();
+    if !undos.is_empty() {
+        ui::out("states before an undo (undone by name):");
+        for s in undos {
+            ui::out(&line("-", s));
+        }
     }
     ui::info(
-        "`git vouch undo` puts back the state before the newest; `git vouch undo N` before the N-th",
+        "`git vouch undo` puts back the newest state that differs from now; `git vouch undo N` the state before the N-th command",
     );
     Ok(ExitStatus::Allowed)
 }
 
-/// The snapshot `which` names: a number (1 is the newest) or a name.
-fn pick(all: &[Snapshot], which: Option<&str>) -> Result<Snapshot> {
-    let which = which.unwrap_or("1");
+/// The snapshot `which` names: a number (the N-th command listed, 1 the
+/// newest) or a name (an undo's own too).
+fn pick(all: &[Snapshot], which: &str) -> Result<Snapshot> {
     let found = match which.parse::<usize>() {
-        Ok(n) if n >= 1 => all.get(n - 1),
-        _ => all
-            .iter()
-            .find(|s| s.short() == which || s.name == which || s.id.starts_with(which)),
+        Ok(n) if n >= 1 => commands(all).get(n - 1).copied(),
+        _ => all.iter().find(|s| {
+            s.short() == which
+                || s.name == which
+                || format!("{}/{}", s.worktree, s.short()) == which
+                || (which.len() >= 7 && s.id.starts_with(which))
+        }),
     };
     found.cloned().with_context(|| {
         format!("there is no snapshot `{which}`; `git vouch snapshots` lists the ones there are")
@@ -113,37 +151,66 @@ fn pick(all: &[Snapshot], which: Option<&str>) -> Result<Snapshot> {
 /// `git vouch undo`.
 pub fn undo(ctx: &Ctx, args: &UndoArgs) -> Result<ExitStatus> {
     let dir = ctx.dir(args.repo.as_ref());
-    let all = git::snapshots(&dir)?;
-    if all.is_empty() {
-        bail!("there is nothing to undo: no snapshot was taken in this repository");
+    let state = ctx.dirs()?.state;
+    let mut store = open(ctx, &dir)?;
+    if let Some(name) = &args.worktree {
+        store = other_tree(&state, &store, name)?;
     }
-    let target = pick(&all, args.which.as_deref())?;
-    // The state now first, so that this undo can be undone.
-    let before = git::take_snapshot(&dir, "undo", &format!("git vouch undo {}", target.short()))?;
-    let current = before
-        .as_ref()
-        .map_or_else(|| all[0].id.clone(), |s| s.id.clone());
+    let all = git::snapshots(&store)?;
+    if all.is_empty() {
+        bail!(
+            "there is nothing to undo: no snapshot was taken in this work tree (`git vouch snapshots --all` lists every work tree's)"
+        );
+    }
+    let mut said = Vec::new();
+    // `.git` is gone: made again from the store, then filled.
+    let (target, current) = if store.repo.is_none() {
+        let target = match args.which.as_deref() {
+            Some(which) => pick(&all, which)?,
+            None => all[0].clone(),
+        };
+        let (made, done) = git::recreate_repository(&state, &store, &target)?;
+        store = made;
+        said.extend(done);
+        (target, None)
+    } else {
+        // The state now first, so that this undo can be undone.
+        let before = git::take_snapshot(&store, "undo", "git vouch undo")?;
+        let now = before.clone().unwrap_or_else(|| all[0].clone());
+        let target = match args.which.as_deref() {
+            Some(which) => pick(&all, which)?,
+            // The newest state that is not the present one.
+            None => all
+                .iter()
+                .find(|s| s.state != now.state && s.name != now.name)
+                .cloned()
+                .context("there is nothing to undo: every snapshot of this work tree holds the state it is in now")?,
+        };
+        if let Some(b) = &before {
+            said.push(format!(
+                "the state before this undo is snapshot {}: `git vouch undo {}` brings it back",
+                b.short(),
+                b.short()
+            ));
+        }
+        (target, Some(now.id))
+    };
     // vouch's own reference-transaction hook lets the refs vouch moves
     // through (a branch moved back by an undo is in the snapshot above).
-    let state = ctx.dirs()?.state;
     let _nested = parent::Nested::arm(&state);
     let env = [(vars::VOUCH_NESTED.to_owned(), parent::nested_marker())];
-    let done = git::restore_snapshot(&dir, &target, &current, &args.paths, &env)?;
+    let done = git::restore_snapshot(&store, &target, current.as_deref(), &args.paths, &env)?;
     ui::info(&format!(
         "put back the state of {} (before `{}`, {})",
         target.short(),
         one_line(&target.command, 80),
         target.time
     ));
-    for line in &done {
+    for line in said.iter().filter(|l| !l.starts_with("the state before")).chain(&done) {
         ui::info(&format!("  {line}"));
     }
-    if let Some(b) = &before {
-        ui::info(&format!(
-            "the state before this undo is snapshot {}: `git vouch undo {}` brings it back",
-            b.short(),
-            b.short()
-        ));
+    for line in said.iter().filter(|l| l.starts_with("the state before")) {
+        ui::info(line);
     }
     if !target.not_copied.is_empty() {
         ui::warn(&format!(
@@ -151,31 +218,86 @@ pub fn undo(ctx: &Ctx, args: &UndoArgs) -> Result<ExitStatus> {
             target.not_copied.join(", ")
         ));
     }
-    retain(ctx, &dir);
+    if !target.ignored_dirs.is_empty() {
+        ui::info(&format!(
+            "ignored directories are named, not kept (build output: make them again): {}",
+            target.ignored_dirs.join(", ")
+        ));
+    }
+    if current.is_none() {
+        ui::info(
+            "the hooks and everything else `.git` held besides refs, index, stash and config are not in a snapshot: run `git vouch install` again, and `git fetch` for the remote branches",
+        );
+    }
+    retain(ctx, &store);
     Ok(ExitStatus::Allowed)
 }
 
-/// The snapshots retention lets go: neither among the newest `keep` nor
-/// taken within `days` of `now`. A snapshot whose time cannot be read is
-/// kept.
-fn expired(all: &[Snapshot], keep: usize, days: u32, now: jiff::Timestamp) -> Vec<&Snapshot> {
-    let cutoff = now - jiff::SignedDuration::from_hours(24 * i64::from(days));
-    all.iter()
-        .skip(keep)
-        .filter(|s| s.time.parse::<jiff::Timestamp>().is_ok_and(|t| t < cutoff))
-        .collect()
+/// The store of the work tree `name` of the same repository as `store`:
+/// where it still is, that work tree's own; where it was removed, made
+/// again (`git worktree add --detach` at the path it had) so that its work
+/// can be put back there.
+fn other_tree(
+    state: &Path,
+    store: &git::SnapshotStore,
+    name: &str,
+) -> Result<git::SnapshotStore> {
+    let folder = store.dir.join("vouch").join(name);
+    let root = std::fs::read(folder.join("root")).with_context(|| {
+        format!("no work tree `{name}` has snapshots: `git vouch snapshots --all` lists those that do")
+    })?;
+    let root = std::path::PathBuf::from(<std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(
+        root.strip_suffix(b"\n").unwrap_or(&root),
+    ));
+    if let Some(other) = git::SnapshotStore::open(state, &root)?
+        && other.tree == name
+    {
+        return Ok(other);
+    }
+    if root.exists() {
+        bail!(
+            "`{}`, where work tree `{name}` was, is something else now: move it away first",
+            root.display()
+        );
+    }
+    let out = std::process::Command::new("git")
+        .arg("-C")
+        .arg(&store.root)
+        .args(["worktree", "add", "--detach", "-q"])
+        .arg(&root)
+        .output()
+        .context("cannot run `git worktree add`")?;
+    if !out.status.success() {
+        bail!(
+            "cannot make work tree `{name}` again at `{}`: {}",
+            root.display(),
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+    }
+    ui::info(&format!("made work tree `{name}` again at {}", root.display()));
+    let other = git::SnapshotStore::open(state, &root)?
+        .with_context(|| format!("`{}` is not a work tree", root.display()))?;
+    if other.tree != name {
+        bail!(
+            "git named the work tree made again at `{}` `{}`, not `{name}`: `git vouch undo --worktree {name}` from inside it cannot find its snapshots; its store is `{}`",
+            root.display(),
+            other.tree,
+            store.dir.display()
+        );
+    }
+    Ok(other)
 }
 
 /// `git vouch snapshots prune`: only a person at a terminal.
 fn prune(
     ctx: &Ctx,
-    dir: &std::path::Path,
+    store: &git::SnapshotStore,
     all: &[Snapshot],
     keep: usize,
     days: u32,
     dry_run: bool,
 ) -> Result<ExitStatus> {
-    let old = expired(all, keep, days, jiff::Timestamp::now());
+    let old = git::expired_snapshots(all, keep, days, jiff::Timestamp::now());
     if old.is_empty() {
         ui::info(&format!(
             "nothing to prune: {} snapshot(s), all among the newest {keep} or younger than {days} days",
@@ -199,11 +321,9 @@ fn prune(
     if !super::person::confirms(ctx, "git vouch snapshots prune", &what) {
         return Ok(ExitStatus::Refused);
     }
-    let state = ctx.dirs()?.state;
-    let _nested = parent::Nested::arm(&state);
-    let env = [(vars::VOUCH_NESTED.to_owned(), parent::nested_marker())];
     let names: Vec<&str> = old.iter().map(|s| s.name.as_str()).collect();
-    git::delete_snapshots(dir, &names, &env)?;
+    git::delete_snapshots(store, &names)?;
+    git::collect_snapshots(store, true)?;
     ui::info(&format!("deleted {} snapshot(s)", old.len()));
     Ok(ExitStatus::Allowed)
 }
@@ -214,12 +334,15 @@ mod tests {
 
     fn snap(i: usize, time: &str) -> Snapshot {
         Snapshot {
-            name: format!("refs/vouch/snapshots/{i}"),
+            name: format!("refs/snapshots/main/{i}"),
             id: String::new(),
+            worktree: "main".into(),
+            state: format!("tree{i}"),
             time: time.to_owned(),
             agent: "claude".into(),
             command: "make".into(),
             not_copied: Vec::new(),
+            ignored_dirs: Vec::new(),
             in_progress_kept: true,
         }
     }
@@ -237,10 +360,10 @@ mod tests {
         let names = |v: Vec<&Snapshot>| v.iter().map(|s| s.name.clone()).collect::<Vec<_>>();
         // Newest 1 kept, and everything younger than 14 days.
         assert_eq!(
-            names(expired(&all, 1, 14, now)),
-            ["refs/vouch/snapshots/2", "refs/vouch/snapshots/4"]
+            names(git::expired_snapshots(&all, 1, 14, now)),
+            ["refs/snapshots/main/2", "refs/snapshots/main/4"]
         );
-        assert_eq!(names(expired(&all, 100, 14, now)), Vec::<String>::new());
-        assert_eq!(names(expired(&all, 0, 0, now)).len(), 4);
+        assert_eq!(names(git::expired_snapshots(&all, 100, 14, now)), Vec::<String>::new());
+        assert_eq!(names(git::expired_snapshots(&all, 0, 0, now)).len(), 4);
     }
 }

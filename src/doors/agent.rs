@@ -279,8 +279,8 @@ impl AgentHook {
 /// a tag or a stash entry was lost since the last snapshot, the line
 /// returned says what, and how to bring it back. A new snapshot leaves an
 /// audit line (its name, what it did not copy, what the previous command
-/// lost); an unchanged state writes nothing. Nothing is ever pruned here:
-/// an agent's hook must not be able to let go of a snapshot.
+/// lost); an unchanged state writes nothing. Retention runs here, in the
+/// store, and lets go only of what is past both of its limits.
 fn snapshot_before(ctx: &Ctx, agent: Agent, request: &Request, answer: &Answer) -> Option<String> {
     let command = request.command.as_ref()?;
     if matches!(answer, Answer::Deny(_))
@@ -291,41 +291,43 @@ fn snapshot_before(ctx: &Ctx, agent: Agent, request: &Request, answer: &Answer) 
     }
     let cwd = request_dir(ctx, request);
     let shown = crate::text::redact_secrets(command);
-    let taken = match git::take_snapshot(&cwd, agent.name(), &shown) {
+    let store = snapshot_store(ctx, &cwd)?;
+    let taken = match git::take_snapshot(&store, agent.name(), &shown) {
         Ok(taken) => taken?,
         Err(e) => {
             ui::warn(&format!("no snapshot before this command: {e:#}"));
             return None;
         }
     };
+    let root = store.root.clone();
+    let config = ctx.config(Some(&root));
+    // Retention, in the store: only what is past both limits goes, so no
+    // command can make a recent snapshot go.
+    let keep = usize::try_from(config.snapshot_keep).unwrap_or(usize::MAX);
+    match git::retain_snapshots(&store, keep, config.snapshot_days, jiff::Timestamp::now())
+        .and_then(|_| git::collect_snapshots(&store, false))
+    {
+        Ok(()) => {}
+        Err(e) => ui::warn(&format!("snapshot retention did not run: {e:#}")),
+    }
     // The one before the snapshot just taken (listed only when one was:
     // an unchanged state pays for nothing more), unless the agent's
     // post-tool hook has said what its command did already.
-    let all = git::snapshots(&cwd).unwrap_or_default();
-    // More than retention keeps: a person's next command prunes (never
-    // this door: an agent's hook must not let go of a snapshot).
-    let root = git::LazyRepo::new(&cwd)
-        .root()
-        .unwrap_or_else(|| cwd.clone());
-    let config = ctx.config(Some(&root));
-    let keep = config.snapshot_keep;
-    if all.len() > usize::try_from(keep).unwrap_or(usize::MAX) {
-        git::mark_prune_due(&cwd);
-    }
+    let all = git::snapshots(&store).unwrap_or_default();
     let previous = all
         .into_iter()
         .find(|s| s.name != taken.name)
         .filter(|p| p.agent != "undo");
     let lost = previous
         .as_ref()
-        .and_then(|p| git::lost_between(&cwd, p, &taken.id).ok())
+        .and_then(|p| git::lost_between(&store, p, &taken.id).ok())
         // Said already by the post-tool hook (asked only when there is
         // something to say).
         .filter(|l| {
             (l.files.is_empty() && l.refs.is_empty() && l.stash.is_empty())
                 || !previous
                     .as_ref()
-                    .is_some_and(|p| git::snapshot_checked(&cwd, p))
+                    .is_some_and(|p| git::snapshot_checked(&store, p))
         });
     let note = lost.as_ref().and_then(loss_note);
     let record = crate::audit::SnapshotRecord {
@@ -357,8 +359,9 @@ fn after_command(ctx: &Ctx, agent: Agent, request: &Request) -> Option<String> {
         return None;
     }
     let cwd = request_dir(ctx, request);
-    let before = git::snapshot_before_now(&cwd).ok()??;
-    let lost = match git::lost_since(&cwd, &before) {
+    let store = snapshot_store(ctx, &cwd)?;
+    let before = git::snapshot_before_now(&store).ok()??;
+    let lost = match git::lost_since(&store, &before) {
         Ok(lost) => lost,
         Err(e) => {
             ui::warn(&format!(
@@ -367,7 +370,7 @@ fn after_command(ctx: &Ctx, agent: Agent, request: &Request) -> Option<String> {
             return None;
         }
     };
-    git::mark_snapshot_checked(&cwd, &before);
+    git::mark_snapshot_checked(&store, &before);
     let note = loss_note(&lost);
     if !lost.files.is_empty() || !lost.refs.is_empty() || !lost.stash.is_empty() {
         let lost = crate::audit::LostRecord {
@@ -385,6 +388,37 @@ fn after_command(ctx: &Ctx, agent: Agent, request: &Request) -> Option<String> {
         );
     }
     note
+}
+
+/// The snapshot store of the work tree at `cwd` (SPEC 3.4), with the
+/// snapshots an earlier vouch kept in the repository's refs moved into it;
+/// `None` where there is no work tree, or nowhere to keep one (said).
+fn snapshot_store(ctx: &Ctx, cwd: &std::path::Path) -> Option<git::SnapshotStore> {
+    let state = match ctx.dirs() {
+        Ok(dirs) => dirs.state,
+        Err(e) => {
+            ui::warn(&format!("no snapshot before this command: {e:#}"));
+            return None;
+        }
+    };
+    let store = match git::SnapshotStore::open(&state, cwd) {
+        Ok(store) => store?,
+        Err(e) => {
+            ui::warn(&format!("no snapshot before this command: {e:#}"));
+            return None;
+        }
+    };
+    let _nested = crate::parent::Nested::arm(&state);
+    let env = [(
+        crate::env::vars::VOUCH_NESTED.to_owned(),
+        crate::parent::nested_marker(),
+    )];
+    if let Err(e) = git::migrate_snapshots(&store, &env) {
+        ui::warn(&format!(
+            "the snapshots in this repository's refs/vouch/snapshots/ were not moved into vouch's store: {e:#}"
+        ));
+    }
+    Some(store)
 }
 
 /// The one line an agent and its person read when a command lost work.

@@ -43,11 +43,6 @@ impl Door for PreCommit<'_> {
         let root = repo.root();
         // A config file that cannot be used is left out, as at every door (SPEC 3.2).
         let config = ctx.config(Some(&root));
-        // Snapshot retention, when the agent door has noted more snapshots
-        // than are kept (a person's commit; `retain` skips an agent's).
-        if crate::git::prune_due(&repo.git_dir()) {
-            crate::commands::undo::retain(ctx, &root);
-        }
         let staged = match repo.staged(&Reading::new(&config.commit)) {
             Ok(s) => s,
             Err(e) => {

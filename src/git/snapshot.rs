@@ -1,19 +1,22 @@
-//! Snapshots of a repository's state before an agent's command, and undo
-//! (SPEC 3.4, issue 28): the work tree (tracked files as they are,
-//! untracked files that are not ignored, secret-like ignored files under a
-//! size cap), the index, `HEAD`, every branch and tag tip and the stash,
-//! written as git objects under `refs/vouch/snapshots/` through temporary
-//! indexes, so the user's index, work tree, reflogs and stash are never
-//! touched. Everything goes through the git command line, so reftable and
-//! SHA-256 repositories are snapshotted like any other.
+//! Snapshots of a work tree's state before an agent's command, and undo
+//! (SPEC 3.4, issues 28 and 36): the work tree (tracked files as they are,
+//! untracked files that are not ignored, ignored files that git lists by
+//! name, under size caps), the index, `HEAD`, every branch and tag tip and
+//! the stash, written as git objects into vouch's own store
+//! ([`super::store`]) through temporary indexes, so the user's index, work
+//! tree, reflogs, stash, refs and object files are never touched.
+//! Everything goes through the git command line, so reftable and SHA-256
+//! repositories are snapshotted like any other.
 //!
 //! A snapshot is a commit whose tree holds `worktree/` (the files), `index`
 //! (the staged tree, when the index has no conflicts), `index.entries`
-//! (`git ls-files -s -z`, conflicts included) and `refs` (one line per ref:
+//! (`git ls-files -s -z`, conflicts included), `refs` (one line per ref:
 //! `<oid> <name>`, `HEAD` as `ref: <name>` or an id, the stash entries
 //! newest first as `<oid> stash <message>`; snapshots of the first version
-//! wrote `<oid> stash`, and read back without messages). Its parents are the commits the refs point at, so they
-//! stay alive while the snapshot does.
+//! wrote `<oid> stash`, and read back without messages), `config` (the
+//! repository's, to make `.git` again) and `gitdir/` (an operation in
+//! progress). Its parents are the commits the refs point at, so the store
+//! holds them too.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::OsStr;
@@ -23,30 +26,26 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 
+use super::store::{Located, Store};
 use crate::audit::{LostRecord, RefMove};
 
-/// Where snapshots live.
-pub const SNAPSHOT_PREFIX: &str = "refs/vouch/snapshots/";
+/// Where snapshots lived before they had a store of their own: in the
+/// user's refs. Moved into the store, and out of the user's refs, when
+/// found ([`take`], [`list`]).
+pub const LEGACY_PREFIX: &str = "refs/vouch/snapshots/";
 
 /// Untracked files larger than this are named in the snapshot, not copied.
 pub const LARGE_FILE: u64 = 50 * 1024 * 1024;
 
-/// Ignored files that look like secrets or local settings are kept (up to
-/// [`SECRET_FILE`] bytes each), by name: `.env`, `.env.*`, `*.pem`, `*.key`,
-/// `*.local.*`: an agent's `git clean -fdX` takes them too.
-fn secret_like(path: &[u8]) -> bool {
-    let name = path.rsplit(|b| *b == b'/').next().unwrap_or(path);
-    let name = String::from_utf8_lossy(name).to_ascii_lowercase();
-    name == ".env"
-        || name.starts_with(".env.")
-        || Path::new(&name)
-            .extension()
-            .is_some_and(|e| e == "pem" || e == "key")
-        || name.contains(".local.")
-}
+/// An ignored file that git lists by name (`.env`, `secrets.env`,
+/// `id_rsa`, `config/local.yml`: what a person wrote and told git to
+/// leave alone) is kept up to this size; an agent's `git clean -fdx`
+/// takes it too.
+pub const IGNORED_FILE: u64 = 1024 * 1024;
 
-/// The largest secret-like ignored file kept.
-const SECRET_FILE: u64 = 1024 * 1024;
+/// The most bytes of ignored files one snapshot keeps (past it, the rest
+/// are named, not copied).
+pub const IGNORED_TOTAL: u64 = 50 * 1024 * 1024;
 
 /// The most ref tips a snapshot keeps alive as parents (the rest are
 /// recorded; the rescue refs keep what a deletion would orphan).
@@ -65,8 +64,18 @@ pub struct Snapshot {
     pub agent: String,
     /// The command about to run (credentials masked by the caller).
     pub command: String,
-    /// Files named but not copied (untracked files over 50 MB).
+    /// Files named but not copied (untracked files over 50 MB, ignored
+    /// files over the caps).
     pub not_copied: Vec<String>,
+    /// Ignored directories, named, neither walked nor copied
+    /// (`node_modules/`, `target/`).
+    pub ignored_dirs: Vec<String>,
+    /// The work tree it belongs to (`main`, or a linked one's name).
+    pub worktree: String,
+    /// The state it holds (its commit's tree): two snapshots of the same
+    /// state hold the same tree.
+    #[serde(skip)]
+    pub state: String,
     /// Whether it recorded the merge, cherry-pick, revert or rebase in
     /// progress (snapshots before this was kept did not): an undo puts
     /// back what it recorded, nothing in progress included.
@@ -123,29 +132,12 @@ fn in_progress(git_dir: &Path) -> Vec<(String, PathBuf)> {
 impl Snapshot {
     /// The short name people type (`20261126T124501.123456Z`).
     pub fn short(&self) -> &str {
-        self.name
-            .strip_prefix(SNAPSHOT_PREFIX)
-            .unwrap_or(&self.name)
+        self.name.rsplit('/').next().unwrap_or(&self.name)
     }
-}
-
-/// A git command in `dir` (see [`super::git_in`]), with `index` as its
-/// index when given. Such an index is vouch's own, temporary: git writes
-/// it without the checksum at its end (`index.skipHash`, git 2.40 and
-/// later; older ones ignore it): in a repository of 10,000 files that cut
-/// a snapshot's `update-index` from 13 to 8 ms and its `write-tree` from
-/// 19 to 11 ms (one measurement, under load).
-fn git(dir: &Path, index: Option<&Path>) -> std::process::Command {
-    let mut c = super::git_in(dir);
-    if let Some(index) = index {
-        c.args(["-c", "index.skipHash=true"])
-            .env("GIT_INDEX_FILE", index);
-    }
-    c
 }
 
 /// Runs git; stdout as bytes, or an error naming the command.
-fn run(c: &mut std::process::Command, input: Option<&[u8]>) -> Result<Vec<u8>> {
+pub(super) fn run(c: &mut std::process::Command, input: Option<&[u8]>) -> Result<Vec<u8>> {
     let shown = format!("{c:?}");
     c.stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped());
@@ -172,31 +164,14 @@ fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).trim().to_owned()
 }
 
-/// Where the repository at `dir` keeps its files: (git dir, work tree
-/// root); `None` outside a repository and for a bare one, which have no
-/// work to lose.
-fn locate(dir: &Path) -> Result<Option<(PathBuf, PathBuf)>> {
-    // One process: git prints the lines it can before it refuses
-    // `--show-toplevel` in a bare repository, and none outside one.
-    let out = git(dir, None)
-        .args([
-            "rev-parse",
-            "--absolute-git-dir",
-            "--is-bare-repository",
-            "--show-toplevel",
-        ])
-        .stderr(std::process::Stdio::null())
-        .output()
-        .context("cannot run `git rev-parse`: is git on PATH?")?;
-    // Paths as bytes: a repository's path need not be UTF-8.
-    let mut lines = out.stdout.split(|b| *b == b'\n');
-    match (lines.next(), lines.next(), lines.next()) {
-        (Some(git_dir), Some(b"false"), Some(root)) if !root.is_empty() => Ok(Some((
-            PathBuf::from(OsStr::from_bytes(git_dir)),
-            PathBuf::from(OsStr::from_bytes(root)),
-        ))),
-        _ => Ok(None),
-    }
+/// The user's repository of `store`, or an error saying it is gone.
+fn repo(store: &Store) -> Result<&Located> {
+    store.repo.as_ref().with_context(|| {
+        format!(
+            "`{}` has no git repository any more (its `.git` is gone)",
+            store.root.display()
+        )
+    })
 }
 
 /// Copies the index at `from` to `to` (nothing when there is none) with
@@ -224,19 +199,17 @@ fn copy_index(from: &Path, to: &Path) -> Result<()> {
 
 /// What the fingerprint read, for the snapshot to use: `git status`'s
 /// entries, the refs (`for-each-ref` with object types), `HEAD` (`ref:
-/// <name>`, or an id when detached), and whether the newest snapshot still
-/// exists (its ref is asked for in the same `for-each-ref`), and the files
-/// of a merge or rebase in progress ([`in_progress`]).
+/// <name>`, or an id when detached), and the files of a merge or rebase
+/// in progress ([`in_progress`]).
 struct Seen {
     status: Vec<u8>,
     refs: String,
     head: Option<String>,
-    last_exists: bool,
     in_progress: Vec<(String, PathBuf)>,
 }
 
 /// What the newest snapshot was taken with, remembered in
-/// `vouch-snapshot-last` (one line, fields separated by spaces, `-` for
+/// the work tree's `last` in the store (one line, fields separated by spaces, `-` for
 /// none): its name and fingerprint, then the parts a next snapshot reuses
 /// when they have not changed: the index (known by the checksum git writes
 /// at the end of the index file) as its `index.entries` blob and `index`
@@ -258,8 +231,8 @@ struct Parts {
 }
 
 impl Last {
-    fn read(git_dir: &Path) -> Self {
-        let line = std::fs::read_to_string(last_path(git_dir)).unwrap_or_default();
+    fn read(store: &Store) -> Self {
+        let line = std::fs::read_to_string(last_path(store)).unwrap_or_default();
         let mut fields = line.split_whitespace().map(str::to_owned);
         let mut next = || fields.next().unwrap_or_else(|| "-".to_owned());
         Self {
@@ -290,6 +263,7 @@ impl Last {
 struct State {
     tree: String,
     not_copied: Vec<String>,
+    ignored_dirs: Vec<String>,
     tips: Vec<String>,
     parts: Parts,
 }
@@ -364,10 +338,10 @@ fn index_key(path: &Path) -> String {
 
 /// Writes `blobs` as git objects; their ids, in order. Two or more go
 /// through one `git hash-object --stdin-paths` (files in `scratch`).
-fn write_blobs(root: &Path, scratch: &Path, blobs: &[&[u8]]) -> Result<Vec<String>> {
+fn write_blobs(store: &Store, scratch: &Path, blobs: &[&[u8]]) -> Result<Vec<String>> {
     let one = |data: &[u8]| -> Result<String> {
         Ok(text(&run(
-            git(root, None).args(["hash-object", "-w", "--stdin"]),
+            store.work(None).args(["hash-object", "-w", "--stdin"]),
             Some(data),
         )?))
     };
@@ -384,12 +358,12 @@ fn write_blobs(root: &Path, scratch: &Path, blobs: &[&[u8]]) -> Result<Vec<Strin
     }
     let mut list = Vec::new();
     for (path, data) in paths.iter().zip(blobs) {
-        std::fs::write(path, data).context("cannot write in the git directory")?;
+        std::fs::write(path, data).context("cannot write in the snapshot store")?;
         list.extend_from_slice(path.as_os_str().as_bytes());
         list.push(b'\n');
     }
     let out = run(
-        git(root, None).args(["hash-object", "-w", "--no-filters", "--stdin-paths"]),
+        store.work(None).args(["hash-object", "-w", "--no-filters", "--stdin-paths"]),
         Some(&list),
     )?;
     let ids: Vec<String> = text(&out).lines().map(str::to_owned).collect();
@@ -413,13 +387,15 @@ fn write_blobs(root: &Path, scratch: &Path, blobs: &[&[u8]]) -> Result<Vec<Strin
 /// ones, small secret-like ignored files), which is what `git add -A`
 /// would stage, without a second walk of the work tree, and its tree is
 /// the work tree's.
-fn record_state(root: &Path, git_dir: &Path, seen: &Seen, last: Option<&Parts>) -> Result<State> {
+fn record_state(store: &Store, seen: &Seen, last: Option<&Parts>) -> Result<State> {
+    let repo = repo(store)?;
+    let root = &store.root;
     let scratch = tempfile::Builder::new()
         .prefix("vouch-snapshot-")
-        .tempdir_in(git_dir)
-        .context("cannot make a temporary directory in the git directory")?;
+        .tempdir_in(store.folder())
+        .context("cannot make a temporary directory in the snapshot store")?;
     let index = scratch.path().join("index");
-    copy_index(&git_dir.join("index"), &index)?;
+    copy_index(&repo.git_dir.join("index"), &index)?;
     let index_key = index_key(&index);
     // The index as it is: its entries (conflicts too), and its tree when
     // it has none; the newest snapshot's when the index is the same file.
@@ -431,16 +407,18 @@ fn record_state(root: &Path, git_dir: &Path, seen: &Seen, last: Option<&Parts>) 
         ),
         None => (
             Ok(run(
-                git(root, Some(&index)).args(["ls-files", "-s", "-z"]),
+                store.work(Some(&index)).args(["ls-files", "-s", "-z"]),
                 None,
             )?),
-            run(git(root, Some(&index)).args(["write-tree"]), None)
+            run(store.work(Some(&index)).args(["write-tree"]), None)
                 .ok()
                 .map(|b| text(&b)),
         ),
     };
     // The work tree.
     let mut not_copied = Vec::new();
+    let mut ignored_dirs = Vec::new();
+    let mut ignored_bytes = 0;
     let mut staged = Vec::new();
     for (kind, xy, path) in status_entries(&seen.status) {
         let size = || {
@@ -460,7 +438,7 @@ fn record_state(root: &Path, git_dir: &Path, seen: &Seen, last: Option<&Parts>) 
             b'?' if path.ends_with(b"/") => {
                 let dir = &path[..path.len() - 1];
                 let committed = run(
-                    git(&root.join(OsStr::from_bytes(dir)), None).args([
+                    super::git_in(&root.join(OsStr::from_bytes(dir))).args([
                         "rev-parse",
                         "-q",
                         "--verify",
@@ -482,12 +460,24 @@ fn record_state(root: &Path, git_dir: &Path, seen: &Seen, last: Option<&Parts>) 
                 }
                 path
             }
-            b'!' if !path.ends_with(b"/")
-                && secret_like(path)
-                && size().is_some_and(|s| s <= SECRET_FILE) =>
-            {
-                path
+            // An ignored directory (`node_modules/`, `target/`): named,
+            // neither walked nor copied; build output can be made again.
+            b'!' if path.ends_with(b"/") => {
+                ignored_dirs.push(String::from_utf8_lossy(path).into_owned());
+                continue;
             }
+            b'!' => match size() {
+                Some(s) if s <= IGNORED_FILE && ignored_bytes + s <= IGNORED_TOTAL => {
+                    ignored_bytes += s;
+                    path
+                }
+                Some(_) => {
+                    not_copied.push(String::from_utf8_lossy(path).into_owned());
+                    continue;
+                }
+                // Not a file (a link, gone since): nothing to keep.
+                None => continue,
+            },
             _ => continue,
         };
         staged.extend_from_slice(path);
@@ -501,7 +491,7 @@ fn record_state(root: &Path, git_dir: &Path, seen: &Seen, last: Option<&Parts>) 
                 // the index, and a file may replace a directory or the
                 // other way round.
                 run(
-                    git(root, Some(&index)).args([
+                    store.work(Some(&index)).args([
                         "update-index",
                         "--add",
                         "--remove",
@@ -512,7 +502,7 @@ fn record_state(root: &Path, git_dir: &Path, seen: &Seen, last: Option<&Parts>) 
                     Some(&staged),
                 )?;
             }
-            text(&run(git(root, Some(&index)).args(["write-tree"]), None)?)
+            text(&run(store.work(Some(&index)).args(["write-tree"]), None)?)
         }
     };
     // The refs: HEAD, branches, tags and the stash, as the fingerprint
@@ -551,7 +541,7 @@ fn record_state(root: &Path, git_dir: &Path, seen: &Seen, last: Option<&Parts>) 
     }
     let stash = if has_stash {
         run(
-            git(root, None).args(["log", "-g", "--format=%H %gs", "refs/stash", "--"]),
+            store.work(None).args(["log", "-g", "--format=%H %gs", "refs/stash", "--"]),
             None,
         )
         .map(|b| text(&b))
@@ -588,7 +578,10 @@ fn record_state(root: &Path, git_dir: &Path, seen: &Seen, last: Option<&Parts>) 
         new.push(e);
     }
     new.extend(progress.iter().map(|(_, data)| data.as_slice()));
-    let mut written = write_blobs(root, scratch.path(), &new)?.into_iter();
+    // The repository's config (its remotes), to make `.git` again from.
+    let config = std::fs::read(config_path(repo)).ok();
+    new.extend(config.as_deref());
+    let mut written = write_blobs(store, scratch.path(), &new)?.into_iter();
     let mut next = || written.next().context("a blob was not written");
     let refs_blob = match refs_known {
         Some(id) => id,
@@ -611,25 +604,29 @@ fn record_state(root: &Path, git_dir: &Path, seen: &Seen, last: Option<&Parts>) 
         }
         let progress_index = scratch.path().join("in-progress");
         run(
-            git(root, Some(&progress_index)).args(["update-index", "--add", "--index-info"]),
+            store.work(Some(&progress_index)).args(["update-index", "--add", "--index-info"]),
             Some(info.as_bytes()),
         )?;
         let tree = text(&run(
-            git(root, Some(&progress_index)).args(["write-tree"]),
+            store.work(Some(&progress_index)).args(["write-tree"]),
             None,
         )?);
         listing.push_str(&format!("040000 tree {tree}\tgitdir\n"));
     }
+    if config.is_some() {
+        listing.push_str(&format!("100644 blob {}\tconfig\n", next()?));
+    }
     // `git mktree` checks that every object it names exists: a reused part
     // whose snapshot was pruned and collected since fails here.
     let tree = text(&run(
-        git(root, None).args(["mktree"]),
+        store.work(None).args(["mktree"]),
         Some(listing.as_bytes()),
     )?);
     let tips = tips.into_iter().take(MAX_PARENTS).collect();
     Ok(State {
         tree,
         not_copied,
+        ignored_dirs,
         tips,
         parts: Parts {
             index_key,
@@ -642,11 +639,10 @@ fn record_state(root: &Path, git_dir: &Path, seen: &Seen, last: Option<&Parts>) 
 }
 
 /// The one listing of the refs a snapshot holds (branches, tags, the
-/// stash), with `also` (a ref name) when given: `<oid> <name> <type>
-/// <peeled oid> <peeled type>` a line, the peeled fields empty but for
-/// annotated tags.
-fn ref_lines(root: &Path, also: Option<&str>) -> Result<String> {
-    let mut c = git(root, None);
+/// stash): `<oid> <name> <type> <peeled oid> <peeled type>` a line, the
+/// peeled fields empty but for annotated tags.
+fn ref_lines(store: &Store) -> Result<String> {
+    let mut c = store.work(None);
     c.args([
         "for-each-ref",
         "--format=%(objectname) %(refname) %(objecttype) %(*objectname) %(*objecttype)",
@@ -654,27 +650,51 @@ fn ref_lines(root: &Path, also: Option<&str>) -> Result<String> {
         "refs/tags",
         "refs/stash",
     ]);
-    c.args(also);
     Ok(String::from_utf8_lossy(&run(&mut c, None)?).into_owned())
+}
+
+/// Whether the store holds the ref `name` (read from its files: the store
+/// is vouch's, always in the files format).
+fn exists(store: &Store, name: &str) -> bool {
+    if !name.starts_with(super::store::PREFIX) {
+        return false;
+    }
+    store.dir.join(name).is_file()
+        || std::fs::read_to_string(store.dir.join("packed-refs")).is_ok_and(|packed| {
+            packed
+                .lines()
+                .any(|l| l.split_once(' ').is_some_and(|(_, n)| n == name))
+        })
+}
+
+/// The files git keeps in the git directory that a snapshot keeps and the
+/// fingerprint watches, with the in-progress ones: the repository's
+/// `config` (read back only to make `.git` again).
+fn config_path(repo: &Located) -> PathBuf {
+    repo.common.join("config")
 }
 
 /// What changes when anything a snapshot holds changes, read without
 /// copying a file: `git status` (staged and unstaged changes, untracked
-/// and ignored files) with each listed file's size, time and mode, the
-/// refs, `HEAD`, and the stash's reflog. Equal fingerprints: nothing to
-/// snapshot again. (A file modified twice stays "modified" in `git
-/// status`; its time and size tell the second change.) The same
-/// `for-each-ref` tells whether the newest snapshot `last` still exists.
-fn fingerprint(root: &Path, git_dir: &Path, last: &str) -> Result<(String, Seen)> {
+/// files, ignored files by name and ignored directories by name, not
+/// walked) with each listed file's size, time, change time, inode and
+/// mode, the refs, `HEAD`, the stash's reflog and the repository's
+/// config. Equal fingerprints: nothing to snapshot again. (A file modified
+/// twice stays "modified" in `git status`; its stat tells the second
+/// change, as git's own racy rules do.)
+fn fingerprint(store: &Store) -> Result<(String, Seen)> {
     use sha2::Digest as _;
+    use std::os::unix::fs::MetadataExt as _;
+    let repo = repo(store)?;
+    let root = &store.root;
     let mut hash = sha2::Sha256::new();
     let status = run(
-        git(root, None).args([
+        store.work(None).args([
             "status",
             "--porcelain=v2",
             "-z",
             "--untracked-files=all",
-            "--ignored=traditional",
+            "--ignored=matching",
             "--no-renames",
             "--branch",
             "--no-ahead-behind",
@@ -684,6 +704,18 @@ fn fingerprint(root: &Path, git_dir: &Path, last: &str) -> Result<(String, Seen)
     hash.update(&status);
     let mut branch = None;
     let mut oid = None;
+    let stat = |m: &std::fs::Metadata| {
+        format!(
+            "{} {} {} {} {} {} {}\n",
+            m.len(),
+            m.mtime(),
+            m.mtime_nsec(),
+            m.ctime(),
+            m.ctime_nsec(),
+            m.ino(),
+            m.mode()
+        )
+    };
     for entry in status.split(|b| *b == 0).filter(|e| !e.is_empty()) {
         if entry[0] == b'#' {
             let line = String::from_utf8_lossy(entry);
@@ -695,30 +727,14 @@ fn fingerprint(root: &Path, git_dir: &Path, last: &str) -> Result<(String, Seen)
             continue;
         }
         // A rename's original path (there are none with `--no-renames`)
-        // is a field of its own, and stat'ed like the others.
+        // is a field of its own, and stat'ed like the others. An ignored
+        // directory is not walked: its own stat is all that is read.
         let path = status_entry(entry).map_or(entry, |(_, p)| p);
         if let Ok(m) = std::fs::symlink_metadata(root.join(OsStr::from_bytes(path))) {
-            use std::os::unix::fs::MetadataExt as _;
-            hash.update(format!(
-                "{} {} {} {}\n",
-                m.len(),
-                m.mtime(),
-                m.mtime_nsec(),
-                m.mode()
-            ));
+            hash.update(stat(&m));
         }
     }
-    let last = last.starts_with(SNAPSHOT_PREFIX).then_some(last);
-    let mut last_exists = false;
-    let mut refs = String::new();
-    for line in ref_lines(root, last)?.lines() {
-        if last.is_some_and(|l| line.split(' ').nth(1) == Some(l)) {
-            last_exists = true;
-        } else {
-            refs.push_str(line);
-            refs.push('\n');
-        }
-    }
+    let refs = ref_lines(store)?;
     hash.update(refs.as_bytes());
     // `git status --branch`: the branch checked out, or the detached id.
     let head = match (branch.as_deref(), oid.as_deref()) {
@@ -726,21 +742,16 @@ fn fingerprint(root: &Path, git_dir: &Path, last: &str) -> Result<(String, Seen)
         (Some(name), _) if name != "(detached)" => Some(format!("ref: refs/heads/{name}")),
         _ => None,
     };
-    if let Ok(m) = std::fs::metadata(git_dir.join("logs/refs/stash")) {
-        use std::os::unix::fs::MetadataExt as _;
-        hash.update(format!("{} {} {}", m.len(), m.mtime(), m.mtime_nsec()));
+    for watched in [repo.common.join("logs/refs/stash"), config_path(repo)] {
+        if let Ok(m) = std::fs::metadata(watched) {
+            hash.update(stat(&m));
+        }
     }
     // A merge, cherry-pick, revert or rebase begun, ended or gone a step on.
-    let in_progress = in_progress(git_dir);
+    let in_progress = in_progress(&repo.git_dir);
     for (name, path) in &in_progress {
         if let Ok(m) = std::fs::metadata(path) {
-            use std::os::unix::fs::MetadataExt as _;
-            hash.update(format!(
-                "{name} {} {} {}\n",
-                m.len(),
-                m.mtime(),
-                m.mtime_nsec()
-            ));
+            hash.update(format!("{name} {}", stat(&m)));
         }
     }
     Ok((
@@ -749,17 +760,19 @@ fn fingerprint(root: &Path, git_dir: &Path, last: &str) -> Result<(String, Seen)
             status,
             refs,
             head,
-            last_exists,
             in_progress,
         },
     ))
 }
 
-/// Takes the repository's snapshot lock (`vouch-snapshot.lock` in the git
-/// directory), waiting up to 10 s for another snapshot to finish; held
-/// until the file returned is dropped.
-fn lock(git_dir: &Path) -> Result<std::fs::File> {
-    let path = git_dir.join("vouch-snapshot.lock");
+/// Takes the work tree's snapshot lock (`lock` in its folder of the
+/// store), waiting up to 10 s for another snapshot to finish; held until
+/// the file returned is dropped.
+fn lock(store: &Store) -> Result<std::fs::File> {
+    let folder = store.folder();
+    std::fs::create_dir_all(&folder)
+        .with_context(|| format!("cannot create `{}`", folder.display()))?;
+    let path = folder.join("lock");
     let file = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
@@ -775,7 +788,7 @@ fn lock(git_dir: &Path) -> Result<std::fs::File> {
                 std::thread::sleep(std::time::Duration::from_millis(20));
             }
             Err(e) => bail!(
-                "another snapshot of this repository has held `{}` for 10 s: {e}",
+                "another snapshot of this work tree has held `{}` for 10 s: {e}",
                 path.display()
             ),
         }
@@ -783,50 +796,51 @@ fn lock(git_dir: &Path) -> Result<std::fs::File> {
 }
 
 /// Where the newest snapshot and its fingerprint are remembered.
-fn last_path(git_dir: &Path) -> PathBuf {
-    git_dir.join("vouch-snapshot-last")
+fn last_path(store: &Store) -> PathBuf {
+    store.folder().join("last")
 }
 
-/// Snapshots the repository at or above `dir` before `command` runs;
-/// `None` when the state is the one the last snapshot holds (nothing new
-/// is written), or there is no work tree (no repository, a bare one).
-pub fn take(dir: &Path, agent: &str, command: &str) -> Result<Option<Snapshot>> {
-    let Some((git_dir, root)) = locate(dir)? else {
-        return Ok(None);
-    };
-    // One snapshot at a time in a repository (two agents at once): the
+/// Snapshots the work tree of `store` before `command` runs; `None` when
+/// the state is the one the last snapshot holds (nothing new is written).
+pub fn take(store: &Store, agent: &str, command: &str) -> Result<Option<Snapshot>> {
+    // One snapshot at a time in a work tree (two agents at once): the
     // second sees the first's, and the remembered fingerprint always
     // names the snapshot it was taken with.
-    let _lock = lock(&git_dir)?;
+    let _lock = lock(store)?;
     // Unchanged since the newest snapshot (which still exists): nothing to
     // write, and nothing copied to find that out.
-    let last = Last::read(&git_dir);
-    let (print, seen) = fingerprint(&root, &git_dir, &last.name)?;
-    if seen.last_exists && last.print == print {
+    let last = Last::read(store);
+    let (print, seen) = fingerprint(store)?;
+    let last_exists = exists(store, &last.name);
+    if last_exists && last.print == print {
         return Ok(None);
     }
-    let reuse = seen.last_exists.then_some(&last.parts);
-    let state = match record_state(&root, &git_dir, &seen, reuse) {
+    let reuse = last_exists.then_some(&last.parts);
+    let state = match record_state(store, &seen, reuse) {
         // A reused part may be gone (its snapshot pruned, its objects
         // collected): everything read again.
-        Err(_) if reuse.is_some() => record_state(&root, &git_dir, &seen, None)?,
+        Err(_) if reuse.is_some() => record_state(store, &seen, None)?,
         state => state?,
     };
     let now = jiff::Timestamp::now();
     let stamp = now.strftime("%Y%m%dT%H%M%S.%6fZ").to_string();
     let one_line = |s: &str| s.replace(['\n', '\r'], " ");
     let mut message = format!(
-        "vouch snapshot\n\nagent: {}\ncommand: {}\ntime: {}\n",
+        "vouch snapshot\n\nagent: {}\ncommand: {}\ntime: {}\nworktree: {}\n",
         one_line(agent),
         one_line(command),
-        now.strftime("%Y-%m-%dT%H:%M:%SZ")
+        now.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        one_line(&store.root.to_string_lossy()),
     );
     for big in &state.not_copied {
         message.push_str(&format!("not-copied: {}\n", one_line(big)));
     }
+    for dir in &state.ignored_dirs {
+        message.push_str(&format!("ignored-dir: {}\n", one_line(dir)));
+    }
     message.push_str(IN_PROGRESS_LINE);
     message.push('\n');
-    let mut commit = git(&root, None);
+    let mut commit = store.work(None);
     commit
         .args(["commit-tree", &state.tree])
         .env("GIT_AUTHOR_NAME", "vouch")
@@ -838,11 +852,21 @@ pub fn take(dir: &Path, agent: &str, command: &str) -> Result<Option<Snapshot>> 
     }
     commit.args(["-F", "-"]);
     let id = text(&run(&mut commit, Some(message.as_bytes()))?);
-    let mut name = format!("{SNAPSHOT_PREFIX}{stamp}");
+    // Everything it needs, in the store before its ref names it.
+    let have: Vec<&str> = if last_exists {
+        vec![last.name.as_str()]
+    } else {
+        Vec::new()
+    };
+    store.keep(&[&id], &have)?;
+    let prefix = store.prefix();
+    let mut name = format!("{prefix}{stamp}");
     let mut n = 1;
     // Create only: two agents at once take turns for a name.
     while run(
-        git(&root, None).args(["update-ref", "-m", "vouch: snapshot", &name, &id, ""]),
+        store
+            .own()
+            .args(["update-ref", "-m", "vouch: snapshot", &name, &id, ""]),
         None,
     )
     .is_err()
@@ -851,114 +875,145 @@ pub fn take(dir: &Path, agent: &str, command: &str) -> Result<Option<Snapshot>> 
         if n > 20 {
             bail!("cannot write the snapshot ref `{name}`");
         }
-        name = format!("{SNAPSHOT_PREFIX}{stamp}-{n}");
+        name = format!("{prefix}{stamp}-{n}");
     }
     let remembered = Last {
         name: name.clone(),
         print,
         parts: state.parts,
     };
-    crate::files::write_atomic(&last_path(&git_dir), remembered.line().as_bytes(), 0o644).ok();
+    crate::files::write_atomic(&last_path(store), remembered.line().as_bytes(), 0o600).ok();
+    let state_tree = state.tree.clone();
     Ok(Some(Snapshot {
+        worktree: store.tree.clone(),
+        state: state_tree,
         name,
         id,
         time: now.strftime("%Y-%m-%dT%H:%M:%SZ").to_string(),
         agent: agent.to_owned(),
         command: command.to_owned(),
         not_copied: state.not_copied,
+        ignored_dirs: state.ignored_dirs,
         in_progress_kept: true,
     }))
 }
 
-/// Every snapshot of the repository at or above `dir`, newest first.
-pub fn list(dir: &Path) -> Result<Vec<Snapshot>> {
-    listed(dir, SNAPSHOT_PREFIX)
+/// Every snapshot of the work tree of `store`, newest first.
+pub fn list(store: &Store) -> Result<Vec<Snapshot>> {
+    listed(store, &store.prefix())
+}
+
+/// Every snapshot of every work tree of the repository of `store`,
+/// newest first (a removed work tree's too).
+pub fn list_all(store: &Store) -> Result<Vec<Snapshot>> {
+    let mut all = listed(store, super::store::PREFIX)?;
+    all.sort_by(|a, b| b.short().cmp(a.short()));
+    Ok(all)
 }
 
 /// The snapshot that holds the state as the newest snapshot-taking command
 /// found it (the one written then, or the one that state matched): the
 /// state before the agent's command that just ran. `None` when there is
 /// none, or it was deleted.
-pub fn newest_match(dir: &Path) -> Result<Option<Snapshot>> {
-    let Some((git_dir, root)) = locate(dir)? else {
-        return Ok(None);
-    };
-    let name = Last::read(&git_dir).name;
-    if !name.starts_with(SNAPSHOT_PREFIX) {
+pub fn newest_match(store: &Store) -> Result<Option<Snapshot>> {
+    let name = Last::read(store).name;
+    if !exists(store, &name) {
         return Ok(None);
     }
-    Ok(listed(&root, &name)?.into_iter().find(|s| s.name == name))
+    Ok(listed(store, &name)?.into_iter().find(|s| s.name == name))
 }
 
 /// Where the snapshot whose command a post-tool hook has looked at is
 /// remembered: the next command does not report its losses again.
-fn checked_path(git_dir: &Path) -> PathBuf {
-    git_dir.join("vouch-snapshot-checked")
+fn checked_path(store: &Store) -> PathBuf {
+    store.folder().join("checked")
 }
 
 /// Whether a post-tool hook has said what the command after `snapshot`
 /// did.
-pub fn checked(dir: &Path, snapshot: &Snapshot) -> bool {
-    locate(dir).ok().flatten().is_some_and(|(git_dir, _)| {
-        std::fs::read_to_string(checked_path(&git_dir)).is_ok_and(|t| t.trim() == snapshot.name)
-    })
+pub fn checked(store: &Store, snapshot: &Snapshot) -> bool {
+    std::fs::read_to_string(checked_path(store)).is_ok_and(|t| t.trim() == snapshot.name)
 }
 
 /// Remembers that a post-tool hook said what the command after
 /// `snapshot` did.
-pub fn mark_checked(dir: &Path, snapshot: &Snapshot) {
-    if let Ok(Some((git_dir, _))) = locate(dir) {
-        crate::files::write_atomic(
-            &checked_path(&git_dir),
-            format!("{}\n", snapshot.name).as_bytes(),
-            0o644,
-        )
-        .ok();
+pub fn mark_checked(store: &Store, snapshot: &Snapshot) {
+    crate::files::write_atomic(
+        &checked_path(store),
+        format!("{}\n", snapshot.name).as_bytes(),
+        0o600,
+    )
+    .ok();
+}
+
+/// Moves the snapshots an earlier vouch kept in the repository's own refs
+/// (`refs/vouch/snapshots/`) into the store, then deletes them there
+/// (`env` tells vouch's own reference-transaction hook that vouch does).
+/// Looked for once per work tree; the count moved.
+pub fn migrate(store: &Store, env: &[(String, String)]) -> Result<usize> {
+    let Some(repo) = &store.repo else {
+        return Ok(0);
+    };
+    let done = store.folder().join("legacy-moved");
+    if done.exists() {
+        return Ok(0);
     }
-}
-
-/// Where the agent door notes that there are more snapshots than
-/// retention keeps: a person's next command (`git commit`, `git vouch
-/// undo`, `git vouch snapshots`) prunes; the agent door never does.
-fn due_path(git_dir: &Path) -> PathBuf {
-    git_dir.join("vouch-snapshot-prune-due")
-}
-
-/// Notes that retention is due in the repository at or above `dir`.
-pub fn mark_prune_due(dir: &Path) {
-    if let Ok(Some((git_dir, _))) = locate(dir) {
-        std::fs::write(due_path(&git_dir), b"").ok();
+    let names = text(&run(
+        super::git_in(&store.root).args(["for-each-ref", "--format=%(refname)", LEGACY_PREFIX]),
+        None,
+    )?);
+    let names: Vec<&str> = names.lines().filter(|l| !l.is_empty()).collect();
+    if !names.is_empty() {
+        // Everything they reach comes along (a fetch from the repository).
+        run(
+            store
+                .own()
+                .args(["fetch", "--quiet", "--no-tags", "--no-write-fetch-head"])
+                .arg(&repo.git_dir)
+                .arg(format!("+{LEGACY_PREFIX}*:{PREFIX}main/*", PREFIX = super::store::PREFIX)),
+            None,
+        )?;
+        let mut lines = String::new();
+        for name in &names {
+            lines.push_str(&format!("delete {name}\n"));
+        }
+        run(
+            super::git_in(&store.root)
+                .args(["update-ref", "--stdin"])
+                .envs(env.iter().map(|(k, v)| (k, v))),
+            Some(lines.as_bytes()),
+        )?;
     }
+    std::fs::create_dir_all(store.folder()).ok();
+    std::fs::write(&done, b"").ok();
+    Ok(names.len())
 }
 
-/// Whether retention is due, in the git directory `git_dir` (a file's
-/// existence: the pre-commit door pays one `stat`).
-pub fn prune_due(git_dir: &Path) -> bool {
-    due_path(git_dir).exists()
+/// The work tree a snapshot's ref name (`refs/snapshots/<tree>/<time>`)
+/// belongs to.
+fn tree_of(name: &str) -> &str {
+    name.strip_prefix(super::store::PREFIX)
+        .and_then(|rest| rest.split_once('/'))
+        .map_or("main", |(tree, _)| tree)
 }
 
-/// Retention has run in the repository at or above `dir`.
-pub fn clear_prune_due(dir: &Path) {
-    if let Ok(Some((git_dir, _))) = locate(dir) {
-        std::fs::remove_file(due_path(&git_dir)).ok();
-    }
-}
-
-/// The snapshots whose refs match `pattern`, newest first.
-fn listed(dir: &Path, pattern: &str) -> Result<Vec<Snapshot>> {
+/// The snapshots whose refs match `pattern` in the store, newest first.
+fn listed(store: &Store, pattern: &str) -> Result<Vec<Snapshot>> {
     let out = text(&run(
-        git(dir, None).args([
+        store.own().args([
             "for-each-ref",
             "--sort=-refname",
-            "--format=%(refname)%00%(objectname)%00%(contents:body)%00%00",
+            "--format=%(refname)%00%(objectname)%00%(tree)%00%(contents:body)%00%00",
             pattern,
         ]),
         None,
     )?);
     let mut snapshots = Vec::new();
     for record in out.split("\0\0").map(|r| r.trim_start_matches('\n')) {
-        let mut parts = record.splitn(3, '\0');
-        let (Some(name), Some(id), Some(body)) = (parts.next(), parts.next(), parts.next()) else {
+        let mut parts = record.splitn(4, '\0');
+        let (Some(name), Some(id), Some(state), Some(body)) =
+            (parts.next(), parts.next(), parts.next(), parts.next())
+        else {
             continue;
         };
         let field = |key: &str| {
@@ -966,16 +1021,21 @@ fn listed(dir: &Path, pattern: &str) -> Result<Vec<Snapshot>> {
                 .find_map(|l| l.strip_prefix(key).map(str::to_owned))
                 .unwrap_or_default()
         };
+        let fields = |key: &str| {
+            body.lines()
+                .filter_map(|l| l.strip_prefix(key).map(str::to_owned))
+                .collect()
+        };
         snapshots.push(Snapshot {
+            worktree: tree_of(name).to_owned(),
+            state: state.to_owned(),
             name: name.to_owned(),
             id: id.to_owned(),
             time: field("time: "),
             agent: field("agent: "),
             command: field("command: "),
-            not_copied: body
-                .lines()
-                .filter_map(|l| l.strip_prefix("not-copied: ").map(str::to_owned))
-                .collect(),
+            not_copied: fields("not-copied: "),
+            ignored_dirs: fields("ignored-dir: "),
             in_progress_kept: body.lines().any(|l| l == IN_PROGRESS_LINE),
         });
     }
@@ -992,9 +1052,9 @@ struct Refs {
     stash_messages: BTreeMap<String, String>,
 }
 
-fn refs_of(root: &Path, snapshot: &str) -> Result<Refs> {
+fn refs_of(store: &Store, snapshot: &str) -> Result<Refs> {
     let listing = text(&run(
-        git(root, None).args(["cat-file", "blob", &format!("{snapshot}:refs")]),
+        store.work(None).args(["cat-file", "blob", &format!("{snapshot}:refs")]),
         None,
     )?);
     Ok(parse_refs(&listing))
@@ -1036,9 +1096,9 @@ fn parse_refs(listing: &str) -> Refs {
 }
 
 /// The files of a snapshot's work tree (`ls-tree -r -z --name-only`).
-fn files_of(root: &Path, tree: &str) -> Result<BTreeSet<Vec<u8>>> {
+fn files_of(store: &Store, tree: &str) -> Result<BTreeSet<Vec<u8>>> {
     let out = run(
-        git(root, None).args(["ls-tree", "-r", "-z", "--name-only", "--full-tree", tree]),
+        store.work(None).args(["ls-tree", "-r", "-z", "--name-only", "--full-tree", tree]),
         None,
     )?;
     Ok(out
@@ -1053,40 +1113,140 @@ fn under(path: &[u8], p: &[u8]) -> bool {
     path == p || (path.starts_with(p) && path.get(p.len()) == Some(&b'/'))
 }
 
-/// Puts the state `target` holds back in the repository at or above
-/// `dir`: the work tree (files the current state has and the target has
-/// not are removed), the index, `HEAD`, branch and tag tips and missing
-/// stash entries; with `paths`, only those files and their index entries.
+/// A path as a person gives it to `undo --path`: `src/`, `./src` and
+/// `src` are the same.
+fn clean_path(p: &str) -> Vec<u8> {
+    let mut p = p.trim_end_matches('/');
+    while let Some(rest) = p.strip_prefix("./") {
+        p = rest;
+    }
+    p.as_bytes().to_vec()
+}
+
+/// Makes `.git` again for the work tree of `store`, whose repository is
+/// gone: a fresh repository of the store's object format with the config
+/// `target` kept (its remotes). Anything left where `.git` was that git
+/// cannot open is moved aside first, not deleted. Returns the store opened
+/// on the new repository and what it did. Only a main work tree whose git
+/// directory was its `.git` folder can be made again.
+pub fn recreate(state: &Path, store: &Store, target: &Snapshot) -> Result<(Store, Vec<String>)> {
+    let root = &store.root;
+    let mut done = Vec::new();
+    let record = std::fs::read(store.dir.join("vouch-repo")).unwrap_or_default();
+    let mut common = root.join(".git").as_os_str().as_bytes().to_vec();
+    common.insert(0, b' ');
+    common.splice(0..0, b"common".iter().copied());
+    if store.tree != "main" || !record.starts_with(&common) {
+        bail!(
+            "the repository of `{}` kept its git directory elsewhere than `.git` in it (a linked work tree or a submodule): vouch cannot make it again here; its snapshots are in `{}`",
+            root.display(),
+            store.dir.display()
+        );
+    }
+    std::fs::create_dir_all(root).with_context(|| format!("cannot create `{}`", root.display()))?;
+    let dot_git = root.join(".git");
+    if std::fs::symlink_metadata(&dot_git).is_ok() {
+        let aside = root.join(format!(
+            ".git.vouch-moved-{}",
+            jiff::Timestamp::now().strftime("%Y%m%dT%H%M%S")
+        ));
+        std::fs::rename(&dot_git, &aside)
+            .with_context(|| format!("cannot move `{}` aside", dot_git.display()))?;
+        done.push(format!(
+            "what was left at .git is not a repository git can open: moved to {}",
+            aside.display()
+        ));
+    }
+    let format = text(&run(
+        store.own().args(["rev-parse", "--show-object-format"]),
+        None,
+    )?);
+    run(
+        super::git_in(root)
+            .args(["init", "-q"])
+            .arg(format!("--object-format={format}")),
+        None,
+    )?;
+    if let Ok(config) = run(
+        store
+            .own()
+            .args(["cat-file", "blob", &format!("{}:config", target.id)]),
+        None,
+    ) {
+        std::fs::write(dot_git.join("config"), config)
+            .context("cannot write the repository's config")?;
+        done.push(".git made again, with the config it had (its remotes)".to_owned());
+    } else {
+        done.push(".git made again (this snapshot kept no config: add the remotes again)".to_owned());
+    }
+    let store = Store::open(state, root)?
+        .with_context(|| format!("`{}` is still not a repository", root.display()))?;
+    Ok((store, done))
+}
+
+/// Puts the state `target` holds back in the work tree of `store`: the
+/// work tree (files the current state has and the target has not are
+/// removed), the index, `HEAD`, branch and tag tips and missing stash
+/// entries; with `paths`, only those files and their index entries.
 /// `current` is a snapshot of the state now (taken first, so that an undo
-/// can be undone). `env` goes to every git command that moves a ref (it
-/// tells vouch's own reference-transaction hook that vouch runs them).
-/// Returns what it did, one line each.
+/// can be undone), `None` when `.git` was made again: then nothing is
+/// removed and every ref is written. What the index, refs and stash name
+/// is copied from the store into the repository first; nothing else of a
+/// snapshot enters it. `env` goes to every git command that moves a ref
+/// (it tells vouch's own reference-transaction hook that vouch runs
+/// them). Returns what it did, one line each.
 pub fn restore(
-    dir: &Path,
+    store: &Store,
     target: &Snapshot,
-    current: &str,
+    current: Option<&str>,
     paths: &[String],
     env: &[(String, String)],
 ) -> Result<Vec<String>> {
-    let Some((git_dir, root)) = locate(dir)? else {
-        bail!("there is no work tree to restore here (not a repository, or a bare one)");
-    };
-    let wanted: Vec<Vec<u8>> = paths.iter().map(|p| p.as_bytes().to_vec()).collect();
-    let selected = |p: &[u8]| wanted.is_empty() || wanted.iter().any(|w| under(p, w));
+    let repo = repo(store)?;
+    let (git_dir, root) = (&repo.git_dir, &store.root);
+    let wanted: Vec<Vec<u8>> = paths.iter().map(|p| clean_path(p)).collect();
+    let selected = |p: &[u8]| wanted.is_empty() || wanted.iter().any(|w| w.is_empty() || under(p, w));
     let mut done = Vec::new();
-    let then = files_of(&root, &format!("{}:worktree", target.id))?;
+    let then = files_of(store, &format!("{}:worktree", target.id))?;
+    let was = match current {
+        Some(c) => refs_of(store, c)?,
+        None => parse_refs(""),
+    };
+    let then_refs = refs_of(store, &target.id)?;
+    let entries = run(
+        store
+            .work(None)
+            .args(["cat-file", "blob", &format!("{}:index.entries", target.id)]),
+        None,
+    )?;
+    // What the restored index, refs and stash name, into the repository.
+    let mut want: Vec<String> = then_refs.named.values().cloned().collect();
+    want.extend(then_refs.stash.iter().cloned());
+    want.extend(then_refs.head.iter().filter(|h| !h.starts_with("ref: ")).cloned());
+    for entry in entries.split(|b| *b == 0).filter(|e| !e.is_empty()) {
+        let meta = String::from_utf8_lossy(entry.split(|b| *b == b'\t').next().unwrap_or_default());
+        let mut fields = meta.split(' ');
+        if let (Some(mode), Some(id)) = (fields.next(), fields.next())
+            && mode != "160000"
+        {
+            want.push(id.to_owned());
+        }
+    }
+    let want: Vec<&str> = want.iter().map(String::as_str).collect();
+    let have: Vec<&str> = was.named.values().map(String::as_str).collect();
+    store.give(&repo.objects, &want, &have)?;
     let scratch = tempfile::Builder::new()
         .prefix("vouch-undo-")
-        .tempdir_in(&git_dir)
-        .context("cannot make a temporary directory in the git directory")?;
+        .tempdir_in(store.folder())
+        .context("cannot make a temporary directory in the snapshot store")?;
     let temp_index = scratch.path().join("index");
     run(
-        git(&root, Some(&temp_index)).args(["read-tree", &format!("{}:worktree", target.id)]),
+        store.work(Some(&temp_index)).args(["read-tree", &format!("{}:worktree", target.id)]),
         None,
     )?;
     // A sparse checkout: the paths outside it (skip-worktree in the index
     // now) stay out of the work tree, and keep their bit in the index.
-    let sparse: BTreeSet<Vec<u8>> = run(git(&root, None).args(["ls-files", "-t", "-z"]), None)?
+    let sparse: BTreeSet<Vec<u8>> = run(store.work(None).args(["ls-files", "-t", "-z"]), None)?
         .split(|b| *b == 0)
         .filter_map(|e| e.strip_prefix(b"S "))
         .map(<[u8]>::to_vec)
@@ -1101,14 +1261,17 @@ pub fn restore(
     }
     if !list.is_empty() {
         run(
-            git(&root, Some(&temp_index)).args(["checkout-index", "-f", "-z", "--stdin"]),
+            store.work(Some(&temp_index)).args(["checkout-index", "-f", "-z", "--stdin"]),
             Some(&list),
         )?;
     }
     // Then what the state now has and the target has not (created since),
     // but for files the target's own rules ignore (build output that a
     // reset made visible is not the agent's to lose).
-    let now = files_of(&root, &format!("{current}:worktree"))?;
+    let now = match current {
+        Some(c) => files_of(store, &format!("{c}:worktree"))?,
+        None => BTreeSet::new(),
+    };
     let gone: Vec<&Vec<u8>> = now.difference(&then).filter(|p| selected(p)).collect();
     let mut asked = Vec::new();
     for p in &gone {
@@ -1119,7 +1282,7 @@ pub fn restore(
         BTreeSet::new()
     } else {
         run(
-            git(&root, None).args(["check-ignore", "--no-index", "-z", "--stdin"]),
+            store.work(None).args(["check-ignore", "--no-index", "-z", "--stdin"]),
             Some(&asked),
         )
         .unwrap_or_default()
@@ -1137,7 +1300,7 @@ pub fn restore(
             removed += 1;
             // Directories left empty go too.
             let mut parent = file.parent();
-            while let Some(d) = parent.filter(|d| *d != root) {
+            while let Some(d) = parent.filter(|d| d != root) {
                 if std::fs::remove_dir(d).is_err() {
                     break;
                 }
@@ -1150,14 +1313,10 @@ pub fn restore(
         then.iter().filter(|p| selected(p)).count()
     ));
     // The index.
-    let entries = run(
-        git(&root, None).args(["cat-file", "blob", &format!("{}:index.entries", target.id)]),
-        None,
-    )?;
     if paths.is_empty() {
-        run(git(&root, None).args(["read-tree", "--empty"]), None)?;
+        run(store.work(None).args(["read-tree", "--empty"]), None)?;
         run(
-            git(&root, None).args(["update-index", "-z", "--index-info"]),
+            store.work(None).args(["update-index", "-z", "--index-info"]),
             Some(&entries),
         )?;
     } else {
@@ -1167,7 +1326,7 @@ pub fn restore(
             removal.push(0);
         }
         run(
-            git(&root, None).args(["update-index", "-z", "--force-remove", "--stdin"]),
+            store.work(None).args(["update-index", "-z", "--force-remove", "--stdin"]),
             Some(&removal),
         )
         .ok();
@@ -1182,7 +1341,7 @@ pub fn restore(
             .collect();
         if !kept.is_empty() {
             run(
-                git(&root, None).args(["update-index", "-z", "--index-info"]),
+                store.work(None).args(["update-index", "-z", "--index-info"]),
                 Some(&kept),
             )?;
         }
@@ -1190,7 +1349,7 @@ pub fn restore(
     // Fresh stat data, so that `git status` does not see every file as
     // changed.
     run(
-        git(&root, None).args(["update-index", "-q", "--refresh"]),
+        store.work(None).args(["update-index", "-q", "--refresh"]),
         None,
     )
     .ok();
@@ -1205,7 +1364,7 @@ pub fn restore(
             marked.push(0);
         }
         run(
-            git(&root, None).args(["update-index", "-z", "--skip-worktree", "--stdin"]),
+            store.work(None).args(["update-index", "-z", "--skip-worktree", "--stdin"]),
             Some(&marked),
         )?;
     }
@@ -1214,8 +1373,7 @@ pub fn restore(
         return Ok(done);
     }
     // The refs, with vouch's own hook told that vouch moves them.
-    let was = refs_of(&root, current)?;
-    let then = refs_of(&root, &target.id)?;
+    let then = then_refs;
     let mut moves = String::new();
     for (name, id) in &then.named {
         if was.named.get(name) != Some(id) {
@@ -1231,7 +1389,7 @@ pub fn restore(
     }
     if !moves.is_empty() {
         run(
-            git(&root, None)
+            store.work(None)
                 .args(["update-ref", "-m", "vouch undo", "--stdin"])
                 .envs(env.iter().map(|(k, v)| (k, v))),
             Some(moves.as_bytes()),
@@ -1239,7 +1397,7 @@ pub fn restore(
     }
     match then.head.as_deref() {
         Some(h) if was.head.as_deref() != Some(h) => {
-            let mut c = git(&root, None);
+            let mut c = store.work(None);
             if let Some(name) = h.strip_prefix("ref: ") {
                 c.args(["symbolic-ref", "HEAD", name]);
             } else {
@@ -1251,7 +1409,7 @@ pub fn restore(
         _ => {}
     }
     if target.in_progress_kept {
-        done.extend(restore_in_progress(&root, &git_dir, &target.id)?);
+        done.extend(restore_in_progress(store, git_dir, &target.id)?);
     }
     // The stash as it was: its entries in their order, with their
     // messages (entries added since are in the snapshot taken before this
@@ -1259,7 +1417,7 @@ pub fn restore(
     if then.stash != was.stash {
         if !was.stash.is_empty() {
             run(
-                git(&root, None)
+                store.work(None)
                     .args(["update-ref", "-d", "refs/stash"])
                     .envs(env.iter().map(|(k, v)| (k, v))),
                 None,
@@ -1272,7 +1430,7 @@ pub fn restore(
                 .filter(|m| !m.is_empty())
                 .map_or("restored by git vouch undo", String::as_str);
             run(
-                git(&root, None)
+                store.work(None)
                     .args(["stash", "store", "-m", message, id])
                     .envs(env.iter().map(|(k, v)| (k, v))),
                 None,
@@ -1291,14 +1449,14 @@ pub fn restore(
 /// progress when snapshot `id` was taken, and ends one begun since: the
 /// files of [`IN_PROGRESS_FILES`] and [`IN_PROGRESS_DIRS`] are those
 /// the snapshot kept, byte for byte, and no others. Returns what it says.
-fn restore_in_progress(root: &Path, git_dir: &Path, id: &str) -> Result<Vec<String>> {
+fn restore_in_progress(store: &Store, git_dir: &Path, id: &str) -> Result<Vec<String>> {
     let mut then: Vec<(String, Vec<u8>)> = Vec::new();
     let listing = run(
-        git(root, None).args(["ls-tree", "-r", "-z", "--full-tree", id, "--", "gitdir"]),
+        store.work(None).args(["ls-tree", "-r", "-z", "--full-tree", id, "--", "gitdir"]),
         None,
     )?;
     if !listing.is_empty() {
-        let mut batch = Batch::new(root)?;
+        let mut batch = Batch::new(store)?;
         for entry in listing.split(|b| *b == 0).filter(|e| !e.is_empty()) {
             let entry = String::from_utf8_lossy(entry);
             let Some((meta, path)) = entry.split_once('\t') else {
@@ -1369,24 +1527,76 @@ fn restore_in_progress(root: &Path, git_dir: &Path, id: &str) -> Result<Vec<Stri
     }])
 }
 
-/// Deletes the snapshots `names` (full ref names) in one transaction;
-/// `env` tells vouch's own reference-transaction hook that vouch deletes
-/// them.
-pub fn delete(dir: &Path, names: &[&str], env: &[(String, String)]) -> Result<()> {
+/// Deletes the snapshots `names` (full ref names in the store) in one
+/// transaction, then lets the store's objects that no snapshot needs any
+/// more go (in the store: the user's repository is not touched).
+pub fn delete(store: &Store, names: &[&str]) -> Result<()> {
     let mut lines = String::new();
     for name in names {
-        if !name.starts_with(SNAPSHOT_PREFIX) {
+        if !name.starts_with(super::store::PREFIX) {
             bail!("`{name}` is not a snapshot");
         }
         lines.push_str(&format!("delete {name}\n"));
     }
     run(
-        git(dir, None)
-            .args(["update-ref", "--stdin"])
-            .envs(env.iter().map(|(k, v)| (k, v))),
+        store.own().args(["update-ref", "--stdin"]),
         Some(lines.as_bytes()),
     )?;
     Ok(())
+}
+
+/// Packs the store: the objects only deleted snapshots held (and the
+/// repository's packs linked in the first time) go at once with `now`,
+/// else after git's own two weeks, in the background, and only once the
+/// store has many packs (one is written per snapshot that needed objects).
+/// No alternate is read: the store holds all its snapshots need.
+pub fn collect(store: &Store, now: bool) -> Result<()> {
+    let mut gc = store.own();
+    gc.env_remove("GIT_ALTERNATE_OBJECT_DIRECTORIES");
+    if now {
+        gc.args(["gc", "--quiet", "--prune=now"]);
+    } else {
+        let packs = std::fs::read_dir(store.dir.join("objects/pack"))
+            .map(|d| d.filter_map(Result::ok).count())
+            .unwrap_or(0);
+        // Two files a pack.
+        if packs < 2 * 50 {
+            return Ok(());
+        }
+        gc.args(["gc", "--auto", "--quiet"]);
+    }
+    run(&mut gc, None)?;
+    Ok(())
+}
+
+/// Retention, in the store (issue 28, issue 36 item 1): the snapshots of
+/// the work tree of `store` that are neither among the newest `keep` nor
+/// younger than `days` (by `now`) go. Both limits must be passed, so no
+/// command, an agent's included, can make a recent snapshot go. Returns
+/// how many went.
+pub fn retain(store: &Store, keep: usize, days: u32, now: jiff::Timestamp) -> Result<usize> {
+    let all = list(store)?;
+    if all.len() <= keep {
+        return Ok(0);
+    }
+    let old = expired(&all, keep, days, now);
+    if old.is_empty() {
+        return Ok(0);
+    }
+    let names: Vec<&str> = old.iter().map(|s| s.name.as_str()).collect();
+    delete(store, &names)?;
+    Ok(old.len())
+}
+
+/// The snapshots retention lets go: neither among the newest `keep` nor
+/// taken within `days` of `now`. A snapshot whose time cannot be read is
+/// kept.
+pub fn expired(all: &[Snapshot], keep: usize, days: u32, now: jiff::Timestamp) -> Vec<&Snapshot> {
+    let cutoff = now - jiff::SignedDuration::from_hours(24 * i64::from(days));
+    all.iter()
+        .skip(keep)
+        .filter(|s| s.time.parse::<jiff::Timestamp>().is_ok_and(|t| t < cutoff))
+        .collect()
 }
 
 /// What was lost between the snapshot `before` and the snapshot `after`
@@ -1395,8 +1605,8 @@ pub fn delete(dir: &Path, names: &[&str], env: &[(String, String)]) -> Result<()
 /// in `after`, branches and tags moved or deleted, stash entries gone.
 /// Two git processes: one `cat-file --batch` for every object read, one
 /// `diff-tree --stdin` for both comparisons.
-pub fn lost_between(dir: &Path, before: &Snapshot, after: &str) -> Result<LostRecord> {
-    let mut batch = Batch::new(dir)?;
+pub fn lost_between(store: &Store, before: &Snapshot, after: &str) -> Result<LostRecord> {
+    let mut batch = Batch::new(store)?;
     let mut refs = |id: &str| -> Result<Refs> {
         let (_, _, data) = batch
             .get(&format!("{id}:refs"))?
@@ -1423,7 +1633,7 @@ pub fn lost_between(dir: &Path, before: &Snapshot, after: &str) -> Result<LostRe
         pairs.push_str(&format!("{h} {before_tree}\n"));
     }
     let raw = run(
-        git(dir, None).args(["diff-tree", "--stdin", "-r", "-z", "--no-renames"]),
+        store.work(None).args(["diff-tree", "--stdin", "-r", "-z", "--no-renames"]),
         Some(pairs.as_bytes()),
     )?;
     let mut sections = diff_sections(&raw).into_iter();
@@ -1445,7 +1655,7 @@ pub fn lost_between(dir: &Path, before: &Snapshot, after: &str) -> Result<LostRe
             .filter(|d| matches!(d.status.as_str(), "A" | "M" | "T"))
             .map(|d| (d.path, (d.new_mode, d.new_id)))
             .collect(),
-        None => uncommitted(dir, &before.id, &was)?,
+        None => uncommitted(store, &before.id, &was)?,
     };
     let mut files = Vec::new();
     let mut looked = 0;
@@ -1468,7 +1678,7 @@ pub fn lost_between(dir: &Path, before: &Snapshot, after: &str) -> Result<LostRe
         files.push(String::from_utf8_lossy(path).into_owned());
     }
     drop(batch);
-    Ok(compare(dir, before, &was, &now, files))
+    Ok(compare(store, before, &was, &now, files))
 }
 
 /// A `git cat-file --batch`: objects read one after another, each asked
@@ -1480,8 +1690,8 @@ struct Batch {
 }
 
 impl Batch {
-    fn new(dir: &Path) -> Result<Self> {
-        let mut child = git(dir, None)
+    fn new(store: &Store) -> Result<Self> {
+        let mut child = store.work(None)
             .args(["cat-file", "--batch"])
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
@@ -1589,8 +1799,8 @@ const APPENDS_LOOKED_AT: usize = 20;
 /// Whether `content` still starts with the blob `old`: the file was added
 /// to, and nothing of it was lost (an agent appending to a file it is
 /// writing is not told it lost work).
-fn still_holds(dir: &Path, old: &str, content: &[u8]) -> bool {
-    run(git(dir, None).args(["cat-file", "blob", old]), None)
+fn still_holds(store: &Store, old: &str, content: &[u8]) -> bool {
+    run(store.work(None).args(["cat-file", "blob", old]), None)
         .is_ok_and(|old| content.starts_with(&old))
 }
 
@@ -1598,12 +1808,10 @@ fn still_holds(dir: &Path, old: &str, content: &[u8]) -> bool {
 /// it is now (an agent's post-tool hook, right after the command): only
 /// the files that held uncommitted work in `before` are looked at (hashed
 /// as `git add` would), with the refs and the stash. No snapshot is written.
-pub fn lost_since(dir: &Path, before: &Snapshot) -> Result<LostRecord> {
-    let Some((_, root)) = locate(dir)? else {
-        bail!("there is no work tree here (not a repository, or a bare one)");
-    };
-    let was = refs_of(&root, &before.id)?;
-    let work = uncommitted(&root, &before.id, &was)?;
+pub fn lost_since(store: &Store, before: &Snapshot) -> Result<LostRecord> {
+    let root = &store.root;
+    let was = refs_of(store, &before.id)?;
+    let work = uncommitted(store, &before.id, &was)?;
     let mut files = Vec::new();
     let mut hashed = Vec::new();
     let mut list = Vec::new();
@@ -1618,7 +1826,7 @@ pub fn lost_since(dir: &Path, before: &Snapshot) -> Result<LostRecord> {
             Ok(m) if m.file_type().is_symlink() => {
                 let target = std::fs::read_link(&file).unwrap_or_default();
                 let now = text(&run(
-                    git(&root, None).args(["hash-object", "--stdin"]),
+                    store.work(None).args(["hash-object", "--stdin"]),
                     Some(target.as_os_str().as_bytes()),
                 )?);
                 if &now != id {
@@ -1634,7 +1842,7 @@ pub fn lost_since(dir: &Path, before: &Snapshot) -> Result<LostRecord> {
     }
     if !hashed.is_empty() {
         let out = run(
-            git(&root, None).args(["hash-object", "--stdin-paths"]),
+            store.work(None).args(["hash-object", "--stdin-paths"]),
             Some(&list),
         )?;
         let ids: Vec<String> = text(&out).lines().map(str::to_owned).collect();
@@ -1647,7 +1855,7 @@ pub fn lost_since(dir: &Path, before: &Snapshot) -> Result<LostRecord> {
                 looked += 1;
                 // Read as `git add` would not (no filters): an appended
                 // file with a clean filter may still count as a loss.
-                if std::fs::read(&file).is_ok_and(|c| still_holds(&root, id, &c)) {
+                if std::fs::read(&file).is_ok_and(|c| still_holds(store, id, &c)) {
                     continue;
                 }
             }
@@ -1655,7 +1863,7 @@ pub fn lost_since(dir: &Path, before: &Snapshot) -> Result<LostRecord> {
         }
     }
     files.sort();
-    let refs = ref_lines(&root, None)?;
+    let refs = ref_lines(store)?;
     let mut now = Refs {
         head: None,
         named: BTreeMap::new(),
@@ -1675,14 +1883,14 @@ pub fn lost_since(dir: &Path, before: &Snapshot) -> Result<LostRecord> {
     }
     if has_stash {
         now.stash = text(&run(
-            git(&root, None).args(["log", "-g", "--format=%H", "refs/stash", "--"]),
+            store.work(None).args(["log", "-g", "--format=%H", "refs/stash", "--"]),
             None,
         )?)
         .lines()
         .map(str::to_owned)
         .collect();
     }
-    Ok(compare(&root, before, &was, &now, files))
+    Ok(compare(store, before, &was, &now, files))
 }
 
 /// The commit `HEAD` was at in a snapshot's refs, if any.
@@ -1695,14 +1903,14 @@ fn head_commit(was: &Refs) -> Option<String> {
 /// The files of snapshot `id`'s work tree that held uncommitted work (not
 /// `HEAD`'s content, `HEAD` as `was` recorded it), with their mode and blob.
 /// Files deleted in the work tree hold nothing to lose.
-fn uncommitted(dir: &Path, id: &str, was: &Refs) -> Result<BTreeMap<Vec<u8>, (String, String)>> {
+fn uncommitted(store: &Store, id: &str, was: &Refs) -> Result<BTreeMap<Vec<u8>, (String, String)>> {
     let head = head_commit(was);
     let tree = format!("{id}:worktree");
     let mut out = BTreeMap::new();
     if let Some(h) = head {
         // Raw output: `:<old mode> <new mode> <old> <new> <status>\0<path>\0`.
         let raw = run(
-            git(dir, None).args([
+            store.work(None).args([
                 "diff-tree",
                 "-r",
                 "-z",
@@ -1723,7 +1931,7 @@ fn uncommitted(dir: &Path, id: &str, was: &Refs) -> Result<BTreeMap<Vec<u8>, (St
         }
     } else {
         let listing = run(
-            git(dir, None).args(["ls-tree", "-r", "-z", "--full-tree", &tree]),
+            store.work(None).args(["ls-tree", "-r", "-z", "--full-tree", &tree]),
             None,
         )?;
         for entry in listing.split(|b| *b == 0).filter(|e| !e.is_empty()) {
@@ -1745,7 +1953,7 @@ fn uncommitted(dir: &Path, id: &str, was: &Refs) -> Result<BTreeMap<Vec<u8>, (St
 
 /// The loss record: `files` as found, the refs and stash compared.
 fn compare(
-    dir: &Path,
+    store: &Store,
     before: &Snapshot,
     was: &Refs,
     now: &Refs,
@@ -1760,7 +1968,7 @@ fn compare(
         // Commits left the ref when its old tip is not in the new one's
         // history (a tag moved or a ref deleted counts too).
         let rewound = new.is_empty()
-            || !git(dir, None)
+            || !store.work(None)
                 .args(["merge-base", "--is-ancestor", old, &new])
                 .stdout(std::process::Stdio::null())
                 .stderr(std::process::Stdio::null())

@@ -1,0 +1,429 @@
+//! The snapshot store (issue 36 item 1, SPEC 3.4): a bare repository of
+//! vouch's own under its state directory, one per repository, where
+//! snapshots live out of reach of every git transport, bundle, `--all`
+//! walk, `for-each-ref`, fast-import and hook of the user's repository,
+//! and where they outlive its `.git`.
+//!
+//! Layout, under `<state>/snapshots/<key>/` (`key`: the first 20 hex
+//! digits of the SHA-256 of the repository's common git directory):
+//!
+//! - a bare repository (`objects/`, `refs/snapshots/<tree>/<time>`), its
+//!   object format the repository's;
+//! - `vouch-repo`: where the repository was (`common <path>`), so that a
+//!   store is found again once `.git` is gone;
+//! - `vouch/<tree>/`: one folder per work tree (`main`, or a linked work
+//!   tree's name): its `root` (the work tree's path), the newest
+//!   snapshot's fingerprint, the post-tool check and the lock.
+//!
+//! Objects: while the repository exists, git reads its objects too (as an
+//! alternate given in the environment, never written into the store's
+//! files), and every object a snapshot needs that the store lacks is
+//! copied in when the snapshot is written ([`Store::keep`]): the files,
+//! the index, local commits and tags, the stash. The repository's packs
+//! are hard-linked in the first time (no copy, no space) where the file
+//! system allows. Nothing of a snapshot is ever written into the user's
+//! repository: not even an unreachable object, which a local `git clone
+//! --mirror` would carry.
+
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{Context, Result, bail};
+
+/// Where the stores live, under vouch's state directory.
+pub const STORES: &str = "snapshots";
+/// Where a work tree's snapshots live in its store.
+pub const PREFIX: &str = "refs/snapshots/";
+/// The file that says where a store's repository was.
+const RECORD: &str = "vouch-repo";
+
+/// The user's repository as a snapshot sees it.
+#[derive(Debug, Clone)]
+pub struct Located {
+    /// This work tree's git directory (`.git`, `.git/worktrees/<name>`).
+    pub git_dir: PathBuf,
+    /// The common git directory.
+    pub common: PathBuf,
+    /// Its objects directory.
+    pub objects: PathBuf,
+    /// The work tree's root.
+    pub root: PathBuf,
+    /// `sha1` or `sha256`.
+    pub format: String,
+}
+
+/// One repository's store, opened for one of its work trees.
+#[derive(Debug, Clone)]
+pub struct Store {
+    /// The store's bare repository.
+    pub dir: PathBuf,
+    /// The work tree's name in it: `main`, or a linked work tree's.
+    pub tree: String,
+    /// The work tree's root.
+    pub root: PathBuf,
+    /// The user's repository; `None` once its `.git` is gone.
+    pub repo: Option<Located>,
+}
+
+/// Where the repository at `dir` keeps its files; `None` outside a
+/// repository and for a bare one, which have no work to lose.
+pub fn locate(dir: &Path) -> Result<Option<Located>> {
+    // One process: git prints the lines it can before it refuses
+    // `--show-toplevel` in a bare repository, and none outside one.
+    let out = super::git_in(dir)
+        .args([
+            "rev-parse",
+            "--path-format=absolute",
+            "--absolute-git-dir",
+            "--git-common-dir",
+            "--git-path",
+            "objects",
+            "--show-object-format",
+            "--is-bare-repository",
+            "--show-toplevel",
+        ])
+        .stderr(std::process::Stdio::null())
+        .output()
+        .context("cannot run `git rev-parse`: is git on PATH?")?;
+    let path = |b: &[u8]| PathBuf::from(OsStr::from_bytes(b));
+    let lines: Vec<&[u8]> = out.stdout.split(|b| *b == b'\n').collect();
+    match lines.as_slice() {
+        [git_dir, common, objects, format, b"false", root, ..] if !root.is_empty() => {
+            Ok(Some(Located {
+                git_dir: path(git_dir),
+                common: path(common),
+                objects: path(objects),
+                root: path(root),
+                format: String::from_utf8_lossy(format).into_owned(),
+            }))
+        }
+        _ => Ok(None),
+    }
+}
+
+/// The key of the store of the repository whose common git directory is
+/// `common`.
+fn key(common: &Path) -> String {
+    use sha2::Digest as _;
+    let canonical = std::fs::canonicalize(common).unwrap_or_else(|_| common.to_owned());
+    let digest = sha2::Sha256::digest(canonical.as_os_str().as_bytes());
+    crate::text::hex(&digest)[..20].to_owned()
+}
+
+/// The name of the work tree whose git directory is `git_dir` in a
+/// repository whose common directory is `common`: `main`, or the name git
+/// gave a linked work tree (`.git/worktrees/<name>`).
+fn tree_name(git_dir: &Path, common: &Path) -> String {
+    let same = std::fs::canonicalize(git_dir).ok() == std::fs::canonicalize(common).ok();
+    if same {
+        return "main".to_owned();
+    }
+    let name = git_dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    // A ref name's component: no dots at the start, no spaces or
+    // specials (git names work trees after their folder).
+    let clean: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if clean.is_empty() || clean == "main" {
+        format!("wt-{clean}")
+    } else {
+        clean
+    }
+}
+
+impl Store {
+    /// The store of the work tree at or above `dir`, made when there is
+    /// none yet; `None` where there is no work tree (outside a repository,
+    /// a bare one).
+    pub fn open(state: &Path, dir: &Path) -> Result<Option<Self>> {
+        let Some(repo) = locate(dir)? else {
+            return Ok(None);
+        };
+        let store = state.join(STORES).join(key(&repo.common));
+        let tree = tree_name(&repo.git_dir, &repo.common);
+        let this = Self {
+            dir: store,
+            tree,
+            root: repo.root.clone(),
+            repo: Some(repo),
+        };
+        this.create()?;
+        Ok(Some(this))
+    }
+
+    /// The store of the work tree at or above `dir` whose repository is
+    /// gone (`.git` deleted or replaced by something that is not it):
+    /// found by the work tree's path among the stores under `state`.
+    /// `None` when no store names such a work tree.
+    pub fn orphaned(state: &Path, dir: &Path) -> Result<Option<Self>> {
+        let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_owned());
+        let Ok(entries) = std::fs::read_dir(state.join(STORES)) else {
+            return Ok(None);
+        };
+        let mut best: Option<Self> = None;
+        for store in entries.filter_map(Result::ok).map(|e| e.path()) {
+            let Ok(trees) = std::fs::read_dir(store.join("vouch")) else {
+                continue;
+            };
+            for tree in trees.filter_map(Result::ok) {
+                let Ok(root) = std::fs::read(tree.path().join("root")) else {
+                    continue;
+                };
+                let root = PathBuf::from(OsStr::from_bytes(
+                    root.strip_suffix(b"\n").unwrap_or(&root),
+                ));
+                // The deepest work tree that holds `dir`.
+                if dir.starts_with(&root)
+                    && best
+                        .as_ref()
+                        .is_none_or(|b| root.as_os_str().len() > b.root.as_os_str().len())
+                {
+                    best = Some(Self {
+                        dir: store.clone(),
+                        tree: tree.file_name().to_string_lossy().into_owned(),
+                        root,
+                        repo: None,
+                    });
+                }
+            }
+        }
+        Ok(best)
+    }
+
+    /// Makes the store's repository and this work tree's folder when they
+    /// are not there yet.
+    fn create(&self) -> Result<()> {
+        let Some(repo) = &self.repo else {
+            return Ok(());
+        };
+        let folder = self.folder();
+        if !self.dir.join("HEAD").is_file() {
+            std::fs::create_dir_all(&self.dir)
+                .with_context(|| format!("cannot create `{}`", self.dir.display()))?;
+            let format = if repo.format == "sha256" {
+                "sha256"
+            } else {
+                "sha1"
+            };
+            let out = isolated(Command::new("git"))
+                .args(["init", "-q", "--bare", "--template="])
+                .arg(format!("--object-format={format}"))
+                .arg(&self.dir)
+                .output()
+                .context("cannot run `git init`")?;
+            if !out.status.success() {
+                bail!(
+                    "cannot make the snapshot store `{}`: {}",
+                    self.dir.display(),
+                    String::from_utf8_lossy(&out.stderr).trim()
+                );
+            }
+            // No hook runs in the store, whoever installed one where.
+            self.own()
+                .args(["config", "core.hooksPath", "/dev/null"])
+                .output()
+                .ok();
+            let mut record = b"common ".to_vec();
+            record.extend_from_slice(repo.common.as_os_str().as_bytes());
+            record.push(b'\n');
+            crate::files::write_atomic(&self.dir.join(RECORD), &record, 0o600)?;
+        }
+        let root_file = folder.join("root");
+        let mut root = self.root.as_os_str().as_bytes().to_vec();
+        root.push(b'\n');
+        if std::fs::read(&root_file).ok().as_deref() != Some(root.as_slice()) {
+            std::fs::create_dir_all(&folder)
+                .with_context(|| format!("cannot create `{}`", folder.display()))?;
+            crate::files::write_atomic(&root_file, &root, 0o600)?;
+        }
+        Ok(())
+    }
+
+    /// This work tree's folder in the store (fingerprint, checks, lock).
+    pub fn folder(&self) -> PathBuf {
+        self.dir.join("vouch").join(&self.tree)
+    }
+
+    /// Where this work tree's snapshots live (`refs/snapshots/<tree>/`).
+    pub fn prefix(&self) -> String {
+        format!("{PREFIX}{}/", self.tree)
+    }
+
+    /// The objects directories git reads besides the store's own: the
+    /// repository's, while it exists.
+    fn alternates(&self) -> Option<&Path> {
+        self.repo
+            .as_ref()
+            .map(|r| r.objects.as_path())
+            .filter(|p| p.is_dir())
+    }
+
+    /// A git command on the store alone (its refs, its objects and, while
+    /// the repository exists, the repository's objects to read), with no
+    /// user or system configuration: no hook of any kind runs.
+    pub fn own(&self) -> Command {
+        let mut c = isolated(super::git_in(&self.dir));
+        c.env("GIT_DIR", &self.dir);
+        self.objects(&mut c);
+        c
+    }
+
+    /// A git command in the work tree (its index, its refs, the user's
+    /// configuration) whose objects are the store's: what it writes goes
+    /// into the store, and it reads the repository's objects and the
+    /// store's alike. With `index`, that file is its index.
+    pub fn work(&self, index: Option<&Path>) -> Command {
+        let mut c = super::git_in(&self.root);
+        if let Some(index) = index {
+            c.args(["-c", "index.skipHash=true"])
+                .env("GIT_INDEX_FILE", index);
+        }
+        self.objects(&mut c);
+        c
+    }
+
+    fn objects(&self, c: &mut Command) {
+        c.env("GIT_OBJECT_DIRECTORY", self.dir.join("objects"));
+        match self.alternates() {
+            Some(objects) => c.env("GIT_ALTERNATE_OBJECT_DIRECTORIES", objects),
+            None => c.env_remove("GIT_ALTERNATE_OBJECT_DIRECTORIES"),
+        };
+    }
+
+    /// Copies into the store every object reachable from `want` (and not
+    /// from `have`, whose objects it holds already) that it lacks, so that
+    /// a snapshot can be put back without the repository. The first time,
+    /// the repository's packs are hard-linked in.
+    pub fn keep(&self, want: &[&str], have: &[&str]) -> Result<()> {
+        let Some(objects) = self.alternates() else {
+            return Ok(());
+        };
+        let own = self.dir.join("objects");
+        if std::fs::read_dir(own.join("pack")).is_ok_and(|mut d| d.next().is_none()) {
+            link_packs(&objects.join("pack"), &own.join("pack"));
+        }
+        copy_missing(|| self.own(), &own, &self.dir, want, have)
+    }
+
+    /// Copies into the repository (its objects directory `objects`) what
+    /// `want` reaches that it lacks and `have` does not: what a restored
+    /// index, ref or stash entry names.
+    pub fn give(&self, objects: &Path, want: &[&str], have: &[&str]) -> Result<()> {
+        copy_missing(|| self.own(), objects, &self.dir, want, have)
+    }
+}
+
+/// A git command that reads neither the user's nor the system's
+/// configuration.
+fn isolated(mut c: Command) -> Command {
+    c.env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env_remove("GIT_CONFIG_PARAMETERS")
+        .env_remove("GIT_CONFIG_COUNT");
+    c
+}
+
+/// Hard-links the packs (`.pack` then `.idx`) of `from` into `to`; a pack
+/// that cannot be linked (another file system) is left: its objects are
+/// copied one by one instead.
+fn link_packs(from: &Path, to: &Path) {
+    let Ok(entries) = std::fs::read_dir(from) else {
+        return;
+    };
+    for pack in entries.filter_map(Result::ok).map(|e| e.path()) {
+        if pack.extension() != Some(OsStr::new("pack")) {
+            continue;
+        }
+        let idx = pack.with_extension("idx");
+        let (Some(pack_name), Some(idx_name)) = (pack.file_name(), idx.file_name()) else {
+            continue;
+        };
+        if !idx.is_file() {
+            continue;
+        }
+        if std::fs::hard_link(&pack, to.join(pack_name)).is_ok()
+            && std::fs::hard_link(&idx, to.join(idx_name)).is_err()
+        {
+            std::fs::remove_file(to.join(pack_name)).ok();
+        }
+    }
+}
+
+/// Copies into the objects directory `dest` the objects reachable from
+/// `want` and not from `have` that `dest` does not hold, read through
+/// `view` (a git command that sees every object). Three processes: the
+/// walk, the check in `dest` alone, one pack of what is missing.
+fn copy_missing(
+    view: impl Fn() -> Command,
+    dest: &Path,
+    git_dir: &Path,
+    want: &[&str],
+    have: &[&str],
+) -> Result<()> {
+    if want.is_empty() {
+        return Ok(());
+    }
+    let mut input = String::new();
+    for w in want {
+        input.push_str(w);
+        input.push('\n');
+    }
+    for h in have {
+        input.push('^');
+        input.push_str(h);
+        input.push('\n');
+    }
+    let listed = super::snapshot::run(
+        view().args(["rev-list", "--objects", "--missing=allow-any", "--stdin"]),
+        Some(input.as_bytes()),
+    )?;
+    let mut ids = Vec::new();
+    for line in listed.split(|b| *b == b'\n').filter(|l| !l.is_empty()) {
+        let id = line.split(|b| *b == b' ').next().unwrap_or(line);
+        ids.extend_from_slice(id);
+        ids.push(b'\n');
+    }
+    if ids.is_empty() {
+        return Ok(());
+    }
+    // What `dest` holds on its own (its alternates file, if any, counts:
+    // those objects stay where they are).
+    let mut check = isolated(Command::new("git"));
+    check
+        .env("GIT_DIR", git_dir)
+        .env("GIT_OBJECT_DIRECTORY", dest)
+        .env_remove("GIT_ALTERNATE_OBJECT_DIRECTORIES")
+        .env("GIT_NO_LAZY_FETCH", "1")
+        .args(["cat-file", "--batch-check=%(objectname)"]);
+    let checked = super::snapshot::run(&mut check, Some(&ids))?;
+    let mut missing = Vec::new();
+    for line in checked.split(|b| *b == b'\n') {
+        if let Some(id) = line.strip_suffix(b" missing") {
+            missing.extend_from_slice(id);
+            missing.push(b'\n');
+        }
+    }
+    if missing.is_empty() {
+        return Ok(());
+    }
+    let pack = dest.join("pack");
+    std::fs::create_dir_all(&pack)
+        .with_context(|| format!("cannot create `{}`", pack.display()))?;
+    super::snapshot::run(
+        view().arg("pack-objects").arg("-q").arg(pack.join("pack")),
+        Some(&missing),
+    )?;
+    Ok(())
+}
