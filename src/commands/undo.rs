@@ -206,7 +206,11 @@ pub fn undo(ctx: &Ctx, args: &UndoArgs) -> Result<ExitStatus> {
         one_line(&target.command, 80),
         target.time
     ));
-    for line in said.iter().filter(|l| !l.starts_with("the state before")).chain(&done) {
+    for line in said
+        .iter()
+        .filter(|l| !l.starts_with("the state before"))
+        .chain(&done)
+    {
         ui::info(&format!("  {line}"));
     }
     for line in said.iter().filter(|l| l.starts_with("the state before")) {
@@ -237,18 +241,18 @@ pub fn undo(ctx: &Ctx, args: &UndoArgs) -> Result<ExitStatus> {
 /// where it still is, that work tree's own; where it was removed, made
 /// again (`git worktree add --detach` at the path it had) so that its work
 /// can be put back there.
-fn other_tree(
-    state: &Path,
-    store: &git::SnapshotStore,
-    name: &str,
-) -> Result<git::SnapshotStore> {
+fn other_tree(state: &Path, store: &git::SnapshotStore, name: &str) -> Result<git::SnapshotStore> {
     let folder = store.dir.join("vouch").join(name);
     let root = std::fs::read(folder.join("root")).with_context(|| {
-        format!("no work tree `{name}` has snapshots: `git vouch snapshots --all` lists those that do")
+        format!(
+            "no work tree `{name}` has snapshots: `git vouch snapshots --all` lists those that do"
+        )
     })?;
-    let root = std::path::PathBuf::from(<std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(
-        root.strip_suffix(b"\n").unwrap_or(&root),
-    ));
+    let root = std::path::PathBuf::from(
+        <std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(
+            root.strip_suffix(b"\n").unwrap_or(&root),
+        ),
+    );
     if let Some(other) = git::SnapshotStore::open(state, &root)?
         && other.tree == name
     {
@@ -274,7 +278,10 @@ fn other_tree(
             String::from_utf8_lossy(&out.stderr).trim()
         );
     }
-    ui::info(&format!("made work tree `{name}` again at {}", root.display()));
+    ui::info(&format!(
+        "made work tree `{name}` again at {}",
+        root.display()
+    ));
     let other = git::SnapshotStore::open(state, &root)?
         .with_context(|| format!("`{}` is not a work tree", root.display()))?;
     if other.tree != name {
@@ -363,7 +370,10 @@ mod tests {
             names(git::expired_snapshots(&all, 1, 14, now)),
             ["refs/snapshots/main/2", "refs/snapshots/main/4"]
         );
-        assert_eq!(names(git::expired_snapshots(&all, 100, 14, now)), Vec::<String>::new());
+        assert_eq!(
+            names(git::expired_snapshots(&all, 100, 14, now)),
+            Vec::<String>::new()
+        );
         assert_eq!(names(git::expired_snapshots(&all, 0, 0, now)).len(), 4);
     }
 }

@@ -363,7 +363,9 @@ fn write_blobs(store: &Store, scratch: &Path, blobs: &[&[u8]]) -> Result<Vec<Str
         list.push(b'\n');
     }
     let out = run(
-        store.work(None).args(["hash-object", "-w", "--no-filters", "--stdin-paths"]),
+        store
+            .work(None)
+            .args(["hash-object", "-w", "--no-filters", "--stdin-paths"]),
         Some(&list),
     )?;
     let ids: Vec<String> = text(&out).lines().map(str::to_owned).collect();
@@ -541,7 +543,9 @@ fn record_state(store: &Store, seen: &Seen, last: Option<&Parts>) -> Result<Stat
     }
     let stash = if has_stash {
         run(
-            store.work(None).args(["log", "-g", "--format=%H %gs", "refs/stash", "--"]),
+            store
+                .work(None)
+                .args(["log", "-g", "--format=%H %gs", "refs/stash", "--"]),
             None,
         )
         .map(|b| text(&b))
@@ -604,7 +608,9 @@ fn record_state(store: &Store, seen: &Seen, last: Option<&Parts>) -> Result<Stat
         }
         let progress_index = scratch.path().join("in-progress");
         run(
-            store.work(Some(&progress_index)).args(["update-index", "--add", "--index-info"]),
+            store
+                .work(Some(&progress_index))
+                .args(["update-index", "--add", "--index-info"]),
             Some(info.as_bytes()),
         )?;
         let tree = text(&run(
@@ -970,7 +976,10 @@ pub fn migrate(store: &Store, env: &[(String, String)]) -> Result<usize> {
                 .own()
                 .args(["fetch", "--quiet", "--no-tags", "--no-write-fetch-head"])
                 .arg(&repo.git_dir)
-                .arg(format!("+{LEGACY_PREFIX}*:{PREFIX}main/*", PREFIX = super::store::PREFIX)),
+                .arg(format!(
+                    "+{LEGACY_PREFIX}*:{PREFIX}main/*",
+                    PREFIX = super::store::PREFIX
+                )),
             None,
         )?;
         let mut lines = String::new();
@@ -1054,7 +1063,9 @@ struct Refs {
 
 fn refs_of(store: &Store, snapshot: &str) -> Result<Refs> {
     let listing = text(&run(
-        store.work(None).args(["cat-file", "blob", &format!("{snapshot}:refs")]),
+        store
+            .work(None)
+            .args(["cat-file", "blob", &format!("{snapshot}:refs")]),
         None,
     )?);
     Ok(parse_refs(&listing))
@@ -1098,7 +1109,9 @@ fn parse_refs(listing: &str) -> Refs {
 /// The files of a snapshot's work tree (`ls-tree -r -z --name-only`).
 fn files_of(store: &Store, tree: &str) -> Result<BTreeSet<Vec<u8>>> {
     let out = run(
-        store.work(None).args(["ls-tree", "-r", "-z", "--name-only", "--full-tree", tree]),
+        store
+            .work(None)
+            .args(["ls-tree", "-r", "-z", "--name-only", "--full-tree", tree]),
         None,
     )?;
     Ok(out
@@ -1177,7 +1190,9 @@ pub fn recreate(state: &Path, store: &Store, target: &Snapshot) -> Result<(Store
             .context("cannot write the repository's config")?;
         done.push(".git made again, with the config it had (its remotes)".to_owned());
     } else {
-        done.push(".git made again (this snapshot kept no config: add the remotes again)".to_owned());
+        done.push(
+            ".git made again (this snapshot kept no config: add the remotes again)".to_owned(),
+        );
     }
     let store = Store::open(state, root)?
         .with_context(|| format!("`{}` is still not a repository", root.display()))?;
@@ -1205,7 +1220,8 @@ pub fn restore(
     let repo = repo(store)?;
     let (git_dir, root) = (&repo.git_dir, &store.root);
     let wanted: Vec<Vec<u8>> = paths.iter().map(|p| clean_path(p)).collect();
-    let selected = |p: &[u8]| wanted.is_empty() || wanted.iter().any(|w| w.is_empty() || under(p, w));
+    let selected =
+        |p: &[u8]| wanted.is_empty() || wanted.iter().any(|w| w.is_empty() || under(p, w));
     let mut done = Vec::new();
     let then = files_of(store, &format!("{}:worktree", target.id))?;
     let was = match current {
@@ -1222,7 +1238,13 @@ pub fn restore(
     // What the restored index, refs and stash name, into the repository.
     let mut want: Vec<String> = then_refs.named.values().cloned().collect();
     want.extend(then_refs.stash.iter().cloned());
-    want.extend(then_refs.head.iter().filter(|h| !h.starts_with("ref: ")).cloned());
+    want.extend(
+        then_refs
+            .head
+            .iter()
+            .filter(|h| !h.starts_with("ref: "))
+            .cloned(),
+    );
     for entry in entries.split(|b| *b == 0).filter(|e| !e.is_empty()) {
         let meta = String::from_utf8_lossy(entry.split(|b| *b == b'\t').next().unwrap_or_default());
         let mut fields = meta.split(' ');
@@ -1241,7 +1263,9 @@ pub fn restore(
         .context("cannot make a temporary directory in the snapshot store")?;
     let temp_index = scratch.path().join("index");
     run(
-        store.work(Some(&temp_index)).args(["read-tree", &format!("{}:worktree", target.id)]),
+        store
+            .work(Some(&temp_index))
+            .args(["read-tree", &format!("{}:worktree", target.id)]),
         None,
     )?;
     // A sparse checkout: the paths outside it (skip-worktree in the index
@@ -1261,7 +1285,9 @@ pub fn restore(
     }
     if !list.is_empty() {
         run(
-            store.work(Some(&temp_index)).args(["checkout-index", "-f", "-z", "--stdin"]),
+            store
+                .work(Some(&temp_index))
+                .args(["checkout-index", "-f", "-z", "--stdin"]),
             Some(&list),
         )?;
     }
@@ -1282,7 +1308,9 @@ pub fn restore(
         BTreeSet::new()
     } else {
         run(
-            store.work(None).args(["check-ignore", "--no-index", "-z", "--stdin"]),
+            store
+                .work(None)
+                .args(["check-ignore", "--no-index", "-z", "--stdin"]),
             Some(&asked),
         )
         .unwrap_or_default()
@@ -1316,7 +1344,9 @@ pub fn restore(
     if paths.is_empty() {
         run(store.work(None).args(["read-tree", "--empty"]), None)?;
         run(
-            store.work(None).args(["update-index", "-z", "--index-info"]),
+            store
+                .work(None)
+                .args(["update-index", "-z", "--index-info"]),
             Some(&entries),
         )?;
     } else {
@@ -1326,7 +1356,9 @@ pub fn restore(
             removal.push(0);
         }
         run(
-            store.work(None).args(["update-index", "-z", "--force-remove", "--stdin"]),
+            store
+                .work(None)
+                .args(["update-index", "-z", "--force-remove", "--stdin"]),
             Some(&removal),
         )
         .ok();
@@ -1341,7 +1373,9 @@ pub fn restore(
             .collect();
         if !kept.is_empty() {
             run(
-                store.work(None).args(["update-index", "-z", "--index-info"]),
+                store
+                    .work(None)
+                    .args(["update-index", "-z", "--index-info"]),
                 Some(&kept),
             )?;
         }
@@ -1364,7 +1398,9 @@ pub fn restore(
             marked.push(0);
         }
         run(
-            store.work(None).args(["update-index", "-z", "--skip-worktree", "--stdin"]),
+            store
+                .work(None)
+                .args(["update-index", "-z", "--skip-worktree", "--stdin"]),
             Some(&marked),
         )?;
     }
@@ -1389,7 +1425,8 @@ pub fn restore(
     }
     if !moves.is_empty() {
         run(
-            store.work(None)
+            store
+                .work(None)
                 .args(["update-ref", "-m", "vouch undo", "--stdin"])
                 .envs(env.iter().map(|(k, v)| (k, v))),
             Some(moves.as_bytes()),
@@ -1417,7 +1454,8 @@ pub fn restore(
     if then.stash != was.stash {
         if !was.stash.is_empty() {
             run(
-                store.work(None)
+                store
+                    .work(None)
                     .args(["update-ref", "-d", "refs/stash"])
                     .envs(env.iter().map(|(k, v)| (k, v))),
                 None,
@@ -1430,7 +1468,8 @@ pub fn restore(
                 .filter(|m| !m.is_empty())
                 .map_or("restored by git vouch undo", String::as_str);
             run(
-                store.work(None)
+                store
+                    .work(None)
                     .args(["stash", "store", "-m", message, id])
                     .envs(env.iter().map(|(k, v)| (k, v))),
                 None,
@@ -1452,7 +1491,9 @@ pub fn restore(
 fn restore_in_progress(store: &Store, git_dir: &Path, id: &str) -> Result<Vec<String>> {
     let mut then: Vec<(String, Vec<u8>)> = Vec::new();
     let listing = run(
-        store.work(None).args(["ls-tree", "-r", "-z", "--full-tree", id, "--", "gitdir"]),
+        store
+            .work(None)
+            .args(["ls-tree", "-r", "-z", "--full-tree", id, "--", "gitdir"]),
         None,
     )?;
     if !listing.is_empty() {
@@ -1633,7 +1674,9 @@ pub fn lost_between(store: &Store, before: &Snapshot, after: &str) -> Result<Los
         pairs.push_str(&format!("{h} {before_tree}\n"));
     }
     let raw = run(
-        store.work(None).args(["diff-tree", "--stdin", "-r", "-z", "--no-renames"]),
+        store
+            .work(None)
+            .args(["diff-tree", "--stdin", "-r", "-z", "--no-renames"]),
         Some(pairs.as_bytes()),
     )?;
     let mut sections = diff_sections(&raw).into_iter();
@@ -1691,7 +1734,8 @@ struct Batch {
 
 impl Batch {
     fn new(store: &Store) -> Result<Self> {
-        let mut child = store.work(None)
+        let mut child = store
+            .work(None)
             .args(["cat-file", "--batch"])
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
@@ -1883,7 +1927,9 @@ pub fn lost_since(store: &Store, before: &Snapshot) -> Result<LostRecord> {
     }
     if has_stash {
         now.stash = text(&run(
-            store.work(None).args(["log", "-g", "--format=%H", "refs/stash", "--"]),
+            store
+                .work(None)
+                .args(["log", "-g", "--format=%H", "refs/stash", "--"]),
             None,
         )?)
         .lines()
@@ -1931,7 +1977,9 @@ fn uncommitted(store: &Store, id: &str, was: &Refs) -> Result<BTreeMap<Vec<u8>, 
         }
     } else {
         let listing = run(
-            store.work(None).args(["ls-tree", "-r", "-z", "--full-tree", &tree]),
+            store
+                .work(None)
+                .args(["ls-tree", "-r", "-z", "--full-tree", &tree]),
             None,
         )?;
         for entry in listing.split(|b| *b == 0).filter(|e| !e.is_empty()) {
@@ -1968,7 +2016,8 @@ fn compare(
         // Commits left the ref when its old tip is not in the new one's
         // history (a tag moved or a ref deleted counts too).
         let rewound = new.is_empty()
-            || !store.work(None)
+            || !store
+                .work(None)
                 .args(["merge-base", "--is-ancestor", old, &new])
                 .stdout(std::process::Stdio::null())
                 .stderr(std::process::Stdio::null())

@@ -181,9 +181,8 @@ impl Store {
                 let Ok(root) = std::fs::read(tree.path().join("root")) else {
                     continue;
                 };
-                let root = PathBuf::from(OsStr::from_bytes(
-                    root.strip_suffix(b"\n").unwrap_or(&root),
-                ));
+                let root =
+                    PathBuf::from(OsStr::from_bytes(root.strip_suffix(b"\n").unwrap_or(&root)));
                 // The deepest work tree that holds `dir`.
                 if dir.starts_with(&root)
                     && best
@@ -210,8 +209,15 @@ impl Store {
         };
         let folder = self.folder();
         if !self.dir.join("HEAD").is_file() {
-            std::fs::create_dir_all(&self.dir)
-                .with_context(|| format!("cannot create `{}`", self.dir.display()))?;
+            // Made beside, then renamed into place: two hooks at once make
+            // one store (the second's rename fails, and it uses the first's).
+            let parent = self.dir.parent().context("a store has a parent folder")?;
+            std::fs::create_dir_all(parent)
+                .with_context(|| format!("cannot create `{}`", parent.display()))?;
+            let scratch = tempfile::Builder::new()
+                .prefix(".new-")
+                .tempdir_in(parent)
+                .with_context(|| format!("cannot make a folder in `{}`", parent.display()))?;
             let format = if repo.format == "sha256" {
                 "sha256"
             } else {
@@ -220,7 +226,7 @@ impl Store {
             let out = isolated(Command::new("git"))
                 .args(["init", "-q", "--bare", "--template="])
                 .arg(format!("--object-format={format}"))
-                .arg(&self.dir)
+                .arg(scratch.path())
                 .output()
                 .context("cannot run `git init`")?;
             if !out.status.success() {
@@ -231,14 +237,22 @@ impl Store {
                 );
             }
             // No hook runs in the store, whoever installed one where.
-            self.own()
+            isolated(Command::new("git"))
+                .env("GIT_DIR", scratch.path())
                 .args(["config", "core.hooksPath", "/dev/null"])
                 .output()
                 .ok();
             let mut record = b"common ".to_vec();
             record.extend_from_slice(repo.common.as_os_str().as_bytes());
             record.push(b'\n');
-            crate::files::write_atomic(&self.dir.join(RECORD), &record, 0o600)?;
+            crate::files::write_atomic(&scratch.path().join(RECORD), &record, 0o600)?;
+            let made = scratch.keep();
+            if std::fs::rename(&made, &self.dir).is_err() {
+                std::fs::remove_dir_all(&made).ok();
+                if !self.dir.join("HEAD").is_file() {
+                    bail!("cannot make the snapshot store `{}`", self.dir.display());
+                }
+            }
         }
         let root_file = folder.join("root");
         let mut root = self.root.as_os_str().as_bytes().to_vec();

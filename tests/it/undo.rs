@@ -188,8 +188,11 @@ fn an_undo_can_be_undone_and_paths_restore_alone() {
     // The state the undo replaced is a snapshot too.
     env.vouch(&["undo"]).code(0);
     assert_eq!(state(&env), after);
-    // One path from an older snapshot, nothing else.
-    env.vouch(&["undo", "3", "--path", "src"]).code(0);
+    // One path from an older snapshot, nothing else: N counts the
+    // commands listed (an undo's own state is listed apart), so the
+    // number read before these undos still names the agent's command, and
+    // `src/` is `src`.
+    env.vouch(&["undo", "1", "--path", "src/"]).code(0);
     let now = state(&env);
     assert_eq!(
         now.files.get("src/deep/lib.rs"),
@@ -205,11 +208,7 @@ fn an_undo_can_be_undone_and_paths_restore_alone() {
 fn reading_commands_and_an_unchanged_state_write_no_snapshot() {
     let env = TestEnv::new();
     busy(&env);
-    let count = || {
-        env.git(&env.work, &["for-each-ref", "refs/vouch/snapshots"])
-            .lines()
-            .count()
-    };
+    let count = || env.snapshot_refs().len();
     for reads in [
         "git status",
         "ls -la && cat file1.txt",
@@ -290,11 +289,7 @@ fn a_repository_mid_merge_gets_its_conflicts_back() {
 #[test]
 fn snapshots_are_pruned_only_by_a_person() {
     let env = TestEnv::new();
-    let count = || {
-        env.git(&env.work, &["for-each-ref", "refs/vouch/snapshots"])
-            .lines()
-            .count()
-    };
+    let count = || env.snapshot_refs().len();
     for i in 0..3 {
         fs::write(env.work.join("file1.txt"), format!("change {i}\n")).unwrap();
         env.claude("make");
@@ -309,27 +304,23 @@ fn snapshots_are_pruned_only_by_a_person() {
     );
     env.vouch(&["snapshots", "prune", "--keep", "0", "--days", "0"])
         .code(1);
-    let first = env
-        .git(
-            &env.work,
-            &[
-                "for-each-ref",
-                "--format=%(refname)",
-                "refs/vouch/snapshots",
-            ],
-        )
-        .lines()
-        .next()
-        .unwrap()
-        .to_owned();
-    env.write_config("[on_unavailable]\ncritical = \"block\"\nhigh = \"block\"\n");
-    env.install();
-    assert_ne!(
-        env.git_headless(&env.work, &["update-ref", "-d", &first])
-            .code,
-        0,
-        "a snapshot is guarded like a rescue ref"
-    );
+    // Not through the repository's refs either: the snapshots are not
+    // there, and an agent that reaches for the store is stopped.
+    let first = env.snapshot_refs().pop().unwrap();
+    assert!(first.starts_with("refs/snapshots/main/"), "{first}");
+    assert_eq!(env.git(&env.work, &["for-each-ref", "refs/vouch"]), "");
+    let store = env.snapshot_store();
+    for reach in [
+        format!("git --git-dir={} update-ref -d {first}", store.display()),
+        format!("rm -rf {}", store.display()),
+    ] {
+        let agent = env.claude(&reach);
+        assert!(
+            agent.stdout.contains("\"deny\"") || agent.stdout.contains("\"ask\""),
+            "{reach}: {}",
+            agent.stdout
+        );
+    }
     assert_eq!(count(), 3);
     // A person at a terminal prunes all but the newest.
     env.vouch(&[
@@ -561,55 +552,35 @@ fn installing_for_claude_code_adds_the_post_tool_hook() {
     );
 }
 
-/// Retention (issue 28): the newest `[snapshots] keep` and those younger
-/// than `[snapshots] days` stay; the agent door never prunes, however
-/// many there are; a person's commit or `git vouch snapshots` does.
+/// Retention (issues 28 and 36): the newest `[snapshots] keep` and those
+/// younger than `[snapshots] days` stay; it runs in the store when a
+/// snapshot is written, and never inside a person's `git commit`.
 #[test]
-fn retention_runs_at_a_persons_command_never_at_the_agent_door() {
+fn retention_runs_in_the_store_never_in_a_commit() {
     let env = TestEnv::new();
-    env.write_config("[snapshots]\nkeep = 2\ndays = 0\n");
+    env.write_config("[snapshots]\nkeep = 2\n");
     env.install();
-    let count = || {
-        env.git(&env.work, &["for-each-ref", "refs/vouch/snapshots"])
-            .lines()
-            .count()
-    };
+    let count = || env.snapshot_refs().len();
     for i in 0..4 {
         fs::write(env.work.join("notes.md"), format!("change {i}\n")).unwrap();
         env.claude("make");
     }
-    assert_eq!(count(), 4, "the agent door let go of none");
-    // An agent's own commit does not prune either.
-    let agent_commit = env
-        .cmd("git", &env.work)
-        .env("CLAUDECODE", "1")
-        .args(["commit", "-q", "--allow-empty", "-m", "by the agent"])
-        .output()
-        .unwrap();
-    assert!(agent_commit.status.success());
-    assert_eq!(count(), 4);
-    // Nor `git vouch snapshots` run by an agent.
-    let listed = env
-        .cmd(crate::support::vouch_bin(), &env.work)
-        .env("CLAUDECODE", "1")
-        .arg("snapshots")
-        .output()
-        .unwrap();
-    assert!(listed.status.success());
-    assert_eq!(count(), 4);
-    // A person's commit does.
+    assert_eq!(count(), 4, "younger than 14 days: none went");
+    env.write_config("[snapshots]\nkeep = 2\ndays = 0\n");
+    // A person's commit lets go of none.
     let out = env.git_out(&env.work, &["commit", "-q", "--allow-empty", "-m", "mine"]);
     assert_eq!(out.code, 0, "{}", out.stderr);
-    assert_eq!(count(), 2, "{}", out.stderr);
-    assert!(
-        out.stderr.contains("let go of 2 snapshot(s)"),
-        "{}",
-        out.stderr
-    );
-    // The newest are the ones kept: the last command can still be undone.
+    assert_eq!(count(), 4, "{}", out.stderr);
+    assert!(!out.stderr.contains("let go of"), "{}", out.stderr);
+    // The next snapshot does, in the store: past both limits only.
+    fs::write(env.work.join("notes.md"), "change 4\n").unwrap();
+    env.claude("make");
+    assert_eq!(count(), 2);
+    // The newest are the ones kept: the last change can still be undone.
+    fs::write(env.work.join("notes.md"), "change 5\n").unwrap();
     env.vouch(&["undo"]).code(0);
     assert_eq!(
         fs::read_to_string(env.work.join("notes.md")).unwrap(),
-        "change 3\n"
+        "change 4\n"
     );
 }

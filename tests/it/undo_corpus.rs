@@ -508,22 +508,14 @@ fn two_agents_at_once_take_whole_snapshots() {
             });
         }
     });
-    let names = env.git(
-        &work,
-        &[
-            "for-each-ref",
-            "--format=%(refname)",
-            "refs/vouch/snapshots",
-        ],
-    );
-    let names: Vec<&str> = names.lines().collect();
+    let names = env.snapshot_refs();
     assert!(names.len() >= 8, "{names:?}");
     for name in &names {
         // Every part of every snapshot reads back.
         for part in ["refs", "index.entries"] {
-            env.git(&work, &["cat-file", "blob", &format!("{name}:{part}")]);
+            env.store_git(&["cat-file", "blob", &format!("{name}:{part}")]);
         }
-        env.git(&work, &["ls-tree", "-r", &format!("{name}:worktree")]);
+        env.store_git(&["ls-tree", "-r", &format!("{name}:worktree")]);
     }
     // The newest holds the files as they are now.
     let before = state(&env, &work);
@@ -684,25 +676,13 @@ fn a_gigabyte_of_ignored_build_output_is_not_copied() {
     }
     fs::write(w.join("file1.txt"), "uncommitted\n").unwrap();
     lose_and_undo(&env, w, "rm -f file1.txt");
-    let snapshot = env.git(
-        w,
-        &[
-            "for-each-ref",
-            "--count=1",
-            "--sort=-refname",
-            "--format=%(refname)",
-            "refs/vouch/snapshots",
-        ],
-    );
-    let listed = env.git(
-        w,
-        &[
-            "ls-tree",
-            "-r",
-            "--name-only",
-            &format!("{}:worktree", snapshot.trim()),
-        ],
-    );
+    let snapshot = env.snapshot_refs().remove(0);
+    let listed = env.store_git(&[
+        "ls-tree",
+        "-r",
+        "--name-only",
+        &format!("{snapshot}:worktree"),
+    ]);
     assert!(!listed.contains("target/"), "{listed}");
     assert_eq!(fs::read_dir(w.join("target/debug")).unwrap().count(), 10);
 }

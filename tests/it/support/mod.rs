@@ -473,6 +473,60 @@ impl TestEnv {
         self.base().join("state/vouch")
     }
 
+    /// vouch's snapshot store for `work/` (issue 36): a bare repository
+    /// of its own under the state dir.
+    pub fn snapshot_store(&self) -> PathBuf {
+        let stores = self.state().join("snapshots");
+        let mut found: Vec<PathBuf> = fs::read_dir(&stores)
+            .map(|d| d.flatten().map(|e| e.path()).collect())
+            .unwrap_or_default();
+        assert_eq!(
+            found.len(),
+            1,
+            "one store under {}: {found:?}",
+            stores.display()
+        );
+        found.remove(0)
+    }
+
+    /// git on the snapshot store, reading `work/`'s objects too (as vouch
+    /// does).
+    pub fn store_git(&self, args: &[&str]) -> String {
+        let out = self
+            .cmd("git", &self.work)
+            .env("GIT_DIR", self.snapshot_store())
+            .env(
+                "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+                self.work.join(".git/objects"),
+            )
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "git {args:?} on the store: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).trim().to_owned()
+    }
+
+    /// The snapshots' ref names in the store (every work tree's), newest
+    /// first; none when there is no store yet.
+    pub fn snapshot_refs(&self) -> Vec<String> {
+        if !self.state().join("snapshots").is_dir() {
+            return Vec::new();
+        }
+        self.store_git(&[
+            "for-each-ref",
+            "--sort=-refname",
+            "--format=%(refname)",
+            "refs/snapshots",
+        ])
+        .lines()
+        .map(str::to_owned)
+        .collect()
+    }
+
     /// The audit log, parsed.
     pub fn audit(&self) -> Vec<Value> {
         match fs::read_to_string(self.state().join("audit.jsonl")) {
