@@ -53,7 +53,7 @@ pub use snapshot::{
     newest_match as snapshot_before_now, recreate as recreate_repository,
     restore as restore_snapshot, retain as retain_snapshots, take as take_snapshot,
 };
-pub use store::{STORES as SNAPSHOT_STORES, Store as SnapshotStore};
+pub use store::{STORES as SNAPSHOT_STORES, Store as SnapshotStore, other_worktrees};
 
 /// How many commits a lost-commit count walks before it stops counting.
 pub(crate) const LOST_COUNT_LIMIT: usize = 10_000;

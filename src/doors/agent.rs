@@ -299,6 +299,29 @@ fn snapshot_before(ctx: &Ctx, agent: Agent, request: &Request, answer: &Answer) 
             return None;
         }
     };
+    // `git worktree remove --force` or `prune` takes another work tree's
+    // work: each other work tree is snapshotted first (in its own name).
+    if command.contains("worktree") && (command.contains("remove") || command.contains("prune")) {
+        if let Ok(state) = ctx.dirs().map(|d| d.state) {
+            for other in git::other_worktrees(&cwd) {
+                match git::SnapshotStore::open(&state, &other) {
+                    Ok(Some(s)) => {
+                        if let Err(e) = git::take_snapshot(&s, agent.name(), &shown) {
+                            ui::warn(&format!(
+                                "no snapshot of the work tree at {}: {e:#}",
+                                other.display()
+                            ));
+                        }
+                    }
+                    Ok(None) => {}
+                    Err(e) => ui::warn(&format!(
+                        "no snapshot of the work tree at {}: {e:#}",
+                        other.display()
+                    )),
+                }
+            }
+        }
+    }
     let root = store.root.clone();
     let config = ctx.config(Some(&root));
     // Retention, in the store: only what is past both limits goes, so no

@@ -441,3 +441,23 @@ fn copy_missing(
     )?;
     Ok(())
 }
+
+/// The other work trees of the repository at `dir` (not the one `dir` is
+/// in), by their paths; none when git cannot list them.
+pub fn other_worktrees(dir: &Path) -> Vec<PathBuf> {
+    let Ok(Some(here)) = locate(dir) else {
+        return Vec::new();
+    };
+    let Ok(out) = super::git_in(dir)
+        .args(["worktree", "list", "--porcelain", "-z"])
+        .output()
+    else {
+        return Vec::new();
+    };
+    out.stdout
+        .split(|b| *b == 0)
+        .filter_map(|l| l.strip_prefix(b"worktree "))
+        .map(|p| PathBuf::from(OsStr::from_bytes(p)))
+        .filter(|p| *p != here.root && p.is_dir())
+        .collect()
+}

@@ -584,3 +584,319 @@ fn retention_runs_in_the_store_never_in_a_commit() {
         "change 4\n"
     );
 }
+
+/// Runs `command` as an agent would, in `dir`: Claude Code's hook first
+/// (the snapshot), then a shell.
+fn agent_runs_in(env: &TestEnv, dir: &Path, command: &str) -> Out {
+    let input = serde_json::json!({"session_id": "s-1", "cwd": dir,
+        "hook_event_name": "PreToolUse", "tool_name": "Bash",
+        "tool_input": {"command": command}});
+    env.cmd(crate::support::vouch_bin(), dir)
+        .args(["agent-hook", "claude"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .and_then(|mut child| {
+            use std::io::Write as _;
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(input.to_string().as_bytes())?;
+            child.wait()
+        })
+        .unwrap();
+    Out::from_output(env.cmd("sh", dir).args(["-c", command]).output().unwrap())
+}
+
+/// Snapshots never leave the machine (issue 36 item 1): after an agent's
+/// command snapshotted an ignored `.env`, a mirror push, a push of
+/// `refs/*:refs/*`, a bundle of `--all` and a mirror clone of the
+/// directory carry no snapshot ref and not the secret's object; `git log
+/// --all` shows no snapshot, and the repository's own object files never
+/// held it.
+#[test]
+fn snapshots_never_leave_the_machine() {
+    let env = TestEnv::new();
+    busy(&env);
+    fs::write(env.work.join(".env"), "SECRET=do-not-upload-4711\n").unwrap();
+    let secret = env
+        .git(&env.work, &["hash-object", ".env"])
+        .trim()
+        .to_owned();
+    agent_runs(&env, "rm -f .env");
+    assert!(!env.snapshot_refs().is_empty(), "a snapshot was taken");
+    env.store_git(&["cat-file", "-e", &secret]);
+    let lacks = |git_dir: &Path| {
+        let refs = env.git(git_dir, &["for-each-ref", "--format=%(refname)"]);
+        assert!(!refs.contains("snapshots"), "{refs}");
+        let has = env
+            .cmd("git", git_dir)
+            .args(["cat-file", "-e", &secret])
+            .output()
+            .unwrap();
+        assert!(
+            !has.status.success(),
+            "{} holds the secret",
+            git_dir.display()
+        );
+    };
+    lacks(&env.work);
+    let all = env.git(&env.work, &["log", "--all", "--format=%s"]);
+    assert!(!all.contains("vouch snapshot"), "{all}");
+    for (name, push) in [
+        ("mirror.git", vec!["push", "-q", "--mirror"]),
+        ("all-refs.git", vec!["push", "-q", "--force"]),
+    ] {
+        let bare = env.base().join(name);
+        env.git(&env.base(), &["init", "-q", "--bare", name]);
+        let mut args = push.clone();
+        args.push(bare.to_str().unwrap());
+        if name == "all-refs.git" {
+            args.push("refs/*:refs/*");
+        }
+        let out = env.git_out(&env.work, &args);
+        assert_eq!(out.code, 0, "{name}: {}", out.stderr);
+        lacks(&bare);
+    }
+    let bundle = env.base().join("all.bundle");
+    env.git(
+        &env.work,
+        &["bundle", "create", "-q", bundle.to_str().unwrap(), "--all"],
+    );
+    let heads = env.git(
+        &env.work,
+        &["bundle", "list-heads", bundle.to_str().unwrap()],
+    );
+    assert!(!heads.contains("snapshots"), "{heads}");
+    env.git(
+        &env.base(),
+        &[
+            "clone",
+            "-q",
+            "--bare",
+            bundle.to_str().unwrap(),
+            "from-bundle.git",
+        ],
+    );
+    lacks(&env.base().join("from-bundle.git"));
+    env.git(
+        &env.base(),
+        &[
+            "clone",
+            "-q",
+            "--mirror",
+            env.work.to_str().unwrap(),
+            "cloned.git",
+        ],
+    );
+    lacks(&env.base().join("cloned.git"));
+}
+
+/// Undo after `.git` is gone (issue 36 item 2): the repository is made
+/// again from the store, byte for byte: files, index, branches, tags,
+/// `HEAD`, the stash, and the config with its remote.
+#[test]
+fn undo_makes_git_again_after_it_was_deleted_or_replaced() {
+    let have = |p: &str| {
+        std::process::Command::new(p)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    for command in [
+        "rm -rf .git",
+        "mkdir -p ../empty && rsync -a --delete ../empty/ .git/",
+        "tar --remove-files -cf ../g.tar .git",
+    ] {
+        if command.contains("rsync") && !have("rsync") {
+            crate::support::missing("rsync");
+            continue;
+        }
+        let env = TestEnv::new();
+        busy(&env);
+        let before = state(&env);
+        let remote = env.git(&env.work, &["remote", "get-url", "origin"]);
+        let out = agent_runs(&env, command);
+        assert_eq!(out.code, 0, "{command}: {}", out.stderr);
+        assert!(
+            env.cmd("git", &env.work)
+                .args(["rev-parse", "--git-dir"])
+                .output()
+                .is_ok_and(|o| !o.status.success()),
+            "{command} left a repository"
+        );
+        env.vouch(&["undo"]).code(0).stderr_has(".git made again");
+        assert_eq!(state(&env), before, "{command}");
+        assert_eq!(
+            env.git(&env.work, &["remote", "get-url", "origin"]),
+            remote,
+            "{command}"
+        );
+        env.git(&env.work, &["fsck", "--no-progress", "--connectivity-only"]);
+    }
+}
+
+/// One work tree at a time (issue 36 item 3): each work tree's undo puts
+/// back its own files, index and `HEAD`, never another's; and a work tree
+/// an agent removed with its work comes back by name.
+#[test]
+fn each_work_tree_undoes_its_own_commands() {
+    let env = TestEnv::new();
+    busy(&env);
+    let linked = env.worktree("side");
+    fs::write(
+        linked.join("side.txt"),
+        "the linked tree's untracked work\n",
+    )
+    .unwrap();
+    fs::write(linked.join("file1.txt"), "the linked tree's edit\n").unwrap();
+    let main_before = state(&env);
+    let side_files = |dir: &Path| {
+        let mut files = BTreeMap::new();
+        walk(dir, "", &mut files);
+        files.remove(".git");
+        files
+    };
+    let side_before = side_files(&linked);
+    let side_head = env.git(&linked, &["symbolic-ref", "HEAD"]);
+    // Each loses work in its own tree.
+    agent_runs_in(&env, &linked, "rm -f side.txt file1.txt");
+    agent_runs(&env, "rm -rf src notes.md");
+    // The linked tree's undo puts back its own, and leaves main's loss.
+    env.vouch_in(&linked, &["undo"]).code(0);
+    assert_eq!(side_files(&linked), side_before);
+    assert_eq!(env.git(&linked, &["symbolic-ref", "HEAD"]), side_head);
+    assert!(
+        !env.work.join("notes.md").exists(),
+        "main's loss is main's to undo"
+    );
+    assert!(!linked.join(".env").exists(), "main's secrets stay in main");
+    // Main's undo puts back main's.
+    env.vouch(&["undo"]).code(0);
+    assert_eq!(state(&env), main_before);
+    // An agent removes the linked tree with its work: it was snapshotted
+    // first, and comes back by name.
+    fs::write(linked.join("later.txt"), "written after the undo\n").unwrap();
+    let side_before = side_files(&linked);
+    let out = agent_runs(
+        &env,
+        &format!("git worktree remove --force {}", linked.display()),
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(!linked.exists());
+    let listed = env.vouch(&["snapshots", "--all"]);
+    listed.code(0).stdout_has("side/");
+    env.vouch(&["undo", "--worktree", "side", "1"]).code(0);
+    assert_eq!(side_files(&linked), side_before);
+}
+
+/// Ignored files a person wrote are kept by name (issue 36 item 4); an
+/// ignored directory is named, not walked and not copied.
+#[test]
+fn ignored_files_a_person_wrote_come_back_and_build_output_is_named() {
+    let env = TestEnv::new();
+    let w = &env.work;
+    fs::write(
+        w.join(".gitignore"),
+        "*.env\n.npmrc\nid_rsa\nconfig/local.yml\nnotes/\nnode_modules/\n",
+    )
+    .unwrap();
+    env.git(w, &["add", ".gitignore"]);
+    env.git(w, &["commit", "-qm", "ignore"]);
+    let written = [
+        ("secrets.env", "TOKEN=abc\n"),
+        ("prod.env", "DB=prod\n"),
+        (".npmrc", "//registry/:_authToken=x\n"),
+        ("id_rsa", "-----BEGIN OPENSSH PRIVATE KEY-----\n"),
+        ("config/local.yml", "debug: true\n"),
+        ("notes/todo.md", "call back\n"),
+    ];
+    for (path, body) in written {
+        let file = w.join(path);
+        fs::create_dir_all(file.parent().unwrap()).unwrap();
+        fs::write(file, body).unwrap();
+    }
+    // A dependency folder of 20,000 files (the shape of an npm install).
+    for d in 0..200 {
+        let dir = w.join(format!("node_modules/pkg{d}"));
+        fs::create_dir_all(&dir).unwrap();
+        for f in 0..100 {
+            fs::write(dir.join(format!("f{f}.js")), "module.exports = 1;\n").unwrap();
+        }
+    }
+    agent_runs(&env, "git clean -fdqx");
+    assert!(!w.join("secrets.env").exists() && !w.join("node_modules").exists());
+    let undone = env.vouch(&["undo"]);
+    undone.code(0).stderr_has("node_modules/");
+    for (path, body) in written {
+        // `notes/` is an ignored directory: named, not kept.
+        if path.starts_with("notes/") {
+            continue;
+        }
+        assert_eq!(fs::read_to_string(w.join(path)).unwrap(), body, "{path}");
+    }
+    assert!(
+        !w.join("node_modules").exists(),
+        "build output is not copied"
+    );
+    let store_objects = env.store_git(&["count-objects", "-v"]);
+    assert!(store_objects.contains("count:"), "{store_objects}");
+}
+
+/// A rewrite that keeps size and modification time (`tar x`, `rsync -t`)
+/// is seen (issue 36 item 6): the change time and inode tell it.
+#[test]
+fn a_rewrite_that_keeps_size_and_time_is_seen() {
+    let env = TestEnv::new();
+    busy(&env);
+    let before = state(&env);
+    agent_runs(
+        &env,
+        "touch -r file1.txt ../stamp && printf 'MODIFIED, NOT STAGED\\n' > file1.txt && touch -r ../stamp file1.txt",
+    );
+    assert_ne!(state(&env), before);
+    env.vouch(&["undo"]).code(0);
+    assert_eq!(state(&env), before);
+}
+
+/// Snapshots an earlier vouch kept in the repository's refs move into the
+/// store on upgrade, and leave the repository's refs.
+#[test]
+fn snapshots_in_the_repositorys_refs_move_into_the_store() {
+    let env = TestEnv::new();
+    let w = &env.work;
+    // A snapshot as the earlier vouch wrote it: the same commit, under
+    // the repository's refs/vouch/snapshots/.
+    fs::write(w.join("file1.txt"), "old work\n").unwrap();
+    env.claude("make old");
+    let name = env.snapshot_refs().remove(0);
+    let stamp = name.rsplit('/').next().unwrap().to_owned();
+    let store = env.snapshot_store();
+    env.git(
+        w,
+        &[
+            "fetch",
+            "-q",
+            store.to_str().unwrap(),
+            &format!("{name}:refs/vouch/snapshots/{stamp}"),
+        ],
+    );
+    fs::remove_dir_all(env.state().join("snapshots")).unwrap();
+    let listed = env.vouch(&["snapshots"]);
+    listed.code(0).stdout_has("make old");
+    assert_eq!(env.git(w, &["for-each-ref", "refs/vouch/snapshots"]), "");
+    assert!(
+        env.snapshot_refs()
+            .contains(&format!("refs/snapshots/main/{stamp}")),
+        "{:?}",
+        env.snapshot_refs()
+    );
+    // And it still undoes.
+    fs::write(w.join("file1.txt"), "later\n").unwrap();
+    env.vouch(&["undo", &stamp]).code(0);
+    assert_eq!(
+        fs::read_to_string(w.join("file1.txt")).unwrap(),
+        "old work\n"
+    );
+}
