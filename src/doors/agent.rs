@@ -302,23 +302,17 @@ fn snapshot_before(ctx: &Ctx, agent: Agent, request: &Request, answer: &Answer) 
     // `git worktree remove --force` or `prune` takes another work tree's
     // work: each other work tree is snapshotted first (in its own name).
     if command.contains("worktree") && (command.contains("remove") || command.contains("prune")) {
-        if let Ok(state) = ctx.dirs().map(|d| d.state) {
-            for other in git::other_worktrees(&cwd) {
-                match git::SnapshotStore::open(&state, &other) {
-                    Ok(Some(s)) => {
-                        if let Err(e) = git::take_snapshot(&s, agent.name(), &shown) {
-                            ui::warn(&format!(
-                                "no snapshot of the work tree at {}: {e:#}",
-                                other.display()
-                            ));
-                        }
-                    }
-                    Ok(None) => {}
-                    Err(e) => ui::warn(&format!(
-                        "no snapshot of the work tree at {}: {e:#}",
-                        other.display()
-                    )),
-                }
+        for other in git::other_worktrees(&cwd) {
+            let taken = ctx
+                .dirs()
+                .and_then(|d| git::SnapshotStore::open(&d.state, &other));
+            if let Err(e) = taken
+                .and_then(|s| s.map_or(Ok(None), |s| git::take_snapshot(&s, agent.name(), &shown)))
+            {
+                ui::warn(&format!(
+                    "no snapshot of the work tree at {}: {e:#}",
+                    other.display()
+                ));
             }
         }
     }

@@ -1598,8 +1598,7 @@ pub fn collect(store: &Store, now: bool) -> Result<()> {
         gc.args(["gc", "--quiet", "--prune=now"]);
     } else {
         let packs = std::fs::read_dir(store.dir.join("objects/pack"))
-            .map(|d| d.filter_map(Result::ok).count())
-            .unwrap_or(0);
+            .map_or(0, |d| d.filter_map(Result::ok).count());
         // Two files a pack.
         if packs < 2 * 50 {
             return Ok(());
