@@ -53,10 +53,13 @@ fn is_reader(command: &SimpleCommand) -> bool {
     match command.program() {
         "git" => {
             command.git.as_ref().is_some_and(|g| g.aliases.is_empty())
-                && command
+                && (command
                     .argv
                     .get(1)
                     .is_some_and(|sub| GIT_READERS.contains(&sub.as_str()))
+                    // A dry run changes nothing (issue 35 item 3).
+                    || crate::input::hooks::GitCommand::parse(&command.argv)
+                        .is_some_and(|g| g.is_dry_run()))
         }
         program => READERS.contains(&program) && command.wrappers.is_empty(),
     }
@@ -88,6 +91,9 @@ mod tests {
             "grep -rn TODO src",
             "rg -n 'fn main' src",
             "cat a.txt 2>/dev/null",
+            "git clean -nfd",
+            "git push --dry-run --force origin HEAD~4:main",
+            "git rm -rn .",
         ] {
             assert!(read_only(reads), "{reads}");
         }
@@ -104,6 +110,8 @@ mod tests {
             "sed -i s/a/b/ f",
             "ls; rm f",
             "git st",
+            "git clean -fd",
+            "git push -o -n origin main",
             "find . -delete",
             "sort -o out.txt in.txt",
             "",
