@@ -75,6 +75,22 @@ pub fn read_only(command: &str) -> bool {
         && parsed.commands.iter().all(is_reader)
 }
 
+/// The git commands a command line runs, each as its subcommand and
+/// arguments read as git reads them (global options left out): what an
+/// approval at an agent's prompt binds (issue 35 item 1). Commands in a
+/// line that cannot be read whole are left out: a git door never finds
+/// them approved.
+pub fn git_commands(command: &str) -> Vec<Vec<String>> {
+    let parsed = parse(command, &|_| None);
+    parsed
+        .commands
+        .iter()
+        .filter(|c| c.program() == "git" && !c.in_definition)
+        .filter_map(|c| crate::input::hooks::GitCommand::parse(&c.argv))
+        .map(|g| std::iter::once(g.sub).chain(g.args).collect())
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::read_only;

@@ -42,6 +42,9 @@ struct AgentHook {
     /// What the answer says first about a command judged: its tier and
     /// why.
     headline: String,
+    /// A person answers the agent's `ask` for this message
+    /// ([`protocol::person_answers`]).
+    asks: bool,
 }
 
 /// What the agent's message turned out to be.
@@ -64,6 +67,7 @@ pub fn agent_hook(ctx: &Ctx, args: &AgentHookArgs) -> Result<ExitStatus> {
             agent: args.agent,
             read: Read::Nothing,
             headline: String::new(),
+            asks: false,
         },
     )
 }
@@ -77,7 +81,10 @@ impl Door for AgentHook {
     /// The agent reads the outcome in its protocol: nothing is printed for
     /// a person here.
     fn interaction(&self) -> Interaction {
-        interaction(self.agent)
+        Interaction::Agent {
+            name: self.agent.name(),
+            can_ask: self.asks,
+        }
     }
 
     /// What could be read: a read error cuts the message short, and a cut
@@ -123,6 +130,7 @@ impl Door for AgentHook {
                 });
             }
         };
+        self.asks = protocol::person_answers(agent, &request);
         let judge = self.judge_request(ctx, &request);
         self.read = Read::Before(request);
         Ok(judge)
@@ -153,9 +161,40 @@ impl Door for AgentHook {
             }
             DoorOutcome::Decided(decided) => self.decided(&decided),
         };
-        let note = request
+        // An `ask` is a question to the person only where one answers it
+        // (issue 35 item 1), and their yes must reach vouch's git doors:
+        // what was shown is written down for them. Where either fails, the
+        // command is refused, worded for the model.
+        let answer = match (answer, op, request.as_ref()) {
+            (Answer::Ask(text), Some(op), Some(request)) if self.asks => {
+                match write_asked(ctx, agent, request, op) {
+                    Ok(()) => Answer::Ask(text),
+                    Err(e) => Answer::Deny(format!(
+                        "{}. vouch could not record the person's answer for its git hooks ({}), so it is refused. {}",
+                        self.headline,
+                        one_line(&format!("{e:#}"), 200),
+                        protocol::DENIED_TO_THE_MODEL
+                    )),
+                }
+            }
+            (Answer::Ask(_), ..) => Answer::Deny(format!(
+                "{}. A person must decide, and none answers this agent's questions here. {}",
+                self.headline,
+                protocol::DENIED_TO_THE_MODEL
+            )),
+            (answer, ..) => answer,
+        };
+        let (snapshot, note) = request
             .as_ref()
-            .and_then(|request| snapshot_before(ctx, agent, request, &answer));
+            .map(|request| snapshot_before(ctx, agent, request, &answer))
+            .unwrap_or_default();
+        // The person reads how to take it back, when it can be.
+        let answer = match answer {
+            Answer::Ask(text) if snapshot.is_some() => Answer::Ask(format!(
+                "{text} vouch took a snapshot first: `git vouch undo` brings back what it discards."
+            )),
+            answer => answer,
+        };
         let mut reply = protocol::reply(agent, &answer);
         if let Some(note) = &note {
             protocol::add_note(agent, &mut reply, note);
@@ -239,14 +278,22 @@ impl AgentHook {
         // cannot be logged: the person decides, told why (a deny where the
         // agent cannot ask).
         if decided.status == ExitStatus::Error {
-            return Answer::Ask(format!(
-                "{}. vouch allowed it, but {}, so the decision is not on record: a person must decide.",
-                self.headline,
-                decided
-                    .unlogged
-                    .as_deref()
-                    .unwrap_or("its audit line could not be written")
-            ));
+            let why = decided
+                .unlogged
+                .as_deref()
+                .unwrap_or("its audit line could not be written");
+            return if self.asks {
+                Answer::Ask(format!(
+                    "{}. vouch allowed it, but {why}, so the decision is not on record: you decide.",
+                    self.headline
+                ))
+            } else {
+                Answer::Deny(format!(
+                    "{}. vouch allowed it, but {why}, so the decision is not on record and it is refused. {}",
+                    self.headline,
+                    protocol::DENIED_TO_THE_MODEL
+                ))
+            };
         }
         let unavailable = match decided.combined.as_ref().map(|c| &c.outcome) {
             Some(VerdictOutcome::Unavailable { reason }) => Some(reason.as_str()),
@@ -281,21 +328,29 @@ impl AgentHook {
 /// audit line (its name, what it did not copy, what the previous command
 /// lost); an unchanged state writes nothing. Nothing is ever pruned here:
 /// an agent's hook must not be able to let go of a snapshot.
-fn snapshot_before(ctx: &Ctx, agent: Agent, request: &Request, answer: &Answer) -> Option<String> {
-    let command = request.command.as_ref()?;
+fn snapshot_before(
+    ctx: &Ctx,
+    agent: Agent,
+    request: &Request,
+    answer: &Answer,
+) -> (Option<String>, Option<String>) {
+    let Some(command) = request.command.as_ref() else {
+        return (None, None);
+    };
     if matches!(answer, Answer::Deny(_))
         || !protocol::is_shell_tool(agent, &request.tool)
         || crate::classify::read_only(command)
     {
-        return None;
+        return (None, None);
     }
     let cwd = request_dir(ctx, request);
     let shown = crate::text::redact_secrets(command);
     let taken = match git::take_snapshot(&cwd, agent.name(), &shown) {
-        Ok(taken) => taken?,
+        Ok(Some(taken)) => taken,
+        Ok(None) => return (None, None),
         Err(e) => {
             ui::warn(&format!("no snapshot before this command: {e:#}"));
-            return None;
+            return (None, None);
         }
     };
     // The one before the snapshot just taken (listed only when one was:
@@ -344,7 +399,74 @@ fn snapshot_before(ctx: &Ctx, agent: Agent, request: &Request, answer: &Answer) 
         Some(record),
         lost,
     );
-    note
+    (Some(taken.short().to_owned()), note)
+}
+
+/// Writes what the agent door shows the person with its `ask` (issue 35
+/// item 1): the git doors the command passes honour it for exactly that
+/// ([`crate::interact::asked`]). An error means no approval can reach
+/// them: the command is refused instead.
+fn write_asked(ctx: &Ctx, agent: Agent, request: &Request, op: &Operation) -> Result<()> {
+    let Operation::Command { assessed, .. } = op else {
+        anyhow::bail!("not a shell command");
+    };
+    let dirs = ctx.dirs()?;
+    // Without a home directory the state dir lives in the repository,
+    // where anything that writes files could write an approval.
+    if dirs.fallback.is_some() {
+        anyhow::bail!("vouch has no state directory of its own here (no home directory)");
+    }
+    let root = assessed
+        .root
+        .clone()
+        .ok_or_else(|| anyhow::anyhow!("the command runs in no git repository"))?;
+    let stash_top = assessed
+        .facts
+        .iter()
+        .any(|f| matches!(f.measured, Some(crate::facts::CommandFacts::StashDrop(_))))
+        .then(|| {
+            git::Repo::discover(&root)
+                .ok()?
+                .stash_oids()
+                .into_iter()
+                .next()
+        })
+        .flatten();
+    let refs = crate::interact::asked::shown_refs(assessed, stash_top.as_deref())
+        .ok_or_else(|| anyhow::anyhow!("a step changes refs vouch could not measure"))?;
+    let (agent_pid, agent_exe) = crate::parent::agent_process()
+        .ok_or_else(|| anyhow::anyhow!("the agent's process cannot be read"))?;
+    let command = request.command.as_deref().unwrap_or_default();
+    let git = crate::classify::git_commands(command);
+    // No git command: no git door to reach.
+    if git.is_empty() {
+        return Ok(());
+    }
+    let files = assessed
+        .facts
+        .iter()
+        .filter_map(|f| match &f.measured {
+            Some(crate::facts::CommandFacts::Worktree { loss, .. }) => Some(loss.files),
+            _ => None,
+        })
+        .sum();
+    let now = ctx.now();
+    let shown = crate::interact::asked::Shown {
+        agent: agent.name().to_owned(),
+        session: request.session.clone(),
+        repo: root.display().to_string(),
+        command: assessed.command.clone(),
+        git,
+        refs,
+        files,
+        agent_pid,
+        agent_exe,
+        asked_at: now.to_string(),
+        expires_at: crate::interact::asked::expires(now).to_string(),
+        used_by: None,
+    };
+    crate::interact::asked::write(&dirs.state, &shown)?;
+    Ok(())
 }
 
 /// The agent's post-tool hook (issue 28 item 3): the command has run;
@@ -519,7 +641,10 @@ pub fn answer_in_time(ctx: &Ctx, agent: Agent, deadline: Duration, exit: impl Fn
             .checked_sub(deadline)
             .unwrap_or_else(Instant::now);
         Run::new(ctx, &config, &ctx.cwd, &op, started)
-            .through(interaction(agent))
+            .through(Interaction::Agent {
+                name: agent.name(),
+                can_ask: false,
+            })
             .log_decided(
                 &Plan::refused_unjudged(why.clone()),
                 Decision::Refused,
@@ -527,11 +652,4 @@ pub fn answer_in_time(ctx: &Ctx, agent: Agent, deadline: Duration, exit: impl Fn
             );
         exit(reply.code);
     });
-}
-
-fn interaction(agent: Agent) -> Interaction {
-    Interaction::Agent {
-        name: agent.name(),
-        can_ask: protocol::can_ask(agent),
-    }
 }
