@@ -148,6 +148,12 @@ impl Door for AgentHook {
             Read::Bad | Read::Nothing => None,
         };
         let tier = op.map_or(Tier::None, |op| op.assessment().tier);
+        // The verifiers let a verified command through: its git doors
+        // must not refuse it half way (issue 35 item 2).
+        let verified_allow = matches!(&outcome, DoorOutcome::Decided(d)
+            if matches!(d.plan.action, crate::policy::Action::Allow { .. })
+                && d.combined.is_some()
+                && d.status == ExitStatus::Allowed);
         let answer = match outcome {
             DoorOutcome::Passed
             | DoorOutcome::Unreadable { refused: false }
@@ -166,8 +172,16 @@ impl Door for AgentHook {
         // what was shown is written down for them. Where either fails, the
         // command is refused, worded for the model.
         let answer = match (answer, op, request.as_ref()) {
+            (Answer::NoOpinion, Some(op), Some(request)) if verified_allow => {
+                if let Err(e) = write_asked(ctx, agent, request, op, "verdict") {
+                    ui::warn(&format!(
+                        "vouch could not record its decision for its git hooks ({e:#}); they judge this command again"
+                    ));
+                }
+                Answer::NoOpinion
+            }
             (Answer::Ask(text), Some(op), Some(request)) if self.asks => {
-                match write_asked(ctx, agent, request, op) {
+                match write_asked(ctx, agent, request, op, "person") {
                     Ok(()) => Answer::Ask(text),
                     Err(e) => Answer::Deny(format!(
                         "{}. vouch could not record the person's answer for its git hooks ({}), so it is refused. {}",
@@ -406,7 +420,7 @@ fn snapshot_before(
 /// item 1): the git doors the command passes honour it for exactly that
 /// ([`crate::interact::asked`]). An error means no approval can reach
 /// them: the command is refused instead.
-fn write_asked(ctx: &Ctx, agent: Agent, request: &Request, op: &Operation) -> Result<()> {
+fn write_asked(ctx: &Ctx, agent: Agent, request: &Request, op: &Operation, by: &str) -> Result<()> {
     let Operation::Command { assessed, .. } = op else {
         anyhow::bail!("not a shell command");
     };
@@ -464,6 +478,7 @@ fn write_asked(ctx: &Ctx, agent: Agent, request: &Request, op: &Operation) -> Re
         asked_at: now.to_string(),
         expires_at: crate::interact::asked::expires(now).to_string(),
         used_by: None,
+        by: by.to_owned(),
     };
     crate::interact::asked::write(&dirs.state, &shown)?;
     Ok(())

@@ -82,6 +82,10 @@ pub struct Shown {
     pub expires_at: String,
     /// The git process that used it, once one did.
     pub used_by: Option<u32>,
+    /// Who decided at the agent door: `person` (they answered its `ask`)
+    /// or `verdict` (the verifiers let it through, and the git doors must
+    /// not refuse half way what the agent door allowed).
+    pub by: String,
 }
 
 /// The file: the record's text and its MAC.
@@ -95,6 +99,8 @@ struct Sealed {
 /// Who approved an operation at an agent's prompt, for the audit line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Honoured {
+    /// Who decided: `person` or `verdict`.
+    pub by: String,
     /// The agent.
     pub agent: String,
     /// Its session.
@@ -108,9 +114,19 @@ pub struct Honoured {
 impl Honoured {
     /// The override reason the audit line keeps.
     pub fn reason(&self) -> String {
+        let who = if self.by == "verdict" {
+            format!(
+                "allowed by the verifiers at vouch's {} door",
+                agent_title(&self.agent)
+            )
+        } else {
+            format!(
+                "approved by the person at {}'s prompt",
+                agent_title(&self.agent)
+            )
+        };
         format!(
-            "approved by the person at {}'s prompt{} at {}, for `{}` as shown",
-            agent_title(&self.agent),
+            "{who}{} at {}, for `{}` as measured before it ran",
             self.session
                 .as_deref()
                 .map(|s| format!(" (session {s})"))
@@ -435,6 +451,7 @@ pub fn take(
                 let sealed = seal(&key, &shown).ok()?;
                 crate::files::write_atomic(&claim, &sealed, 0o600).ok()?;
                 Some(Honoured {
+                    by: shown.by,
                     agent: shown.agent,
                     session: shown.session,
                     command: shown.command,
