@@ -128,6 +128,11 @@ pub struct StatusArgs {
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
+    /// Print what happens to a critical or high operation, by what the
+    /// verifiers say and who started it, under this repository's config:
+    /// the one table every door decides by.
+    #[arg(long, conflicts_with = "json")]
+    pub explain: bool,
 }
 
 /// `git vouch man`.

@@ -39,7 +39,9 @@ pub use hooks::{
     config_hook_name, config_hooks_dir, exe_runs_config_hooks, git_version, hooks_location,
     parse_git_version, remove_config_hook, runs_config_hooks, set_config_hook,
 };
-pub use local::{Moment, RESCUE_PREFIX, Rescue, fast_forward, stash_store, update_ref};
+pub use local::{
+    Moment, RESCUE_PREFIX, Rescue, fast_forward, put_back_stash_entry, stash_store, update_ref,
+};
 pub use local_cli::{CliMeasured, cli_local_facts, cli_stash_oids, cli_write_rescue};
 pub use loose::Loose;
 use push::tracking_ref;

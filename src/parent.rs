@@ -144,6 +144,71 @@ fn read_git_ancestor_argv() -> Option<Vec<String>> {
     None
 }
 
+/// The pid of the nearest ancestor (up to three levels) whose executable
+/// is git: the git command that runs this hook, as [`git_ancestor_argv`]
+/// finds it.
+pub fn git_ancestor_pid() -> Option<u32> {
+    let mut pid = std::os::unix::process::parent_id();
+    for _ in 0..3 {
+        if platform::exe(pid).is_some_and(|exe| crate::input::hooks::is_git_executable(&exe)) {
+            return Some(pid);
+        }
+        pid = platform::parent_of(pid)?;
+    }
+    None
+}
+
+/// Programs that only start another (a shell running one command, a
+/// wrapper): the process an agent's hook runs under is the nearest
+/// ancestor that is none of these.
+const GO_BETWEENS: &[&str] = &[
+    "sh", "bash", "dash", "zsh", "ksh", "mksh", "fish", "env", "setsid", "nice", "nohup",
+    "timeout", "stdbuf", "ionice", "chrt", "taskset", "busybox",
+];
+
+/// The agent process this hook runs under (issue 35 item 1): the nearest
+/// ancestor, up to six levels, that is neither a shell nor a wrapper, with
+/// its executable; `None` when none can be read. The commands the agent
+/// runs are its descendants while it lives ([`runs_under`]).
+pub fn agent_process() -> Option<(u32, PathBuf)> {
+    let mut pid = std::os::unix::process::parent_id();
+    for _ in 0..6 {
+        if pid <= 1 {
+            return None;
+        }
+        let exe = platform::exe(pid)?;
+        let name = exe
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let name = name.strip_suffix(" (deleted)").unwrap_or(&name);
+        if !GO_BETWEENS.contains(&name) {
+            return Some((pid, exe));
+        }
+        pid = platform::parent_of(pid)?;
+    }
+    None
+}
+
+/// True when process `pid`, running `exe`, is an ancestor of this one (up
+/// to sixteen levels): this process runs under that agent.
+pub fn runs_under(pid: u32, exe: &Path) -> bool {
+    if pid <= 1 {
+        return false;
+    }
+    let mut current = std::os::unix::process::parent_id();
+    for _ in 0..16 {
+        if current == pid {
+            return platform::exe(pid).is_some_and(|e| e == exe);
+        }
+        match platform::parent_of(current) {
+            Some(p) if p > 1 => current = p,
+            _ => return false,
+        }
+    }
+    false
+}
+
 /// The executable of the nearest ancestor (up to four levels: husky runs
 /// a hook through two shells) that is git: the git running this hook.
 pub fn git_ancestor_exe() -> Option<PathBuf> {

@@ -409,9 +409,101 @@ pub fn must_log(observe: bool, plan: &Plan) -> bool {
     !observe && (plan.result != AuditResult::Skipped || plan.override_reason.is_some())
 }
 
+/// Who a decision reaches, as the table of [`decision_table`] names them.
+pub const WHO: [(&str, Asker); 5] = [
+    ("a person at a terminal", Asker::Terminal),
+    (
+        "nobody at a terminal (GUI, script, CI, `VOUCH_HEADLESS`)",
+        Asker::Nobody,
+    ),
+    (
+        "an agent whose person answers its questions (Claude Code in `default`, `acceptEdits`, `plan`)",
+        Asker::Agent { can_ask: true },
+    ),
+    (
+        "any other agent; and every git hook an agent's command runs",
+        Asker::Agent { can_ask: false },
+    ),
+    ("the server (`pre-receive`)", Asker::Pusher),
+];
+
+/// A plan in the words of [`decision_table`].
+fn cell(plan: &Plan) -> &'static str {
+    match &plan.action {
+        Action::Allow { warning: None } => "allow",
+        Action::Allow { warning: Some(_) } => "allow, with a warning",
+        Action::Ask => "ask",
+        Action::Refuse { review: true, .. } => "refuse (review request)",
+        Action::Refuse { review: false, .. } => "refuse",
+    }
+}
+
+/// One table of what happens (issue 35 item 4): for each verified tier and
+/// each thing the verifiers can say, what [`decide`] does for each of
+/// [`WHO`], under `config`'s `on_unavailable` and mode. `git vouch status
+/// --explain` prints it, and `docs/doors.md` holds it for the defaults (a
+/// test compares them), so the docs, `status` and the behaviour are one.
+pub fn decision_table(config: &Config) -> String {
+    let mut out = String::from("| tier | the verifiers say |");
+    for (who, _) in WHO {
+        out.push_str(&format!(" {who} |"));
+    }
+    out.push_str("\n| --- | --- |");
+    for _ in WHO {
+        out.push_str(" --- |");
+    }
+    out.push('\n');
+    let outcomes = [
+        ("proceed", Outcome::Proceed { confidence: 0.9 }),
+        (
+            "proceed, confidence below 0.8",
+            Outcome::Proceed { confidence: 0.5 },
+        ),
+        ("warn", Outcome::Warn),
+        ("block", Outcome::Block),
+        (
+            "no verdict (no key, no verifier, all failed)",
+            Outcome::Unavailable {
+                reason: String::new(),
+            },
+        ),
+    ];
+    for tier in [Tier::Critical, Tier::High] {
+        for (said, outcome) in &outcomes {
+            out.push_str(&format!("| {tier} | {said} |"));
+            for (_, asker) in WHO {
+                let situation = Situation {
+                    tier,
+                    verify_standard: config.verify_standard,
+                    skip: Skip::No,
+                    approved: false,
+                    asker,
+                    on_unavailable: config.on_unavailable.for_tier(tier),
+                    observe: config.mode == Mode::Observe,
+                    late: false,
+                };
+                out.push_str(&format!(" {} |", cell(&decide(&situation, outcome))));
+            }
+            out.push('\n');
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The table `docs/doors.md` shows is the one the code decides by.
+    #[test]
+    fn the_docs_hold_the_decision_table_of_the_defaults() {
+        let docs = include_str!("../docs/doors.md");
+        let table = decision_table(&Config::default());
+        assert!(
+            docs.contains(&table),
+            "docs/doors.md must hold `git vouch status --explain`'s table:\n{table}"
+        );
+    }
 
     /// The one row for what a door could not judge, for every door that
     /// has such a case (`check`, the agent door's unreadable message and

@@ -193,6 +193,35 @@ impl<'a> Run<'a> {
             .then(|| crate::env::agent_driving(env))
             .flatten();
         self.driven_by = driven;
+        // What the person approved at the agent's prompt, exactly as it was
+        // shown to them (issue 35 item 1): one decision per operation.
+        let asked = if driven.is_some()
+            && !approved
+            && policy::is_verified(tier, self.config.verify_standard)
+            && skip == Skip::No
+            && dirs.fallback.is_none()
+        {
+            crate::parent::git_ancestor_pid()
+                .zip(crate::parent::git_ancestor_argv())
+                .and_then(|(pid, argv)| {
+                    crate::interact::asked::take(
+                        &state,
+                        self.root,
+                        self.op,
+                        pid,
+                        &argv,
+                        self.ctx.now(),
+                    )
+                })
+        } else {
+            None
+        };
+        let approved = approved || asked.is_some();
+        if let Some(asked) = &asked
+            && self.session.is_none()
+        {
+            self.session.clone_from(&asked.session);
+        }
         let mut situation = Situation {
             tier,
             verify_standard: self.config.verify_standard,
@@ -244,6 +273,11 @@ impl<'a> Run<'a> {
             self.show_ai_verdict();
         }
         let mut plan = plan;
+        if let Some(asked) = &asked
+            && plan.override_reason.is_some()
+        {
+            plan.override_reason = Some(asked.reason());
+        }
         if let Some((_, label)) = &self.skip
             && let Some(reason) = plan.override_reason.take()
         {

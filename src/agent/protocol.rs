@@ -37,6 +37,8 @@ pub struct Request {
     /// The tool has run already: the agent's post-tool hook
     /// (`PostToolUse`, `AfterTool`, `afterShellExecution`, `postToolUse`).
     pub after: bool,
+    /// Claude Code's `permission_mode`: who answers its permission prompt.
+    pub permission_mode: Option<String>,
 }
 
 /// The hook events that run after a tool, by their names in each agent.
@@ -83,6 +85,7 @@ pub fn parse(agent: Agent, input: &[u8]) -> Result<Request, BadInput> {
             session: s("session_id"),
             model: s("model"),
             after: false,
+            permission_mode: s("permission_mode"),
         },
         Agent::Cursor => Request {
             tool: "shell".into(),
@@ -95,6 +98,7 @@ pub fn parse(agent: Agent, input: &[u8]) -> Result<Request, BadInput> {
             session: s("conversation_id").or_else(|| s("session_id")),
             model: s("model"),
             after: false,
+            permission_mode: None,
         },
         Agent::Copilot => {
             let args = match v.get("toolArgs") {
@@ -116,6 +120,7 @@ pub fn parse(agent: Agent, input: &[u8]) -> Result<Request, BadInput> {
                 session: s("sessionId").or_else(|| s("session_id")),
                 model: s("model"),
                 after: false,
+                permission_mode: None,
             }
         }
         Agent::Opencode => Request {
@@ -128,6 +133,7 @@ pub fn parse(agent: Agent, input: &[u8]) -> Result<Request, BadInput> {
             session: s("sessionID"),
             model: s("model"),
             after: false,
+            permission_mode: None,
         },
     };
     let event = s("hook_event_name").or_else(|| s("hookEventName"));
@@ -237,13 +243,26 @@ pub fn answer(
             .collect();
         sentences.push(format!("Concerns: {}.", shown.join("; ")));
     }
-    sentences.push("Only the person you work for can decide, at their own terminal; if it is intended, they can run it themselves.".to_owned());
-    let text = sentences.join(" ");
+    // Claude Code shows an `ask` reason to the person and a `deny` reason
+    // to the model (issue 35 item 5): each is worded for its reader.
     match action {
-        Action::Ask => Answer::Ask(text),
-        _ => Answer::Deny(text),
+        Action::Ask => {
+            sentences.push(
+                "If you allow it, vouch lets exactly this command through once, for the refs and commits shown here."
+                    .to_owned(),
+            );
+            Answer::Ask(sentences.join(" "))
+        }
+        _ => {
+            sentences.push(DENIED_TO_THE_MODEL.to_owned());
+            Answer::Deny(sentences.join(" "))
+        }
     }
 }
+
+/// What a model reads last when vouch refuses its command: what to do
+/// instead (never how to get past vouch).
+pub const DENIED_TO_THE_MODEL: &str = "Do not run it in another form or work around this check: stop, and tell the person you work for what you meant to do and why. If it is intended, they can run it themselves at their terminal, where vouch asks them.";
 
 /// What vouch writes back: standard output, standard error and exit code.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -308,9 +327,31 @@ pub fn after_reply(agent: Agent, note: Option<&str>) -> Reply {
     }
 }
 
-/// True when the agent can ask its user.
+/// True when the agent's protocol has an answer that asks its person
+/// (`docs/agents.md`, "Who answers an ask"): Claude Code's `ask`. Cursor's
+/// `ask` is not put to the person in its Auto-review mode, and its hook is
+/// not told the mode; Codex, Gemini CLI, Copilot CLI and vouch's `OpenCode`
+/// plugin have none vouch can rely on.
 pub fn can_ask(agent: Agent) -> bool {
-    matches!(agent, Agent::Claude | Agent::Cursor)
+    agent == Agent::Claude
+}
+
+/// Claude Code's permission modes in which a person answers its prompt
+/// (`default`, shown as Manual, also typed `manual`; `acceptEdits`;
+/// `plan`). In `auto` a classifier answers instead, `dontAsk` denies
+/// whatever would prompt, and `bypassPermissions` prompts for nothing.
+const PERSON_MODES: [&str; 4] = ["default", "manual", "acceptEdits", "plan"];
+
+/// True when an `ask` answered to this request is put to a person
+/// (issue 35 item 1): the agent can ask, and, for Claude Code, the
+/// `permission_mode` its message names is one where a person answers. A
+/// message without a mode is not certain to reach one: no.
+pub fn person_answers(agent: Agent, request: &Request) -> bool {
+    can_ask(agent)
+        && request
+            .permission_mode
+            .as_deref()
+            .is_some_and(|m| PERSON_MODES.contains(&m))
 }
 
 /// Writes `answer` in the agent's protocol.

@@ -53,10 +53,13 @@ fn is_reader(command: &SimpleCommand) -> bool {
     match command.program() {
         "git" => {
             command.git.as_ref().is_some_and(|g| g.aliases.is_empty())
-                && command
+                && (command
                     .argv
                     .get(1)
                     .is_some_and(|sub| GIT_READERS.contains(&sub.as_str()))
+                    // A dry run changes nothing (issue 35 item 3).
+                    || crate::input::hooks::GitCommand::parse(&command.argv)
+                        .is_some_and(|g| g.is_dry_run()))
         }
         program => READERS.contains(&program) && command.wrappers.is_empty(),
     }
@@ -70,6 +73,22 @@ pub fn read_only(command: &str) -> bool {
     parsed.problems.is_empty()
         && !parsed.commands.is_empty()
         && parsed.commands.iter().all(is_reader)
+}
+
+/// The git commands a command line runs, each as its subcommand and
+/// arguments read as git reads them (global options left out): what an
+/// approval at an agent's prompt binds (issue 35 item 1). Commands in a
+/// line that cannot be read whole are left out: a git door never finds
+/// them approved.
+pub fn git_commands(command: &str) -> Vec<Vec<String>> {
+    let parsed = parse(command, &|_| None);
+    parsed
+        .commands
+        .iter()
+        .filter(|c| c.program() == "git" && !c.in_definition)
+        .filter_map(|c| crate::input::hooks::GitCommand::parse(&c.argv))
+        .map(|g| std::iter::once(g.sub).chain(g.args).collect())
+        .collect()
 }
 
 #[cfg(test)]
@@ -88,6 +107,9 @@ mod tests {
             "grep -rn TODO src",
             "rg -n 'fn main' src",
             "cat a.txt 2>/dev/null",
+            "git clean -nfd",
+            "git push --dry-run --force origin HEAD~4:main",
+            "git rm -rn .",
         ] {
             assert!(read_only(reads), "{reads}");
         }
@@ -104,6 +126,8 @@ mod tests {
             "sed -i s/a/b/ f",
             "ls; rm f",
             "git st",
+            "git clean -fd",
+            "git push -o -n origin main",
             "find . -delete",
             "sort -o out.txt in.txt",
             "",

@@ -48,6 +48,17 @@ pub fn assess(config: &Config, command: &str, cwd: &Path, repo: &LazyRepo) -> Re
         *reached.get_or_init(|| crate::commands::status::hook_reached(cwd, crate::install::REF_TX))
     };
     for m in &classification.matches {
+        // A dry run is not an operation (issue 35 item 3): nothing is
+        // measured, whatever rule it matched.
+        if crate::input::hooks::GitCommand::parse(&m.command.argv).is_some_and(|g| g.is_dry_run()) {
+            let step = redact(&one_line(&shell_words::join(&m.command.argv), 200));
+            refs.push(RefRisk {
+                tier: Tier::None,
+                rule: Rule::Command,
+                reason: format!("{}: `{step}` (a dry run: it changes nothing)", m.reason),
+            });
+            continue;
+        }
         let measured = m.facts.as_ref().map(|f| measure(f, m, cwd, repo));
         let (tier, note) = classify_command(
             m.tier,

@@ -143,6 +143,17 @@ pub struct WithoutVerdict {
 
 /// `git vouch status`.
 pub fn status(ctx: &Ctx, args: &StatusArgs) -> Result<ExitStatus> {
+    if args.explain {
+        let dir = ctx.dir(args.repo.as_ref());
+        let root = git::LazyRepo::new(&dir).root();
+        let config = ctx.config(root.as_deref());
+        ui::out(&format!(
+            "What happens to a verified operation, by what the verifiers say and who started it (this config's `on_unavailable` and mode):\n\n{}\n{}",
+            crate::policy::decision_table(&config).trim_end(),
+            EXPLAIN_NOTES
+        ));
+        return Ok(ExitStatus::Allowed);
+    }
     let status = gather(ctx, &ctx.dir(args.repo.as_ref()))?;
     if args.json {
         ui::out(&serde_json::to_string_pretty(&status)?);
@@ -326,16 +337,31 @@ pub struct AgentStatus {
     pub on_failure: Option<String>,
 }
 
+/// What `status --explain` says under the table: the cases it has no
+/// column for.
+pub const EXPLAIN_NOTES: &str = "
+- standard operations are verified only with `verify_standard = true` (then as high); `none` always goes on.
+- `VOUCH_SKIP=\"<reason>\"` and `git vouch approve <id>` (at a terminal) allow one operation, logged; the agent door judges an agent's command that uses either critical.
+- when an agent's person said yes at its prompt, or the agent door let a command through on a verdict, the git hooks that command runs honour that, once, for exactly what was measured before it ran.
+- a dry run (`git push -n`, `clean -n`, `rm -n`, `add -n`) is no operation: allowed at every door, not logged.
+- observe mode (`mode = \"observe\"`) allows everything and logs what enforcing would have done.";
+
 /// What an operation of `tier` meets without a verdict, in words.
 pub fn unverified_meaning(tier: Tier, rule: OnUnavailable) -> String {
     let what = match rule {
         OnUnavailable::Allow => "allowed, with a warning",
         OnUnavailable::Ask => {
-            "asked at a terminal; allowed with a warning where nobody can be asked (CI, agents, GUIs)"
+            "asked at a terminal; allowed with a warning where nobody can be asked and no agent drives git (CI, GUIs, scripts)"
         }
         OnUnavailable::Block => "refused",
     };
-    format!("{tier} operations are {what}")
+    // An agent is never the person (SPEC 6), whatever the rule says.
+    let agents = if tier >= Tier::High && rule != OnUnavailable::Block {
+        "; an agent's are put to its person where they answer its questions, else refused"
+    } else {
+        ""
+    };
+    format!("{tier} operations are {what}{agents}")
 }
 
 /// The lines that say no verifier is configured and what that means for
@@ -356,7 +382,7 @@ pub fn no_verifier_lines(w: &WithoutVerdict, verify_standard: bool) -> Vec<Strin
         ));
     }
     lines.push(
-        "  next: set ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY (then `git vouch doctor`), or stricten `[on_unavailable]` (`git vouch config` shows it)"
+        "  next: set ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY (then `git vouch doctor`), or stricten `[on_unavailable]` (`git vouch config` shows it); `git vouch status --explain` shows every case"
             .to_owned(),
     );
     lines
@@ -837,9 +863,10 @@ mod tests {
             "{text}"
         );
         assert!(
-            text.contains("high operations are allowed, with a warning"),
+            text.contains("high operations are allowed, with a warning; an agent's are put to its person where they answer its questions, else refused"),
             "{text}"
         );
+        assert!(text.contains("git vouch status --explain"), "{text}");
         assert!(text.contains("ANTHROPIC_API_KEY"), "{text}");
         let keyed = sample(true).text();
         assert!(!keyed.contains("no verifier is configured"), "{keyed}");

@@ -86,6 +86,7 @@ pub fn verify(ctx: &Ctx, args: &VerifyArgs) -> Result<ExitStatus> {
     let hint = PushArgs {
         force: ForceHint::Forced,
         mirror: false,
+        dry_run: false,
     };
     let facts = repo.push_facts(&remote, &url, vec![update], &hint);
     let assessment = classify_push(&facts, &config.policy);

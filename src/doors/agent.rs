@@ -42,6 +42,9 @@ struct AgentHook {
     /// What the answer says first about a command judged: its tier and
     /// why.
     headline: String,
+    /// A person answers the agent's `ask` for this message
+    /// ([`protocol::person_answers`]).
+    asks: bool,
 }
 
 /// What the agent's message turned out to be.
@@ -64,6 +67,7 @@ pub fn agent_hook(ctx: &Ctx, args: &AgentHookArgs) -> Result<ExitStatus> {
             agent: args.agent,
             read: Read::Nothing,
             headline: String::new(),
+            asks: false,
         },
     )
 }
@@ -77,7 +81,10 @@ impl Door for AgentHook {
     /// The agent reads the outcome in its protocol: nothing is printed for
     /// a person here.
     fn interaction(&self) -> Interaction {
-        interaction(self.agent)
+        Interaction::Agent {
+            name: self.agent.name(),
+            can_ask: self.asks,
+        }
     }
 
     /// What could be read: a read error cuts the message short, and a cut
@@ -123,6 +130,7 @@ impl Door for AgentHook {
                 });
             }
         };
+        self.asks = protocol::person_answers(agent, &request);
         let judge = self.judge_request(ctx, &request);
         self.read = Read::Before(request);
         Ok(judge)
@@ -140,6 +148,12 @@ impl Door for AgentHook {
             Read::Bad | Read::Nothing => None,
         };
         let tier = op.map_or(Tier::None, |op| op.assessment().tier);
+        // The verifiers let a verified command through: its git doors
+        // must not refuse it half way (issue 35 item 2).
+        let verified_allow = matches!(&outcome, DoorOutcome::Decided(d)
+            if matches!(d.plan.action, crate::policy::Action::Allow { .. })
+                && d.combined.is_some()
+                && d.status == ExitStatus::Allowed);
         let answer = match outcome {
             DoorOutcome::Passed
             | DoorOutcome::Unreadable { refused: false }
@@ -153,9 +167,48 @@ impl Door for AgentHook {
             }
             DoorOutcome::Decided(decided) => self.decided(&decided),
         };
-        let note = request
+        // An `ask` is a question to the person only where one answers it
+        // (issue 35 item 1), and their yes must reach vouch's git doors:
+        // what was shown is written down for them. Where either fails, the
+        // command is refused, worded for the model.
+        let answer = match (answer, op, request.as_ref()) {
+            (Answer::NoOpinion, Some(op), Some(request)) if verified_allow => {
+                if let Err(e) = write_asked(ctx, agent, request, op, "verdict") {
+                    ui::warn(&format!(
+                        "vouch could not record its decision for its git hooks ({e:#}); they judge this command again"
+                    ));
+                }
+                Answer::NoOpinion
+            }
+            (Answer::Ask(text), Some(op), Some(request)) if self.asks => {
+                match write_asked(ctx, agent, request, op, "person") {
+                    Ok(()) => Answer::Ask(text),
+                    Err(e) => Answer::Deny(format!(
+                        "{}. vouch could not record the person's answer for its git hooks ({}), so it is refused. {}",
+                        self.headline,
+                        one_line(&format!("{e:#}"), 200),
+                        protocol::DENIED_TO_THE_MODEL
+                    )),
+                }
+            }
+            (Answer::Ask(_), ..) => Answer::Deny(format!(
+                "{}. A person must decide, and none answers this agent's questions here. {}",
+                self.headline,
+                protocol::DENIED_TO_THE_MODEL
+            )),
+            (answer, ..) => answer,
+        };
+        let (snapshot, note) = request
             .as_ref()
-            .and_then(|request| snapshot_before(ctx, agent, request, &answer));
+            .map(|request| snapshot_before(ctx, agent, request, &answer))
+            .unwrap_or_default();
+        // The person reads how to take it back, when it can be.
+        let answer = match answer {
+            Answer::Ask(text) if snapshot.is_some() => Answer::Ask(format!(
+                "{text} vouch took a snapshot first: `git vouch undo` brings back what it discards."
+            )),
+            answer => answer,
+        };
         let mut reply = protocol::reply(agent, &answer);
         if let Some(note) = &note {
             protocol::add_note(agent, &mut reply, note);
@@ -239,14 +292,22 @@ impl AgentHook {
         // cannot be logged: the person decides, told why (a deny where the
         // agent cannot ask).
         if decided.status == ExitStatus::Error {
-            return Answer::Ask(format!(
-                "{}. vouch allowed it, but {}, so the decision is not on record: a person must decide.",
-                self.headline,
-                decided
-                    .unlogged
-                    .as_deref()
-                    .unwrap_or("its audit line could not be written")
-            ));
+            let why = decided
+                .unlogged
+                .as_deref()
+                .unwrap_or("its audit line could not be written");
+            return if self.asks {
+                Answer::Ask(format!(
+                    "{}. vouch allowed it, but {why}, so the decision is not on record: you decide.",
+                    self.headline
+                ))
+            } else {
+                Answer::Deny(format!(
+                    "{}. vouch allowed it, but {why}, so the decision is not on record and it is refused. {}",
+                    self.headline,
+                    protocol::DENIED_TO_THE_MODEL
+                ))
+            };
         }
         let unavailable = match decided.combined.as_ref().map(|c| &c.outcome) {
             Some(VerdictOutcome::Unavailable { reason }) => Some(reason.as_str()),
@@ -280,23 +341,34 @@ impl AgentHook {
 /// returned says what, and how to bring it back. A new snapshot leaves an
 /// audit line (its name, what it did not copy, what the previous command
 /// lost); an unchanged state writes nothing. Retention runs here, in the
-/// store, and lets go only of what is past both of its limits.
-fn snapshot_before(ctx: &Ctx, agent: Agent, request: &Request, answer: &Answer) -> Option<String> {
-    let command = request.command.as_ref()?;
+/// store, and lets go only of what is past both of its limits. Returns the
+/// snapshot's name, when one was written, and the line to say.
+fn snapshot_before(
+    ctx: &Ctx,
+    agent: Agent,
+    request: &Request,
+    answer: &Answer,
+) -> (Option<String>, Option<String>) {
+    let Some(command) = request.command.as_ref() else {
+        return (None, None);
+    };
     if matches!(answer, Answer::Deny(_))
         || !protocol::is_shell_tool(agent, &request.tool)
         || crate::classify::read_only(command)
     {
-        return None;
+        return (None, None);
     }
     let cwd = request_dir(ctx, request);
     let shown = crate::text::redact_secrets(command);
-    let store = snapshot_store(ctx, &cwd)?;
+    let Some(store) = snapshot_store(ctx, &cwd) else {
+        return (None, None);
+    };
     let taken = match git::take_snapshot(&store, agent.name(), &shown) {
-        Ok(taken) => taken?,
+        Ok(Some(taken)) => taken,
+        Ok(None) => return (None, None),
         Err(e) => {
             ui::warn(&format!("no snapshot before this command: {e:#}"));
-            return None;
+            return (None, None);
         }
     };
     // `git worktree remove --force` or `prune` takes another work tree's
@@ -363,7 +435,75 @@ fn snapshot_before(ctx: &Ctx, agent: Agent, request: &Request, answer: &Answer) 
         Some(record),
         lost,
     );
-    note
+    (Some(taken.short().to_owned()), note)
+}
+
+/// Writes what the agent door shows the person with its `ask` (issue 35
+/// item 1): the git doors the command passes honour it for exactly that
+/// ([`crate::interact::asked`]). An error means no approval can reach
+/// them: the command is refused instead.
+fn write_asked(ctx: &Ctx, agent: Agent, request: &Request, op: &Operation, by: &str) -> Result<()> {
+    let Operation::Command { assessed, .. } = op else {
+        anyhow::bail!("not a shell command");
+    };
+    let dirs = ctx.dirs()?;
+    // Without a home directory the state dir lives in the repository,
+    // where anything that writes files could write an approval.
+    if dirs.fallback.is_some() {
+        anyhow::bail!("vouch has no state directory of its own here (no home directory)");
+    }
+    let root = assessed
+        .root
+        .clone()
+        .ok_or_else(|| anyhow::anyhow!("the command runs in no git repository"))?;
+    let stash_top = assessed
+        .facts
+        .iter()
+        .any(|f| matches!(f.measured, Some(crate::facts::CommandFacts::StashDrop(_))))
+        .then(|| {
+            git::Repo::discover(&root)
+                .ok()?
+                .stash_oids()
+                .into_iter()
+                .next()
+        })
+        .flatten();
+    let refs = crate::interact::asked::shown_refs(assessed, stash_top.as_deref())
+        .ok_or_else(|| anyhow::anyhow!("a step changes refs vouch could not measure"))?;
+    let (agent_pid, agent_exe) = crate::parent::agent_process()
+        .ok_or_else(|| anyhow::anyhow!("the agent's process cannot be read"))?;
+    let command = request.command.as_deref().unwrap_or_default();
+    let git = crate::classify::git_commands(command);
+    // No git command: no git door to reach.
+    if git.is_empty() {
+        return Ok(());
+    }
+    let files = assessed
+        .facts
+        .iter()
+        .filter_map(|f| match &f.measured {
+            Some(crate::facts::CommandFacts::Worktree { loss, .. }) => Some(loss.files),
+            _ => None,
+        })
+        .sum();
+    let now = ctx.now();
+    let shown = crate::interact::asked::Shown {
+        agent: agent.name().to_owned(),
+        session: request.session.clone(),
+        repo: root.display().to_string(),
+        command: assessed.command.clone(),
+        git,
+        refs,
+        files,
+        agent_pid,
+        agent_exe,
+        asked_at: now.to_string(),
+        expires_at: crate::interact::asked::expires(now).to_string(),
+        used_by: None,
+        by: by.to_owned(),
+    };
+    crate::interact::asked::write(&dirs.state, &shown)?;
+    Ok(())
 }
 
 /// The agent's post-tool hook (issue 28 item 3): the command has run;
@@ -570,7 +710,10 @@ pub fn answer_in_time(ctx: &Ctx, agent: Agent, deadline: Duration, exit: impl Fn
             .checked_sub(deadline)
             .unwrap_or_else(Instant::now);
         Run::new(ctx, &config, &ctx.cwd, &op, started)
-            .through(interaction(agent))
+            .through(Interaction::Agent {
+                name: agent.name(),
+                can_ask: false,
+            })
             .log_decided(
                 &Plan::refused_unjudged(why.clone()),
                 Decision::Refused,
@@ -578,11 +721,4 @@ pub fn answer_in_time(ctx: &Ctx, agent: Agent, deadline: Duration, exit: impl Fn
             );
         exit(reply.code);
     });
-}
-
-fn interaction(agent: Agent) -> Interaction {
-    Interaction::Agent {
-        name: agent.name(),
-        can_ask: protocol::can_ask(agent),
-    }
 }

@@ -299,6 +299,9 @@ pub(crate) fn drive(ctx: &Ctx, door: &mut dyn Door) -> Result<ExitStatus> {
         }
         Judge::Operation(judged) => judged,
     };
+    // Who can be asked may depend on what the door read (an agent's
+    // permission mode).
+    let interaction = door.interaction();
     let Judged {
         op,
         config,

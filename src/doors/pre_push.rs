@@ -104,6 +104,11 @@ impl Door for PrePush<'_> {
         let push_args = parent::git_ancestor_argv()
             .map(|argv| parse_push_argv(&argv))
             .unwrap_or_default();
+        // git runs this hook on a dry run too and does not say so: only
+        // the command line does (issue 35 item 3). Nothing is sent.
+        if push_args.dry_run {
+            return Ok(Judge::Pass);
+        }
         // Even with no lines the repository is opened: a mirror remote
         // (`remote.<name>.mirror`) deletes refs that git never shows the hook.
         let (facts, root, repo_warning) = match Repo::open_for_history(&ctx.cwd) {
@@ -173,6 +178,8 @@ pub struct AtOnce {
     force: ForceHint,
     remote_head: Option<String>,
     config: crate::config::Config,
+    /// A dry run (`git push -n`): nothing is sent, nothing to judge.
+    dry_run: bool,
 }
 
 impl AtOnce {
@@ -187,6 +194,15 @@ impl AtOnce {
         let push_args = parent::git_ancestor_argv()
             .map(|argv| parse_push_argv(&argv))
             .unwrap_or_default();
+        if push_args.dry_run {
+            return Some(Self {
+                repo,
+                force: push_args.force,
+                remote_head: None,
+                config: crate::config::Config::default(),
+                dry_run: true,
+            });
+        }
         if push_args.mirror || !repo.config_is_plain(env) {
             return None;
         }
@@ -197,6 +213,7 @@ impl AtOnce {
             force: push_args.force,
             remote_head,
             config,
+            dry_run: false,
         })
     }
 
@@ -206,6 +223,9 @@ impl AtOnce {
     /// loose commits ([`Loose`]); anything else, or anything not certain
     /// (a tag, a packed history), is false, and the whole door decides.
     pub fn allows(self, remote: &str, url: &str, input: &[u8]) -> bool {
+        if self.dry_run {
+            return true;
+        }
         let Ok(updates) = parse_pre_push(input) else {
             return false;
         };

@@ -224,7 +224,7 @@ impl Door for RefTx<'_> {
         }
     }
 
-    fn answer(&mut self, _ctx: &Ctx, _op: Option<&Operation>, outcome: Outcome) -> ExitStatus {
+    fn answer(&mut self, ctx: &Ctx, op: Option<&Operation>, outcome: Outcome) -> ExitStatus {
         let status = outcome.git_status();
         if let Outcome::Decided(_) = outcome
             && status == ExitStatus::Allowed
@@ -232,7 +232,62 @@ impl Door for RefTx<'_> {
         {
             memo.allow();
         }
+        if status != ExitStatus::Allowed
+            && let (Some(Operation::LocalRefs { facts, .. }), Some((git_dir, _))) =
+                (op, &self.rescue_in)
+        {
+            put_back(ctx, git_dir, facts);
+        }
         status
+    }
+}
+
+/// A refused transaction leaves the repository as it was where vouch can
+/// make it so (issue 35 item 2): git runs this hook after it changed
+/// other things. `git stash drop` took the entry out of the stash's list
+/// first: it is written back. `git reset --hard` (and the like) rewrote
+/// the work tree and the index first: no hook can keep those, so the
+/// person is told where they are kept (the snapshot the agent door took
+/// before the agent's command) and the command that brings them back.
+fn put_back(ctx: &Ctx, git_dir: &Path, facts: &LocalFacts) {
+    for f in &facts.refs {
+        if f.change == LocalChange::DropStash {
+            match crate::git::put_back_stash_entry(git_dir, &f.old_oid) {
+                Ok(true) => ui::info(&format!(
+                    "put back the stash entry {} that git had already taken out of the list: `git stash list` shows it again",
+                    short_oid(&f.old_oid)
+                )),
+                Ok(false) => {}
+                Err(e) => ui::warn(&format!(
+                    "git had already taken the stash entry {} out of the list, and vouch could not put it back ({e:#}): `{}` does",
+                    short_oid(&f.old_oid),
+                    git_restore("refs/stash", &f.old_oid)
+                )),
+            }
+        }
+    }
+    let rewound = facts
+        .refs
+        .iter()
+        .any(|f| f.checked_out && matches!(f.change, LocalChange::Rewind | LocalChange::Rewrite));
+    if rewound && crate::env::agent_driving(ctx.env.as_ref()).is_some() {
+        let recent = ctx
+            .dirs()
+            .ok()
+            .and_then(|d| crate::git::SnapshotStore::open(&d.state, &ctx.cwd).ok().flatten())
+            .and_then(|store| crate::git::snapshot_before_now(&store).ok().flatten())
+            .filter(|s| {
+                s.time.parse::<jiff::Timestamp>().is_ok_and(|t| {
+                    ctx.now().duration_since(t) < jiff::SignedDuration::from_mins(30)
+                })
+            });
+        if let Some(snapshot) = recent {
+            ui::info(&format!(
+                "the work tree and index as they were before `{}` are in vouch's snapshot {}: `git vouch undo` puts them back",
+                one_line(&snapshot.command, 120),
+                snapshot.time
+            ));
+        }
     }
 }
 

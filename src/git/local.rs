@@ -614,3 +614,64 @@ mod tests {
         assert!(rescue_origin("refs/heads/main").is_none());
     }
 }
+
+/// Puts back the stash entry `oid` that `git stash drop` took out of the
+/// stash's reflog before the ref update vouch refused (issue 35 item 2):
+/// git rewrites `logs/refs/stash` first, and only then asks to delete
+/// `refs/stash`; refused, the ref still names the entry but `git stash
+/// list` no longer shows it. The line written back is the one `git stash`
+/// wrote: the entry's committer and time, and its subject. `Ok(false)`
+/// when nothing was missing (or `refs/stash` no longer names `oid`).
+pub fn put_back_stash_entry(git_dir: &Path, oid: &str) -> Result<bool> {
+    let repo = git2::Repository::open(git_dir)
+        .with_context(|| format!("cannot open `{}`", git_dir.display()))?;
+    let named = repo
+        .find_reference("refs/stash")
+        .ok()
+        .and_then(|r| r.target())
+        .map(|o| o.to_string());
+    if named.as_deref() != Some(oid) {
+        return Ok(false);
+    }
+    let log = repo.commondir().join("logs/refs/stash");
+    let text = std::fs::read_to_string(&log).unwrap_or_default();
+    let lines: Vec<&str> = text.lines().filter(|l| !l.is_empty()).collect();
+    if lines
+        .iter()
+        .any(|l| l.split(' ').nth(1).is_some_and(|new| new == oid))
+    {
+        return Ok(false);
+    }
+    let commit = repo
+        .find_commit(Oid::from_str(oid)?)
+        .with_context(|| format!("the stash entry {oid} is not a commit here"))?;
+    let who = commit.committer();
+    let when = who.when();
+    let offset = when.offset_minutes();
+    let ident = format!(
+        "{} <{}> {} {}{:02}{:02}",
+        String::from_utf8_lossy(who.name_bytes()),
+        String::from_utf8_lossy(who.email_bytes()),
+        when.seconds(),
+        if offset < 0 { '-' } else { '+' },
+        offset.abs() / 60,
+        offset.abs() % 60
+    );
+    let subject = String::from_utf8_lossy(commit.message_bytes())
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .to_owned();
+    let old = lines
+        .last()
+        .and_then(|l| l.split(' ').nth(1))
+        .map_or_else(|| "0".repeat(oid.len()), str::to_owned);
+    let mut out = text;
+    if !out.is_empty() && !out.ends_with('\n') {
+        out.push('\n');
+    }
+    out.push_str(&format!("{old} {oid} {ident}\t{subject}\n"));
+    crate::files::write_atomic(&log, out.as_bytes(), 0o644)
+        .with_context(|| format!("cannot write `{}`", log.display()))?;
+    Ok(true)
+}

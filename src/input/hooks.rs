@@ -159,6 +159,9 @@ pub struct PushArgs {
     pub force: ForceHint,
     /// `--mirror` was given.
     pub mirror: bool,
+    /// `--dry-run` or `-n` was given ([`GitCommand::is_dry_run`]): git runs
+    /// `pre-push` on a dry run too, and does not tell the hook.
+    pub dry_run: bool,
 }
 
 /// True when a process's program name (`argv[0]`) is git.
@@ -342,6 +345,7 @@ pub fn parse_push_argv(argv: &[String]) -> PushArgs {
             }
         }
     }
+    let dry_run = git.is_dry_run();
     PushArgs {
         force: if forced {
             ForceHint::Forced
@@ -349,6 +353,7 @@ pub fn parse_push_argv(argv: &[String]) -> PushArgs {
             ForceHint::NotForced
         },
         mirror,
+        dry_run,
     }
 }
 
@@ -597,6 +602,72 @@ impl GitCommand {
         })
     }
 
+    /// True when git runs this command as a dry run (issue 35 item 3): it
+    /// says what it would do and changes nothing. `-n` or `--dry-run` of
+    /// `push`, `clean`, `rm`, `add` and `mv`, of `prune`, `remote prune`,
+    /// `worktree prune` and `reflog expire|delete`, read as git's
+    /// parse-options reads them: the last of `--dry-run` and
+    /// `--no-dry-run` counts, `-n` may sit in a bundle (`-fn`) but not
+    /// after a short option that takes the rest as its value (`-o`, `-e`),
+    /// and a word that is an option's value (`--push-option -n`) or comes
+    /// after `--` is no option. Anything else, or anything uncertain, is
+    /// no dry run: the command is judged as a real one.
+    pub fn is_dry_run(&self) -> bool {
+        // The short options that take a value, and the long ones that take
+        // the next word when no `=` is given (git 2.47-2.55 `builtin/*.c`).
+        let (short_value, long_value): (&[char], &[&str]) = match (self.sub.as_str(), self.action())
+        {
+            ("push", _) => (
+                &['o'],
+                &[
+                    "--repo",
+                    "--receive-pack",
+                    "--exec",
+                    "--push-option",
+                    "--recurse-submodules",
+                ],
+            ),
+            ("clean", _) => (&['e'], &["--exclude"]),
+            ("rm", _) => (&[], &["--pathspec-from-file"]),
+            ("add", _) => (&[], &["--chmod", "--pathspec-from-file"]),
+            ("mv" | "prune", _) => (&[], &["--expire"]),
+            ("remote" | "worktree", Some("prune")) => (&[], &["--expire"]),
+            ("reflog", Some("expire" | "delete")) => (&[], &["--expire", "--expire-unreachable"]),
+            _ => return false,
+        };
+        let mut dry = false;
+        let mut words = self.args.iter();
+        while let Some(arg) = words.next() {
+            if arg == "--" {
+                break;
+            }
+            if let Some(long) = arg.strip_prefix("--") {
+                match long {
+                    "dry-run" => dry = true,
+                    "no-dry-run" => dry = false,
+                    _ if long_value.contains(&arg.as_str()) => {
+                        words.next();
+                    }
+                    _ => {}
+                }
+            } else if let Some(letters) = arg.strip_prefix('-') {
+                for (at, c) in letters.char_indices() {
+                    if short_value.contains(&c) {
+                        // The rest of the word is the value, or the next word is.
+                        if at + c.len_utf8() == letters.len() {
+                            words.next();
+                        }
+                        break;
+                    }
+                    if c == 'n' {
+                        dry = true;
+                    }
+                }
+            }
+        }
+        dry
+    }
+
     /// The first word after the subcommand that is not an option
     /// (`pop` in `git stash pop`).
     pub fn action(&self) -> Option<&str> {
@@ -760,6 +831,63 @@ mod tests {
         let input = format!("(delete) {z64} refs/heads/x {b64}\n");
         let updates = parse_pre_push(input.as_bytes()).unwrap();
         assert!(updates[0].is_delete());
+    }
+
+    /// A dry run is not an operation (issue 35 item 3): read as git reads
+    /// its options, and never where the `-n` is an option's value, after
+    /// `--`, or of a command whose `-n` means something else.
+    #[test]
+    fn dry_runs_are_read_as_git_reads_them() {
+        let dry = |line: &str| {
+            let words: Vec<String> = shell_words::split(line).unwrap();
+            GitCommand::parse(&words).unwrap().is_dry_run()
+        };
+        for yes in [
+            "git push --dry-run --force origin HEAD~4:main",
+            "git push -n -f origin :main",
+            "git push -fn origin :main",
+            "git push origin main -n",
+            "git push --dry origin main",
+            "git push -o ci.skip -n origin main",
+            "git push --push-option=x -n origin main",
+            "git -C sub push --no-dry-run --dry-run origin main",
+            "git clean -n",
+            "git clean -nfd",
+            "git clean --dry-run -fdx",
+            "git rm -n f",
+            "git rm -rn .",
+            "git add -n .",
+            "git add --dry-run -A",
+            "git mv -n a b",
+            "git remote prune -n origin",
+            "git worktree prune --dry-run",
+            "git reflog expire -n --all",
+            "git prune -n",
+        ] {
+            assert!(dry(yes), "{yes}");
+        }
+        for no in [
+            "git push --force origin main",
+            "git push --dry-run --no-dry-run origin main",
+            "git push -o -n origin main",
+            "git push --push-option -n origin main",
+            "git push -on origin main",
+            "git push origin -- -n",
+            "git clean -fe -n",
+            "git clean -f -e -n",
+            "git clean -f --exclude -n",
+            "git commit -n -m x",
+            "git branch -D -n",
+            "git fetch -n",
+            "git stash drop -n",
+            "git reset --hard -n",
+            "git reflog show -n 3",
+            "git remote -n",
+        ] {
+            assert!(!dry(no), "{no}");
+        }
+        assert!(parse_push_argv(&argv("git push -n --force origin main")).dry_run);
+        assert!(!parse_push_argv(&argv("git push --force origin main")).dry_run);
     }
 
     #[test]

@@ -128,7 +128,7 @@ fn check_verify_asks_the_verifiers_and_logs() {
 
 fn claude_input(command: &str, cwd: &std::path::Path) -> Value {
     json!({"session_id": "sess-1", "cwd": cwd, "hook_event_name": "PreToolUse",
-           "tool_name": "Bash", "tool_input": {"command": command}})
+           "tool_name": "Bash", "permission_mode": "default", "tool_input": {"command": command}})
 }
 
 /// One agent's input for `command`, in that agent's shape.

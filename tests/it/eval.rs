@@ -611,6 +611,7 @@ mod corpus {
                 ForceHint::NotForced
             },
             mirror: false,
+            dry_run: false,
         };
         let facts = repo.push_facts("origin", URL, updates, &args);
         let assessment = classify_push(&facts, &config().policy);

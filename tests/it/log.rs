@@ -349,6 +349,7 @@ fn the_agent_door_does_not_let_a_verified_command_through_unlogged() {
         "session_id": "s",
         "cwd": env.work.display().to_string(),
         "tool_name": "Bash",
+        "permission_mode": "default",
         "tool_input": {"command": "git reset --hard"},
     })
     .to_string();

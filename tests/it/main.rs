@@ -28,6 +28,7 @@ mod layout;
 mod local;
 mod log;
 mod managers;
+mod one_decision;
 mod overrides;
 mod paths;
 mod pre_commit;

@@ -306,7 +306,7 @@ impl TestEnv {
     pub fn claude(&self, command: &str) -> Out {
         let input = serde_json::json!({"session_id": "s-1", "cwd": self.work,
             "hook_event_name": "PreToolUse", "tool_name": "Bash",
-            "tool_input": {"command": command}});
+            "permission_mode": "default", "tool_input": {"command": command}});
         self.vouch_stdin(&["agent-hook", "claude"], input.to_string().as_bytes())
     }
 
