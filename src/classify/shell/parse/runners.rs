@@ -251,7 +251,6 @@ const PACKAGE_BUILTINS: &[&str] = &[
     "env",
     "fetch",
     "patch",
-    "build",
     "help",
     "node",
     "plugin",
