@@ -132,7 +132,7 @@ fn claude_input(command: &str, cwd: &std::path::Path) -> Value {
 }
 
 /// One agent's input for `command`, in that agent's shape.
-fn input(agent: &str, command: &str, cwd: &std::path::Path) -> Value {
+pub(crate) fn input(agent: &str, command: &str, cwd: &std::path::Path) -> Value {
     match agent {
         "claude" => claude_input(command, cwd),
         "codex" => {
@@ -154,11 +154,11 @@ fn input(agent: &str, command: &str, cwd: &std::path::Path) -> Value {
     }
 }
 
-const AGENTS: [&str; 6] = ["claude", "codex", "gemini", "cursor", "copilot", "opencode"];
+pub(crate) const AGENTS: [&str; 6] = ["claude", "codex", "gemini", "cursor", "copilot", "opencode"];
 
 /// The decision and reason `agent` read from vouch's reply (Codex: exit 2
 /// and the reason on stderr is its deny).
-fn decision_of(agent: &str, out: &Out) -> (String, String) {
+pub(crate) fn decision_of(agent: &str, out: &Out) -> (String, String) {
     if agent == "codex" {
         out.code(2);
         return ("deny".into(), out.stderr.clone());

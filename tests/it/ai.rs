@@ -1130,3 +1130,60 @@ fn credentials_in_a_command_reach_neither_the_prompt_nor_the_log_nor_the_review(
     assert!(prompts.contains("PGPASSWORD=***") && prompts.contains("Bearer ***"));
     assert_eq!(env.last_audit()["result"], "block");
 }
+
+/// Issue 37 item 6: an answer past the 4 MiB body cap is a block of the
+/// operation asked about, whatever the provider and whatever it says; it
+/// is never asked again, nor handed to another provider.
+#[test]
+fn an_answer_over_the_body_cap_is_a_block_whatever_the_provider() {
+    let padding = "x".repeat(5 * 1024 * 1024);
+    for wire in [Wire::Anthropic, Wire::Openai, Wire::Google] {
+        for rec in ["block", "proceed"] {
+            let mut answer = verdict(rec, if rec == "block" { 0.1 } else { 0.9 });
+            answer["reasoning"] = json!(padding);
+            let server = LlmServer::start(vec![text(wire, &answer.to_string())]);
+            // The default config: an unusable answer would let the push through.
+            let env = setup(
+                wire,
+                &server,
+                "[ai]\ntimeout_secs = 20\nconnect_timeout_secs = 2\n",
+            );
+            let before = env.remote_ref("main");
+            let out = env.push(&["--force", "origin", "main"]);
+            out.code(1).stderr_has("refused");
+            let record = env.last_audit();
+            assert_eq!(record["result"], "block", "{wire:?} {rec}: {}", out.stderr);
+            assert_eq!(record["decision"], "refused", "{wire:?} {rec}");
+            assert!(
+                record.to_string().contains("larger than the 4 MiB"),
+                "{wire:?} {rec}: {record}"
+            );
+            assert_eq!(server.count(), 1, "{wire:?} {rec}: asked once");
+            assert_eq!(env.remote_ref("main"), before, "{wire:?} {rec}");
+        }
+    }
+}
+
+/// A feedback retry quotes a long unusable answer only in part.
+#[test]
+fn a_feedback_retry_never_sends_a_long_answer_back_whole() {
+    let prose = format!("I think it is fine. {}", "blah ".repeat(200_000));
+    let server = LlmServer::start(vec![
+        text(Wire::Anthropic, &prose),
+        text(Wire::Anthropic, &issue_block()),
+    ]);
+    let env = setup(Wire::Anthropic, &server, CONFIG);
+    env.push(&["--force", "origin", "main"]).code(1);
+    let received = server.received();
+    assert_eq!(received.len(), 2, "one feedback retry");
+    let retry = &received[1].body;
+    assert!(
+        retry.len() < 64 * 1024,
+        "the retry sent {} bytes back",
+        retry.len()
+    );
+    assert!(
+        retry.contains("more bytes of this answer left out"),
+        "{retry:.2000}"
+    );
+}

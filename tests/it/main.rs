@@ -14,6 +14,7 @@ mod undo_corpus;
 mod abbreviations;
 mod agent;
 mod ai;
+mod any_tool;
 mod bad_input;
 mod cli;
 mod config;

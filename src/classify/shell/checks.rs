@@ -12,6 +12,16 @@ pub(crate) fn fixed(command: &SimpleCommand) -> Vec<(Tier, String)> {
         return out;
     }
     let reads = git_reads_only(&command.argv);
+    if let Some(dir) = vouch_store(command)
+        && !reads
+    {
+        out.push((
+            Tier::Critical,
+            format!(
+                "writes vouch's own store `{dir}` (its snapshots or state) with git: what only it holds could no longer be undone, which turns the guard down"
+            ),
+        ));
+    }
     if let Some(dir) = other_repository(command)
         && !reads
     {
@@ -31,6 +41,29 @@ pub(crate) fn fixed(command: &SimpleCommand) -> Vec<(Tier, String)> {
         ));
     }
     out
+}
+
+/// The directory of vouch's own state (its snapshot store,
+/// `<state>/vouch/snapshots/`) a git command works in, through
+/// `--git-dir`, `--work-tree`, `GIT_DIR`, `-C` or `cd`.
+fn vouch_store(command: &SimpleCommand) -> Option<String> {
+    let git = command.git.as_ref()?;
+    let mut dirs: Vec<&String> = git.git_dir.iter().chain(&git.work_tree).collect();
+    dirs.extend(&git.dirs);
+    dirs.extend(&command.cd);
+    dirs.extend(
+        command
+            .env
+            .iter()
+            .filter(|(n, _)| n == "GIT_DIR" || n == "GIT_WORK_TREE")
+            .map(|(_, v)| v),
+    );
+    dirs.into_iter()
+        .find(|d| {
+            let d = d.trim_end_matches('/');
+            d.contains("state/vouch") || d.contains("vouch/snapshots") || d.ends_with("/vouch")
+        })
+        .cloned()
 }
 
 /// The git directory or work tree a command names, when it is not the one

@@ -292,13 +292,36 @@ pub fn classify_with(
                 after_change,
             ));
         }
+        if let Some(names) = injected_hook_config(command) {
+            out.matches.push(found(
+                Tier::Critical,
+                format!(
+                    "sets {names} carrying a setting that changes which hooks run: every git it starts reads it, which turns the guard down"
+                ),
+                None,
+                after_change,
+            ));
+        }
         for (tier, reason) in checks::fixed(command) {
             best = best.max(tier);
             out.matches.push(found(tier, reason, None, after_change));
         }
-        let markers = hook_skips(command);
+        let (markers, hooks_changed) = hook_skips(command);
         if markers.is_empty() {
             continue;
+        }
+        // Which hooks run, changed for this command (issue 37 item 4):
+        // critical whatever the command.
+        if !hooks_changed.is_empty() {
+            out.matches.push(found(
+                Tier::Critical,
+                format!(
+                    "{} changes which hooks run for this command, so vouch's hooks may not run: turns the guard down",
+                    hooks_changed.join(", ")
+                ),
+                None,
+                after_change,
+            ));
         }
         let markers = markers.join(", ");
         let is_push =
@@ -405,10 +428,12 @@ fn flat_commands(cmd: &str, aliases: &dyn Fn(&str) -> Option<String>) -> Vec<Sim
         .collect()
 }
 
-/// The ways a git command skips vouch's hooks, described.
-fn hook_skips(command: &SimpleCommand) -> Vec<String> {
+/// The ways a git command skips vouch's hooks, described; and of those,
+/// the settings that change which hooks run (`-c core.hooksPath=...`,
+/// `hook.*`, `core.fsmonitor`, an include).
+fn hook_skips(command: &SimpleCommand) -> (Vec<String>, Vec<String>) {
     let Some(git) = &command.git else {
-        return Vec::new();
+        return (Vec::new(), Vec::new());
     };
     let mut markers = Vec::new();
     let sub = command.argv.get(1).map_or("", String::as_str);
@@ -427,18 +452,67 @@ fn hook_skips(command: &SimpleCommand) -> Vec<String> {
     if no_verify {
         markers.push("`--no-verify`".to_owned());
     }
+    let mut changed = Vec::new();
     if let Some(path) = git.setting("core.hooksPath") {
-        markers.push(format!("`core.hooksPath={path}`"));
+        changed.push(format!("`core.hooksPath={path}`"));
     }
     // git 2.54+: `hook.<event>.enabled` turns off every hook of an event,
-    // `hook.vouch-<hook>.enabled` vouch's config-defined one.
+    // `hook.vouch-<hook>.enabled` vouch's config-defined one; `hook.*`
+    // defines others; an include can set any of them.
     for (key, value) in &git.config {
         let key = key.to_ascii_lowercase();
-        if key.starts_with("hook.") && key.ends_with(".enabled") {
-            markers.push(format!("`{key}={value}`"));
+        if key.starts_with("hook.")
+            || key == "core.fsmonitor"
+            || key == "include.path"
+            || (key.starts_with("includeif.") && key.ends_with(".path"))
+        {
+            changed.push(format!("`{key}={value}`"));
         }
     }
-    markers
+    markers.extend(changed.iter().cloned());
+    (markers, changed)
+}
+
+/// True for a config key or text that changes which hooks run.
+fn changes_hooks(text: &str) -> bool {
+    let text = text.to_ascii_lowercase();
+    [
+        "hookspath",
+        "hook.",
+        "fsmonitor",
+        "include.path",
+        "includeif.",
+    ]
+    .iter()
+    .any(|k| text.contains(k))
+}
+
+/// The `GIT_CONFIG_*` variables a command sets (inline, through `env`, or
+/// exported) that inject a setting changing which hooks run, for any
+/// program: every git it starts reads them (issue 37 item 4).
+fn injected_hook_config(command: &SimpleCommand) -> Option<String> {
+    let exported = matches!(
+        command.program(),
+        "export" | "declare" | "typeset" | "readonly" | "local" | "set"
+    );
+    let mut pairs: Vec<(String, String)> = command.env.clone();
+    if exported {
+        pairs.extend(
+            command.argv[1..]
+                .iter()
+                .filter_map(|a| a.split_once('='))
+                .map(|(n, v)| (n.to_owned(), v.to_owned())),
+        );
+    }
+    let names: Vec<String> = pairs
+        .iter()
+        .filter(|(name, value)| {
+            (name == "GIT_CONFIG_PARAMETERS" || name.starts_with("GIT_CONFIG_KEY_"))
+                && changes_hooks(value)
+        })
+        .map(|(name, _)| format!("`{name}`"))
+        .collect();
+    (!names.is_empty()).then(|| names.join(", "))
 }
 
 /// True for a variable that changes which config, hooks or state git and

@@ -65,18 +65,20 @@
 //! (what shells and other interpreters run) and `printf.rs` (what `echo`
 //! and `printf` write).
 
+mod find;
 mod git_args;
 mod interpreters;
 mod printf;
+mod runners;
 mod wrappers;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 use std::rc::Rc;
 
 use super::lex::{self, LexError, Op, RedirectKind, Token, Word};
 pub use git_args::GitCall;
-use interpreters::interpreter_code;
+use interpreters::{interpreter_code, reads_code_from_stdin};
 use printf::{pipe_text, printf_text};
 use wrappers::{
     Runner, XARGS_LONG_VALUES, XARGS_SHORT_VALUES, env_options, option_value, wrapped_command,
@@ -264,6 +266,10 @@ struct Parser<'a> {
     /// <<EOF`), so a script written and run in one line is judged by it.
     /// Keyed by the path without a leading `./`; the last write wins.
     written: HashMap<String, String>,
+    /// Task files (`Makefile`, `package.json`, ...) written earlier in the
+    /// line with content only known when it runs (`curl -o Makefile`,
+    /// `python3 gen.py > Makefile`).
+    written_unknown: HashSet<String>,
     /// Shell aliases defined earlier in the line (`alias g=git`).
     shell_aliases: Vec<(String, String)>,
     /// Git settings written earlier in the line (`git config alias.x ...`),
@@ -273,6 +279,11 @@ struct Parser<'a> {
     /// Shell variables assigned earlier in the command line (`X=...` alone
     /// or through `export`), so `CMD="git reset --hard"; $CMD` is read.
     vars: Vec<(String, String)>,
+    /// Variables that take each of several names in turn: a `for` loop's
+    /// (`for f in .git/refs/heads/*`) and `read`'s from a pipe (`find ... |
+    /// while read f`); a word that reads one stands for all of them, and
+    /// `true` marks names only known when the line runs (issue 37 item 1).
+    lists: HashMap<String, (Vec<String>, bool)>,
     /// Bytes of script text still to be read ([`BUDGET_PER_BYTE`]).
     budget: usize,
     /// Shell functions defined earlier in the line, with their bodies'
@@ -341,7 +352,9 @@ impl<'a> Parser<'a> {
             scripts,
             out: Parsed::default(),
             vars: Vec::new(),
+            lists: HashMap::new(),
             written: HashMap::new(),
+            written_unknown: HashSet::new(),
             shell_aliases: Vec::new(),
             git_config: Vec::new(),
             budget,
@@ -534,6 +547,71 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// Reads a `for NAME in WORDS` header: `$NAME` stands for every word,
+    /// a `$(find ...)` for the names the find can reach.
+    fn loop_header(&mut self, words: &[Word], depth: usize) {
+        let [_, name, rest @ ..] = words else {
+            return;
+        };
+        let values = match rest {
+            [keyword, values @ ..] if !keyword.quoted && keyword.text == "in" => values,
+            _ => return,
+        };
+        let mut names = Vec::new();
+        let mut unknown = false;
+        for word in values {
+            if !matches!(word.text.as_str(), "do" | ";") && word.subs.is_empty() {
+                names.push(word.text.clone());
+                continue;
+            }
+            let [body] = &word.subs[..] else {
+                continue;
+            };
+            let parsed = self.nested(body, depth);
+            match &parsed.commands[..] {
+                [only] if only.program() == "find" => {
+                    let reach = find::reach(&only.argv[1..]);
+                    unknown |= reach.unknown;
+                    names.extend(reach.words);
+                }
+                // Names only known when it runs.
+                _ => {
+                    names.push(word.text.clone());
+                    unknown = true;
+                }
+            }
+        }
+        self.lists.insert(name.text.clone(), (names, unknown));
+    }
+
+    /// `read NAME...` with `stdin`: the first name takes every line of
+    /// known data; from a pipe vouch cannot read, names only known then.
+    fn read_names(&mut self, args: &[String], stdin: &Stdin) {
+        let mut i = 0;
+        while let Some(arg) = args.get(i) {
+            if !arg.starts_with('-') {
+                break;
+            }
+            i += if matches!(
+                arg.as_str(),
+                "-a" | "-d" | "-p" | "-n" | "-N" | "-t" | "-u" | "-i"
+            ) {
+                2
+            } else {
+                1
+            };
+        }
+        let Some(name) = args.get(i) else {
+            return;
+        };
+        let value = match stdin {
+            Stdin::Data(data) => (data.lines().map(str::to_owned).collect(), false),
+            Stdin::Unknown => (vec![format!("${name}")], true),
+            Stdin::Inherited => return,
+        };
+        self.lists.insert(name.clone(), value);
+    }
+
     /// The text written earlier in the line to `path` (`cat > x <<EOF`,
     /// `printf ... > x`), when known.
     fn written_text(&self, path: &str) -> Option<String> {
@@ -685,7 +763,10 @@ impl<'a> Parser<'a> {
                     cases.push(parens);
                     return None;
                 }
-                "for" | "select" => return None,
+                "for" | "select" => {
+                    self.loop_header(words, depth);
+                    return None;
+                }
                 // `coproc CMD`, `coproc NAME { ...; }`: the command runs.
                 "coproc" => {
                     words = &words[1..];
@@ -742,6 +823,13 @@ impl<'a> Parser<'a> {
                 && let Some(words) = positional_words(word, &p.args)
             {
                 command.argv.extend(words);
+                continue;
+            }
+            if let Some((names, unknown)) =
+                variable_name(&word.text).and_then(|name| self.lists.get(name))
+            {
+                command.argv.extend(names.iter().cloned());
+                command.args_from_stdin |= *unknown;
                 continue;
             }
             let value = variable_name(&word.text)
@@ -819,12 +907,40 @@ impl<'a> Parser<'a> {
         let mut stdin = input;
         for redirect in redirects {
             match redirect.kind {
-                RedirectKind::Output => command.outputs.push(redirect.target.text),
-                RedirectKind::Input => stdin = Stdin::Unknown,
+                RedirectKind::Output => {
+                    let target = &redirect.target.text;
+                    let name = variable_name(target);
+                    if let Some((names, _)) = name.and_then(|n| self.lists.get(n)) {
+                        command.outputs.extend(names.iter().cloned());
+                    } else if let Some((_, value)) =
+                        name.and_then(|n| self.vars.iter().rev().find(|(v, _)| v == n))
+                    {
+                        command.outputs.push(value.clone());
+                    } else {
+                        command.outputs.push(redirect.target.text);
+                    }
+                }
+                // A file written earlier in the line, or one there is to
+                // read, is known data (`sh < x.sh`, `python3 < gen.py`).
+                RedirectKind::Input => {
+                    let path = &redirect.target.text;
+                    stdin = match self.written_text(path) {
+                        Some(text) => Stdin::Data(text),
+                        None if path.contains(['$', '`']) => Stdin::Unknown,
+                        None => match (self.scripts)(path, cd) {
+                            Ok(Some(text)) => Stdin::Data(text),
+                            _ => Stdin::Unknown,
+                        },
+                    };
+                }
                 RedirectKind::Heredoc => stdin = Stdin::Data(redirect.body.unwrap_or_default()),
                 RedirectKind::HereString => stdin = Stdin::Data(redirect.target.text + "\n"),
                 RedirectKind::Dup => {}
             }
+        }
+        // `... | while read f`: `$f` is each line the pipe brings.
+        if command.argv.first().is_some_and(|p| p == "read") {
+            self.read_names(&command.argv[1..], &stdin);
         }
         // A bare `> file` runs nothing but still truncates the file.
         if command.argv.is_empty() && command.env.is_empty() && command.outputs.is_empty() {
@@ -852,11 +968,34 @@ impl<'a> Parser<'a> {
             Stdin::Data(data) if program == "tee" => Some(data.clone()),
             _ => None,
         };
+        // `git apply FILE`, `patch -i FILE`: a file the line wrote is the
+        // data they read.
+        let applies = program == "patch"
+            || (program == "git" && command.argv.get(1).is_some_and(|a| a == "apply"));
+        if applies && command.stdin.is_none() {
+            let data = command.argv[1..]
+                .iter()
+                .map(|a| a.strip_prefix("--input=").unwrap_or(a))
+                .find_map(|a| self.written_text(a));
+            if let Some(data) = data {
+                command.stdin = Some(data);
+            }
+        }
+        let fetched = task_files_written(&command);
         let output = self.command(command, depth, &stdin);
         if let Some(text) = output.clone().or(known) {
             for file in outputs.iter().chain(&tee_files) {
-                self.written
-                    .insert(file.trim_start_matches("./").to_owned(), text.clone());
+                let file = file.trim_start_matches("./");
+                self.written_unknown.remove(file);
+                self.written.insert(file.to_owned(), text.clone());
+            }
+        } else {
+            for file in outputs.iter().chain(&tee_files).chain(&fetched) {
+                let file = file.trim_start_matches("./");
+                if runners::TASK_FILES.contains(&file) {
+                    self.written.remove(file);
+                    self.written_unknown.insert(file.to_owned());
+                }
             }
         }
         if program == "cd" || program == "pushd" {
@@ -928,6 +1067,21 @@ impl<'a> Parser<'a> {
             let program = program.as_str();
             if let Some(code) = interpreter_code(program, args) {
                 self.code(program, &code, &command, depth);
+                self.out.commands.push(command);
+                return None;
+            }
+            // Code on stdin is read as `-c` code is (issue 37 item 3).
+            if reads_code_from_stdin(program, args) {
+                match stdin {
+                    Stdin::Data(code) => {
+                        let code = code.clone();
+                        self.code(program, &code, &command, depth);
+                    }
+                    Stdin::Unknown => self.problem(ParseProblem::OpaqueScript {
+                        shell: program.to_owned(),
+                    }),
+                    Stdin::Inherited => {}
+                }
                 self.out.commands.push(command);
                 return None;
             }
@@ -1075,11 +1229,20 @@ impl<'a> Parser<'a> {
                     }
                 }
                 "find" => self.find_exec(&command, depth),
+                "make" | "gmake" | "npm" | "yarn" | "pnpm" | "bun" | "just" | "task"
+                | "go-task" => self.task_runner(program, &command, depth),
                 "git" => {
                     if self.git(&mut command, depth, &mut alias_count) {
                         continue;
                     }
-                    return None;
+                    // The work tree's own diff, reversed: what applying it
+                    // does is read by the rules (issue 37 item 5).
+                    return self
+                        .out
+                        .commands
+                        .last()
+                        .is_some_and(reversed_diff)
+                        .then(|| REVERSED_DIFF.to_owned());
                 }
                 _ => {}
             }
@@ -1099,6 +1262,11 @@ impl<'a> Parser<'a> {
                 let _ = self.command(inner, depth, stdin);
             }
             let output = match program {
+                // The names it prints, when its filters bound them.
+                "find" => {
+                    let reach = find::reach(args);
+                    (!reach.unknown).then(|| reach.words.join("\n"))
+                }
                 "echo" => Some(pipe_text(args)),
                 "printf" => Some(printf_text(args)),
                 "cat" if args.is_empty() => command.stdin.clone(),
@@ -1108,6 +1276,63 @@ impl<'a> Parser<'a> {
             return output;
         }
     }
+}
+
+/// The task files (`Makefile`, `package.json`, ...) a command writes with
+/// content vouch cannot know: fetched, copied or moved into place.
+fn task_files_written(command: &SimpleCommand) -> Vec<String> {
+    if !matches!(
+        command.program(),
+        "curl"
+            | "wget"
+            | "cp"
+            | "mv"
+            | "ln"
+            | "install"
+            | "rsync"
+            | "dd"
+            | "unzip"
+            | "tar"
+            | "scp"
+            | "sed"
+            | "patch"
+            | "aria2c"
+            | "http"
+            | "xh"
+    ) {
+        return Vec::new();
+    }
+    command.argv[1..]
+        .iter()
+        .map(|a| {
+            a.strip_prefix("of=")
+                .or_else(|| a.strip_prefix("--output="))
+                .or_else(|| a.strip_prefix("-o").filter(|r| !r.is_empty()))
+                .or_else(|| a.strip_prefix("-O").filter(|r| !r.is_empty()))
+                .unwrap_or(a)
+        })
+        .filter(|a| runners::TASK_FILES.contains(&basename(a)))
+        .map(|a| basename(a).to_owned())
+        .collect()
+}
+
+/// What `git diff -R` writes, as the walker knows it: the rules read it
+/// on the stdin of `git apply` and `patch`.
+const REVERSED_DIFF: &str = "diff --git (reversed: the work tree's own changes undone)\n";
+
+/// True for `git diff` with `-R`/`--reverse`: its output undoes the work
+/// tree's changes.
+fn reversed_diff(command: &SimpleCommand) -> bool {
+    command.program() == "git"
+        && command.argv.get(1).is_some_and(|a| a == "diff")
+        && command.argv[2..]
+            .iter()
+            .take_while(|a| *a != "--")
+            .any(|a| {
+                a == "-R"
+                    || a == "--reverse"
+                    || (a.starts_with('-') && !a.starts_with("--") && a.contains('R'))
+            })
 }
 
 /// Tools whose output is shell settings meant for `eval "$(...)"`.
@@ -1382,7 +1607,7 @@ mod tests {
     fn case_patterns_and_for_headers_are_not_commands() {
         assert_eq!(
             argvs("for f in a b; do rm $f; done; case $x in a|b) ls ;; *) pwd ;; esac"),
-            ["rm $f", "ls", "pwd"]
+            ["rm a b", "ls", "pwd"]
         );
     }
 }

@@ -172,10 +172,15 @@ fn bypass_attempts_are_critical_on_destructive_commands_only() {
         tier("git -c core.hooksPath=/dev/null reset --hard"),
         Tier::Critical
     );
-    // git 2.54+ turns hooks off by config too.
+    // git 2.54+ turns hooks off by config too: whatever the command, a
+    // setting that changes which hooks run is critical (issue 37 item 4).
     assert_eq!(
         tier("git -c hook.pre-push.enabled=false push origin feature"),
-        Tier::High
+        Tier::Critical
+    );
+    assert_eq!(
+        tier("git -c core.hooksPath=/dev/null commit -m wip"),
+        Tier::Critical
     );
     assert_eq!(
         tier("git -c hook.vouch-reference-transaction.enabled=0 branch -D old"),

@@ -121,16 +121,53 @@ pub(super) fn feedback(problem: &str) -> String {
     )
 }
 
-/// What the model said, for the assistant turn of a feedback retry.
+/// The most of a model's answer a feedback retry sends back to it: a
+/// retry never sends a whole long answer back (issue 37 item 6).
+const SAID_LIMIT: usize = 4096;
+
+/// What the model said, for the assistant turn of a feedback retry: its
+/// first [`SAID_LIMIT`] bytes, and how much more there was.
 pub(super) fn said(answer: &Answer) -> String {
-    answer
+    let text = answer
         .parts
         .iter()
         .map(|p| match p {
             Part::Text(t) | Part::Tool(t) => t.as_str(),
         })
         .collect::<Vec<_>>()
-        .join("\n")
+        .join("\n");
+    if text.len() <= SAID_LIMIT {
+        return text;
+    }
+    let mut end = SAID_LIMIT;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!(
+        "{}\n[... {} more bytes of this answer left out]",
+        &text[..end],
+        text.len() - end
+    )
+}
+
+/// The verdict on an answer whose body went past the HTTP body cap: the
+/// most cautious reading, a block of the operation asked about, whatever
+/// the provider (issue 37 item 6). Nothing of it is read, and it is never
+/// sent back in a retry.
+pub(super) fn oversized_block(provider: &str) -> Verdict {
+    let why = format!(
+        "the answer from {provider} was larger than the {} MiB vouch reads, so it could not be read: the most cautious reading, a block",
+        crate::verify::provider::http::BODY_LIMIT >> 20
+    );
+    Verdict {
+        verified: false,
+        confidence: 0.0,
+        concerns: vec![why.clone()],
+        recommendation: Recommendation::Block,
+        reasoning: why.clone(),
+        scores: None,
+        defects: vec![why],
+    }
 }
 
 /// Asks one provider's `model`, retrying answers that hold no usable
@@ -179,6 +216,10 @@ pub(super) fn ask(
             }
         };
         attempt.retries += reply.retries + u32::from(round > 0);
+        if reply.oversized {
+            attempt.verdict = Ok(oversized_block(&p.name));
+            return attempt;
+        }
         let (answer, usage) = parse_response(p.kind, &reply.body);
         attempt.tokens_in += usage.input.unwrap_or(0);
         attempt.tokens_out += usage.output.unwrap_or(0);

@@ -13,8 +13,9 @@ pub const MAX_RETRIES: u32 = 2;
 const MAX_WAIT: Duration = Duration::from_secs(10);
 /// The first backoff step.
 const FIRST_BACKOFF: Duration = Duration::from_millis(500);
-/// Largest response body read.
-const BODY_LIMIT: u64 = 4 * 1024 * 1024;
+/// Largest response body read: a 2xx body past it is read as a block
+/// (issue 37 item 6), whatever the provider.
+pub const BODY_LIMIT: u64 = 4 * 1024 * 1024;
 
 /// Turns a non-2xx answer (status, a header reader, body) into a failure.
 pub type Classify<'a> = &'a dyn Fn(u16, &dyn Fn(&str) -> Option<String>, &str) -> Failure;
@@ -31,6 +32,9 @@ pub struct Reply {
     pub body: String,
     /// Retries it took.
     pub retries: u32,
+    /// True when the body went past [`BODY_LIMIT`]: `body` holds only its
+    /// first [`BODY_LIMIT`] bytes, and no verdict may be read from it.
+    pub oversized: bool,
 }
 
 impl Client {
@@ -62,6 +66,7 @@ impl Client {
                     return Ok(Reply {
                         body: raw.body,
                         retries,
+                        oversized: raw.oversized,
                     });
                 }
                 Ok(raw) => classify(raw.status, &|name| header_of(&raw.headers, name), &raw.body),
@@ -99,21 +104,37 @@ impl Client {
                 Some((k.as_str().to_ascii_lowercase(), v.to_str().ok()?.to_owned()))
             })
             .collect();
-        let mut text = String::new();
+        // One byte past the cap tells a body at the cap from one over it.
+        let mut bytes = Vec::new();
         response
             .body_mut()
             .as_reader()
-            .take(BODY_LIMIT)
-            .read_to_string(&mut text)
+            .take(BODY_LIMIT + 1)
+            .read_to_end(&mut bytes)
             .map_err(|e| Failure {
                 status: Some(status),
                 retry: Retry::After(None),
                 message: format!("the answer broke off while it was read ({e})"),
             })?;
+        let oversized = bytes.len() as u64 > BODY_LIMIT;
+        bytes.truncate(usize::try_from(BODY_LIMIT).unwrap_or(usize::MAX));
+        let body = match String::from_utf8(bytes) {
+            Ok(text) => text,
+            // Cut at the cap, a character may be split in two.
+            Err(e) if oversized => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+            Err(e) => {
+                return Err(Failure {
+                    status: Some(status),
+                    retry: Retry::After(None),
+                    message: format!("the answer is not UTF-8 text ({e})"),
+                });
+            }
+        };
         Ok(Raw {
             status,
             headers,
-            body: text,
+            body,
+            oversized,
         })
     }
 }
@@ -123,6 +144,7 @@ struct Raw {
     status: u16,
     headers: Vec<(String, String)>,
     body: String,
+    oversized: bool,
 }
 
 fn header_of(headers: &[(String, String)], name: &str) -> Option<String> {

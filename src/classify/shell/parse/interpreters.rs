@@ -10,6 +10,9 @@ impl Parser<'_> {
     pub(super) fn shell(&mut self, command: &SimpleCommand, depth: usize, stdin: &Stdin) {
         let args = &command.argv[1..];
         let mut has_c = false;
+        // `bash -s ARGS`: the script is stdin, the words after it are its
+        // arguments.
+        let mut has_s = false;
         let mut i = 0;
         while let Some(arg) = args.get(i) {
             if arg == "--" || arg == "-" {
@@ -33,6 +36,9 @@ impl Parser<'_> {
             if arg.starts_with('-') && letters.contains('c') {
                 has_c = true;
             }
+            if arg.starts_with('-') && letters.contains('s') {
+                has_s = true;
+            }
             if letters.contains('o') || letters.contains('O') {
                 i += 1;
             }
@@ -49,7 +55,7 @@ impl Parser<'_> {
                 }
                 self.script(script, depth + 1, &command.cd);
             }
-        } else if let Some(file) = args.get(i) {
+        } else if let Some(file) = args.get(i).filter(|_| !has_s) {
             let file = file.clone();
             self.script_file(&file, depth, &command.cd);
         } else {
@@ -313,6 +319,77 @@ pub(super) fn interpreter_code(program: &str, args: &[String]) -> Option<String>
             (!code.is_empty()).then(|| code.join("\n"))
         }
     }
+}
+
+/// True when `program` with `args` reads its program from stdin (`python3
+/// -`, `python3 <<EOF`, `echo ... | node`, `perl`, `ruby`, `php`): no
+/// script file is named, or `-` is (issue 37 item 3).
+pub(super) fn reads_code_from_stdin(program: &str, args: &[String]) -> bool {
+    let interpreter = program.starts_with("python")
+        || matches!(
+            program,
+            "pypy" | "pypy3" | "node" | "nodejs" | "php" | "lua" | "jruby"
+        )
+        || program.starts_with("perl")
+        || program.starts_with("ruby");
+    if !interpreter {
+        return false;
+    }
+    // Options that take the next word as their value.
+    const VALUES: &[&str] = &[
+        "-W",
+        "-X",
+        "-Q",
+        "-I",
+        "-M",
+        "-r",
+        "--require",
+        "--import",
+        "--loader",
+        "-C",
+        "-d",
+        "-x",
+        "-E",
+    ];
+    // Options that run something else than stdin (a module, a version).
+    const ELSEWHERE: &[&str] = &[
+        "-m",
+        "--version",
+        "-V",
+        "-v",
+        "--help",
+        "-h",
+        "-i",
+        "--interactive",
+        "--check",
+        "-c",
+        "-e",
+        "--eval",
+        "-p",
+        "--print",
+        "-r",
+        "-S",
+    ];
+    let mut i = 0;
+    while let Some(arg) = args.get(i) {
+        i += 1;
+        if arg == "-" {
+            return true;
+        }
+        if arg == "--" {
+            return args.get(i).is_none_or(|a| a == "-");
+        }
+        if !arg.starts_with('-') {
+            return false;
+        }
+        if ELSEWHERE.contains(&arg.as_str()) && !(program == "php" && arg == "-r") {
+            return false;
+        }
+        if VALUES.contains(&arg.as_str()) {
+            i += 1;
+        }
+    }
+    true
 }
 
 /// The string literals of a piece of code (`'...'`, `"..."`), with the

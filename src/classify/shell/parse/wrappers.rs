@@ -178,6 +178,28 @@ impl Parser<'_> {
     /// `-ok`, `-okdir`).
     pub(super) fn find_exec(&mut self, command: &SimpleCommand, depth: usize) {
         let args = &command.argv[1..];
+        // What it names, bounded by its filters (issue 37 items 1 and 7):
+        // `{}` stands for those names, and `-delete` deletes them.
+        let reach = super::find::reach(args);
+        if args.iter().any(|a| a == "-delete") {
+            // Names it cannot bound: a whole-tree delete of its start paths.
+            let argv = if reach.unknown {
+                let mut argv = vec!["rm".to_owned(), "-rf".to_owned()];
+                argv.extend(reach.starts.iter().cloned());
+                argv
+            } else {
+                let mut argv = vec!["rm".to_owned(), "-f".to_owned()];
+                argv.extend(reach.words.iter().cloned());
+                argv
+            };
+            self.out.commands.push(SimpleCommand {
+                argv,
+                wrappers: vec!["find".to_owned()],
+                cd: command.cd.clone(),
+                depth: depth + 1,
+                ..SimpleCommand::default()
+            });
+        }
         let mut i = 0;
         while i < args.len() {
             if matches!(args[i].as_str(), "-exec" | "-execdir" | "-ok" | "-okdir") {
@@ -190,11 +212,29 @@ impl Parser<'_> {
                     // Past the walker's reach: read flat, never dropped.
                     self.problem(ParseProblem::TooDeep { max: MAX_DEPTH });
                 } else if end > start {
+                    let mut argv = Vec::new();
+                    let mut names_found = false;
+                    for word in &args[start..end] {
+                        if word == "{}" {
+                            argv.extend(reach.words.iter().cloned());
+                            names_found = true;
+                        } else if word.contains("{}") {
+                            let first = reach.words.first().map_or("", String::as_str);
+                            argv.push(word.replace("{}", first));
+                            names_found = true;
+                        } else {
+                            argv.push(word.clone());
+                        }
+                    }
+                    // Names it cannot bound may be any file: the command is
+                    // judged as the most dangerous those names could make it.
+                    let unknown = names_found && reach.unknown;
                     let inner = SimpleCommand {
-                        argv: args[start..end].to_vec(),
+                        argv,
                         wrappers: vec!["find".to_owned()],
                         cd: command.cd.clone(),
                         depth: depth + 1,
+                        args_from_stdin: unknown,
                         ..SimpleCommand::default()
                     };
                     let _ = self.command(inner, depth + 1, &Stdin::Inherited);
@@ -569,7 +609,7 @@ mod tests {
     fn find_exec_runs_a_command() {
         assert_eq!(
             argvs(r"find . -name x -exec rm -rf {} \;"),
-            ["rm -rf {}", "find . -name x -exec rm -rf {} ;"]
+            ["rm -rf ./x", "find . -name x -exec rm -rf {} ;"]
         );
     }
 }
