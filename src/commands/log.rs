@@ -150,8 +150,16 @@ pub fn log(ctx: &Ctx, args: &LogArgs) -> Result<ExitStatus> {
             })
             .collect();
         let overridden = if r.was_overridden { " [override]" } else { "" };
+        // Observe mode: what enforcing would have done, on the line itself
+        // (the README's quick start reads it here, not only in `--json`).
+        let observed = match (r.mode, r.would_decide) {
+            (_, Some(crate::audit::Would::Refused)) => " [observe: enforcing would have refused]",
+            (_, Some(crate::audit::Would::Asked)) => " [observe: enforcing would have asked]",
+            (Some(crate::config::Mode::Observe), None) => " [observe]",
+            _ => "",
+        };
         ui::out(&format!(
-            "{time:<20} {:<9} {:<12} {:<10} {:<12} {repo:<20} {}{overridden}",
+            "{time:<20} {:<9} {:<12} {:<10} {:<12} {repo:<20} {}{overridden}{observed}",
             r.risk_tier.map_or("unknown", crate::classify::Tier::as_str),
             r.result.as_str(),
             r.decision.as_str(),

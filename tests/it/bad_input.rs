@@ -368,7 +368,11 @@ fn can_become_unknown_user() -> bool {
     let id = std::process::Command::new("id").arg("-u").output().unwrap();
     let root = String::from_utf8_lossy(&id.stdout).trim() == "0";
     if !root {
-        crate::support::skip("only root can run a command as a uid with no passwd entry");
+        crate::support::skip(
+            "root",
+            "only root can run a command as a uid with no passwd entry",
+            "run the tests as root, as .ci/run does",
+        );
     }
     root
 }

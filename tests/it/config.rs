@@ -253,4 +253,27 @@ fn observe_mode_decides_and_logs_but_never_blocks() {
         "observe mode logs routine pushes too"
     );
     assert!(record.get("would_decide").is_none());
+    // `git vouch log` says it on each line, not only `--json` (README,
+    // "Quick start", step 2).
+    let log = env.vouch(&["log"]);
+    log.code(0);
+    // Observe mode logs every hook's decision: the rewind, the force push,
+    // the commit and the fast-forward.
+    let line = |what: &str| {
+        log.stdout
+            .lines()
+            .find(|l| l.contains(what))
+            .unwrap_or_else(|| panic!("no line with {what:?}:\n{}", log.stdout))
+    };
+    assert!(
+        line("main (rewrite)").contains("critical")
+            && line("main (rewrite)").ends_with("[observe: enforcing would have refused]"),
+        "{}",
+        log.stdout
+    );
+    assert!(
+        line("main (fast-forward)").ends_with(" [observe]"),
+        "{}",
+        log.stdout
+    );
 }

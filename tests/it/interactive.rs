@@ -230,15 +230,38 @@ fn ctrl_c_at_the_prompt_is_a_logged_no_and_the_terminal_is_restored() {
     }
 }
 
-/// The processes started under `pid`, it included, depth first.
-fn descendants(pid: u32) -> Vec<u32> {
-    let mut out = vec![pid];
-    let children =
-        std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")).unwrap_or_default();
-    for child in children.split_whitespace().filter_map(|c| c.parse().ok()) {
-        out.extend(descendants(child));
+/// The processes started under `pid`, it included, depth first, each with
+/// its command name, from one `ps` listing: `/proc` is Linux's only, and
+/// the release workflow runs this test on macOS too (`ps -o comm=` names
+/// the program there by its path, here by its name).
+fn descendants(pid: u32) -> Vec<(u32, String)> {
+    fn walk(pid: u32, table: &[(u32, u32, String)], out: &mut Vec<(u32, String)>) {
+        let name = table
+            .iter()
+            .find(|(p, _, _)| *p == pid)
+            .map(|(_, _, c)| c.clone())
+            .unwrap_or_default();
+        out.push((pid, name));
+        for (child, _, _) in table.iter().filter(|(_, parent, _)| *parent == pid) {
+            walk(*child, table, out);
+        }
     }
-    out
+    let out = std::process::Command::new("ps")
+        .args(["-A", "-o", "pid=", "-o", "ppid=", "-o", "comm="])
+        .output()
+        .expect("ps runs");
+    let table: Vec<(u32, u32, String)> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| {
+            let mut words = l.split_whitespace();
+            let id = words.next()?.parse().ok()?;
+            let parent = words.next()?.parse().ok()?;
+            Some((id, parent, words.collect::<Vec<_>>().join(" ")))
+        })
+        .collect();
+    let mut found = Vec::new();
+    walk(pid, &table, &mut found);
+    found
 }
 
 #[test]
@@ -254,12 +277,9 @@ fn sigterm_at_the_prompt_is_a_logged_no() {
     term.wait_for("Allow this push?");
     // The vouch process this test started, found from the pane's shell.
     let shell: u32 = term.display("#{pane_pid}").parse().unwrap();
-    let vouch = descendants(shell)
+    let (vouch, _) = descendants(shell)
         .into_iter()
-        .find(|p| {
-            std::fs::read_to_string(format!("/proc/{p}/comm"))
-                .is_ok_and(|c| c.trim() == "git-vouch")
-        })
+        .find(|(_, name)| name.rsplit('/').next() == Some("git-vouch"))
         .expect("vouch is running");
     let killed = std::process::Command::new("kill")
         .args(["-TERM", &vouch.to_string()])

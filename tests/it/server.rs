@@ -22,21 +22,28 @@ use crate::support::{Out, TestEnv};
 
 const ANTHROPIC_KEY: &str = "sk-ant-TESTKEY-ANTHROPIC-0123456789";
 
-/// A program the test needs. Missing: in CI (`CI` set) the test fails, as
-/// `.ci/run` installs it; elsewhere it is skipped with the reason printed.
-fn need(program: &str) -> bool {
-    let found = Command::new("sh")
-        .args([
-            "-c",
-            &format!("command -v {program} || test -x /usr/sbin/{program}"),
-        ])
-        .stdout(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if !found {
-        crate::support::missing(program);
+/// The programs a test needs. Any missing: in CI (`CI` set) the test
+/// fails, as `.ci/run` installs them; elsewhere it is skipped, naming
+/// every one that is missing.
+fn need(programs: &[&str]) -> bool {
+    let missing: Vec<&str> = programs
+        .iter()
+        .copied()
+        .filter(|program| {
+            !Command::new("sh")
+                .args([
+                    "-c",
+                    &format!("command -v {program} || test -x /usr/sbin/{program}"),
+                ])
+                .stdout(Stdio::null())
+                .status()
+                .is_ok_and(|s| s.success())
+        })
+        .collect();
+    if !missing.is_empty() {
+        crate::support::missing_all(&missing);
     }
-    found
+    missing.is_empty()
 }
 
 /// A child process killed when the test ends.
@@ -511,7 +518,7 @@ fn git_daemon_refuses_with_the_verifiers_concerns() {
 /// pusher; only the named users may skip.
 #[test]
 fn smart_http_refuses_and_lets_a_named_user_skip() {
-    if !need("nginx") || !need("fcgiwrap") {
+    if !need(&["nginx", "fcgiwrap"]) {
         return;
     }
     let llm = LlmServer::start(vec![anthropic(&block_verdict())]);
@@ -547,7 +554,7 @@ fn smart_http_refuses_and_lets_a_named_user_skip() {
 /// after vouch lets a push through (bob may push, not rewind).
 #[test]
 fn gitolite_over_ssh_refuses_and_names_the_key() {
-    if !need("sshd") || !need("gitolite") {
+    if !need(&["sshd", "gitolite"]) {
         return;
     }
     let s = serve(Transport::Ssh, None);
@@ -695,7 +702,7 @@ fn a_deletion_on_the_server_counts_what_no_remaining_ref_holds() {
 /// as overridden; a push option naming another operation is said to.
 #[test]
 fn an_approval_at_the_servers_terminal_lets_that_push_through_once() {
-    if !need("tmux") {
+    if !need(&["tmux"]) {
         return;
     }
     let s = serve(Transport::File, None);

@@ -691,7 +691,7 @@ fn the_opencode_plugin_runs_vouch_and_obeys_its_answer() {
         .is_err()
     {
         // CI installs node (`.ci/run`): there, a missing node is a failure.
-        crate::env::skip_test("`node` is not installed");
+        crate::env::skip_test("node");
         return;
     }
     let tmp = tempfile::tempdir().unwrap();

@@ -5,6 +5,7 @@
 #![allow(dead_code)]
 
 pub mod llm;
+pub mod skips;
 pub mod tmux;
 
 use std::ffi::OsStr;
@@ -17,57 +18,40 @@ use std::process::{Command, Output, Stdio};
 use serde_json::Value;
 use tempfile::TempDir;
 
-/// Says that a test cannot run because `tool` is missing ([`skip`]).
+/// Skips the calling test because `tool` is missing: named, and counted
+/// in the run's last line with what installs it; under `CI` a failure
+/// ([`skips::skip`]). The caller returns at once after it.
 pub fn missing(tool: &str) {
-    skip(&format!("`{tool}` is not installed"));
+    missing_all(&[tool]);
 }
 
-/// Says that a test cannot run here, and why. A test is never skipped
-/// without a word that a person running plain `cargo test` sees:
-///
-/// - under `CI` (set and not empty) it fails, since `.ci/run` installs every tool the tests
-///   use;
-/// - elsewhere it fails too, naming what is missing, unless
-///   `VOUCH_ALLOW_SKIP=1` is set: a green run means every test ran;
-/// - with `VOUCH_ALLOW_SKIP=1` it passes, and writes
-///   `SKIPPED (<n> so far) <test>: <why>`
-///   straight to the test process's stderr. cargo holds back what a
-///   passing test prints with `println!`/`eprintln!`, not what it writes
-///   to the stream itself, so the line shows among the test results.
-///
-/// The caller returns at once after it.
-pub fn skip(why: &str) {
-    // Counted across the run, so the last line says how many were skipped.
-    static SKIPPED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    #[expect(
-        clippy::disallowed_methods,
-        reason = "the test runner's own environment"
-    )]
-    let (ci, allowed) = (
-        std::env::var_os("CI").is_some_and(|v| !v.is_empty()),
-        std::env::var_os("VOUCH_ALLOW_SKIP").is_some_and(|v| !v.is_empty() && v != "0"),
+/// Skips the calling test because `tools` (one or more) are missing, as
+/// [`missing`] does, naming each.
+pub fn missing_all(tools: &[&str]) {
+    let named: Vec<String> = tools.iter().map(|t| format!("`{t}`")).collect();
+    let remedies: Vec<String> = tools.iter().map(|t| skips::installs(t)).collect();
+    skips::skip(
+        &tools.join(" and "),
+        &format!(
+            "{} {} not installed",
+            named.join(" and "),
+            if tools.len() == 1 { "is" } else { "are" }
+        ),
+        &remedies.join(", "),
     );
-    assert!(
-        !ci,
-        "{why}, and CI must run this test (.ci/run installs every tool the tests use)"
-    );
-    assert!(
-        allowed,
-        "{why}: install it (the README's \"Tests\" lists every tool the tests use), or run `VOUCH_ALLOW_SKIP=1 cargo test` to skip the tests that need it, each named"
-    );
-    let n = SKIPPED.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-    let test = std::thread::current().name().unwrap_or("a test").to_owned();
-    std::io::stderr()
-        .lock()
-        .write_all(format!("SKIPPED ({n} so far) {test}: {why}\n").as_bytes())
-        .ok();
+}
+
+/// Skips the calling test, which needs `need` (not a program: "root"),
+/// because of `why`; `remedy` says what makes it run ([`skips::skip`]).
+pub fn skip(need: &str, why: &str, remedy: &str) {
+    skips::skip(need, why, remedy);
 }
 
 /// The directory of a git 2.55 (git 2.54 and later run config-defined
 /// hooks), from `VOUCH_TEST_GIT_255` (the `git` to run: `bin-wrappers/git`
 /// of a build tree, which `.ci/run` builds from the vendored tarball); to
-/// put first on a test's `PATH`. `None` (said, and a failure under `CI`)
-/// when it is not set or not a git 2.55.
+/// put first on a test's `PATH`. `None` (the test skipped, and a failure
+/// under `CI`) when it is not set or not a git 2.55.
 pub fn git_255_dir() -> Option<PathBuf> {
     #[expect(
         clippy::disallowed_methods,
@@ -81,7 +65,7 @@ pub fn git_255_dir() -> Option<PathBuf> {
             .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).starts_with("git version 2.55"))
     });
     if !ok {
-        missing("git 2.55 (VOUCH_TEST_GIT_255=/path/to/git-2.55.0/bin-wrappers/git)");
+        missing("git 2.55");
         return None;
     }
     git.and_then(|g| g.parent().map(Path::to_path_buf))
