@@ -485,15 +485,38 @@ fn record_state(store: &Store, seen: &Seen, last: Option<&Parts>) -> Result<Stat
         staged.extend_from_slice(path);
         staged.push(0);
     }
+    // The work tree's index of the newest snapshot, kept in the store with
+    // its stat data and cache tree: when the user's index is the one that
+    // snapshot read and every path it staged is listed again, staging into
+    // a copy of it hashes only the files changed since (git skips a file
+    // whose stat it has, racy ones aside), and `write-tree` reuses the
+    // trees nothing changed. Otherwise the user's index is the start.
+    let kept = store.folder().join("work-index");
+    let kept_list = store.folder().join("work-listed");
+    let fast = known.is_some()
+        && kept.is_file()
+        && std::fs::read(&kept_list).is_ok_and(|before| {
+            // `<index key>\0<path>\0...`: made from this very index.
+            let mut before = before.split(|b| *b == 0);
+            let now: BTreeSet<&[u8]> = staged.split(|b| *b == 0).collect();
+            before.next() == Some(index_key.as_bytes()) && before.all(|p| now.contains(p))
+        });
+    let work = if fast {
+        let work = scratch.path().join("work");
+        copy_index(&kept, &work)?;
+        work
+    } else {
+        index.clone()
+    };
     let work_tree = match &index_tree {
-        Some(tree) if staged.is_empty() => tree.clone(),
+        Some(tree) if staged.is_empty() && !fast => tree.clone(),
         _ => {
             if !staged.is_empty() {
                 // Paths as given (no pathspec magic); deleted files leave
                 // the index, and a file may replace a directory or the
                 // other way round.
                 run(
-                    store.work(Some(&index)).args([
+                    store.work(Some(&work)).args([
                         "update-index",
                         "--add",
                         "--remove",
@@ -504,7 +527,16 @@ fn record_state(store: &Store, seen: &Seen, last: Option<&Parts>) -> Result<Stat
                     Some(&staged),
                 )?;
             }
-            text(&run(store.work(Some(&index)).args(["write-tree"]), None)?)
+            let tree = text(&run(store.work(Some(&work)).args(["write-tree"]), None)?);
+            // Kept for the next snapshot (same folder: a rename).
+            std::fs::remove_file(&kept_list).ok();
+            if index_key != "-" && std::fs::rename(&work, &kept).is_ok() {
+                let mut list = index_key.as_bytes().to_vec();
+                list.push(0);
+                list.extend_from_slice(&staged);
+                crate::files::write_atomic(&kept_list, &list, 0o600).ok();
+            }
+            tree
         }
     };
     // The refs: HEAD, branches, tags and the stash, as the fingerprint

@@ -590,7 +590,7 @@ fn retention_runs_in_the_store_never_in_a_commit() {
 fn agent_runs_in(env: &TestEnv, dir: &Path, command: &str) -> Out {
     let input = serde_json::json!({"session_id": "s-1", "cwd": dir,
         "hook_event_name": "PreToolUse", "tool_name": "Bash",
-        "tool_input": {"command": command}});
+        "permission_mode": "default", "tool_input": {"command": command}});
     env.cmd(crate::support::vouch_bin(), dir)
         .args(["agent-hook", "claude"])
         .stdin(std::process::Stdio::piped())
