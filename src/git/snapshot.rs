@@ -496,10 +496,12 @@ fn record_state(store: &Store, seen: &Seen, last: Option<&Parts>) -> Result<Stat
     let fast = known.is_some()
         && kept.is_file()
         && std::fs::read(&kept_list).is_ok_and(|before| {
-            // `<index key>\0<path>\0...`: made from this very index.
+            // `<index key>\0<tree>\0<path>\0...`: made from this very index.
             let mut before = before.split(|b| *b == 0);
             let now: BTreeSet<&[u8]> = staged.split(|b| *b == 0).collect();
-            before.next() == Some(index_key.as_bytes()) && before.all(|p| now.contains(p))
+            before.next() == Some(index_key.as_bytes())
+                && before.next().is_some()
+                && before.all(|p| now.contains(p))
         });
     let work = if fast {
         let work = scratch.path().join("work");
@@ -532,6 +534,8 @@ fn record_state(store: &Store, seen: &Seen, last: Option<&Parts>) -> Result<Stat
             std::fs::remove_file(&kept_list).ok();
             if index_key != "-" && std::fs::rename(&work, &kept).is_ok() {
                 let mut list = index_key.as_bytes().to_vec();
+                list.push(0);
+                list.extend_from_slice(tree.as_bytes());
                 list.push(0);
                 list.extend_from_slice(&staged);
                 crate::files::write_atomic(&kept_list, &list, 0o600).ok();
@@ -891,8 +895,11 @@ pub fn take(store: &Store, agent: &str, command: &str) -> Result<Option<Snapshot
     commit.args(["-F", "-"]);
     let id = text(&run(&mut commit, Some(message.as_bytes()))?);
     // Everything it needs, in the store before its ref names it.
+    // The newest snapshot and its tree: what both hold is walked no
+    // further (an untracked file unchanged since is not listed again).
+    let last_tree = format!("{}^{{tree}}", last.name);
     let have: Vec<&str> = if last_exists {
-        vec![last.name.as_str()]
+        vec![last.name.as_str(), last_tree.as_str()]
     } else {
         Vec::new()
     };
@@ -1698,58 +1705,54 @@ pub fn lost_between(store: &Store, before: &Snapshot, after: &str) -> Result<Los
     let head_tree = head_commit(&was)
         .map(|h| oid(format!("{h}^{{tree}}")))
         .transpose()?;
-    // What `after` changed of `before`'s files, then (with a `HEAD`) what
-    // `before` held that `HEAD` did not.
-    let mut pairs = format!("{before_tree} {after_tree}\n");
-    if let Some(h) = &head_tree {
-        pairs.push_str(&format!("{h} {before_tree}\n"));
-    }
+    // What `after` changed of `before`'s files; of those, the ones whose
+    // content in `before` was not `HEAD`'s held uncommitted work (looked
+    // up one by one: a few files, where a diff against `HEAD` would list
+    // every untracked file).
     let raw = run(
-        store
-            .work(None)
-            .args(["diff-tree", "--stdin", "-r", "-z", "--no-renames"]),
-        Some(pairs.as_bytes()),
+        store.work(None).args([
+            "diff-tree",
+            "-r",
+            "-z",
+            "--no-renames",
+            &before_tree,
+            &after_tree,
+        ]),
+        None,
     )?;
-    let mut sections = diff_sections(&raw).into_iter();
-    let mut changed = BTreeMap::new();
-    for d in sections.next().unwrap_or_default() {
+    let mut files = Vec::new();
+    let mut looked = 0;
+    for d in diff_entries(&raw) {
         if !matches!(d.status.as_str(), "D" | "M" | "T") {
             continue;
         }
-        // The new blob of a file still there as a file, to see whether the
-        // old content is still in it.
-        let new = (d.status == "M" && d.new_mode.starts_with("100")).then_some(d.new_id);
-        changed.insert(d.path, new);
-    }
-    let work = match head_tree {
-        Some(_) => sections
-            .next()
-            .unwrap_or_default()
-            .into_iter()
-            .filter(|d| matches!(d.status.as_str(), "A" | "M" | "T"))
-            .map(|d| (d.path, (d.new_mode, d.new_id)))
-            .collect(),
-        None => uncommitted(store, &before.id, &was)?,
-    };
-    let mut files = Vec::new();
-    let mut looked = 0;
-    for (path, (_, old)) in &work {
-        let Some(new) = changed.get(path) else {
-            continue;
+        let committed = match &head_tree {
+            // A name git cannot be asked for counts as uncommitted work.
+            Some(h) => std::str::from_utf8(&d.path).ok().is_some_and(|path| {
+                batch
+                    .get(&format!("{h}:{path}"))
+                    .ok()
+                    .flatten()
+                    .is_some_and(|(id, _, _)| id == d.old_id)
+            }),
+            None => false,
         };
-        if let Some(new) = new
-            && looked < APPENDS_LOOKED_AT
-        {
+        if committed {
+            continue;
+        }
+        // A file still there as a file: is the old content still in it
+        // (appended to, nothing lost)?
+        if d.status == "M" && d.new_mode.starts_with("100") && looked < APPENDS_LOOKED_AT {
             looked += 1;
-            let content = batch.get(new)?.map(|(_, _, c)| c).unwrap_or_default();
+            let content = batch.get(&d.new_id)?.map(|(_, _, c)| c).unwrap_or_default();
             if batch
-                .get(old)?
+                .get(&d.old_id)?
                 .is_some_and(|(_, _, old)| content.starts_with(&old))
             {
                 continue;
             }
         }
-        files.push(String::from_utf8_lossy(path).into_owned());
+        files.push(String::from_utf8_lossy(&d.path).into_owned());
     }
     drop(batch);
     Ok(compare(store, before, &was, &now, files))
@@ -1822,49 +1825,34 @@ impl Drop for Batch {
 /// One file of a `diff-tree -r` (raw output).
 #[derive(Debug, Default, PartialEq, Eq)]
 struct Changed {
+    old_id: String,
     new_mode: String,
     new_id: String,
     status: String,
     path: Vec<u8>,
 }
 
-/// The diffs of `git diff-tree --stdin -r -z` given pairs of trees, in
-/// order: each starts with a line naming its two trees, then
-/// `:<old mode> <new mode> <old> <new> <status>\0<path>\0` per file.
-fn diff_sections(raw: &[u8]) -> Vec<Vec<Changed>> {
-    let mut sections: Vec<Vec<Changed>> = Vec::new();
+/// The files of `git diff-tree -r -z <tree> <tree>`:
+/// `:<old mode> <new mode> <old> <new> <status>\0<path>\0` each.
+fn diff_entries(raw: &[u8]) -> Vec<Changed> {
+    let mut out = Vec::new();
     let mut fields = raw.split(|b| *b == 0);
-    while let Some(field) = fields.next() {
-        // The lines that name trees (one per diff, an empty diff's too),
-        // then the file's meta data.
-        let meta = match field.iter().rposition(|b| *b == b'\n') {
-            Some(end) => {
-                let starts = memchr::memchr_iter(b'\n', &field[..=end]).count();
-                sections.extend((0..starts).map(|_| Vec::new()));
-                &field[end + 1..]
-            }
-            None => field,
-        };
+    while let (Some(meta), Some(path)) = (fields.next(), fields.next()) {
         let Some(meta) = meta.strip_prefix(b":") else {
-            continue;
-        };
-        let Some(path) = fields.next() else {
             break;
         };
         let meta = String::from_utf8_lossy(meta);
-        let parts: Vec<&str> = meta.split(' ').collect();
-        if let (Some(section), [_, new_mode, _, new_id, status, ..]) =
-            (sections.last_mut(), &parts[..])
-        {
-            section.push(Changed {
-                new_mode: (*new_mode).to_owned(),
-                new_id: (*new_id).to_owned(),
-                status: (*status).to_owned(),
+        if let [_, new_mode, old_id, new_id, status, ..] = meta.split(' ').collect::<Vec<_>>()[..] {
+            out.push(Changed {
+                old_id: old_id.to_owned(),
+                new_mode: new_mode.to_owned(),
+                new_id: new_id.to_owned(),
+                status: status.to_owned(),
                 path: path.to_vec(),
             });
         }
     }
-    sections
+    out
 }
 
 /// Changed files whose old content is looked for in the new at most (past
@@ -1886,7 +1874,13 @@ fn still_holds(store: &Store, old: &str, content: &[u8]) -> bool {
 pub fn lost_since(store: &Store, before: &Snapshot) -> Result<LostRecord> {
     let root = &store.root;
     let was = refs_of(store, &before.id)?;
-    let work = uncommitted(store, &before.id, &was)?;
+    let mut work = uncommitted(store, &before.id, &was)?;
+    // Only the files changed since, where the store's index of the work
+    // tree describes `before` (git tells by their stat, as `git status`
+    // does): the others are not hashed again.
+    if let Some(changed) = changed_since(store, before) {
+        work.retain(|path, _| changed.contains(path));
+    }
     let mut files = Vec::new();
     let mut hashed = Vec::new();
     let mut list = Vec::new();
@@ -1968,6 +1962,39 @@ pub fn lost_since(store: &Store, before: &Snapshot) -> Result<LostRecord> {
         .collect();
     }
     Ok(compare(store, before, &was, &now, files))
+}
+
+/// The files of the work tree that differ from `before`'s, told by the
+/// store's index of the work tree (`git diff-files`: by stat, and by
+/// content where the stat cannot tell); `None` when that index is not
+/// `before`'s.
+fn changed_since(store: &Store, before: &Snapshot) -> Option<BTreeSet<Vec<u8>>> {
+    let kept = store.folder().join("work-index");
+    let list = std::fs::read(store.folder().join("work-listed")).ok()?;
+    let tree = list.split(|b| *b == 0).nth(1)?;
+    let wanted = run(
+        store
+            .work(None)
+            .args(["rev-parse", &format!("{}:worktree", before.id)]),
+        None,
+    )
+    .ok()?;
+    if wanted.trim_ascii() != tree {
+        return None;
+    }
+    let out = run(
+        store
+            .work(Some(&kept))
+            .args(["diff-files", "-z", "--name-only"]),
+        None,
+    )
+    .ok()?;
+    Some(
+        out.split(|b| *b == 0)
+            .filter(|p| !p.is_empty())
+            .map(<[u8]>::to_vec)
+            .collect(),
+    )
 }
 
 /// The commit `HEAD` was at in a snapshot's refs, if any.
@@ -2140,25 +2167,24 @@ u UU N... 100644 100644 100644 100644 b1 b2 b3 conflicted file\0\
     }
 
     #[test]
-    fn diff_sections_split_at_each_pair_of_trees_even_an_empty_diff() {
-        let raw = b"t1 t2\n:100644 100644 o1 n1 M\0a file\0:100644 000000 o2 z D\0gone\0\
-t3 t4\nt5 t6\n:000000 120000 z n3 A\0new\nline\0";
-        let entry = |status: &str, mode: &str, id: &str, path: &[u8]| Changed {
+    fn diff_entries_read_each_file_of_a_raw_diff_paths_with_line_breaks_too() {
+        let raw = b":100644 100644 o1 n1 M\0a file\0:100644 000000 o2 z D\0gone\0\
+:000000 120000 z n3 A\0new\nline\0";
+        let entry = |status: &str, mode: &str, old: &str, id: &str, path: &[u8]| Changed {
+            old_id: old.to_owned(),
             new_mode: mode.to_owned(),
             new_id: id.to_owned(),
             status: status.to_owned(),
             path: path.to_vec(),
         };
         assert_eq!(
-            diff_sections(raw),
+            diff_entries(raw),
             vec![
-                vec![
-                    entry("M", "100644", "n1", b"a file"),
-                    entry("D", "000000", "z", b"gone"),
-                ],
-                vec![],
-                vec![entry("A", "120000", "n3", b"new\nline")],
+                entry("M", "100644", "o1", "n1", b"a file"),
+                entry("D", "000000", "o2", "z", b"gone"),
+                entry("A", "120000", "z", "n3", b"new\nline"),
             ]
         );
+        assert_eq!(diff_entries(b""), vec![]);
     }
 }
