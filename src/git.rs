@@ -9,8 +9,9 @@
 //! `research/git-semantics.md` section 1.4), `receive` (the server's),
 //! `staged` (a commit's change), `local` and `local_cli` (local ref
 //! transactions and rescue refs), `command` (the facts a shell command's
-//! git steps would change), `snapshot` (undo) and `hooks` (where git looks
-//! for hooks).
+//! git steps would change) and `hooks` (where git looks for hooks). The
+//! snapshot store of undo runs git too, on its own repository
+//! ([`crate::undo`]).
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
@@ -30,9 +31,7 @@ mod loose;
 mod push;
 mod receive;
 mod ref_facts;
-mod snapshot;
 mod staged;
-mod store;
 pub use command::{LazyRepo, command_facts, repo_at};
 pub use hooks::{
     CONFIG_HOOKS_DIR, CONFIG_HOOKS_SINCE, HooksLocation, config_hook, config_hook_enabled,
@@ -47,15 +46,6 @@ pub use loose::Loose;
 use push::tracking_ref;
 pub use push::{cli_push_facts, ls_remote, ls_remote_within};
 pub use receive::{advertise_push_options, bare_repositories_under};
-pub use snapshot::{
-    IGNORED_FILE, IGNORED_TOTAL, LEGACY_PREFIX, Snapshot, checked as snapshot_checked,
-    collect as collect_snapshots, delete as delete_snapshots, expired as expired_snapshots,
-    is_loss, list as snapshots, list_all as all_snapshots, loss_lines, lost_between, lost_since,
-    mark_checked as mark_snapshot_checked, migrate as migrate_snapshots,
-    newest_match as snapshot_before_now, recreate as recreate_repository,
-    restore as restore_snapshot, retain as retain_snapshots, take as take_snapshot,
-};
-pub use store::{STORES as SNAPSHOT_STORES, Store as SnapshotStore, other_worktrees};
 
 /// How many commits a lost-commit count walks before it stops counting.
 pub(crate) const LOST_COUNT_LIMIT: usize = 10_000;

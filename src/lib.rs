@@ -46,6 +46,7 @@ pub mod runner;
 pub mod store;
 pub mod text;
 pub mod trust;
+pub mod undo;
 pub mod verify;
 pub mod vocab;
 

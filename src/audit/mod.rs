@@ -50,37 +50,9 @@ pub struct SnapshotRecord {
     pub not_copied: Vec<String>,
 }
 
-/// A ref an agent's command moved or deleted.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RefMove {
-    /// `refs/heads/main`.
-    pub name: String,
-    /// Where it pointed before the command.
-    pub old_oid: String,
-    /// Where it points now; empty when the command deleted it.
-    pub new_oid: String,
-    /// The old tip is not in the new one's history: commits left the ref.
-    pub rewound: bool,
-}
-
-/// What an agent's command lost (issue 28 item 3), found against the
-/// snapshot taken before it.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct LostRecord {
-    /// The command (credentials masked).
-    pub command: String,
-    /// The snapshot that holds what was lost (`git vouch undo <it>`).
-    pub snapshot: String,
-    /// Files that held uncommitted work and were deleted or overwritten.
-    #[serde(default)]
-    pub files: Vec<String>,
-    /// Branches and tags moved or deleted.
-    #[serde(default)]
-    pub refs: Vec<RefMove>,
-    /// Stash entries gone (their commits).
-    #[serde(default)]
-    pub stash: Vec<String>,
-}
+/// What an agent's command lost, and each ref it moved, as the audit
+/// line keeps them: the undo stage's typed loss ([`crate::undo::Loss`]).
+pub use crate::undo::{Loss as LostRecord, RefMove};
 
 /// One ref of a logged operation (or one finding, for a commit or a
 /// command): the operation's view of it ([`crate::operation::RefView`]).

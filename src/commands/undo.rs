@@ -8,20 +8,20 @@ use anyhow::{Context, Result, bail};
 use crate::cli::{SnapshotsAction, SnapshotsArgs, UndoArgs};
 use crate::context::Ctx;
 use crate::env::vars;
-use crate::git::{self, Snapshot};
 use crate::text::one_line;
+use crate::undo::{self, Snapshot};
 use crate::{ExitStatus, interact::ui, parent};
 
 /// The snapshot store of the work tree at `dir` (made when there is none
 /// yet), with the snapshots an earlier vouch kept in the repository's refs
 /// moved into it; where `dir` has no repository any more (its `.git` is
 /// gone), the store that names the work tree, if any.
-fn open(ctx: &Ctx, dir: &Path) -> Result<git::SnapshotStore> {
+fn open(ctx: &Ctx, dir: &Path) -> Result<undo::Store> {
     let state = ctx.dirs()?.state;
-    if let Some(store) = git::SnapshotStore::open(&state, dir)? {
+    if let Some(store) = undo::Store::open(&state, dir)? {
         let _nested = parent::Nested::arm(&state);
         let env = [(vars::VOUCH_NESTED.to_owned(), parent::nested_marker())];
-        match git::migrate_snapshots(&store, &env) {
+        match undo::migrate(&store, &env) {
             Ok(0) => {}
             Ok(n) => ui::info(&format!(
                 "moved {n} snapshot(s) from this repository's refs/vouch/snapshots/ into vouch's own store (`{}`): no push, clone or bundle carries them now",
@@ -33,7 +33,7 @@ fn open(ctx: &Ctx, dir: &Path) -> Result<git::SnapshotStore> {
         }
         return Ok(store);
     }
-    git::SnapshotStore::orphaned(&state, dir)?.with_context(|| {
+    undo::Store::orphaned(&state, dir)?.with_context(|| {
         format!(
             "`{}` is not in a git work tree, and vouch keeps no snapshot of one here",
             dir.display()
@@ -45,10 +45,10 @@ fn open(ctx: &Ctx, dir: &Path) -> Result<git::SnapshotStore> {
 /// the newest `[snapshots] keep` nor younger than `[snapshots] days`, in
 /// the store. Both limits must be passed, so nothing recent goes. An error
 /// is said and stops nothing.
-fn retain(ctx: &Ctx, store: &git::SnapshotStore) {
+fn retain(ctx: &Ctx, store: &undo::Store) {
     let config = ctx.config(Some(&store.root));
     let keep = usize::try_from(config.snapshot_keep).unwrap_or(usize::MAX);
-    match git::retain_snapshots(store, keep, config.snapshot_days, jiff::Timestamp::now()) {
+    match undo::retain(store, keep, config.snapshot_days, jiff::Timestamp::now()) {
         Ok(0) => {}
         Ok(n) => ui::info(&format!(
             "let go of {n} snapshot(s) older than {} days beyond the newest {keep} (`[snapshots]` in vouch's config)",
@@ -74,7 +74,7 @@ pub fn snapshots(ctx: &Ctx, args: &SnapshotsArgs) -> Result<ExitStatus> {
         dry_run,
     }) = &args.action
     {
-        let all = git::snapshots(&store)?;
+        let all = undo::list(&store)?;
         let config = ctx.config(Some(&store.root));
         let keep = keep.unwrap_or(usize::try_from(config.snapshot_keep).unwrap_or(usize::MAX));
         let days = days.unwrap_or(config.snapshot_days);
@@ -84,9 +84,9 @@ pub fn snapshots(ctx: &Ctx, args: &SnapshotsArgs) -> Result<ExitStatus> {
         retain(ctx, &store);
     }
     let all = if args.all {
-        git::all_snapshots(&store)?
+        undo::list_all(&store)?
     } else {
-        git::snapshots(&store)?
+        undo::list(&store)?
     };
     if args.json {
         ui::out(&serde_json::to_string(&all)?);
@@ -156,7 +156,7 @@ pub fn undo(ctx: &Ctx, args: &UndoArgs) -> Result<ExitStatus> {
     if let Some(name) = &args.worktree {
         store = other_tree(&state, &store, name)?;
     }
-    let all = git::snapshots(&store)?;
+    let all = undo::list(&store)?;
     if all.is_empty() {
         bail!(
             "there is nothing to undo: no snapshot was taken in this work tree (`git vouch snapshots --all` lists every work tree's)"
@@ -169,13 +169,13 @@ pub fn undo(ctx: &Ctx, args: &UndoArgs) -> Result<ExitStatus> {
             Some(which) => pick(&all, which)?,
             None => all[0].clone(),
         };
-        let (made, done) = git::recreate_repository(&state, &store, &target)?;
+        let (made, done) = undo::recreate(&state, &store, &target)?;
         store = made;
         said.extend(done);
         (target, None)
     } else {
         // The state now first, so that this undo can be undone.
-        let before = git::take_snapshot(&store, "undo", "git vouch undo")?;
+        let before = undo::take(&store, "undo", "git vouch undo")?;
         let now = before.clone().unwrap_or_else(|| all[0].clone());
         let target = match args.which.as_deref() {
             Some(which) => pick(&all, which)?,
@@ -199,7 +199,7 @@ pub fn undo(ctx: &Ctx, args: &UndoArgs) -> Result<ExitStatus> {
     // through (a branch moved back by an undo is in the snapshot above).
     let _nested = parent::Nested::arm(&state);
     let env = [(vars::VOUCH_NESTED.to_owned(), parent::nested_marker())];
-    let done = git::restore_snapshot(&store, &target, current.as_deref(), &args.paths, &env)?;
+    let done = undo::restore(&store, &target, current.as_deref(), &args.paths, &env)?;
     ui::info(&format!(
         "put back the state of {} (before `{}`, {})",
         target.short(),
@@ -241,7 +241,7 @@ pub fn undo(ctx: &Ctx, args: &UndoArgs) -> Result<ExitStatus> {
 /// where it still is, that work tree's own; where it was removed, made
 /// again (`git worktree add --detach` at the path it had) so that its work
 /// can be put back there.
-fn other_tree(state: &Path, store: &git::SnapshotStore, name: &str) -> Result<git::SnapshotStore> {
+fn other_tree(state: &Path, store: &undo::Store, name: &str) -> Result<undo::Store> {
     let folder = store.dir.join("vouch").join(name);
     let root = std::fs::read(folder.join("root")).with_context(|| {
         format!(
@@ -253,7 +253,7 @@ fn other_tree(state: &Path, store: &git::SnapshotStore, name: &str) -> Result<gi
             root.strip_suffix(b"\n").unwrap_or(&root),
         ),
     );
-    if let Some(other) = git::SnapshotStore::open(state, &root)?
+    if let Some(other) = undo::Store::open(state, &root)?
         && other.tree == name
     {
         return Ok(other);
@@ -282,7 +282,7 @@ fn other_tree(state: &Path, store: &git::SnapshotStore, name: &str) -> Result<gi
         "made work tree `{name}` again at {}",
         root.display()
     ));
-    let other = git::SnapshotStore::open(state, &root)?
+    let other = undo::Store::open(state, &root)?
         .with_context(|| format!("`{}` is not a work tree", root.display()))?;
     if other.tree != name {
         bail!(
@@ -298,13 +298,13 @@ fn other_tree(state: &Path, store: &git::SnapshotStore, name: &str) -> Result<gi
 /// `git vouch snapshots prune`: only a person at a terminal.
 fn prune(
     ctx: &Ctx,
-    store: &git::SnapshotStore,
+    store: &undo::Store,
     all: &[Snapshot],
     keep: usize,
     days: u32,
     dry_run: bool,
 ) -> Result<ExitStatus> {
-    let old = git::expired_snapshots(all, keep, days, jiff::Timestamp::now());
+    let old = undo::expired(all, keep, days, jiff::Timestamp::now());
     if old.is_empty() {
         ui::info(&format!(
             "nothing to prune: {} snapshot(s), all among the newest {keep} or younger than {days} days",
@@ -329,8 +329,8 @@ fn prune(
         return Ok(ExitStatus::Refused);
     }
     let names: Vec<&str> = old.iter().map(|s| s.name.as_str()).collect();
-    git::delete_snapshots(store, &names)?;
-    git::collect_snapshots(store, true)?;
+    undo::delete(store, &names)?;
+    undo::collect(store, true)?;
     ui::info(&format!("deleted {} snapshot(s)", old.len()));
     Ok(ExitStatus::Allowed)
 }
@@ -367,13 +367,13 @@ mod tests {
         let names = |v: Vec<&Snapshot>| v.iter().map(|s| s.name.clone()).collect::<Vec<_>>();
         // Newest 1 kept, and everything younger than 14 days.
         assert_eq!(
-            names(git::expired_snapshots(&all, 1, 14, now)),
+            names(undo::expired(&all, 1, 14, now)),
             ["refs/snapshots/main/2", "refs/snapshots/main/4"]
         );
         assert_eq!(
-            names(git::expired_snapshots(&all, 100, 14, now)),
+            names(undo::expired(&all, 100, 14, now)),
             Vec::<String>::new()
         );
-        assert_eq!(names(git::expired_snapshots(&all, 0, 0, now)).len(), 4);
+        assert_eq!(names(undo::expired(&all, 0, 0, now)).len(), 4);
     }
 }

@@ -28,7 +28,7 @@ use crate::policy::{Decision, Plan};
 use crate::runner::{Decided, Interaction, Run};
 use crate::text::{one_line, redact_secrets, redact_text};
 use crate::verify::verdict::Outcome as VerdictOutcome;
-use crate::{ExitStatus, audit, git, interact::ui};
+use crate::{ExitStatus, audit, git, interact::ui, undo};
 
 /// The most hook input read (an agent's message is a few kilobytes).
 const MAX_INPUT: usize = 1 << 20;
@@ -363,23 +363,39 @@ fn snapshot_before(
     let Some(store) = snapshot_store(ctx, &cwd) else {
         return (None, None);
     };
-    let taken = match git::take_snapshot(&store, agent.name(), &shown) {
-        Ok(Some(taken)) => taken,
-        Ok(None) => return (None, None),
-        Err(e) => {
+    // Within the hook's time: a snapshot still running when the door must
+    // answer is given up (the process ends with the answer; the store
+    // keeps no half snapshot), said, and the command is judged as if
+    // there were none.
+    let left = snapshot_time(ctx);
+    let (sent, received) = std::sync::mpsc::channel();
+    {
+        let (store, shown) = (store.clone(), shown.clone());
+        std::thread::spawn(move || sent.send(undo::take(&store, agent.name(), &shown)));
+    }
+    let taken = match received.recv_timeout(left) {
+        Ok(Ok(Some(taken))) => taken,
+        Ok(Ok(None)) => return (None, None),
+        Ok(Err(e)) => {
             ui::warn(&format!("no snapshot before this command: {e:#}"));
             return (None, None);
+        }
+        Err(_) => {
+            let said = format!(
+                "vouch: no snapshot before this command: it did not finish within the {} s the hook had left, and `git vouch undo` cannot bring back what this command changes",
+                left.as_secs()
+            );
+            ui::warn(said.trim_start_matches("vouch: "));
+            return (None, Some(said));
         }
     };
     // `git worktree remove --force` or `prune` takes another work tree's
     // work: each other work tree is snapshotted first (in its own name).
     if command.contains("worktree") && (command.contains("remove") || command.contains("prune")) {
-        for other in git::other_worktrees(&cwd) {
-            let taken = ctx
-                .dirs()
-                .and_then(|d| git::SnapshotStore::open(&d.state, &other));
-            if let Err(e) = taken
-                .and_then(|s| s.map_or(Ok(None), |s| git::take_snapshot(&s, agent.name(), &shown)))
+        for other in undo::other_worktrees(&cwd) {
+            let taken = ctx.dirs().and_then(|d| undo::Store::open(&d.state, &other));
+            if let Err(e) =
+                taken.and_then(|s| s.map_or(Ok(None), |s| undo::take(&s, agent.name(), &shown)))
             {
                 ui::warn(&format!(
                     "no snapshot of the work tree at {}: {e:#}",
@@ -393,8 +409,8 @@ fn snapshot_before(
     // Retention, in the store: only what is past both limits goes, so no
     // command can make a recent snapshot go.
     let keep = usize::try_from(config.snapshot_keep).unwrap_or(usize::MAX);
-    match git::retain_snapshots(&store, keep, config.snapshot_days, jiff::Timestamp::now())
-        .and_then(|_| git::collect_snapshots(&store, false))
+    match undo::retain(&store, keep, config.snapshot_days, jiff::Timestamp::now())
+        .and_then(|_| undo::collect(&store, false))
     {
         Ok(()) => {}
         Err(e) => ui::warn(&format!("snapshot retention did not run: {e:#}")),
@@ -402,21 +418,19 @@ fn snapshot_before(
     // The one before the snapshot just taken (listed only when one was:
     // an unchanged state pays for nothing more), unless the agent's
     // post-tool hook has said what its command did already.
-    let all = git::snapshots(&store).unwrap_or_default();
+    let all = undo::list(&store).unwrap_or_default();
     let previous = all
         .into_iter()
         .find(|s| s.name != taken.name)
         .filter(|p| p.agent != "undo");
     let lost = previous
         .as_ref()
-        .and_then(|p| git::lost_between(&store, p, &taken.id).ok())
+        .and_then(|p| undo::lost_between(&store, p, &taken.id).ok())
         // Said already by the post-tool hook (asked only when there is
         // something to say).
         .filter(|l| {
             (l.files.is_empty() && l.refs.is_empty() && l.stash.is_empty())
-                || !previous
-                    .as_ref()
-                    .is_some_and(|p| git::snapshot_checked(&store, p))
+                || !previous.as_ref().is_some_and(|p| undo::checked(&store, p))
         });
     let note = lost.as_ref().and_then(loss_note);
     let record = crate::audit::SnapshotRecord {
@@ -517,8 +531,8 @@ fn after_command(ctx: &Ctx, agent: Agent, request: &Request) -> Option<String> {
     }
     let cwd = request_dir(ctx, request);
     let store = snapshot_store(ctx, &cwd)?;
-    let before = git::snapshot_before_now(&store).ok()??;
-    let lost = match git::lost_since(&store, &before) {
+    let before = undo::newest_match(&store).ok()??;
+    let lost = match undo::lost_since(&store, &before) {
         Ok(lost) => lost,
         Err(e) => {
             ui::warn(&format!(
@@ -527,7 +541,7 @@ fn after_command(ctx: &Ctx, agent: Agent, request: &Request) -> Option<String> {
             return None;
         }
     };
-    git::mark_snapshot_checked(&store, &before);
+    undo::mark_checked(&store, &before);
     let note = loss_note(&lost);
     if !lost.files.is_empty() || !lost.refs.is_empty() || !lost.stash.is_empty() {
         let lost = crate::audit::LostRecord {
@@ -550,7 +564,7 @@ fn after_command(ctx: &Ctx, agent: Agent, request: &Request) -> Option<String> {
 /// The snapshot store of the work tree at `cwd` (SPEC 3.4), with the
 /// snapshots an earlier vouch kept in the repository's refs moved into it;
 /// `None` where there is no work tree, or nowhere to keep one (said).
-fn snapshot_store(ctx: &Ctx, cwd: &std::path::Path) -> Option<git::SnapshotStore> {
+fn snapshot_store(ctx: &Ctx, cwd: &std::path::Path) -> Option<undo::Store> {
     let state = match ctx.dirs() {
         Ok(dirs) => dirs.state,
         Err(e) => {
@@ -558,7 +572,7 @@ fn snapshot_store(ctx: &Ctx, cwd: &std::path::Path) -> Option<git::SnapshotStore
             return None;
         }
     };
-    let store = match git::SnapshotStore::open(&state, cwd) {
+    let store = match undo::Store::open(&state, cwd) {
         Ok(store) => store?,
         Err(e) => {
             ui::warn(&format!("no snapshot before this command: {e:#}"));
@@ -570,7 +584,7 @@ fn snapshot_store(ctx: &Ctx, cwd: &std::path::Path) -> Option<git::SnapshotStore
         crate::env::vars::VOUCH_NESTED.to_owned(),
         crate::parent::nested_marker(),
     )];
-    if let Err(e) = git::migrate_snapshots(&store, &env) {
+    if let Err(e) = undo::migrate(&store, &env) {
         ui::warn(&format!(
             "the snapshots in this repository's refs/vouch/snapshots/ were not moved into vouch's store: {e:#}"
         ));
@@ -580,11 +594,11 @@ fn snapshot_store(ctx: &Ctx, cwd: &std::path::Path) -> Option<git::SnapshotStore
 
 /// The one line an agent and its person read when a command lost work.
 fn loss_note(lost: &crate::audit::LostRecord) -> Option<String> {
-    git::is_loss(lost).then(|| {
+    lost.is_loss().then(|| {
         format!(
             "vouch: `{}` lost {}. If that was not meant, `git vouch undo {}` brings it back.",
             one_line(&lost.command, 80),
-            git::loss_lines(lost).join("; "),
+            crate::interact::report::loss_lines(lost).join("; "),
             lost.snapshot
         )
     })
@@ -675,12 +689,25 @@ pub fn answer_once(reply: &protocol::Reply, then: impl FnOnce()) {
     then();
 }
 
+/// When this hook began (set by [`deadline`], which `main` asks first).
+static STARTED: OnceLock<Instant> = OnceLock::new();
+
+/// How long a snapshot may take: what is left of the [`deadline`], less
+/// two seconds to answer in.
+fn snapshot_time(ctx: &Ctx) -> Duration {
+    let started = *STARTED.get_or_init(Instant::now);
+    deadline(ctx)
+        .saturating_sub(started.elapsed())
+        .saturating_sub(Duration::from_secs(2))
+}
+
 /// How long the agent door may take before its watchdog answers for it:
 /// the verdict's budget (`[agent] budget_secs`) and a margin for reading
 /// the repository, always below the [`settings::HOOK_TIMEOUT_SECS`] it
 /// asks the agent for. An agent runs the command when its hook times out
 /// (most have no setting against it), so vouch must answer first.
 pub fn deadline(ctx: &Ctx) -> Duration {
+    STARTED.get_or_init(Instant::now);
     let hook = settings::HOOK_TIMEOUT_SECS - 3;
     let budget = ctx.config(None).agent_budget_secs;
     Duration::from_secs(budget.saturating_add(5).min(hook))

@@ -274,12 +274,8 @@ fn put_back(ctx: &Ctx, git_dir: &Path, facts: &LocalFacts) {
         let recent = ctx
             .dirs()
             .ok()
-            .and_then(|d| {
-                crate::git::SnapshotStore::open(&d.state, &ctx.cwd)
-                    .ok()
-                    .flatten()
-            })
-            .and_then(|store| crate::git::snapshot_before_now(&store).ok().flatten())
+            .and_then(|d| crate::undo::Store::open(&d.state, &ctx.cwd).ok().flatten())
+            .and_then(|store| crate::undo::newest_match(&store).ok().flatten())
             .filter(|s| {
                 s.time.parse::<jiff::Timestamp>().is_ok_and(|t| {
                     ctx.now().duration_since(t) < jiff::SignedDuration::from_mins(30)

@@ -246,3 +246,36 @@ pub fn again(op: &Operation) -> String {
         Operation::Unjudged(_) => String::new(),
     }
 }
+
+/// `lost` for people, one line each (only what [`crate::undo::Loss::is_loss`] counts).
+pub fn loss_lines(lost: &crate::undo::Loss) -> Vec<String> {
+    let mut out = Vec::new();
+    if !lost.files.is_empty() {
+        let shown: Vec<&str> = lost.files.iter().take(5).map(String::as_str).collect();
+        out.push(format!(
+            "{} file(s) with uncommitted work deleted or overwritten: {}{}",
+            lost.files.len(),
+            shown.join(", "),
+            if lost.files.len() > 5 { ", ..." } else { "" }
+        ));
+    }
+    for r in lost.refs.iter().filter(|r| r.rewound) {
+        if r.new_oid.is_empty() {
+            out.push(format!("`{}` deleted", r.name));
+        } else {
+            out.push(format!(
+                "`{}` moved off {}",
+                r.name,
+                crate::text::short_oid(&r.old_oid)
+            ));
+        }
+    }
+    let gone = lost.stash.len();
+    if gone > 0 {
+        out.push(format!(
+            "{gone} stash entr{} dropped",
+            if gone == 1 { "y" } else { "ies" }
+        ));
+    }
+    out
+}

@@ -171,6 +171,7 @@ fn the_pure_modules_touch_no_adapter() {
         "install",
         "context",
         "commands",
+        "undo",
     ];
     for pure in [
         "policy",

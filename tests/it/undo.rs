@@ -900,3 +900,71 @@ fn snapshots_in_the_repositorys_refs_move_into_the_store() {
         "old work\n"
     );
 }
+
+/// A bisect an agent reset comes back (issue 36 item 6): its files in the
+/// git directory and its marks (`refs/bisect/`).
+#[test]
+fn a_bisect_an_agent_reset_comes_back() {
+    let env = TestEnv::new();
+    busy(&env);
+    let w = &env.work;
+    env.git(w, &["stash", "-q", "-u"]);
+    env.git(w, &["bisect", "start"]);
+    env.git(w, &["bisect", "bad"]);
+    let good = env.rev(w, "HEAD~2");
+    env.git_out(w, &["bisect", "good", &good]);
+    let log = env.git(w, &["bisect", "log"]);
+    let marks = env.git(w, &["for-each-ref", "refs/bisect"]);
+    agent_runs(&env, "git bisect reset -q");
+    assert_eq!(env.git(w, &["for-each-ref", "refs/bisect"]), "");
+    env.vouch(&["undo"])
+        .code(0)
+        .stderr_has("a bisect in progress again");
+    assert_eq!(env.git(w, &["bisect", "log"]), log);
+    assert_eq!(env.git(w, &["for-each-ref", "refs/bisect"]), marks);
+}
+
+/// An agent's `git filter-branch`, undone: the branch as it was, and the
+/// backup it left under `refs/original/` gone (issue 36 item 6).
+#[test]
+fn a_filter_branch_undone_leaves_no_backup_refs() {
+    let env = TestEnv::new();
+    busy(&env);
+    let w = &env.work;
+    env.git(w, &["stash", "-q", "-u"]);
+    let before = state(&env);
+    let out = agent_runs(
+        &env,
+        "FILTER_BRANCH_SQUELCH_WARNING=1 git filter-branch -f --msg-filter 'cat; echo rewritten' HEAD",
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_ne!(env.git(w, &["for-each-ref", "refs/original"]), "");
+    env.vouch(&["undo"]).code(0);
+    assert_eq!(state(&env), before);
+    assert_eq!(env.git(w, &["for-each-ref", "refs/original"]), "");
+}
+
+/// A snapshot that cannot finish in the hook's time is given up, said to
+/// the person, and the command judged as if there were none (issue 36
+/// item 7): here `git status` waits on a file-system monitor that takes
+/// longer than the hook has.
+#[test]
+fn a_snapshot_that_cannot_finish_in_time_is_given_up_and_said() {
+    let env = TestEnv::new();
+    env.write_config("[agent]\nbudget_secs = 1\n");
+    let slow = env.script("slow-fsmonitor", "sleep 20");
+    env.git(
+        &env.work,
+        &["config", "core.fsmonitor", slow.to_str().unwrap()],
+    );
+    fs::write(env.work.join("notes.md"), "work\n").unwrap();
+    let out = env.claude("make");
+    out.code(0).stderr_has("did not finish within");
+    assert!(
+        out.stdout.contains("no snapshot before this command"),
+        "the person is told: {}",
+        out.stdout
+    );
+    assert!(!out.stdout.contains("\"deny\""), "{}", out.stdout);
+    assert!(env.snapshot_refs().is_empty());
+}

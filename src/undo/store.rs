@@ -72,7 +72,7 @@ pub struct Store {
 pub fn locate(dir: &Path) -> Result<Option<Located>> {
     // One process: git prints the lines it can before it refuses
     // `--show-toplevel` in a bare repository, and none outside one.
-    let out = super::git_in(dir)
+    let out = crate::git::git_in(dir)
         .args([
             "rev-parse",
             "--path-format=absolute",
@@ -288,7 +288,7 @@ impl Store {
     /// the repository exists, the repository's objects to read), with no
     /// user or system configuration: no hook of any kind runs.
     pub fn own(&self) -> Command {
-        let mut c = isolated(super::git_in(&self.dir));
+        let mut c = isolated(crate::git::git_in(&self.dir));
         c.env("GIT_DIR", &self.dir);
         self.objects(&mut c);
         c
@@ -299,7 +299,7 @@ impl Store {
     /// into the store, and it reads the repository's objects and the
     /// store's alike. With `index`, that file is its index.
     pub fn work(&self, index: Option<&Path>) -> Command {
-        let mut c = super::git_in(&self.root);
+        let mut c = crate::git::git_in(&self.root);
         if let Some(index) = index {
             c.args(["-c", "index.skipHash=true"])
                 .env("GIT_INDEX_FILE", index);
@@ -399,7 +399,7 @@ fn copy_missing(
         input.push_str(h);
         input.push('\n');
     }
-    let listed = super::snapshot::run(
+    let listed = super::run(
         view().args(["rev-list", "--objects", "--missing=allow-any", "--stdin"]),
         Some(input.as_bytes()),
     )?;
@@ -421,7 +421,7 @@ fn copy_missing(
         .env_remove("GIT_ALTERNATE_OBJECT_DIRECTORIES")
         .env("GIT_NO_LAZY_FETCH", "1")
         .args(["cat-file", "--batch-check=%(objectname)"]);
-    let checked = super::snapshot::run(&mut check, Some(&ids))?;
+    let checked = super::run(&mut check, Some(&ids))?;
     let mut missing = Vec::new();
     for line in checked.split(|b| *b == b'\n') {
         if let Some(id) = line.strip_suffix(b" missing") {
@@ -435,7 +435,7 @@ fn copy_missing(
     let pack = dest.join("pack");
     std::fs::create_dir_all(&pack)
         .with_context(|| format!("cannot create `{}`", pack.display()))?;
-    super::snapshot::run(
+    super::run(
         view().arg("pack-objects").arg("-q").arg(pack.join("pack")),
         Some(&missing),
     )?;
@@ -448,7 +448,7 @@ pub fn other_worktrees(dir: &Path) -> Vec<PathBuf> {
     let Ok(Some(here)) = locate(dir) else {
         return Vec::new();
     };
-    let Ok(out) = super::git_in(dir)
+    let Ok(out) = crate::git::git_in(dir)
         .args(["worktree", "list", "--porcelain", "-z"])
         .output()
     else {

@@ -1,0 +1,209 @@
+//! The fingerprint (issue 36 item 5): what changes when anything a
+//! snapshot holds changes, read without copying a file: `git status`
+//! (ignored directories named, not walked), the stat of every file it
+//! lists, the refs, `HEAD`, the stash's reflog, the config and an
+//! operation in progress.
+
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt;
+use std::path::PathBuf;
+
+use anyhow::Result;
+
+use super::store::{Located, Store};
+use super::{in_progress, repo, run};
+
+/// What the fingerprint read, for the snapshot to use: `git status`'s
+/// entries, the refs (`for-each-ref` with object types), `HEAD` (`ref:
+/// <name>`, or an id when detached), and the files of a merge or rebase
+/// in progress ([`in_progress`]).
+pub(super) struct Seen {
+    pub(super) status: Vec<u8>,
+    pub(super) refs: String,
+    pub(super) head: Option<String>,
+    pub(super) in_progress: Vec<(String, PathBuf)>,
+}
+
+/// The kind and path of one entry of `git status --porcelain=v2 -z`
+/// (`1`, `2`, `u`, `?`, `!`; `None` for headers). The path is the last
+/// field, after a fixed number of others, and may hold spaces.
+pub(super) fn status_entry(entry: &[u8]) -> Option<(u8, &[u8])> {
+    let fields = match entry.first()? {
+        b'1' => 9,
+        b'2' => 10,
+        b'u' => 11,
+        b'?' | b'!' => return Some((entry[0], entry.get(2..)?)),
+        _ => return None,
+    };
+    Some((
+        entry[0],
+        entry.splitn(fields, |b| *b == b' ').nth(fields - 1)?,
+    ))
+}
+
+/// The entries of `git status --porcelain=v2 -z`: kind, XY (two bytes,
+/// `..` for untracked and ignored files) and path. A rename's or copy's
+/// original path (the field after its entry) is returned as a deletion.
+pub(super) fn status_entries(status: &[u8]) -> Vec<(u8, [u8; 2], &[u8])> {
+    let mut out = Vec::new();
+    let mut fields = status.split(|b| *b == 0);
+    while let Some(entry) = fields.next() {
+        let Some((kind, path)) = status_entry(entry) else {
+            continue;
+        };
+        let xy = match kind {
+            b'1' | b'2' | b'u' => [
+                entry.get(2).copied().unwrap_or(b'.'),
+                entry.get(3).copied().unwrap_or(b'.'),
+            ],
+            _ => [b'.', b'.'],
+        };
+        out.push((kind, xy, path));
+        if kind == b'2'
+            && let Some(original) = fields.next()
+        {
+            out.push((b'1', [b'D', b'D'], original));
+        }
+    }
+    out
+}
+
+/// The one listing of the refs a snapshot holds (branches, tags, the
+/// stash, a bisect's marks): `<oid> <name> <type> <peeled oid> <peeled type>` a line, the
+/// peeled fields empty but for annotated tags.
+pub(super) fn ref_lines(store: &Store) -> Result<String> {
+    let mut c = store.work(None);
+    c.args([
+        "for-each-ref",
+        "--format=%(objectname) %(refname) %(objecttype) %(*objectname) %(*objecttype)",
+        "refs/heads",
+        "refs/tags",
+        "refs/stash",
+        "refs/bisect",
+    ]);
+    Ok(String::from_utf8_lossy(&run(&mut c, None)?).into_owned())
+}
+
+/// The files git keeps in the git directory that a snapshot keeps and the
+/// fingerprint watches, with the in-progress ones: the repository's
+/// `config` (read back only to make `.git` again).
+pub(super) fn config_path(repo: &Located) -> PathBuf {
+    repo.common.join("config")
+}
+
+/// What changes when anything a snapshot holds changes, read without
+/// copying a file: `git status` (staged and unstaged changes, untracked
+/// files, ignored files by name and ignored directories by name, not
+/// walked) with each listed file's size, time, change time, inode and
+/// mode, the refs, `HEAD`, the stash's reflog and the repository's
+/// config. Equal fingerprints: nothing to snapshot again. (A file modified
+/// twice stays "modified" in `git status`; its stat tells the second
+/// change, as git's own racy rules do.)
+pub(super) fn fingerprint(store: &Store) -> Result<(String, Seen)> {
+    use sha2::Digest as _;
+    use std::os::unix::fs::MetadataExt as _;
+    let repo = repo(store)?;
+    let root = &store.root;
+    let mut hash = sha2::Sha256::new();
+    let status = run(
+        store.work(None).args([
+            "status",
+            "--porcelain=v2",
+            "-z",
+            "--untracked-files=all",
+            "--ignored=matching",
+            "--no-renames",
+            "--branch",
+            "--no-ahead-behind",
+        ]),
+        None,
+    )?;
+    hash.update(&status);
+    let mut branch = None;
+    let mut oid = None;
+    let stat = |m: &std::fs::Metadata| {
+        format!(
+            "{} {} {} {} {} {} {}\n",
+            m.len(),
+            m.mtime(),
+            m.mtime_nsec(),
+            m.ctime(),
+            m.ctime_nsec(),
+            m.ino(),
+            m.mode()
+        )
+    };
+    for entry in status.split(|b| *b == 0).filter(|e| !e.is_empty()) {
+        if entry[0] == b'#' {
+            let line = String::from_utf8_lossy(entry);
+            if let Some(name) = line.strip_prefix("# branch.head ") {
+                branch = Some(name.to_owned());
+            } else if let Some(id) = line.strip_prefix("# branch.oid ") {
+                oid = Some(id.to_owned());
+            }
+            continue;
+        }
+        // A rename's original path (there are none with `--no-renames`)
+        // is a field of its own, and stat'ed like the others. An ignored
+        // directory is not walked: its own stat is all that is read.
+        let path = status_entry(entry).map_or(entry, |(_, p)| p);
+        if let Ok(m) = std::fs::symlink_metadata(root.join(OsStr::from_bytes(path))) {
+            hash.update(stat(&m));
+        }
+    }
+    let refs = ref_lines(store)?;
+    hash.update(refs.as_bytes());
+    // `git status --branch`: the branch checked out, or the detached id.
+    let head = match (branch.as_deref(), oid.as_deref()) {
+        (Some("(detached)"), Some(id)) => Some(id.to_owned()),
+        (Some(name), _) if name != "(detached)" => Some(format!("ref: refs/heads/{name}")),
+        _ => None,
+    };
+    for watched in [repo.common.join("logs/refs/stash"), config_path(repo)] {
+        if let Ok(m) = std::fs::metadata(watched) {
+            hash.update(stat(&m));
+        }
+    }
+    // A merge, cherry-pick, revert or rebase begun, ended or gone a step on.
+    let in_progress = in_progress(&repo.git_dir);
+    for (name, path) in &in_progress {
+        if let Ok(m) = std::fs::metadata(path) {
+            hash.update(format!("{name} {}", stat(&m)));
+        }
+    }
+    Ok((
+        crate::text::hex(&hash.finalize()),
+        Seen {
+            status,
+            refs,
+            head,
+            in_progress,
+        },
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn status_entries_keep_paths_with_spaces_and_a_renames_original() {
+        let status = b"# branch.oid 1234\0# branch.head main\0\
+1 .M N... 100644 100644 100644 aaaa aaaa dir/with space.txt\0\
+u UU N... 100644 100644 100644 100644 b1 b2 b3 conflicted file\0\
+2 R. N... 100644 100644 100644 cccc cccc R100 new name\0old name\0\
+? untracked one\0! .env\0";
+        let entries: Vec<(u8, [u8; 2], &[u8])> = status_entries(status);
+        assert_eq!(
+            entries,
+            vec![
+                (b'1', *b".M", &b"dir/with space.txt"[..]),
+                (b'u', *b"UU", &b"conflicted file"[..]),
+                (b'2', *b"R.", &b"new name"[..]),
+                (b'1', *b"DD", &b"old name"[..]),
+                (b'?', *b"..", &b"untracked one"[..]),
+                (b'!', *b"..", &b".env"[..]),
+            ]
+        );
+    }
+}
