@@ -584,37 +584,6 @@ fn rescue_origin(name: &str) -> Option<(String, String)> {
     Some((original, saved_at))
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn rescue_names_round_trip() {
-        let stamp = "20261122T101500Z";
-        for original in [
-            "refs/heads/main",
-            "refs/heads/feature/x",
-            "refs/tags/v1.0",
-            "refs/stash",
-            "refs/vouch/rescue/main/20261101T090000Z",
-        ] {
-            let name = rescue_base(original, stamp);
-            assert!(name.starts_with(RESCUE_PREFIX), "{name}");
-            let (back, at) = rescue_origin(&name).unwrap();
-            assert_eq!(back, original, "{name}");
-            assert_eq!(at, "2026-11-22T10:15:00Z");
-            let (back2, _) = rescue_origin(&format!("{name}-2")).unwrap();
-            assert_eq!(back2, original);
-        }
-        assert_eq!(
-            rescue_base("refs/heads/main", stamp),
-            "refs/vouch/rescue/main/20261122T101500Z"
-        );
-        assert!(rescue_origin("refs/vouch/rescue/main/not-a-time").is_none());
-        assert!(rescue_origin("refs/heads/main").is_none());
-    }
-}
-
 /// Puts back the stash entry `oid` that `git stash drop` took out of the
 /// stash's reflog before the ref update vouch refused (issue 35 item 2):
 /// git rewrites `logs/refs/stash` first, and only then asks to delete
@@ -674,4 +643,35 @@ pub fn put_back_stash_entry(git_dir: &Path, oid: &str) -> Result<bool> {
     crate::files::write_atomic(&log, out.as_bytes(), 0o644)
         .with_context(|| format!("cannot write `{}`", log.display()))?;
     Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rescue_names_round_trip() {
+        let stamp = "20261122T101500Z";
+        for original in [
+            "refs/heads/main",
+            "refs/heads/feature/x",
+            "refs/tags/v1.0",
+            "refs/stash",
+            "refs/vouch/rescue/main/20261101T090000Z",
+        ] {
+            let name = rescue_base(original, stamp);
+            assert!(name.starts_with(RESCUE_PREFIX), "{name}");
+            let (back, at) = rescue_origin(&name).unwrap();
+            assert_eq!(back, original, "{name}");
+            assert_eq!(at, "2026-11-22T10:15:00Z");
+            let (back2, _) = rescue_origin(&format!("{name}-2")).unwrap();
+            assert_eq!(back2, original);
+        }
+        assert_eq!(
+            rescue_base("refs/heads/main", stamp),
+            "refs/vouch/rescue/main/20261122T101500Z"
+        );
+        assert!(rescue_origin("refs/vouch/rescue/main/not-a-time").is_none());
+        assert!(rescue_origin("refs/heads/main").is_none());
+    }
 }

@@ -478,6 +478,125 @@ pub fn expires(now: Timestamp) -> Timestamp {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::facts::{LocalChange, LocalFacts, LocalRefFacts, Lost};
+    use crate::vocab::Assessment;
+
+    const OLD: &str = "1111111111111111111111111111111111111111";
+    const NEW: &str = "2222222222222222222222222222222222222222";
+
+    fn rewind(lost: usize) -> Operation {
+        let mut f = LocalRefFacts::new(
+            "refs/heads/main",
+            OLD.into(),
+            NEW.into(),
+            LocalChange::Rewind,
+            true,
+        );
+        f.lost = Some(Lost {
+            count: lost,
+            ..Lost::none()
+        });
+        Operation::LocalRefs {
+            facts: LocalFacts {
+                refs: vec![f],
+                command: None,
+                branch: None,
+                rebase: false,
+            },
+            assessment: Assessment::default(),
+        }
+    }
+
+    fn shown(lost: Option<usize>) -> Shown {
+        Shown {
+            agent: "claude".into(),
+            session: Some("s".into()),
+            repo: "/r".into(),
+            command: "git reset --hard HEAD~2".into(),
+            git: vec![vec!["reset".into(), "--hard".into(), "HEAD~2".into()]],
+            refs: vec![ShownRef {
+                name: "refs/heads/main".into(),
+                old: OLD.into(),
+                new: NEW.into(),
+                lost,
+            }],
+            files: 1,
+            agent_pid: 4242,
+            agent_exe: "/usr/bin/claude".into(),
+            asked_at: "2026-11-28T12:00:00Z".into(),
+            expires_at: "2026-11-28T12:10:00Z".into(),
+            used_by: None,
+            by: "person".into(),
+        }
+    }
+
+    fn argv(line: &str) -> Vec<String> {
+        shell_words::split(line).unwrap()
+    }
+
+    /// Covered: the same git command (global options aside) and refs, no
+    /// more commits lost; anything else names what was not shown.
+    #[test]
+    fn only_what_was_shown_is_covered() {
+        let s = shown(Some(2));
+        assert_eq!(
+            not_covered(&s, &rewind(2), &argv("git reset --hard HEAD~2")),
+            None
+        );
+        assert_eq!(
+            not_covered(&s, &rewind(1), &argv("git -C /r reset --hard HEAD~2")),
+            None
+        );
+        for (op, line, why) in [
+            (rewind(2), "git reset --hard HEAD~3", "not the command"),
+            (
+                rewind(3),
+                "git reset --hard HEAD~2",
+                "the person was shown 2",
+            ),
+            (rewind(2), "git branch -f main HEAD~2", "not the command"),
+        ] {
+            let said = not_covered(&s, &op, &argv(line)).expect(line);
+            assert!(said.contains(why), "{line}: {said}");
+        }
+        let mut other = shown(Some(2));
+        other.refs[0].old = NEW.into();
+        assert!(
+            not_covered(&other, &rewind(2), &argv("git reset --hard HEAD~2"))
+                .is_some_and(|w| w.contains("was not shown"))
+        );
+        // Commits lost where none were counted for the person.
+        assert!(not_covered(&shown(None), &rewind(1), &argv("git reset --hard HEAD~2")).is_some());
+    }
+
+    /// A record is read only under its own key, as written; a lapsed one
+    /// is removed unread.
+    #[test]
+    fn a_record_is_sealed_and_lapses() {
+        let state = tempfile::tempdir().unwrap();
+        let s = shown(Some(2));
+        let name = write(state.path(), &s).unwrap();
+        let path = dir(state.path()).join(format!("{name}.json"));
+        let key = key(state.path(), false).expect("the key was made");
+        assert_eq!(open(&key, &fs::read(&path).unwrap()), Some(s.clone()));
+        assert_eq!(open(&[7u8; 32], &fs::read(&path).unwrap()), None);
+        let mut edited: serde_json::Value =
+            serde_json::from_slice(&fs::read(&path).unwrap()).unwrap();
+        edited["shown"] = serde_json::Value::String(
+            edited["shown"]
+                .as_str()
+                .unwrap()
+                .replace("HEAD~2", "HEAD~9"),
+        );
+        assert_eq!(open(&key, edited.to_string().as_bytes()), None);
+        let late: Timestamp = "2026-11-28T12:11:00Z".parse().unwrap();
+        let argv = argv("git reset --hard HEAD~2");
+        assert_eq!(
+            take(state.path(), Path::new("/r"), &rewind(2), 1, &argv, late),
+            None
+        );
+        assert!(!path.exists(), "a lapsed record is removed");
+    }
 
     #[test]
     fn hmac_matches_rfc_4231_case_2() {
