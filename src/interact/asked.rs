@@ -149,11 +149,16 @@ fn agent_title(name: &str) -> &str {
     }
 }
 
-/// PURE: the refs a command changes, from what the agent door measured
-/// (`stash_top`: the newest stash entry now, which a drop of the last one
-/// deletes). `None` when a step changes refs that were not measured: then
-/// no approval can say exactly what was shown.
-pub fn shown_refs(assessed: &Assessed, stash_top: Option<&str>) -> Option<Vec<ShownRef>> {
+/// PURE: the refs a command changes, from what the agent door measured;
+/// `value` reads a ref's value now (a tag the command deletes, and
+/// `stash_top`: the newest stash entry, which a drop of the last one
+/// deletes). A step whose refs were not measured adds none: what it
+/// changes is judged by the git doors as before.
+pub fn shown_refs(
+    assessed: &Assessed,
+    stash_top: Option<&str>,
+    value: &dyn Fn(&str) -> Option<String>,
+) -> Vec<ShownRef> {
     let mut refs = Vec::new();
     let local = |refs: &mut Vec<ShownRef>, facts: &crate::facts::LocalFacts| {
         for f in &facts.refs {
@@ -166,7 +171,10 @@ pub fn shown_refs(assessed: &Assessed, stash_top: Option<&str>) -> Option<Vec<Sh
         }
     };
     for step in &assessed.facts {
-        match step.measured.as_ref()? {
+        let Some(measured) = step.measured.as_ref() else {
+            continue;
+        };
+        match measured {
             CommandFacts::Worktree { moves, .. } => {
                 if let Some(moves) = moves {
                     local(&mut refs, moves);
@@ -194,10 +202,26 @@ pub fn shown_refs(assessed: &Assessed, stash_top: Option<&str>) -> Option<Vec<Sh
                     });
                 }
             }
-            CommandFacts::Tags(_) | CommandFacts::Unmeasured(_) => return None,
+            CommandFacts::Tags(names) => {
+                for name in names {
+                    let name = format!("refs/tags/{name}");
+                    let Some(old) = value(&name) else {
+                        continue;
+                    };
+                    refs.push(ShownRef {
+                        new: "0".repeat(old.len()),
+                        old,
+                        name,
+                        // The commits only a tag holds are not counted
+                        // before: a deletion that loses some is not covered.
+                        lost: None,
+                    });
+                }
+            }
+            CommandFacts::Unmeasured(_) => {}
         }
     }
-    Some(refs)
+    refs
 }
 
 /// PURE: why the operation a git door judges is not what was shown
