@@ -181,7 +181,6 @@ pub fn shown_refs(
                 }
             }
             CommandFacts::Branch(Some(facts)) => local(&mut refs, facts),
-            CommandFacts::Branch(None) => {}
             CommandFacts::StashDrop(entries) => {
                 if let Some(top) = stash_top {
                     refs.push(ShownRef {
@@ -218,7 +217,8 @@ pub fn shown_refs(
                     });
                 }
             }
-            CommandFacts::Unmeasured(_) => {}
+            // No branch of that name, or nothing measured: nothing shown.
+            CommandFacts::Branch(None) | CommandFacts::Unmeasured(_) => {}
         }
     }
     refs
