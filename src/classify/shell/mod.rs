@@ -464,7 +464,8 @@ fn hook_skips(command: &SimpleCommand) -> (Vec<String>, Vec<String>) {
         if key.starts_with("hook.")
             || key == "core.fsmonitor"
             || key == "include.path"
-            || (key.starts_with("includeif.") && key.ends_with(".path"))
+            || (key.starts_with("includeif.")
+                && key.rsplit_once('.').is_some_and(|(_, last)| last == "path"))
         {
             changed.push(format!("`{key}={value}`"));
         }
