@@ -349,7 +349,7 @@ pub fn classify_with(
         }
     }
     for problem in &parsed.problems {
-        out.tier = out.tier.max(Tier::High);
+        out.tier = out.tier.max(problem.tier());
         out.reasons
             .push(format!("cannot read the whole command: {problem}"));
     }

@@ -194,6 +194,17 @@ pub enum ParseProblem {
         /// The interpreter.
         program: String,
     },
+    /// A file the line writes with content only known when it runs
+    /// (`curl -o Makefile ...`, `python3 gen.py > x.sh`), then runs as a
+    /// script or a task file: the agent's own fresh creation, judged as the
+    /// most dangerous command it could hold (critical, issue 37 item 2).
+    #[error(
+        "`{path}` is written on this line with content only known when it runs, then run: judged as the most dangerous command it could hold"
+    )]
+    FreshScript {
+        /// The path, as written.
+        path: String,
+    },
     /// A script file that is run could not be read.
     #[error("cannot read the script `{path}` that is run: {why}")]
     Unreadable {
@@ -202,6 +213,18 @@ pub enum ParseProblem {
         /// Why.
         why: String,
     },
+}
+
+impl ParseProblem {
+    /// The tier a command line with this problem is at least: high (what
+    /// vouch cannot read, it cannot clear), critical for a fresh script
+    /// whose content is unknown.
+    pub fn tier(&self) -> crate::vocab::Tier {
+        match self {
+            Self::FreshScript { .. } => crate::vocab::Tier::Critical,
+            _ => crate::vocab::Tier::High,
+        }
+    }
 }
 
 /// Reads a script file that the command line runs (`sh scripts/x.sh`,
@@ -266,9 +289,9 @@ struct Parser<'a> {
     /// <<EOF`), so a script written and run in one line is judged by it.
     /// Keyed by the path without a leading `./`; the last write wins.
     written: HashMap<String, String>,
-    /// Task files (`Makefile`, `package.json`, ...) written earlier in the
-    /// line with content only known when it runs (`curl -o Makefile`,
-    /// `python3 gen.py > Makefile`).
+    /// Files written earlier in the line with content only known when it
+    /// runs (`curl -o Makefile`, `python3 gen.py > x.sh`): run as a script
+    /// or a task file, they are the agent's fresh creation.
     written_unknown: HashSet<String>,
     /// Shell aliases defined earlier in the line (`alias g=git`).
     shell_aliases: Vec<(String, String)>,
@@ -712,6 +735,12 @@ impl<'a> Parser<'a> {
             self.script(&text, depth + 1, cd);
             return;
         }
+        if self.written_unknown.contains(path.trim_start_matches("./")) {
+            self.problem(ParseProblem::FreshScript {
+                path: path.to_owned(),
+            });
+            return;
+        }
         match (self.scripts)(path, cd) {
             Ok(Some(text)) => self.script(&text, depth + 1, cd),
             Ok(None) => {}
@@ -992,10 +1021,8 @@ impl<'a> Parser<'a> {
         } else {
             for file in outputs.iter().chain(&tee_files).chain(&fetched) {
                 let file = file.trim_start_matches("./");
-                if runners::TASK_FILES.contains(&file) {
-                    self.written.remove(file);
-                    self.written_unknown.insert(file.to_owned());
-                }
+                self.written.remove(file);
+                self.written_unknown.insert(file.to_owned());
             }
         }
         if program == "cd" || program == "pushd" {
@@ -1278,42 +1305,56 @@ impl<'a> Parser<'a> {
     }
 }
 
-/// The task files (`Makefile`, `package.json`, ...) a command writes with
-/// content vouch cannot know: fetched, copied or moved into place.
+/// The files a command writes with content vouch cannot know: fetched
+/// (`curl -o F`, `wget -O F`), copied, moved or linked into place (the
+/// last operand), written by `dd of=F`; and any task file (`Makefile`,
+/// `package.json`, ...) an archiver or editor names.
 fn task_files_written(command: &SimpleCommand) -> Vec<String> {
-    if !matches!(
-        command.program(),
-        "curl"
-            | "wget"
-            | "cp"
-            | "mv"
-            | "ln"
-            | "install"
-            | "rsync"
-            | "dd"
-            | "unzip"
-            | "tar"
-            | "scp"
-            | "sed"
-            | "patch"
-            | "aria2c"
-            | "http"
-            | "xh"
-    ) {
-        return Vec::new();
+    let program = command.program();
+    let args = command.argv.get(1..).unwrap_or_default();
+    let mut out: Vec<String> = Vec::new();
+    match program {
+        "curl" | "wget" | "aria2c" | "http" | "xh" => {
+            let mut i = 0;
+            while let Some(arg) = args.get(i) {
+                i += 1;
+                // curl's `-O` names the file after the URL: not known here.
+                // Also at the end of a run of short flags (`-fsSLo F`, `-qO F`).
+                let short = arg.starts_with('-') && !arg.starts_with("--");
+                let takes = matches!(arg.as_str(), "--output" | "--output-document")
+                    || (short && arg.ends_with('o'))
+                    || (short && arg.ends_with('O') && program != "curl");
+                if takes {
+                    out.extend(args.get(i).cloned());
+                    i += 1;
+                    continue;
+                }
+                let glued = arg
+                    .strip_prefix("--output=")
+                    .or_else(|| arg.strip_prefix("--output-document="))
+                    .or_else(|| {
+                        arg.strip_prefix("-o")
+                            .filter(|r| !r.is_empty() && !arg.starts_with("--"))
+                    });
+                out.extend(glued.map(str::to_owned));
+            }
+        }
+        "cp" | "mv" | "ln" | "install" | "rsync" | "scp" => {
+            out.extend(args.iter().rev().find(|a| !a.starts_with('-')).cloned());
+        }
+        "dd" => out.extend(
+            args.iter()
+                .filter_map(|a| a.strip_prefix("of="))
+                .map(str::to_owned),
+        ),
+        "unzip" | "tar" | "sed" | "patch" => out.extend(
+            args.iter()
+                .filter(|a| runners::TASK_FILES.contains(&basename(a)))
+                .cloned(),
+        ),
+        _ => {}
     }
-    command.argv[1..]
-        .iter()
-        .map(|a| {
-            a.strip_prefix("of=")
-                .or_else(|| a.strip_prefix("--output="))
-                .or_else(|| a.strip_prefix("-o").filter(|r| !r.is_empty()))
-                .or_else(|| a.strip_prefix("-O").filter(|r| !r.is_empty()))
-                .unwrap_or(a)
-        })
-        .filter(|a| runners::TASK_FILES.contains(&basename(a)))
-        .map(|a| basename(a).to_owned())
-        .collect()
+    out
 }
 
 /// What `git diff -R` writes, as the walker knows it: the rules read it
