@@ -43,7 +43,15 @@
 //!   `system()`);
 //! - a script run by path or through a shell or `source` is judged by its
 //!   content: written earlier in the line (`cat > x.sh <<EOF`), or read
-//!   through the caller's [`ScriptReader`];
+//!   through the caller's [`ScriptReader`]; so are the recipes task
+//!   runners run (`make`, `npm run`, `yarn`, `pnpm`, `bun`, `just`,
+//!   `task`), and a file the line fetches or generates before running it
+//!   is a [`ParseProblem::FreshScript`] (issue 37 item 2);
+//! - code fed to an interpreter on stdin (`python3 - <<EOF`, `node
+//!   <<<'...'`, `echo ... | perl`) is read as its `-c` code is;
+//! - `find`'s own filters (`-name`, `-path`, `-maxdepth 0`) bound what its
+//!   `{}`, its `-delete` and its output name; a `for` loop's variable and
+//!   `read`'s from a pipe stand for every name they take;
 //! - what cannot be seen (a program named at run time, a decoded string,
 //!   `<(...)` run as a script, code that builds its command) is a
 //!   [`ParseProblem`]; a program named at run time may also be a wrapper,
