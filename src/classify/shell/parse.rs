@@ -602,21 +602,26 @@ impl<'a> Parser<'a> {
             match &parsed.commands[..] {
                 [only] if only.program() == "find" => {
                     let reach = find::reach(&only.argv[1..]);
-                    unknown |= reach.unknown;
+                    if reach.unknown {
+                        // Any file under its start paths: the repository's
+                        // among them, for what writes to `$f`.
+                        unknown = true;
+                        for start in &reach.starts {
+                            names.push(format!("{}/.git/*", start.trim_end_matches('/')));
+                        }
+                    }
                     names.extend(reach.words);
                 }
-                // Names only known when it runs.
-                _ => {
-                    names.push(word.text.clone());
-                    unknown = true;
-                }
+                // Names only known when it runs: the word as written, as
+                // a command's own `$(...)` argument is.
+                _ => names.push(word.text.clone()),
             }
         }
         self.lists.insert(name.text.clone(), (names, unknown));
     }
 
     /// `read NAME...` with `stdin`: the first name takes every line of
-    /// known data; from a pipe vouch cannot read, names only known then.
+    /// known data (a pipe vouch cannot read leaves it as written, `$f`).
     fn read_names(&mut self, args: &[String], stdin: &Stdin) {
         let mut i = 0;
         while let Some(arg) = args.get(i) {
@@ -635,12 +640,10 @@ impl<'a> Parser<'a> {
         let Some(name) = args.get(i) else {
             return;
         };
-        let value = match stdin {
-            Stdin::Data(data) => (data.lines().map(str::to_owned).collect(), false),
-            Stdin::Unknown => (vec![format!("${name}")], true),
-            Stdin::Inherited => return,
-        };
-        self.lists.insert(name.clone(), value);
+        if let Stdin::Data(data) = stdin {
+            let names = data.lines().map(str::to_owned).collect();
+            self.lists.insert(name.clone(), (names, false));
+        }
     }
 
     /// The text written earlier in the line to `path` (`cat > x <<EOF`,
@@ -865,8 +868,13 @@ impl<'a> Parser<'a> {
             if let Some((names, unknown)) =
                 variable_name(&word.text).and_then(|name| self.lists.get(name))
             {
-                command.argv.extend(names.iter().cloned());
-                command.args_from_stdin |= *unknown;
+                // Names only known when it runs are operands appended then,
+                // judged at their worst (as `xargs`'s).
+                if *unknown {
+                    command.args_from_stdin = true;
+                } else {
+                    command.argv.extend(names.iter().cloned());
+                }
                 continue;
             }
             let value = variable_name(&word.text)

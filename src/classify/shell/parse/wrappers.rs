@@ -214,7 +214,10 @@ impl Parser<'_> {
                     let mut names_found = false;
                     for word in &args[start..end] {
                         if word == "{}" {
-                            words.extend(reach.words.iter().cloned());
+                            // Names it cannot bound come at run time.
+                            if !reach.unknown {
+                                words.extend(reach.words.iter().cloned());
+                            }
                             names_found = true;
                         } else if word.contains("{}") {
                             let first = reach.words.first().map_or("", String::as_str);
