@@ -388,6 +388,45 @@ impl Repo {
         Ok(name)
     }
 
+    /// Writes the rescue refs of one operation together: each
+    /// `(original, oid)` under a free name ([`Self::write_rescue`]'s), all
+    /// in one libgit2 transaction, all or none (a push received into this
+    /// repository that deletes thousands of branches writes them in one
+    /// pass, not one ref write per deletion). The names, in `items`' order.
+    pub fn write_rescues(&self, items: &[(&str, &str)], stamp: &str) -> Result<Vec<String>> {
+        let mut names: Vec<String> = Vec::with_capacity(items.len());
+        let mut targets = Vec::with_capacity(items.len());
+        let mut taken: HashSet<String> = HashSet::with_capacity(items.len());
+        for (original, oid) in items {
+            let target =
+                Oid::from_str(oid).with_context(|| format!("`{oid}` is not an object id"))?;
+            let base = rescue_base(original, stamp);
+            let mut name = base.clone();
+            let mut n = 1;
+            while taken.contains(&name) || self.repo.find_reference(&name).is_ok() {
+                n += 1;
+                name = format!("{base}-{n}");
+            }
+            taken.insert(name.clone());
+            names.push(name);
+            targets.push(target);
+        }
+        let mut tx = self
+            .repo
+            .transaction()
+            .context("cannot start writing the rescue refs")?;
+        for name in &names {
+            tx.lock_ref(name)
+                .with_context(|| format!("cannot write the rescue ref `{name}`"))?;
+        }
+        for ((name, target), (original, _)) in names.iter().zip(&targets).zip(items) {
+            tx.set_target(name, *target, None, &format!("vouch: rescue of {original}"))
+                .with_context(|| format!("cannot write the rescue ref `{name}`"))?;
+        }
+        tx.commit().context("cannot write the rescue refs")?;
+        Ok(names)
+    }
+
     /// Every rescue ref, newest first.
     pub fn rescues(&self) -> Result<Vec<Rescue>> {
         let refs = self
