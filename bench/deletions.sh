@@ -14,6 +14,13 @@
 # and `critical = "allow"` when none is available: each push is measured,
 # classified, decided and logged, then goes through. The remote is put back
 # between runs with hooks switched off (not timed). Median of RUNS.
+#
+# "receiving" is the other side (issue 38 item 6): the push is
+# `git push <bare> :b1 ... :bN` of "unmerged" branches, and the bare
+# repository that receives it has vouch's hooks (`git vouch install --repo`),
+# against the same repository with an empty `sh` reference-transaction hook.
+# Only the receiving side's hooks differ; its rescue refs are removed
+# between runs (not timed).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 runs=${1:-3}
@@ -66,9 +73,52 @@ push_delete() { # $1 work dir, $2 count
   cd "$1" && seq "$2" | sed 's/^/b/' | xargs git push -q origin --delete
 }
 
+push_receiving() { # $1 work dir, $2 count: `git push <bare> :b1 ... :bN`
+  cd "$1" && seq "$2" | sed 's/^/:b/' | xargs git push -q "$1/../remote.git"
+}
+
+# The receiving repository as it was: its branches back, its rescue refs
+# gone, hooks off.
+restore_receiving() { # $1 work dir
+  local remote=$1/../remote.git
+  git -C "$remote" for-each-ref --format='delete %(refname)' refs/vouch/ \
+    | git -C "$remote" -c core.hooksPath=/dev/null update-ref --stdin
+  git -C "$remote" -c core.hooksPath=/dev/null update-ref --stdin < "$1/../remote-refs.txt"
+}
+
+receiving() { # $1 count: the "receiving" rows
+  local n=$1 dir=$work/receiving-$1/work
+  setup "$n" receiving
+  local remote=$dir/../remote.git hooks=$dir/../remote.git/hooks
+  local empty=() with=() e v
+  for _ in $(seq "$runs"); do
+    rm -f "$hooks/pre-push" "$hooks/pre-commit" "$hooks/reference-transaction"
+    printf '#!/bin/sh\nexit 0\n' > "$hooks/reference-transaction" && chmod +x "$hooks/reference-transaction"
+    restore_receiving "$dir"
+    empty+=("$(cpu_ns push_receiving "$dir" "$n")")
+    [ -z "$(git -C "$remote" for-each-ref refs/heads/b1)" ] || { echo "the push into the empty-hook repository did not delete" >&2; exit 1; }
+    rm -f "$hooks/reference-transaction"
+    "$vouch" install --repo "$remote" >/dev/null 2>&1
+    restore_receiving "$dir"
+    with+=("$(cpu_ns push_receiving "$dir" "$n")")
+    [ -z "$(git -C "$remote" for-each-ref refs/heads/b1)" ] || { echo "the push into vouch's repository did not delete" >&2; exit 1; }
+    local rescued
+    rescued=$(git -C "$remote" for-each-ref refs/vouch/rescue/ | wc -l)
+    [ "$rescued" -eq "$n" ] || { echo "vouch kept $rescued rescue refs of $n deleted branches" >&2; exit 1; }
+  done
+  e=$(printf '%s\n' "${empty[@]}" | median)
+  v=$(printf '%s\n' "${with[@]}" | median)
+  printf '%6s deletions, %-9s empty sh hook %9s ms   vouch %9s ms   ratio %sx\n' \
+    "$n" receiving "$(ms "$e")" "$(ms "$v")" "$(ratio "$v" "$e")"
+}
+
 results=()
 for n in "${counts[@]}"; do
-  for shape in ${SHAPES:-merged unmerged unheld}; do
+  for shape in ${SHAPES:-merged unmerged unheld receiving}; do
+    if [ "$shape" = receiving ]; then
+      receiving "$n"
+      continue
+    fi
     setup "$n" "$shape"
     dir=$work/$shape-$n/work
     hooks=$dir/.git/hooks

@@ -164,6 +164,9 @@ pub fn git_ancestor_pid() -> Option<u32> {
 const GO_BETWEENS: &[&str] = &[
     "sh", "bash", "dash", "zsh", "ksh", "mksh", "fish", "env", "setsid", "nice", "nohup",
     "timeout", "stdbuf", "ionice", "chrt", "taskset", "busybox",
+    // `git vouch agent-hook` in an agent's settings: git starts git-vouch
+    // as its child and waits.
+    "git",
 ];
 
 /// The agent process this hook runs under (issue 35 item 1): the nearest

@@ -95,6 +95,9 @@ pub(crate) struct Run<'a> {
     /// A skip the door read itself (a push option), in place of `VOUCH_SKIP`,
     /// with the words its override reason starts with.
     skip: Option<(Skip, String)>,
+    /// A hook manager draws a progress line at the terminal while vouch
+    /// runs (lefthook's spinner): the question gets a line of its own.
+    beside_spinner: bool,
 }
 
 impl<'a> Run<'a> {
@@ -125,7 +128,14 @@ impl<'a> Run<'a> {
             driven_by: None,
             unlogged: None,
             skip: None,
+            beside_spinner: false,
         }
+    }
+
+    /// The question is asked beside a hook manager's progress line.
+    pub(crate) fn beside_spinner(mut self, beside: bool) -> Self {
+        self.beside_spinner = beside;
+        self
     }
 
     /// Runs `then` once the operation is allowed (not in observe mode).
@@ -476,7 +486,19 @@ impl<'a> Run<'a> {
                             "No verifier could judge this {noun}: {why}.\n{next}"
                         ));
                     }
-                    if tty.confirm(&format!("Allow this {noun}?")) {
+                    let question = format!("Allow this {noun}?");
+                    let yes = if self.beside_spinner {
+                        // lefthook redraws its progress line where the
+                        // cursor is, over a question on that line (issue
+                        // 35 item 6): the question gets its own line.
+                        tty.show(&format!(
+                            "{question} [y/N]: type y and Enter (lefthook's progress line below may hide what you type)"
+                        ));
+                        tty.confirm("")
+                    } else {
+                        tty.confirm(&question)
+                    };
+                    if yes {
                         (Decision::AskedYes, ExitStatus::Allowed)
                     } else {
                         ui::info(&format!("{noun} refused at the terminal"));

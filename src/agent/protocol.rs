@@ -4,10 +4,10 @@
 //!
 //! | agent | input | answer |
 //! | --- | --- | --- |
-//! | Claude Code `PreToolUse` | `session_id`, `cwd`, `tool_name`, `tool_input.command` (`model` when present) | `hookSpecificOutput.permissionDecision` `allow`/`deny`/`ask` with `permissionDecisionReason` |
+//! | Claude Code `PreToolUse` | `session_id`, `cwd`, `tool_name`, `tool_input.command`, `permission_mode` (`model` when present) | `hookSpecificOutput.permissionDecision` `deny`, or `ask` in a mode where a person answers, with `permissionDecisionReason` (a deny's for the model, an ask's for the person) |
 //! | Codex `PreToolUse` | as Claude's, plus `model`, `turn_id` | only a deny blocks (ask is not supported and would fail open): exit 2, the reason on stderr |
 //! | Gemini CLI `BeforeTool` | `session_id`, `cwd`, `tool_name` (`run_shell_command`), `tool_input.command` | `decision` `deny` (or `allow`) with `reason`; no ask |
-//! | Cursor `beforeShellExecution` | `command`, `cwd`, `workspace_roots`, `conversation_id` | `permission` `allow`/`deny`/`ask` with `user_message` and `agent_message` |
+//! | Cursor `beforeShellExecution` | `command`, `cwd`, `workspace_roots`, `conversation_id` | `permission` `allow`/`deny` with `user_message` and `agent_message` (its `ask` is not put to a person in Auto-review mode) |
 //! | Copilot CLI `preToolUse` | `toolName`, `toolArgs` (a JSON string holding `command`), `cwd` | `permissionDecision` `deny` with `permissionDecisionReason`; no ask |
 //! | `OpenCode` (vouch's plugin) | `tool`, `args.command`, `sessionID`, `cwd` | `decision` `allow`/`deny` with `reason`; no ask |
 //!
@@ -245,18 +245,15 @@ pub fn answer(
     }
     // Claude Code shows an `ask` reason to the person and a `deny` reason
     // to the model (issue 35 item 5): each is worded for its reader.
-    match action {
-        Action::Ask => {
-            sentences.push(
-                "If you allow it, vouch lets exactly this command through once, for the refs and commits shown here."
-                    .to_owned(),
-            );
-            Answer::Ask(sentences.join(" "))
-        }
-        _ => {
-            sentences.push(DENIED_TO_THE_MODEL.to_owned());
-            Answer::Deny(sentences.join(" "))
-        }
+    if *action == Action::Ask {
+        sentences.push(
+            "If you allow it, vouch lets exactly this command through once, for the refs and commits shown here."
+                .to_owned(),
+        );
+        Answer::Ask(sentences.join(" "))
+    } else {
+        sentences.push(DENIED_TO_THE_MODEL.to_owned());
+        Answer::Deny(sentences.join(" "))
     }
 }
 

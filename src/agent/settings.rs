@@ -632,10 +632,13 @@ fn after_spec(agent: Agent) -> Option<JsonSpec> {
     }
 }
 
+/// The hooks vouch writes for `agent`, named as its settings name them
+/// (issue 35 item 6: every one, the post-tool hook too).
 fn hook_name(agent: Agent) -> String {
-    match json_spec(agent) {
-        Some(spec) => format!("{} hook", spec.event),
-        None => "plugin".to_owned(),
+    match (json_spec(agent), after_spec(agent)) {
+        (Some(spec), Some(after)) => format!("{} and {} hooks", spec.event, after.event),
+        (Some(spec), None) => format!("{} hook", spec.event),
+        (None, _) => "plugin".to_owned(),
     }
 }
 

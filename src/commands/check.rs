@@ -87,7 +87,7 @@ pub fn assess(config: &Config, command: &str, cwd: &Path, repo: &LazyRepo) -> Re
     }
     for problem in &classification.problems {
         refs.push(RefRisk {
-            tier: Tier::High,
+            tier: problem.tier(),
             rule: Rule::Command,
             reason: format!("cannot read the whole command: {problem}"),
         });

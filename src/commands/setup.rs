@@ -407,12 +407,12 @@ fn manager_note(manager: Manager) -> Option<String> {
     let p = install::PROGRAM;
     match manager {
         Manager::PreCommit | Manager::Prek => Some(format!(
-            "vouch's hook runs first and calls {m}'s; `{r}` keeps vouch (it moves vouch's hook to `<hook>.legacy` and runs it first), but `{r} -f` deletes it: vouch puts itself back at the next branch or tag update (a commit), and `{p} install` does at once (`{p} status` tells whether vouch is reached)",
+            "git runs vouch's hook, which runs {m}'s script first (kept as `<hook>.local`) and then judges; `{r}` keeps vouch (it moves vouch's hook to `<hook>.legacy` and runs it first), but `{r} -f` deletes it: vouch puts itself back at the next branch or tag update (a commit), and `{p} install` does at once (`{p} status` tells whether vouch is reached)",
             m = manager.name(),
             r = manager.reinstall()
         )),
         Manager::Lefthook => Some(format!(
-            "vouch's hook runs first and calls lefthook's; `lefthook install` (and lefthook's own resync when its config changes) moves vouch's hook to `<hook>.old`, where lefthook never runs it: vouch takes it back at the next branch or tag update (a commit), and `{p} install` does at once (`{p} status` tells). A lefthook job is no substitute: lefthook skips jobs when a push changes no files, as a rewind, an amend or a branch deletion does"
+            "git runs vouch's hook, which runs lefthook's script first (kept as `<hook>.local`) and then judges; `lefthook install` (and lefthook's own resync when its config changes) moves vouch's hook to `<hook>.old`, where lefthook never runs it: vouch takes it back at the next branch or tag update (a commit), and `{p} install` does at once (`{p} status` tells). A lefthook job is no substitute: lefthook skips jobs when a push changes no files, as a rewind, an amend or a branch deletion does"
         )),
         Manager::Husky | Manager::Overcommit => None,
     }
@@ -441,7 +441,7 @@ pub fn displaced(dir: &Path) -> Vec<(String, Manager)> {
 
 /// Puts vouch back in front of each hook a manager's reinstall displaced
 /// ([`displaced`]), as `git vouch install` would: the manager's script is
-/// kept as `<hook>.local` and runs after vouch's. Run by the
+/// kept as `<hook>.local`, which vouch's hook runs first. Run by the
 /// reference-transaction hook, which no manager writes, on the next branch
 /// or tag update; never fails the ref update (a hook it cannot put back is
 /// a warning naming the command that does).
@@ -466,7 +466,7 @@ pub fn put_back(ctx: &Ctx, dir: &Path) {
         });
         match done {
             Ok(_) => ui::info(&format!(
-                "`{r}` had replaced vouch's `{hook}` hook: vouch put itself back in front, and {owner}'s script now runs after vouch's as `{hook}.local`",
+                "`{r}` had replaced vouch's `{hook}` hook: vouch put itself back in front; git runs vouch's hook, which runs {owner}'s script (now `{hook}.local`) first and then judges",
                 owner = owner.name(),
                 r = owner.reinstall(),
             )),

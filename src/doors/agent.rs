@@ -470,20 +470,19 @@ fn write_asked(ctx: &Ctx, agent: Agent, request: &Request, op: &Operation, by: &
         .root
         .clone()
         .ok_or_else(|| anyhow::anyhow!("the command runs in no git repository"))?;
-    let stash_top = assessed
-        .facts
-        .iter()
-        .any(|f| matches!(f.measured, Some(crate::facts::CommandFacts::StashDrop(_))))
-        .then(|| {
-            git::Repo::discover(&root)
-                .ok()?
-                .stash_oids()
-                .into_iter()
-                .next()
-        })
-        .flatten();
-    let refs = crate::interact::asked::shown_refs(assessed, stash_top.as_deref())
-        .ok_or_else(|| anyhow::anyhow!("a step changes refs vouch could not measure"))?;
+    // The values the facts do not carry: a stash entry or tag deleted.
+    let reads = assessed.facts.iter().any(|f| {
+        matches!(
+            f.measured,
+            Some(crate::facts::CommandFacts::StashDrop(_) | crate::facts::CommandFacts::Tags(_))
+        )
+    });
+    let repo = reads.then(|| git::Repo::discover(&root).ok()).flatten();
+    let stash_top = repo
+        .as_ref()
+        .and_then(|r| r.stash_oids().into_iter().next());
+    let value = |name: &str| repo.as_ref().and_then(|r| r.ref_value(name));
+    let refs = crate::interact::asked::shown_refs(assessed, stash_top.as_deref(), &value);
     let (agent_pid, agent_exe) = crate::parent::agent_process()
         .ok_or_else(|| anyhow::anyhow!("the agent's process cannot be read"))?;
     let command = request.command.as_deref().unwrap_or_default();

@@ -327,9 +327,17 @@ pub(crate) fn drive(ctx: &Ctx, door: &mut dyn Door) -> Result<ExitStatus> {
     let ran = {
         let door: &dyn Door = door;
         let save = || door.on_allow(&op);
+        // lefthook runs vouch from `lefthook-local.yml` under its spinner.
+        let beside_spinner = call.dir.as_ref().is_some_and(|d| {
+            d.parent().and_then(std::path::Path::file_name)
+                == Some(std::ffi::OsStr::new(
+                    crate::install::managers::LEFTHOOK_LOCAL_DIR,
+                ))
+        });
         let mut run = Run::new(ctx, &config, &root, &op, started)
             .through(interaction)
-            .on_allow(&save);
+            .on_allow(&save)
+            .beside_spinner(beside_spinner);
         if let Some((skip, label)) = skip {
             run = run.skip(skip, label);
         }

@@ -326,10 +326,20 @@ impl Rescuer<'_> {
         }
     }
 
-    fn write(&self, original: &str, oid: &str, stamp: &str) -> Result<String> {
+    /// Writes every `(original, oid)` of one operation: with libgit2 in one
+    /// transaction; with git one `update-ref` each, so that a ref git holds
+    /// locked (reftable) fails alone. Each name, or why it was not written.
+    fn write_all(&self, items: &[(&str, &str)], stamp: &str) -> Result<Vec<Result<String>>> {
         match self {
-            Self::Lib(repo) => repo.write_rescue(original, oid, stamp),
-            Self::Git(dir) => crate::git::cli_write_rescue(dir, original, oid, stamp),
+            Self::Lib(repo) => Ok(repo
+                .write_rescues(items, stamp)?
+                .into_iter()
+                .map(Ok)
+                .collect()),
+            Self::Git(dir) => Ok(items
+                .iter()
+                .map(|(original, oid)| crate::git::cli_write_rescue(dir, original, oid, stamp))
+                .collect()),
         }
     }
 }
@@ -418,7 +428,7 @@ fn rescue(git_dir: &Path, op: &Operation, through_git: bool) -> Result<Vec<Strin
     let stamp = jiff::Timestamp::now()
         .strftime("%Y%m%dT%H%M%SZ")
         .to_string();
-    let mut done = Vec::new();
+    let mut items: Vec<(&LocalRefFacts, String)> = Vec::new();
     let mut repo = None;
     for f in to_rescue(facts, assessment) {
         let repo = match &repo {
@@ -426,46 +436,55 @@ fn rescue(git_dir: &Path, op: &Operation, through_git: bool) -> Result<Vec<Strin
             None if through_git => repo.insert(Rescuer::Git(git_dir)),
             None => repo.insert(Rescuer::Lib(Repo::discover(git_dir)?)),
         };
+        items.push((f, f.old_oid.clone()));
         // `stash clear` drops every entry, not only the newest.
-        let mut oids = vec![f.old_oid.clone()];
         if f.change == LocalChange::DropStash {
             for oid in repo.stash_oids() {
-                if !oids.contains(&oid) {
-                    oids.push(oid);
+                if oid != f.old_oid && !items.iter().any(|(g, o)| g.name == f.name && *o == oid) {
+                    items.push((f, oid));
                 }
             }
         }
-        for oid in &oids {
-            let name = match repo.write(&f.name, oid, &stamp) {
-                Ok(name) => name,
-                Err(e) if through_git => {
-                    // reftable locks every ref while git holds the
-                    // transaction: the commit stays in the object store.
-                    done.push(format!(
-                        "could not save `{}` ({}) as a rescue ref ({e:#}); until `git gc` prunes it, `{}` brings it back",
-                        f.short_name(),
-                        short_oid(oid),
-                        git_restore(&f.name, oid)
-                    ));
-                    continue;
-                }
-                Err(e) => return Err(e),
-            };
-            let how = if through_git {
-                // `git vouch rescue` reads the repository with libgit2.
-                git_restore(&f.name, &name)
-            } else {
-                let short = name
-                    .strip_prefix(crate::git::RESCUE_PREFIX)
-                    .unwrap_or(&name);
-                format!("git vouch rescue restore {short}")
-            };
-            done.push(format!(
-                "saved `{}` ({}) as `{name}`; `{how}` brings it back",
-                f.short_name(),
-                short_oid(oid)
-            ));
-        }
+    }
+    let Some(repo) = repo else {
+        return Ok(Vec::new());
+    };
+    // The operation's rescue refs together (one transaction with libgit2).
+    let pairs: Vec<(&str, &str)> = items
+        .iter()
+        .map(|(f, oid)| (f.name.as_str(), oid.as_str()))
+        .collect();
+    let written = repo.write_all(&pairs, &stamp)?;
+    let mut done = Vec::new();
+    for ((f, oid), written) in items.iter().zip(written) {
+        let name = match written {
+            Ok(name) => name,
+            Err(e) => {
+                // reftable locks every ref while git holds the
+                // transaction: the commit stays in the object store.
+                done.push(format!(
+                    "could not save `{}` ({}) as a rescue ref ({e:#}); until `git gc` prunes it, `{}` brings it back",
+                    f.short_name(),
+                    short_oid(oid),
+                    git_restore(&f.name, oid)
+                ));
+                continue;
+            }
+        };
+        let how = if through_git {
+            // `git vouch rescue` reads the repository with libgit2.
+            git_restore(&f.name, &name)
+        } else {
+            let short = name
+                .strip_prefix(crate::git::RESCUE_PREFIX)
+                .unwrap_or(&name);
+            format!("git vouch rescue restore {short}")
+        };
+        done.push(format!(
+            "saved `{}` ({}) as `{name}`; `{how}` brings it back",
+            f.short_name(),
+            short_oid(oid)
+        ));
     }
     Ok(done)
 }

@@ -388,6 +388,45 @@ impl Repo {
         Ok(name)
     }
 
+    /// Writes the rescue refs of one operation together: each
+    /// `(original, oid)` under a free name ([`Self::write_rescue`]'s), all
+    /// in one libgit2 transaction, all or none (a push received into this
+    /// repository that deletes thousands of branches writes them in one
+    /// pass, not one ref write per deletion). The names, in `items`' order.
+    pub fn write_rescues(&self, items: &[(&str, &str)], stamp: &str) -> Result<Vec<String>> {
+        let mut names: Vec<String> = Vec::with_capacity(items.len());
+        let mut targets = Vec::with_capacity(items.len());
+        let mut taken: HashSet<String> = HashSet::with_capacity(items.len());
+        for (original, oid) in items {
+            let target =
+                Oid::from_str(oid).with_context(|| format!("`{oid}` is not an object id"))?;
+            let base = rescue_base(original, stamp);
+            let mut name = base.clone();
+            let mut n = 1;
+            while taken.contains(&name) || self.repo.find_reference(&name).is_ok() {
+                n += 1;
+                name = format!("{base}-{n}");
+            }
+            taken.insert(name.clone());
+            names.push(name);
+            targets.push(target);
+        }
+        let mut tx = self
+            .repo
+            .transaction()
+            .context("cannot start writing the rescue refs")?;
+        for name in &names {
+            tx.lock_ref(name)
+                .with_context(|| format!("cannot write the rescue ref `{name}`"))?;
+        }
+        for ((name, target), (original, _)) in names.iter().zip(&targets).zip(items) {
+            tx.set_target(name, *target, None, &format!("vouch: rescue of {original}"))
+                .with_context(|| format!("cannot write the rescue ref `{name}`"))?;
+        }
+        tx.commit().context("cannot write the rescue refs")?;
+        Ok(names)
+    }
+
     /// Every rescue ref, newest first.
     pub fn rescues(&self) -> Result<Vec<Rescue>> {
         let refs = self
@@ -584,37 +623,6 @@ fn rescue_origin(name: &str) -> Option<(String, String)> {
     Some((original, saved_at))
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn rescue_names_round_trip() {
-        let stamp = "20261122T101500Z";
-        for original in [
-            "refs/heads/main",
-            "refs/heads/feature/x",
-            "refs/tags/v1.0",
-            "refs/stash",
-            "refs/vouch/rescue/main/20261101T090000Z",
-        ] {
-            let name = rescue_base(original, stamp);
-            assert!(name.starts_with(RESCUE_PREFIX), "{name}");
-            let (back, at) = rescue_origin(&name).unwrap();
-            assert_eq!(back, original, "{name}");
-            assert_eq!(at, "2026-11-22T10:15:00Z");
-            let (back2, _) = rescue_origin(&format!("{name}-2")).unwrap();
-            assert_eq!(back2, original);
-        }
-        assert_eq!(
-            rescue_base("refs/heads/main", stamp),
-            "refs/vouch/rescue/main/20261122T101500Z"
-        );
-        assert!(rescue_origin("refs/vouch/rescue/main/not-a-time").is_none());
-        assert!(rescue_origin("refs/heads/main").is_none());
-    }
-}
-
 /// Puts back the stash entry `oid` that `git stash drop` took out of the
 /// stash's reflog before the ref update vouch refused (issue 35 item 2):
 /// git rewrites `logs/refs/stash` first, and only then asks to delete
@@ -674,4 +682,35 @@ pub fn put_back_stash_entry(git_dir: &Path, oid: &str) -> Result<bool> {
     crate::files::write_atomic(&log, out.as_bytes(), 0o644)
         .with_context(|| format!("cannot write `{}`", log.display()))?;
     Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rescue_names_round_trip() {
+        let stamp = "20261122T101500Z";
+        for original in [
+            "refs/heads/main",
+            "refs/heads/feature/x",
+            "refs/tags/v1.0",
+            "refs/stash",
+            "refs/vouch/rescue/main/20261101T090000Z",
+        ] {
+            let name = rescue_base(original, stamp);
+            assert!(name.starts_with(RESCUE_PREFIX), "{name}");
+            let (back, at) = rescue_origin(&name).unwrap();
+            assert_eq!(back, original, "{name}");
+            assert_eq!(at, "2026-11-22T10:15:00Z");
+            let (back2, _) = rescue_origin(&format!("{name}-2")).unwrap();
+            assert_eq!(back2, original);
+        }
+        assert_eq!(
+            rescue_base("refs/heads/main", stamp),
+            "refs/vouch/rescue/main/20261122T101500Z"
+        );
+        assert!(rescue_origin("refs/vouch/rescue/main/not-a-time").is_none());
+        assert!(rescue_origin("refs/heads/main").is_none());
+    }
 }

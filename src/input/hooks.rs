@@ -630,8 +630,7 @@ impl GitCommand {
             ("clean", _) => (&['e'], &["--exclude"]),
             ("rm", _) => (&[], &["--pathspec-from-file"]),
             ("add", _) => (&[], &["--chmod", "--pathspec-from-file"]),
-            ("mv" | "prune", _) => (&[], &["--expire"]),
-            ("remote" | "worktree", Some("prune")) => (&[], &["--expire"]),
+            ("mv" | "prune", _) | ("remote" | "worktree", Some("prune")) => (&[], &["--expire"]),
             ("reflog", Some("expire" | "delete")) => (&[], &["--expire", "--expire-unreachable"]),
             _ => return false,
         };

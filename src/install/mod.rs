@@ -471,7 +471,7 @@ pub fn install_hook(dir: &Path, hook: &str, form: &Form) -> Result<String> {
                 return Err(e);
             }
             Ok(format!(
-                "installed `{}`; the hook that was there is kept as `{}` and runs first{note}",
+                "installed `{}`; the hook that was there is kept as `{}`, which vouch's hook runs first and then judges{note}",
                 path.display(),
                 local.display()
             ))

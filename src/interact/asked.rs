@@ -149,11 +149,16 @@ fn agent_title(name: &str) -> &str {
     }
 }
 
-/// PURE: the refs a command changes, from what the agent door measured
-/// (`stash_top`: the newest stash entry now, which a drop of the last one
-/// deletes). `None` when a step changes refs that were not measured: then
-/// no approval can say exactly what was shown.
-pub fn shown_refs(assessed: &Assessed, stash_top: Option<&str>) -> Option<Vec<ShownRef>> {
+/// PURE: the refs a command changes, from what the agent door measured;
+/// `value` reads a ref's value now (a tag the command deletes, and
+/// `stash_top`: the newest stash entry, which a drop of the last one
+/// deletes). A step whose refs were not measured adds none: what it
+/// changes is judged by the git doors as before.
+pub fn shown_refs(
+    assessed: &Assessed,
+    stash_top: Option<&str>,
+    value: &dyn Fn(&str) -> Option<String>,
+) -> Vec<ShownRef> {
     let mut refs = Vec::new();
     let local = |refs: &mut Vec<ShownRef>, facts: &crate::facts::LocalFacts| {
         for f in &facts.refs {
@@ -166,14 +171,16 @@ pub fn shown_refs(assessed: &Assessed, stash_top: Option<&str>) -> Option<Vec<Sh
         }
     };
     for step in &assessed.facts {
-        match step.measured.as_ref()? {
+        let Some(measured) = step.measured.as_ref() else {
+            continue;
+        };
+        match measured {
             CommandFacts::Worktree { moves, .. } => {
                 if let Some(moves) = moves {
                     local(&mut refs, moves);
                 }
             }
             CommandFacts::Branch(Some(facts)) => local(&mut refs, facts),
-            CommandFacts::Branch(None) => {}
             CommandFacts::StashDrop(entries) => {
                 if let Some(top) = stash_top {
                     refs.push(ShownRef {
@@ -194,10 +201,27 @@ pub fn shown_refs(assessed: &Assessed, stash_top: Option<&str>) -> Option<Vec<Sh
                     });
                 }
             }
-            CommandFacts::Tags(_) | CommandFacts::Unmeasured(_) => return None,
+            CommandFacts::Tags(names) => {
+                for name in names {
+                    let name = format!("refs/tags/{name}");
+                    let Some(old) = value(&name) else {
+                        continue;
+                    };
+                    refs.push(ShownRef {
+                        new: "0".repeat(old.len()),
+                        old,
+                        name,
+                        // The commits only a tag holds are not counted
+                        // before: a deletion that loses some is not covered.
+                        lost: None,
+                    });
+                }
+            }
+            // No branch of that name, or nothing measured: nothing shown.
+            CommandFacts::Branch(None) | CommandFacts::Unmeasured(_) => {}
         }
     }
-    Some(refs)
+    refs
 }
 
 /// PURE: why the operation a git door judges is not what was shown
@@ -478,6 +502,125 @@ pub fn expires(now: Timestamp) -> Timestamp {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::facts::{LocalChange, LocalFacts, LocalRefFacts, Lost};
+    use crate::vocab::Assessment;
+
+    const OLD: &str = "1111111111111111111111111111111111111111";
+    const NEW: &str = "2222222222222222222222222222222222222222";
+
+    fn rewind(lost: usize) -> Operation {
+        let mut f = LocalRefFacts::new(
+            "refs/heads/main",
+            OLD.into(),
+            NEW.into(),
+            LocalChange::Rewind,
+            true,
+        );
+        f.lost = Some(Lost {
+            count: lost,
+            ..Lost::none()
+        });
+        Operation::LocalRefs {
+            facts: LocalFacts {
+                refs: vec![f],
+                command: None,
+                branch: None,
+                rebase: false,
+            },
+            assessment: Assessment::default(),
+        }
+    }
+
+    fn shown(lost: Option<usize>) -> Shown {
+        Shown {
+            agent: "claude".into(),
+            session: Some("s".into()),
+            repo: "/r".into(),
+            command: "git reset --hard HEAD~2".into(),
+            git: vec![vec!["reset".into(), "--hard".into(), "HEAD~2".into()]],
+            refs: vec![ShownRef {
+                name: "refs/heads/main".into(),
+                old: OLD.into(),
+                new: NEW.into(),
+                lost,
+            }],
+            files: 1,
+            agent_pid: 4242,
+            agent_exe: "/usr/bin/claude".into(),
+            asked_at: "2026-11-28T12:00:00Z".into(),
+            expires_at: "2026-11-28T12:10:00Z".into(),
+            used_by: None,
+            by: "person".into(),
+        }
+    }
+
+    fn argv(line: &str) -> Vec<String> {
+        shell_words::split(line).unwrap()
+    }
+
+    /// Covered: the same git command (global options aside) and refs, no
+    /// more commits lost; anything else names what was not shown.
+    #[test]
+    fn only_what_was_shown_is_covered() {
+        let s = shown(Some(2));
+        assert_eq!(
+            not_covered(&s, &rewind(2), &argv("git reset --hard HEAD~2")),
+            None
+        );
+        assert_eq!(
+            not_covered(&s, &rewind(1), &argv("git -C /r reset --hard HEAD~2")),
+            None
+        );
+        for (op, line, why) in [
+            (rewind(2), "git reset --hard HEAD~3", "not the command"),
+            (
+                rewind(3),
+                "git reset --hard HEAD~2",
+                "the person was shown 2",
+            ),
+            (rewind(2), "git branch -f main HEAD~2", "not the command"),
+        ] {
+            let said = not_covered(&s, &op, &argv(line)).expect(line);
+            assert!(said.contains(why), "{line}: {said}");
+        }
+        let mut other = shown(Some(2));
+        other.refs[0].old = NEW.into();
+        assert!(
+            not_covered(&other, &rewind(2), &argv("git reset --hard HEAD~2"))
+                .is_some_and(|w| w.contains("was not shown"))
+        );
+        // Commits lost where none were counted for the person.
+        assert!(not_covered(&shown(None), &rewind(1), &argv("git reset --hard HEAD~2")).is_some());
+    }
+
+    /// A record is read only under its own key, as written; a lapsed one
+    /// is removed unread.
+    #[test]
+    fn a_record_is_sealed_and_lapses() {
+        let state = tempfile::tempdir().unwrap();
+        let s = shown(Some(2));
+        let name = write(state.path(), &s).unwrap();
+        let path = dir(state.path()).join(format!("{name}.json"));
+        let key = key(state.path(), false).expect("the key was made");
+        assert_eq!(open(&key, &fs::read(&path).unwrap()), Some(s.clone()));
+        assert_eq!(open(&[7u8; 32], &fs::read(&path).unwrap()), None);
+        let mut edited: serde_json::Value =
+            serde_json::from_slice(&fs::read(&path).unwrap()).unwrap();
+        edited["shown"] = serde_json::Value::String(
+            edited["shown"]
+                .as_str()
+                .unwrap()
+                .replace("HEAD~2", "HEAD~9"),
+        );
+        assert_eq!(open(&key, edited.to_string().as_bytes()), None);
+        let late: Timestamp = "2026-11-28T12:11:00Z".parse().unwrap();
+        let argv = argv("git reset --hard HEAD~2");
+        assert_eq!(
+            take(state.path(), Path::new("/r"), &rewind(2), 1, &argv, late),
+            None
+        );
+        assert!(!path.exists(), "a lapsed record is removed");
+    }
 
     #[test]
     fn hmac_matches_rfc_4231_case_2() {

@@ -234,7 +234,7 @@ fn writes_into_vouchs_snapshot_store_are_critical() {
     let store = store.display().to_string();
     for command in [
         format!("rm -rf {store}"),
-        format!("rm -rf ~/.local/state/vouch/snapshots"),
+        "rm -rf ~/.local/state/vouch/snapshots".to_owned(),
         format!("git --git-dir={store} update-ref -d refs/snap/1"),
         format!("GIT_DIR={store} git update-ref refs/snap/1 HEAD"),
         format!("cp /dev/null {store}/index"),

@@ -410,6 +410,46 @@ fn lefthook_installed_after_vouch() {
     lefthook(false);
 }
 
+/// lefthook runs vouch from `lefthook-local.yml` under its spinner, which
+/// redraws the line the cursor is on (issue 35 item 6): at a real terminal
+/// vouch's question stays on the screen while the spinner runs below it,
+/// and the answer typed decides.
+#[test]
+fn lefthooks_spinner_leaves_vouchs_question_on_the_screen() {
+    let Some(env) = with_tool("lefthook") else {
+        return;
+    };
+    if !crate::support::tmux::available() {
+        crate::support::missing("tmux");
+        return;
+    }
+    // The defaults: a critical push without a verdict is asked at a terminal.
+    env.write_config("");
+    fs::write(
+        env.work.join("lefthook.yml"),
+        "pre-push:\n  jobs:\n    - name: marker\n      run: echo ran >> .git/manager-ran\n",
+    )
+    .unwrap();
+    env.git(&env.work, &["add", "lefthook.yml"]);
+    env.git(&env.work, &["commit", "-q", "-m", "lefthook config"]);
+    env.git(&env.work, &["push", "-q", "origin", "main"]);
+    env.vouch(&["install"]).code(0);
+    run(&env, "lefthook", &["install"]).code(0);
+    let before = env.remote_ref("refs/heads/main");
+    let term =
+        crate::support::tmux::Tmux::start(&env, &env.work, "git push --force origin HEAD~2:main");
+    term.wait_for("Allow this push? [y/N]");
+    let screen = term.wait_for("waiting: git-vouch.sh");
+    assert!(
+        screen.contains("Allow this push? [y/N]"),
+        "the spinner hid the question:\n{screen}"
+    );
+    term.send("n");
+    term.send("Enter");
+    term.wait_for("[exit=1]");
+    assert_eq!(env.remote_ref("refs/heads/main"), before);
+}
+
 // ---- husky -------------------------------------------------------------------
 
 fn husky(manager_first: bool) {

@@ -187,6 +187,13 @@ fn an_ask_answered_at_claude_codes_prompt_reaches_the_git_doors_once() {
         "a second run is judged anew"
     );
 
+    // git tag -d (a release tag: critical).
+    env.git(&env.work, &["tag", "v1", "HEAD~1"]);
+    let out = claude(&env, "git tag -d v1", "default");
+    assert_eq!(decision(&out), "ask", "{}", out.stdout);
+    agent_git(&env, &["tag", "-d", "v1"]).code(0);
+    assert!(!has_ref(&env, "refs/tags/v1"));
+
     // git stash drop of the only entry.
     fs::write(env.work.join("file1.txt"), "work in progress\n").unwrap();
     env.git(&env.work, &["stash", "-q"]);

@@ -90,7 +90,10 @@
 //! door issue item 7): a command that skips vouch's hooks (`--no-verify`,
 //! `git commit -n`, `-c core.hooksPath=...` or `GIT_CONFIG_*` carrying it) is
 //! a bypass attempt: critical when the command is otherwise at least
-//! standard, high for a plain `git push`, standard otherwise. A command line
+//! standard, high for a plain `git push`, standard otherwise; a setting
+//! that changes which hooks run (`-c core.hooksPath=...`, `hook.*`,
+//! `core.fsmonitor`, an include), or `GIT_CONFIG_*` variables injecting
+//! one into any program, is critical whatever the command (issue 37). A command line
 //! that sets a `VOUCH_*` variable other than `VOUCH_VERIFY`, or a git command
 //! given `HOME`, `XDG_CONFIG_HOME`, `XDG_DATA_HOME`, `XDG_STATE_HOME` or a
 //! `GIT_CONFIG*` variable (inline or exported earlier in the line), turns
@@ -349,7 +352,7 @@ pub fn classify_with(
         }
     }
     for problem in &parsed.problems {
-        out.tier = out.tier.max(Tier::High);
+        out.tier = out.tier.max(problem.tier());
         out.reasons
             .push(format!("cannot read the whole command: {problem}"));
     }
@@ -464,7 +467,8 @@ fn hook_skips(command: &SimpleCommand) -> (Vec<String>, Vec<String>) {
         if key.starts_with("hook.")
             || key == "core.fsmonitor"
             || key == "include.path"
-            || (key.starts_with("includeif.") && key.ends_with(".path"))
+            || (key.starts_with("includeif.")
+                && key.rsplit_once('.').is_some_and(|(_, last)| last == "path"))
         {
             changed.push(format!("`{key}={value}`"));
         }

@@ -43,7 +43,15 @@
 //!   `system()`);
 //! - a script run by path or through a shell or `source` is judged by its
 //!   content: written earlier in the line (`cat > x.sh <<EOF`), or read
-//!   through the caller's [`ScriptReader`];
+//!   through the caller's [`ScriptReader`]; so are the recipes task
+//!   runners run (`make`, `npm run`, `yarn`, `pnpm`, `bun`, `just`,
+//!   `task`), and a file the line fetches or generates before running it
+//!   is a [`ParseProblem::FreshScript`] (issue 37 item 2);
+//! - code fed to an interpreter on stdin (`python3 - <<EOF`, `node
+//!   <<<'...'`, `echo ... | perl`) is read as its `-c` code is;
+//! - `find`'s own filters (`-name`, `-path`, `-maxdepth 0`) bound what its
+//!   `{}`, its `-delete` and its output name; a `for` loop's variable and
+//!   `read`'s from a pipe stand for every name they take;
 //! - what cannot be seen (a program named at run time, a decoded string,
 //!   `<(...)` run as a script, code that builds its command) is a
 //!   [`ParseProblem`]; a program named at run time may also be a wrapper,
@@ -194,6 +202,17 @@ pub enum ParseProblem {
         /// The interpreter.
         program: String,
     },
+    /// A file the line writes with content only known when it runs
+    /// (`curl -o Makefile ...`, `python3 gen.py > x.sh`), then runs as a
+    /// script or a task file: the agent's own fresh creation, judged as the
+    /// most dangerous command it could hold (critical, issue 37 item 2).
+    #[error(
+        "`{path}` is written on this line with content only known when it runs, then run: judged as the most dangerous command it could hold"
+    )]
+    FreshScript {
+        /// The path, as written.
+        path: String,
+    },
     /// A script file that is run could not be read.
     #[error("cannot read the script `{path}` that is run: {why}")]
     Unreadable {
@@ -202,6 +221,18 @@ pub enum ParseProblem {
         /// Why.
         why: String,
     },
+}
+
+impl ParseProblem {
+    /// The tier a command line with this problem is at least: high (what
+    /// vouch cannot read, it cannot clear), critical for a fresh script
+    /// whose content is unknown.
+    pub fn tier(&self) -> crate::vocab::Tier {
+        match self {
+            Self::FreshScript { .. } => crate::vocab::Tier::Critical,
+            _ => crate::vocab::Tier::High,
+        }
+    }
 }
 
 /// Reads a script file that the command line runs (`sh scripts/x.sh`,
@@ -266,9 +297,9 @@ struct Parser<'a> {
     /// <<EOF`), so a script written and run in one line is judged by it.
     /// Keyed by the path without a leading `./`; the last write wins.
     written: HashMap<String, String>,
-    /// Task files (`Makefile`, `package.json`, ...) written earlier in the
-    /// line with content only known when it runs (`curl -o Makefile`,
-    /// `python3 gen.py > Makefile`).
+    /// Files written earlier in the line with content only known when it
+    /// runs (`curl -o Makefile`, `python3 gen.py > x.sh`): run as a script
+    /// or a task file, they are the agent's fresh creation.
     written_unknown: HashSet<String>,
     /// Shell aliases defined earlier in the line (`alias g=git`).
     shell_aliases: Vec<(String, String)>,
@@ -571,21 +602,26 @@ impl<'a> Parser<'a> {
             match &parsed.commands[..] {
                 [only] if only.program() == "find" => {
                     let reach = find::reach(&only.argv[1..]);
-                    unknown |= reach.unknown;
+                    if reach.unknown {
+                        // Any file under its start paths: the repository's
+                        // among them, for what writes to `$f`.
+                        unknown = true;
+                        for start in &reach.starts {
+                            names.push(format!("{}/.git/*", start.trim_end_matches('/')));
+                        }
+                    }
                     names.extend(reach.words);
                 }
-                // Names only known when it runs.
-                _ => {
-                    names.push(word.text.clone());
-                    unknown = true;
-                }
+                // Names only known when it runs: the word as written, as
+                // a command's own `$(...)` argument is.
+                _ => names.push(word.text.clone()),
             }
         }
         self.lists.insert(name.text.clone(), (names, unknown));
     }
 
     /// `read NAME...` with `stdin`: the first name takes every line of
-    /// known data; from a pipe vouch cannot read, names only known then.
+    /// known data (a pipe vouch cannot read leaves it as written, `$f`).
     fn read_names(&mut self, args: &[String], stdin: &Stdin) {
         let mut i = 0;
         while let Some(arg) = args.get(i) {
@@ -604,12 +640,10 @@ impl<'a> Parser<'a> {
         let Some(name) = args.get(i) else {
             return;
         };
-        let value = match stdin {
-            Stdin::Data(data) => (data.lines().map(str::to_owned).collect(), false),
-            Stdin::Unknown => (vec![format!("${name}")], true),
-            Stdin::Inherited => return,
-        };
-        self.lists.insert(name.clone(), value);
+        if let Stdin::Data(data) = stdin {
+            let names = data.lines().map(str::to_owned).collect();
+            self.lists.insert(name.clone(), (names, false));
+        }
     }
 
     /// The text written earlier in the line to `path` (`cat > x <<EOF`,
@@ -710,6 +744,12 @@ impl<'a> Parser<'a> {
         }
         if let Some(text) = self.written_text(path) {
             self.script(&text, depth + 1, cd);
+            return;
+        }
+        if self.written_unknown.contains(path.trim_start_matches("./")) {
+            self.problem(ParseProblem::FreshScript {
+                path: path.to_owned(),
+            });
             return;
         }
         match (self.scripts)(path, cd) {
@@ -828,8 +868,13 @@ impl<'a> Parser<'a> {
             if let Some((names, unknown)) =
                 variable_name(&word.text).and_then(|name| self.lists.get(name))
             {
-                command.argv.extend(names.iter().cloned());
-                command.args_from_stdin |= *unknown;
+                // Names only known when it runs are operands appended then,
+                // judged at their worst (as `xargs`'s).
+                if *unknown {
+                    command.args_from_stdin = true;
+                } else {
+                    command.argv.extend(names.iter().cloned());
+                }
                 continue;
             }
             let value = variable_name(&word.text)
@@ -992,10 +1037,8 @@ impl<'a> Parser<'a> {
         } else {
             for file in outputs.iter().chain(&tee_files).chain(&fetched) {
                 let file = file.trim_start_matches("./");
-                if runners::TASK_FILES.contains(&file) {
-                    self.written.remove(file);
-                    self.written_unknown.insert(file.to_owned());
-                }
+                self.written.remove(file);
+                self.written_unknown.insert(file.to_owned());
             }
         }
         if program == "cd" || program == "pushd" {
@@ -1278,42 +1321,56 @@ impl<'a> Parser<'a> {
     }
 }
 
-/// The task files (`Makefile`, `package.json`, ...) a command writes with
-/// content vouch cannot know: fetched, copied or moved into place.
+/// The files a command writes with content vouch cannot know: fetched
+/// (`curl -o F`, `wget -O F`), copied, moved or linked into place (the
+/// last operand), written by `dd of=F`; and any task file (`Makefile`,
+/// `package.json`, ...) an archiver or editor names.
 fn task_files_written(command: &SimpleCommand) -> Vec<String> {
-    if !matches!(
-        command.program(),
-        "curl"
-            | "wget"
-            | "cp"
-            | "mv"
-            | "ln"
-            | "install"
-            | "rsync"
-            | "dd"
-            | "unzip"
-            | "tar"
-            | "scp"
-            | "sed"
-            | "patch"
-            | "aria2c"
-            | "http"
-            | "xh"
-    ) {
-        return Vec::new();
+    let program = command.program();
+    let args = command.argv.get(1..).unwrap_or_default();
+    let mut out: Vec<String> = Vec::new();
+    match program {
+        "curl" | "wget" | "aria2c" | "http" | "xh" => {
+            let mut i = 0;
+            while let Some(arg) = args.get(i) {
+                i += 1;
+                // curl's `-O` names the file after the URL: not known here.
+                // Also at the end of a run of short flags (`-fsSLo F`, `-qO F`).
+                let short = arg.starts_with('-') && !arg.starts_with("--");
+                let takes = matches!(arg.as_str(), "--output" | "--output-document")
+                    || (short && arg.ends_with('o'))
+                    || (short && arg.ends_with('O') && program != "curl");
+                if takes {
+                    out.extend(args.get(i).cloned());
+                    i += 1;
+                    continue;
+                }
+                let glued = arg
+                    .strip_prefix("--output=")
+                    .or_else(|| arg.strip_prefix("--output-document="))
+                    .or_else(|| {
+                        arg.strip_prefix("-o")
+                            .filter(|r| !r.is_empty() && !arg.starts_with("--"))
+                    });
+                out.extend(glued.map(str::to_owned));
+            }
+        }
+        "cp" | "mv" | "ln" | "install" | "rsync" | "scp" => {
+            out.extend(args.iter().rev().find(|a| !a.starts_with('-')).cloned());
+        }
+        "dd" => out.extend(
+            args.iter()
+                .filter_map(|a| a.strip_prefix("of="))
+                .map(str::to_owned),
+        ),
+        "unzip" | "tar" | "sed" | "patch" => out.extend(
+            args.iter()
+                .filter(|a| runners::TASK_FILES.contains(&basename(a)))
+                .cloned(),
+        ),
+        _ => {}
     }
-    command.argv[1..]
-        .iter()
-        .map(|a| {
-            a.strip_prefix("of=")
-                .or_else(|| a.strip_prefix("--output="))
-                .or_else(|| a.strip_prefix("-o").filter(|r| !r.is_empty()))
-                .or_else(|| a.strip_prefix("-O").filter(|r| !r.is_empty()))
-                .unwrap_or(a)
-        })
-        .filter(|a| runners::TASK_FILES.contains(&basename(a)))
-        .map(|a| basename(a).to_owned())
-        .collect()
+    out
 }
 
 /// What `git diff -R` writes, as the walker knows it: the rules read it

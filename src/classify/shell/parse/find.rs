@@ -153,7 +153,7 @@ fn sensitive_path(path: &str) -> bool {
 /// True when `path` has a `.git` component (or names a bare repository).
 fn in_repository(path: &str) -> bool {
     path.split('/')
-        .any(|part| part == ".git" || part.ends_with(".git"))
+        .any(|part| part.rsplit_once('.').is_some_and(|(_, ext)| ext == "git"))
 }
 
 /// What `find` with `args` (argv after `find`) can name.
@@ -184,7 +184,7 @@ pub(crate) fn reach(args: &[String]) -> Reach {
     let mut maxdepth: Option<String> = None;
     // Whether every `-o` alternative so far holds a bound.
     let mut pieces_bounded = true;
-    let mut piece_bounded = false;
+    let mut this_bounded = false;
     let mut negated = false;
     while let Some(arg) = args.get(i) {
         i += 1;
@@ -192,8 +192,8 @@ pub(crate) fn reach(args: &[String]) -> Reach {
         match arg.as_str() {
             "!" | "-not" => negated = true,
             "-o" | "-or" | "," => {
-                pieces_bounded &= piece_bounded;
-                piece_bounded = false;
+                pieces_bounded &= this_bounded;
+                this_bounded = false;
             }
             "-exec" | "-execdir" | "-ok" | "-okdir" => {
                 while let Some(word) = args.get(i) {
@@ -207,7 +207,7 @@ pub(crate) fn reach(args: &[String]) -> Reach {
                 if let Some(value) = args.get(i) {
                     if !was_negated {
                         names.push(value.clone());
-                        piece_bounded = true;
+                        this_bounded = true;
                     }
                     i += 1;
                 }
@@ -216,7 +216,7 @@ pub(crate) fn reach(args: &[String]) -> Reach {
                 if let Some(value) = args.get(i) {
                     if !was_negated {
                         paths.push(value.clone());
-                        piece_bounded = true;
+                        this_bounded = true;
                     }
                     i += 1;
                 }
@@ -230,7 +230,7 @@ pub(crate) fn reach(args: &[String]) -> Reach {
             _ => {}
         }
     }
-    pieces_bounded &= piece_bounded;
+    pieces_bounded &= this_bounded;
     let trimmed: Vec<String> = starts
         .iter()
         .map(|s| {

@@ -321,6 +321,42 @@ pub(super) fn interpreter_code(program: &str, args: &[String]) -> Option<String>
     }
 }
 
+/// Options of interpreters that take the next word as their value.
+const CODE_VALUES: &[&str] = &[
+    "-W",
+    "-X",
+    "-Q",
+    "-I",
+    "-M",
+    "-r",
+    "--require",
+    "--import",
+    "--loader",
+    "-C",
+    "-d",
+    "-x",
+    "-E",
+];
+/// Options of interpreters that run something else than stdin (a module, a version).
+const CODE_ELSEWHERE: &[&str] = &[
+    "-m",
+    "--version",
+    "-V",
+    "-v",
+    "--help",
+    "-h",
+    "-i",
+    "--interactive",
+    "--check",
+    "-c",
+    "-e",
+    "--eval",
+    "-p",
+    "--print",
+    "-r",
+    "-S",
+];
+
 /// True when `program` with `args` reads its program from stdin (`python3
 /// -`, `python3 <<EOF`, `echo ... | node`, `perl`, `ruby`, `php`): no
 /// script file is named, or `-` is (issue 37 item 3).
@@ -335,41 +371,6 @@ pub(super) fn reads_code_from_stdin(program: &str, args: &[String]) -> bool {
     if !interpreter {
         return false;
     }
-    // Options that take the next word as their value.
-    const VALUES: &[&str] = &[
-        "-W",
-        "-X",
-        "-Q",
-        "-I",
-        "-M",
-        "-r",
-        "--require",
-        "--import",
-        "--loader",
-        "-C",
-        "-d",
-        "-x",
-        "-E",
-    ];
-    // Options that run something else than stdin (a module, a version).
-    const ELSEWHERE: &[&str] = &[
-        "-m",
-        "--version",
-        "-V",
-        "-v",
-        "--help",
-        "-h",
-        "-i",
-        "--interactive",
-        "--check",
-        "-c",
-        "-e",
-        "--eval",
-        "-p",
-        "--print",
-        "-r",
-        "-S",
-    ];
     let mut i = 0;
     while let Some(arg) = args.get(i) {
         i += 1;
@@ -382,10 +383,10 @@ pub(super) fn reads_code_from_stdin(program: &str, args: &[String]) -> bool {
         if !arg.starts_with('-') {
             return false;
         }
-        if ELSEWHERE.contains(&arg.as_str()) && !(program == "php" && arg == "-r") {
+        if CODE_ELSEWHERE.contains(&arg.as_str()) && !(program == "php" && arg == "-r") {
             return false;
         }
-        if VALUES.contains(&arg.as_str()) {
+        if CODE_VALUES.contains(&arg.as_str()) {
             i += 1;
         }
     }

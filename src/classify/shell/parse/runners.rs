@@ -60,10 +60,8 @@ impl Parser<'_> {
                 return Some(text);
             }
             if self.written_unknown.contains(name.trim_start_matches("./")) {
-                self.problem(ParseProblem::RunTime {
-                    what: format!(
-                        "{name} (written on this line with content only known when it runs)"
-                    ),
+                self.problem(ParseProblem::FreshScript {
+                    path: (*name).to_owned(),
                 });
                 return None;
             }

@@ -183,17 +183,15 @@ impl Parser<'_> {
         let reach = super::find::reach(args);
         if args.iter().any(|a| a == "-delete") {
             // Names it cannot bound: a whole-tree delete of its start paths.
-            let argv = if reach.unknown {
-                let mut argv = vec!["rm".to_owned(), "-rf".to_owned()];
-                argv.extend(reach.starts.iter().cloned());
-                argv
+            let (flags, names) = if reach.unknown {
+                ("-rf", &reach.starts)
             } else {
-                let mut argv = vec!["rm".to_owned(), "-f".to_owned()];
-                argv.extend(reach.words.iter().cloned());
-                argv
+                ("-f", &reach.words)
             };
+            let mut rm = vec!["rm".to_owned(), flags.to_owned()];
+            rm.extend(names.iter().cloned());
             self.out.commands.push(SimpleCommand {
-                argv,
+                argv: rm,
                 wrappers: vec!["find".to_owned()],
                 cd: command.cd.clone(),
                 depth: depth + 1,
@@ -212,25 +210,28 @@ impl Parser<'_> {
                     // Past the walker's reach: read flat, never dropped.
                     self.problem(ParseProblem::TooDeep { max: MAX_DEPTH });
                 } else if end > start {
-                    let mut argv = Vec::new();
+                    let mut words = Vec::new();
                     let mut names_found = false;
                     for word in &args[start..end] {
                         if word == "{}" {
-                            argv.extend(reach.words.iter().cloned());
+                            // Names it cannot bound come at run time.
+                            if !reach.unknown {
+                                words.extend(reach.words.iter().cloned());
+                            }
                             names_found = true;
                         } else if word.contains("{}") {
                             let first = reach.words.first().map_or("", String::as_str);
-                            argv.push(word.replace("{}", first));
+                            words.push(word.replace("{}", first));
                             names_found = true;
                         } else {
-                            argv.push(word.clone());
+                            words.push(word.clone());
                         }
                     }
                     // Names it cannot bound may be any file: the command is
                     // judged as the most dangerous those names could make it.
                     let unknown = names_found && reach.unknown;
                     let inner = SimpleCommand {
-                        argv,
+                        argv: words,
                         wrappers: vec!["find".to_owned()],
                         cd: command.cd.clone(),
                         depth: depth + 1,
