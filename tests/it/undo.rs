@@ -915,7 +915,8 @@ fn a_bisect_an_agent_reset_comes_back() {
     env.git_out(w, &["bisect", "good", &good]);
     let log = env.git(w, &["bisect", "log"]);
     let marks = env.git(w, &["for-each-ref", "refs/bisect"]);
-    agent_runs(&env, "git bisect reset -q");
+    let out = agent_runs(&env, "git bisect reset");
+    assert_eq!(out.code, 0, "{}", out.stderr);
     assert_eq!(env.git(w, &["for-each-ref", "refs/bisect"]), "");
     env.vouch(&["undo"])
         .code(0)
