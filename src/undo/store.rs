@@ -209,6 +209,9 @@ impl Store {
         };
         let folder = self.folder();
         if !self.dir.join("HEAD").is_file() {
+            self.adopt(repo);
+        }
+        if !self.dir.join("HEAD").is_file() {
             // Made beside, then renamed into place: two hooks at once make
             // one store (the second's rename fails, and it uses the first's).
             let parent = self.dir.parent().context("a store has a parent folder")?;
@@ -242,10 +245,7 @@ impl Store {
                 .args(["config", "core.hooksPath", "/dev/null"])
                 .output()
                 .ok();
-            let mut record = b"common ".to_vec();
-            record.extend_from_slice(repo.common.as_os_str().as_bytes());
-            record.push(b'\n');
-            crate::files::write_atomic(&scratch.path().join(RECORD), &record, 0o600)?;
+            crate::files::write_atomic(&scratch.path().join(RECORD), &record(repo), 0o600)?;
             let made = scratch.keep();
             if std::fs::rename(&made, &self.dir).is_err() {
                 std::fs::remove_dir_all(&made).ok();
@@ -263,6 +263,44 @@ impl Store {
             crate::files::write_atomic(&root_file, &root, 0o600)?;
         }
         Ok(())
+    }
+
+    /// Takes over the store of this repository from where it was before it
+    /// was moved: a store whose repository's path is gone and whose root
+    /// commits are this one's. Nothing is taken over when none is, or when
+    /// the repository has no commit yet.
+    fn adopt(&self, repo: &Located) {
+        let mut ours = None;
+        let Some(stores) = self.dir.parent() else {
+            return;
+        };
+        let Ok(entries) = std::fs::read_dir(stores) else {
+            return;
+        };
+        for other in entries.filter_map(Result::ok).map(|e| e.path()) {
+            let Ok(text) = std::fs::read(other.join(RECORD)) else {
+                continue;
+            };
+            let field = |key: &[u8]| {
+                text.split(|b| *b == b'\n')
+                    .find_map(|l| l.strip_prefix(key))
+                    .map(<[u8]>::to_vec)
+            };
+            let (Some(common), Some(theirs)) = (field(b"common "), field(b"roots ")) else {
+                continue;
+            };
+            if Path::new(OsStr::from_bytes(&common)).exists() {
+                continue;
+            }
+            let ours = ours.get_or_insert_with(|| roots(repo));
+            if !ours.is_empty()
+                && theirs == ours.as_bytes()
+                && std::fs::rename(&other, &self.dir).is_ok()
+            {
+                crate::files::write_atomic(&self.dir.join(RECORD), &record(repo), 0o600).ok();
+                return;
+            }
+        }
     }
 
     /// This work tree's folder in the store (fingerprint, checks, lock).
@@ -337,6 +375,36 @@ impl Store {
     pub fn give(&self, objects: &Path, want: &[&str], have: &[&str]) -> Result<()> {
         copy_missing(|| self.own(), objects, &self.dir, want, have)
     }
+}
+
+/// The root commits of the repository's `HEAD`, sorted, one line; empty
+/// without a commit.
+fn roots(repo: &Located) -> String {
+    let out = crate::git::git_in(&repo.root)
+        .args(["rev-list", "--max-parents=0", "HEAD"])
+        .stderr(std::process::Stdio::null())
+        .output();
+    let mut ids: Vec<String> = out
+        .map(|o| {
+            String::from_utf8_lossy(&o.stdout)
+                .split_whitespace()
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default();
+    ids.sort();
+    ids.join(" ")
+}
+
+/// What a store records of its repository: where its common git
+/// directory is (`common <path>`), and its root commits (`roots <ids>`),
+/// by which a moved repository finds its store again.
+fn record(repo: &Located) -> Vec<u8> {
+    let mut record = b"common ".to_vec();
+    record.extend_from_slice(repo.common.as_os_str().as_bytes());
+    record.push(b'\n');
+    record.extend_from_slice(format!("roots {}\n", roots(repo)).as_bytes());
+    record
 }
 
 /// A git command that reads neither the user's nor the system's

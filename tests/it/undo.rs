@@ -969,3 +969,21 @@ fn a_snapshot_that_cannot_finish_in_time_is_given_up_and_said() {
     assert!(!out.stdout.contains("\"deny\""), "{}", out.stdout);
     assert!(env.snapshot_refs().is_empty());
 }
+
+/// A repository moved to another folder finds its snapshots again (issue
+/// 36 item 1): the store follows it by its root commits once its old path
+/// is gone.
+#[test]
+fn a_moved_repository_keeps_its_snapshots() {
+    let env = TestEnv::new();
+    busy(&env);
+    let before = state(&env);
+    agent_runs(&env, "rm -rf src notes.md");
+    let moved = env.base().join("moved");
+    fs::rename(&env.work, &moved).unwrap();
+    let listed = env.vouch_in(&moved, &["snapshots"]);
+    listed.code(0).stdout_has("rm -rf src notes.md");
+    env.vouch_in(&moved, &["undo"]).code(0);
+    fs::rename(&moved, &env.work).unwrap();
+    assert_eq!(state(&env), before);
+}
