@@ -33,35 +33,6 @@ build() { # $1: "build" (into target/) or "install" (into cargo's bin dir)
   args+=(--locked)
   if [ ${#static[@]} -gt 0 ]; then
     local flags="${RUSTFLAGS:-} -C target-feature=+crt-static -C relocation-model=static"
-    # The hooks' everyday code and data packed together (bench/order.sh
-    # writes the list): fewer page faults at each hook's start. Rust's own
-    # linker (lld, the default on x86-64 Linux) reads it; where the build
-    # fails with it, it is built without. The list names symbols by hashes
-    # of the compiler's version: the linker's map says how many it found,
-    # and under 90% (another Rust, or a stale list) vouch is built without
-    # it, said; `VOUCH_ORDER_STRICT=1` (CI) fails instead.
-    local order="$here/bench/hot-symbols.txt"
-    local map="$here/target/vouch-link.map"
-    if [ "$host" = x86_64-unknown-linux-gnu ] && [ -f "$order" ] && [[ "$order$map" != *[[:space:]]* ]]; then
-      mkdir -p "$here/target"
-      local ordered="$flags -C link-arg=-Wl,--symbol-ordering-file=$order -C link-arg=-Wl,--no-warn-symbol-ordering -C link-arg=-Wl,-Map=$map -C link-arg=-Wl,--no-demangle"
-      # The map is written when the program is linked: a build cargo finds
-      # fresh links nothing, and one without a map links again.
-      if RUSTFLAGS="$ordered" cargo "${args[@]}" "${static[@]}" &&
-        { [ -f "$map" ] || { touch "$here/src/main.rs" && RUSTFLAGS="$ordered" cargo "${args[@]}" "${static[@]}"; }; }; then
-        local names found
-        names=$(grep -c . "$order")
-        found=$(grep -o -F -x -f "$order" <(tr -s ' \t' '\n\n' < "$map") 2>/dev/null | sort -u | wc -l)
-        if [ $((found * 100)) -ge $((names * 90)) ]; then
-          echo "symbol order: $found of the $names names in bench/hot-symbols.txt found" >&2
-          return
-        fi
-        echo "note: bench/hot-symbols.txt matches $found of its $names names with $(rustc --version) (under 90%: written by another Rust, or stale); building without it (as fast as an unordered build; bench/order.sh writes it again)" >&2
-        [ -z "${VOUCH_ORDER_STRICT:-}" ] || { echo "error: VOUCH_ORDER_STRICT is set: run bench/order.sh and commit bench/hot-symbols.txt" >&2; exit 1; }
-      else
-        echo "note: the build with the linker's symbol order failed; building without it" >&2
-      fi
-    fi
     if RUSTFLAGS="$flags" cargo "${args[@]}" "${static[@]}"; then
       return
     fi

@@ -12,6 +12,8 @@
 #      configured, so it is answered `ask`).
 #   2. 10,000 commands from fixtures/commands.tsv classified in-process
 #      (the ignored timing test, in release). Target: at most 100 ms.
+#
+# SECTIONS="1" runs only the first (section 2 builds a release test binary).
 set -euo pipefail
 runs=${1:-200}
 source "$(dirname "$0")/common.sh"
@@ -57,6 +59,7 @@ printf '   cargo test, unchanged %4s ms   (not read-only: the snapshot'"'"'s unc
 printf '   reset --hard, dirty %6s ms   (facts measured, answered ask)\n' "$(ms "$dangerous_ns")"
 echo
 
+[[ " ${SECTIONS:-1 2} " == *" 2 "* ]] || exit 0
 echo "2. in-process classification (release test binary)"
 (cd "$here" && cargo test --release --locked --quiet --lib \
   classify::shell::tests::speed_of_ten_thousand_classifications -- --ignored --nocapture) 2>&1 |

@@ -204,10 +204,6 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
         "VOUCH_DYNAMIC",
         "Read by `install.sh`: `1` builds a dynamically linked binary instead of a static one.",
     ),
-    (
-        "VOUCH_ORDER_STRICT",
-        "Read by `install.sh`: fail when `bench/hot-symbols.txt` matches under 90% of its names, instead of building without it.",
-    ),
 ];
 
 /// A unit test whose outside program `program` is missing skips, as the

@@ -385,6 +385,10 @@ fn a_critical_command_without_a_verdict_in_time_is_denied() {
 
 #[test]
 fn agent_install_keeps_other_hooks_and_uninstall_removes_only_vouch() {
+    // `git vouch uninstall`/`trust`/`prune` ask at a terminal (tmux).
+    if !crate::support::tmux::needed() {
+        return;
+    }
     let env = TestEnv::new();
     let settings = env.work.join(".claude/settings.json");
     fs::create_dir_all(settings.parent().unwrap()).unwrap();

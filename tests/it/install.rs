@@ -7,6 +7,10 @@ use crate::support::{TestEnv, vouch_bin};
 
 #[test]
 fn foreign_hook_is_chained_with_stdin_intact_and_restored_on_uninstall() {
+    // `git vouch uninstall`/`trust`/`prune` ask at a terminal (tmux).
+    if !crate::support::tmux::needed() {
+        return;
+    }
     let env = TestEnv::new();
     let hook = env.work.join(".git/hooks/pre-push");
     let seen = env.base().join("foreign-saw");
@@ -54,6 +58,10 @@ fn foreign_hook_is_chained_with_stdin_intact_and_restored_on_uninstall() {
 
 #[test]
 fn installing_twice_changes_nothing() {
+    // `git vouch uninstall`/`trust`/`prune` ask at a terminal (tmux).
+    if !crate::support::tmux::needed() {
+        return;
+    }
     let env = TestEnv::new();
     env.install();
     let hook = env.work.join(".git/hooks/pre-push");
@@ -130,6 +138,10 @@ fn without_compiled_hooks_every_hook_is_a_text_script() {
 
 #[test]
 fn config_defined_hooks_need_git_2_54() {
+    // `git vouch uninstall`/`trust`/`prune` ask at a terminal (tmux).
+    if !crate::support::tmux::needed() {
+        return;
+    }
     let env = TestEnv::new();
     let version = env.git(&env.work, &["version"]);
     let minor: u32 = version
@@ -317,6 +329,10 @@ fn missing_binary_warns_and_allows_but_strict_refuses() {
 
 #[test]
 fn direct_install_links_the_binary_and_guards_pushes() {
+    // `git vouch uninstall`/`trust`/`prune` ask at a terminal (tmux).
+    if !crate::support::tmux::needed() {
+        return;
+    }
     let env = TestEnv::new();
     let hook = env.work.join(".git/hooks/pre-push");
     let seen = env.base().join("foreign-saw");

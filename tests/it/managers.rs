@@ -159,6 +159,10 @@ fn manager_ran(env: &TestEnv) -> usize {
 }
 
 fn pre_commit_like(tool: &str, manager_first: bool) {
+    // `git vouch uninstall`/`trust`/`prune` ask at a terminal (tmux).
+    if !crate::support::tmux::needed() {
+        return;
+    }
     let Some(env) = with_tool(tool) else {
         return;
     };
@@ -319,6 +323,10 @@ fn a_hook_vouch_cannot_put_back_is_said_and_the_commit_goes_on() {
 // ---- lefthook ---------------------------------------------------------------
 
 fn lefthook(manager_first: bool) {
+    // `git vouch uninstall`/`trust`/`prune` ask at a terminal (tmux).
+    if !crate::support::tmux::needed() {
+        return;
+    }
     let Some(env) = with_tool("lefthook") else {
         return;
     };
@@ -453,6 +461,10 @@ fn lefthooks_spinner_leaves_vouchs_question_on_the_screen() {
 // ---- husky -------------------------------------------------------------------
 
 fn husky(manager_first: bool) {
+    // `git vouch uninstall`/`trust`/`prune` ask at a terminal (tmux).
+    if !crate::support::tmux::needed() {
+        return;
+    }
     let Some(mut env) = with_tool("husky") else {
         return;
     };
@@ -542,6 +554,10 @@ fn husky(manager_first: bool) {
 /// deletion are judged, and again after husky's reinstall.
 #[test]
 fn husky_set_up_in_the_repository_then_vouch_then_npm_install() {
+    // `git vouch uninstall`/`trust`/`prune` ask at a terminal (tmux).
+    if !crate::support::tmux::needed() {
+        return;
+    }
     let Some(mut env) = with_tool("husky") else {
         return;
     };
@@ -840,6 +856,10 @@ fn everything_judged_once(env: &TestEnv, when: &str) {
 }
 
 fn pre_commit_like_255(tool: &str, manager_first: bool) {
+    // `git vouch uninstall`/`trust`/`prune` ask at a terminal (tmux).
+    if !crate::support::tmux::needed() {
+        return;
+    }
     let Some(env) = with_git_255(Some(tool)) else {
         return;
     };

@@ -202,6 +202,10 @@ fn discovery_list_and_only() {
 
 #[test]
 fn repository_verifiers_need_trust_and_edits_revoke_it() {
+    // `git vouch uninstall`/`trust`/`prune` ask at a terminal (tmux).
+    if !crate::support::tmux::needed() {
+        return;
+    }
     let env = TestEnv::new();
     let script = env.script("repo-verifier", &verdict_body("fail"));
     fs::write(

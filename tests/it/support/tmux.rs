@@ -14,6 +14,16 @@ pub struct Tmux {
     socket: PathBuf,
 }
 
+/// True when tmux is installed; otherwise the calling test is skipped
+/// (named, and a failure under `CI`: [`super::missing`]) and returns.
+pub fn needed() -> bool {
+    let found = available();
+    if !found {
+        super::missing("tmux");
+    }
+    found
+}
+
 /// True when tmux is installed.
 pub fn available() -> bool {
     Command::new("tmux")
