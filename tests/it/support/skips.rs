@@ -26,6 +26,7 @@ const INSTALLS: &[(&str, &str)] = &[
     ("tmux", "apt install tmux"),
     ("man", "apt install man-db"),
     ("node", "apt install nodejs"),
+    ("rsync", "apt install rsync"),
     ("as", "apt install binutils"),
     ("nginx", "apt install nginx"),
     ("fcgiwrap", "apt install fcgiwrap"),
