@@ -371,7 +371,8 @@ fn snapshot_before(
     let (sent, received) = std::sync::mpsc::channel();
     {
         let (store, shown) = (store.clone(), shown.clone());
-        std::thread::spawn(move || sent.send(undo::take(&store, agent.name(), &shown)));
+        // The door may have answered and gone on: nobody to tell then.
+        std::thread::spawn(move || sent.send(undo::take(&store, agent.name(), &shown)).is_ok());
     }
     let taken = match received.recv_timeout(left) {
         Ok(Ok(Some(taken))) => taken,
