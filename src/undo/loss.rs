@@ -327,7 +327,6 @@ pub(super) fn uncommitted(
     let tree = format!("{id}:worktree");
     let mut out = BTreeMap::new();
     if let Some(h) = head {
-        // Raw output: `:<old mode> <new mode> <old> <new> <status>\0<path>\0`.
         let raw = run(
             store.work(None).args([
                 "diff-tree",
@@ -340,13 +339,8 @@ pub(super) fn uncommitted(
             ]),
             None,
         )?;
-        let mut fields = raw.split(|b| *b == 0);
-        while let (Some(meta), Some(path)) = (fields.next(), fields.next()) {
-            let meta = String::from_utf8_lossy(meta);
-            let parts: Vec<&str> = meta.trim_start_matches(':').split(' ').collect();
-            if let (Some(mode), Some(blob)) = (parts.get(1), parts.get(3)) {
-                out.insert(path.to_vec(), ((*mode).to_owned(), (*blob).to_owned()));
-            }
+        for d in diff_entries(&raw) {
+            out.insert(d.path, (d.new_mode, d.new_id));
         }
     } else {
         let listing = run(
