@@ -3,7 +3,7 @@
 //! untracked files that are not ignored, ignored files that git lists by
 //! name, under size caps), the index, `HEAD`, every branch and tag tip and
 //! the stash, written as git objects into vouch's own store
-//! ([`store`]) through temporary indexes, so the user's index, work
+//! (`store`) through temporary indexes, so the user's index, work
 //! tree, reflogs, stash, refs and object files are never touched.
 //! Everything goes through the git command line, so reftable and SHA-256
 //! repositories are snapshotted like any other.
@@ -18,9 +18,9 @@
 //! progress). Its parents are the commits the refs point at, so the store
 //! holds them too.
 //!
-//! The stage's parts: [`store`] (where snapshots live), [`fingerprint`]
-//! (whether anything changed), [`write`] (a snapshot, listed, let go),
-//! [`restore`] (undo) and [`loss`] (what a command lost).
+//! The stage's parts: `store` (where snapshots live), `fingerprint`
+//! (whether anything changed), `write` (a snapshot, listed, let go),
+//! `restore` (undo) and `loss` (what a command lost).
 
 use std::collections::BTreeMap;
 use std::io::Write as _;

@@ -422,7 +422,7 @@ pub fn restore(
 
 /// Puts back the merge, cherry-pick, revert or rebase that was in
 /// progress when snapshot `id` was taken, and ends one begun since: the
-/// files of [`IN_PROGRESS_FILES`] and [`IN_PROGRESS_DIRS`] are those
+/// files of [`super::IN_PROGRESS_FILES`] and [`super::IN_PROGRESS_DIRS`] are those
 /// the snapshot kept, byte for byte, and no others. Returns what it says.
 pub(super) fn restore_in_progress(store: &Store, git_dir: &Path, id: &str) -> Result<Vec<String>> {
     let mut then: Vec<(String, Vec<u8>)> = Vec::new();
