@@ -51,11 +51,8 @@ pub(super) fn clean_path(p: &str) -> Vec<u8> {
 pub fn recreate(state: &Path, store: &Store, target: &Snapshot) -> Result<(Store, Vec<String>)> {
     let root = &store.root;
     let mut done = Vec::new();
-    let record = std::fs::read(store.dir.join("vouch-repo")).unwrap_or_default();
-    let mut common = root.join(".git").as_os_str().as_bytes().to_vec();
-    common.insert(0, b' ');
-    common.splice(0..0, b"common".iter().copied());
-    if store.tree != "main" || !record.starts_with(&common) {
+    let common = super::store::recorded(&store.dir, "common");
+    if store.tree != "main" || common.as_deref() != Some(root.join(".git").as_os_str().as_bytes()) {
         bail!(
             "the repository of `{}` kept its git directory elsewhere than `.git` in it (a linked work tree or a submodule): vouch cannot make it again here; its snapshots are in `{}`",
             root.display(),

@@ -278,15 +278,9 @@ impl Store {
             return;
         };
         for other in entries.filter_map(Result::ok).map(|e| e.path()) {
-            let Ok(text) = std::fs::read(other.join(RECORD)) else {
-                continue;
-            };
-            let field = |key: &[u8]| {
-                text.split(|b| *b == b'\n')
-                    .find_map(|l| l.strip_prefix(key))
-                    .map(<[u8]>::to_vec)
-            };
-            let (Some(common), Some(theirs)) = (field(b"common "), field(b"roots ")) else {
+            let (Some(common), Some(theirs)) =
+                (recorded(&other, "common"), recorded(&other, "roots"))
+            else {
                 continue;
             };
             if Path::new(OsStr::from_bytes(&common)).exists() {
@@ -375,6 +369,16 @@ impl Store {
     pub fn give(&self, objects: &Path, want: &[&str], have: &[&str]) -> Result<()> {
         copy_missing(|| self.own(), objects, &self.dir, want, have)
     }
+}
+
+/// A field of what the store at `dir` records of its repository
+/// ([`record`]): `common` (its common git directory) or `roots`.
+pub(super) fn recorded(dir: &Path, field: &str) -> Option<Vec<u8>> {
+    let text = std::fs::read(dir.join(RECORD)).ok()?;
+    let key = format!("{field} ");
+    text.split(|b| *b == b'\n')
+        .find_map(|l| l.strip_prefix(key.as_bytes()))
+        .map(<[u8]>::to_vec)
 }
 
 /// The root commits of the repository's `HEAD`, sorted, one line; empty

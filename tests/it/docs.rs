@@ -465,11 +465,7 @@ fn build_world(env: &crate::support::TestEnv, world: &str) -> Result<(), String>
             // A linked work tree `side` with a snapshot of its own.
             let side = env.worktree("side");
             fs::write(side.join("notes.md"), "side work\n").unwrap();
-            let input = serde_json::json!({"session_id": "s-1", "cwd": side,
-                "hook_event_name": "PreToolUse", "tool_name": "Bash",
-                "tool_input": {"command": "make"}});
-            env.vouch_stdin(&["agent-hook", "claude"], input.to_string().as_bytes())
-                .code(0);
+            env.claude_in(&side, "make").code(0);
         }
         // Uncommitted work, an untracked file in `app/`, a second clone
         // `../other` one commit behind the remote, and a branch `old` with a

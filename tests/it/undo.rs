@@ -588,24 +588,7 @@ fn retention_runs_in_the_store_never_in_a_commit() {
 /// Runs `command` as an agent would, in `dir`: Claude Code's hook first
 /// (the snapshot), then a shell.
 fn agent_runs_in(env: &TestEnv, dir: &Path, command: &str) -> Out {
-    let input = serde_json::json!({"session_id": "s-1", "cwd": dir,
-        "hook_event_name": "PreToolUse", "tool_name": "Bash",
-        "permission_mode": "default", "tool_input": {"command": command}});
-    env.cmd(crate::support::vouch_bin(), dir)
-        .args(["agent-hook", "claude"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::null())
-        .spawn()
-        .and_then(|mut child| {
-            use std::io::Write as _;
-            child
-                .stdin
-                .take()
-                .unwrap()
-                .write_all(input.to_string().as_bytes())?;
-            child.wait()
-        })
-        .unwrap();
+    env.claude_in(dir, command);
     Out::from_output(env.cmd("sh", dir).args(["-c", command]).output().unwrap())
 }
 

@@ -288,7 +288,13 @@ impl TestEnv {
 
     /// `command` through Claude Code's hook, run in `work/`.
     pub fn claude(&self, command: &str) -> Out {
-        let input = serde_json::json!({"session_id": "s-1", "cwd": self.work,
+        self.claude_in(&self.work, command)
+    }
+
+    /// Claude Code's pre-tool hook for a `Bash` command run in `dir` (a
+    /// linked work tree, a clone).
+    pub fn claude_in(&self, dir: &Path, command: &str) -> Out {
+        let input = serde_json::json!({"session_id": "s-1", "cwd": dir,
             "hook_event_name": "PreToolUse", "tool_name": "Bash",
             "permission_mode": "default", "tool_input": {"command": command}});
         self.vouch_stdin(&["agent-hook", "claude"], input.to_string().as_bytes())
