@@ -351,6 +351,7 @@ mod tests {
             not_copied: Vec::new(),
             ignored_dirs: Vec::new(),
             in_progress_kept: true,
+            sparse_kept: true,
         }
     }
 

@@ -22,6 +22,86 @@ pub(super) struct Seen {
     pub(super) refs: String,
     pub(super) head: Option<String>,
     pub(super) in_progress: Vec<(String, PathBuf)>,
+    /// The index entries whose files `git status` does not look at
+    /// ([`Flagged`]).
+    pub(super) flagged: Flagged,
+}
+
+/// The index entries `git status` leaves out: skip-worktree ones (a
+/// sparse checkout's, or set by hand) and assume-unchanged ones, whose
+/// files a snapshot reads itself. Read with `git ls-files -s -v` once per
+/// index ([`super::write::index_key`]), and remembered in the work tree's
+/// folder of the store (`flagged`: `<index key>\0<path>\0...`).
+pub(super) struct Flagged {
+    /// The index they were read from.
+    pub(super) key: String,
+    /// Their paths.
+    pub(super) paths: Vec<Vec<u8>>,
+    /// `git ls-files -s -v -z`, when it was run for them: the snapshot's
+    /// `index.entries` of the same index.
+    pub(super) entries: Option<Vec<u8>>,
+}
+
+/// One entry of `git ls-files -s -z`, or of `-s -v -z` (a tag letter and
+/// a space first: `S` skip-worktree, lower case assume-unchanged, and
+/// vouch's own `I` for intent-to-add): its tag, and the rest as
+/// `update-index --index-info` reads it.
+pub(super) fn split_entry(entry: &[u8]) -> (Option<u8>, &[u8]) {
+    match entry {
+        [tag, b' ', rest @ ..] if tag.is_ascii_alphabetic() || *tag == b'?' => (Some(*tag), rest),
+        _ => (None, entry),
+    }
+}
+
+/// Whether an entry's tag marks a file `git status` does not look at.
+pub(super) fn is_flagged(tag: u8) -> bool {
+    tag == b'S' || tag.is_ascii_lowercase()
+}
+
+/// The [`Flagged`] entries of the index at `index` of `store`'s work tree.
+fn flagged(store: &Store, index: &std::path::Path) -> Result<Flagged> {
+    let key = super::write::index_key(index);
+    let cache = store.folder().join("flagged");
+    if key != "-"
+        && let Ok(known) = std::fs::read(&cache)
+    {
+        let mut fields = known.split(|b| *b == 0);
+        if fields.next() == Some(key.as_bytes()) {
+            return Ok(Flagged {
+                key,
+                paths: fields
+                    .filter(|p| !p.is_empty())
+                    .map(<[u8]>::to_vec)
+                    .collect(),
+                entries: None,
+            });
+        }
+    }
+    let entries = run(store.work(None).args(["ls-files", "-s", "-v", "-z"]), None)?;
+    let paths: Vec<Vec<u8>> = entries
+        .split(|b| *b == 0)
+        .filter_map(|e| match split_entry(e) {
+            (Some(tag), rest) if is_flagged(tag) => {
+                let tab = rest.iter().position(|b| *b == b'\t')?;
+                Some(rest[tab + 1..].to_vec())
+            }
+            _ => None,
+        })
+        .collect();
+    // Remembered only when the index did not change while it was read.
+    if key != "-" && super::write::index_key(index) == key {
+        let mut record = key.as_bytes().to_vec();
+        for p in &paths {
+            record.push(0);
+            record.extend_from_slice(p);
+        }
+        crate::files::write_atomic(&cache, &record, 0o600).ok();
+    }
+    Ok(Flagged {
+        key,
+        paths,
+        entries: Some(entries),
+    })
 }
 
 /// The kind and path of one entry of `git status --porcelain=v2 -z`
@@ -151,6 +231,16 @@ pub(super) fn fingerprint(store: &Store) -> Result<(String, Seen)> {
             hash.update(stat(&m));
         }
     }
+    // The files `git status` does not look at: there or not, and their
+    // stat.
+    let flagged = flagged(store, &repo.git_dir.join("index"))?;
+    for path in &flagged.paths {
+        hash.update(path);
+        match std::fs::symlink_metadata(root.join(OsStr::from_bytes(path))) {
+            Ok(m) => hash.update(stat(&m)),
+            Err(_) => hash.update(b"absent\n"),
+        }
+    }
     let refs = ref_lines(store)?;
     hash.update(refs.as_bytes());
     // `git status --branch`: the branch checked out, or the detached id.
@@ -178,6 +268,7 @@ pub(super) fn fingerprint(store: &Store) -> Result<(String, Seen)> {
             refs,
             head,
             in_progress,
+            flagged,
         },
     ))
 }
@@ -185,6 +276,19 @@ pub(super) fn fingerprint(store: &Store) -> Result<(String, Seen)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn entries_are_read_with_and_without_their_tag() {
+        let id = "100644 d00491fd7e5bb6fa28c517a0bb32b8b506539d4d 0\tdir/a b";
+        assert_eq!(split_entry(id.as_bytes()), (None, id.as_bytes()));
+        for tag in [b'S', b'h', b's', b'I', b'H'] {
+            let mut tagged = vec![tag, b' '];
+            tagged.extend_from_slice(id.as_bytes());
+            assert_eq!(split_entry(&tagged), (Some(tag), id.as_bytes()));
+        }
+        assert!(is_flagged(b'S') && is_flagged(b'h') && is_flagged(b's'));
+        assert!(!is_flagged(b'H') && !is_flagged(b'I'));
+    }
 
     #[test]
     fn status_entries_keep_paths_with_spaces_and_a_renames_original() {

@@ -10,12 +10,14 @@
 //!
 //! A snapshot is a commit whose tree holds `worktree/` (the files), `index`
 //! (the staged tree, when the index has no conflicts), `index.entries`
-//! (`git ls-files -s -z`, conflicts included), `refs` (one line per ref:
+//! (`git ls-files -s -v -z`, conflicts included, each entry tagged with
+//! its flags, `I` for added with intent; untagged in snapshots of earlier
+//! versions), `refs` (one line per ref:
 //! `<oid> <name>`, `HEAD` as `ref: <name>` or an id, the stash entries
 //! newest first as `<oid> stash <message>`; snapshots of the first version
 //! wrote `<oid> stash`, and read back without messages), `config` (the
 //! repository's, to make `.git` again) and `gitdir/` (an operation in
-//! progress). Its parents are the commits the refs point at, so the store
+//! progress, the sparse-checkout setting). Its parents are the commits the refs point at, so the store
 //! holds them too.
 //!
 //! The stage's parts: `store` (where snapshots live), `fingerprint`
@@ -96,6 +98,12 @@ pub struct Snapshot {
     /// back what it recorded, nothing in progress included.
     #[serde(skip)]
     pub in_progress_kept: bool,
+    /// Whether it recorded the work tree's sparse-checkout setting and the
+    /// index's flags (skip-worktree, assume-unchanged, intent-to-add), with
+    /// the flagged files as they were on disk: an undo puts them back, and
+    /// trusts its work tree for what a sparse checkout leaves out.
+    #[serde(skip)]
+    pub sparse_kept: bool,
 }
 
 /// What git keeps in the git directory while a merge, cherry-pick,
@@ -122,16 +130,25 @@ pub(super) const IN_PROGRESS_FILES: &[&str] = &[
     "BISECT_FIRST_PARENT",
     "BISECT_RUN",
 ];
+/// What else a work tree's git directory holds of its state: the
+/// sparse-checkout setting (`git sparse-checkout disable` rewrites both).
+/// Kept and put back as the files of an operation in progress are.
+pub(super) const SETTINGS_FILES: &[&str] = &["config.worktree", "info/sparse-checkout"];
+/// The line of a snapshot's message that says it kept [`SETTINGS_FILES`]
+/// and the index's flags.
+pub(super) const SPARSE_LINE: &str = "sparse: kept";
 /// See [`IN_PROGRESS_FILES`].
 pub(super) const IN_PROGRESS_DIRS: &[&str] = &["rebase-merge", "rebase-apply", "sequencer"];
 /// The line of a snapshot's message that says it kept what is in progress.
 pub(super) const IN_PROGRESS_LINE: &str = "in-progress: kept";
 
-/// The files of an operation in progress in `git_dir`, by their path
-/// under it (`MERGE_HEAD`, `rebase-merge/done`), sorted.
+/// The files of an operation in progress in `git_dir`, and of its
+/// [`SETTINGS_FILES`], by their path under it (`MERGE_HEAD`,
+/// `rebase-merge/done`, `info/sparse-checkout`), sorted.
 pub(super) fn in_progress(git_dir: &Path) -> Vec<(String, PathBuf)> {
     let mut found: Vec<(String, PathBuf)> = IN_PROGRESS_FILES
         .iter()
+        .chain(SETTINGS_FILES)
         .map(|name| ((*name).to_owned(), git_dir.join(name)))
         .filter(|(_, p)| p.is_file())
         .collect();

@@ -9,8 +9,12 @@ use std::path::Path;
 
 use anyhow::{Context, Result, bail};
 
+use super::fingerprint::split_entry;
 use super::store::Store;
-use super::{Batch, IN_PROGRESS_DIRS, Snapshot, in_progress, parse_refs, refs_of, repo, run, text};
+use super::{
+    Batch, IN_PROGRESS_DIRS, SETTINGS_FILES, Snapshot, in_progress, parse_refs, refs_of, repo, run,
+    text,
+};
 
 /// The files of a snapshot's work tree (`ls-tree -r -z --name-only`).
 pub(super) fn files_of(store: &Store, tree: &str) -> Result<BTreeSet<Vec<u8>>> {
@@ -148,7 +152,18 @@ pub fn restore(
             .filter(|h| !h.starts_with("ref: "))
             .cloned(),
     );
-    for entry in entries.split(|b| *b == 0).filter(|e| !e.is_empty()) {
+    // Each entry's tag (its flags), and the rest as `--index-info` reads it.
+    let tagged: Vec<(Option<u8>, &[u8])> = entries
+        .split(|b| *b == 0)
+        .filter(|e| !e.is_empty())
+        .map(split_entry)
+        .collect();
+    let path_of = |rest: &[u8]| -> Vec<u8> {
+        rest.iter()
+            .position(|b| *b == b'\t')
+            .map_or_else(Vec::new, |tab| rest[tab + 1..].to_vec())
+    };
+    for (_, entry) in &tagged {
         let meta = String::from_utf8_lossy(entry.split(|b| *b == b'\t').next().unwrap_or_default());
         let mut fields = meta.split(' ');
         if let (Some(mode), Some(id)) = (fields.next(), fields.next())
@@ -171,13 +186,19 @@ pub fn restore(
             .args(["read-tree", &format!("{}:worktree", target.id)]),
         None,
     )?;
-    // A sparse checkout: the paths outside it (skip-worktree in the index
-    // now) stay out of the work tree, and keep their bit in the index.
-    let sparse: BTreeSet<Vec<u8>> = run(store.work(None).args(["ls-files", "-t", "-z"]), None)?
-        .split(|b| *b == 0)
-        .filter_map(|e| e.strip_prefix(b"S "))
-        .map(<[u8]>::to_vec)
-        .collect();
+    // A sparse checkout, for a snapshot that did not keep its own: the
+    // paths outside it (skip-worktree in the index now) stay out of the
+    // work tree, and keep their bit in the index. A snapshot that kept it
+    // holds the work tree as it was, flagged files too.
+    let sparse: BTreeSet<Vec<u8>> = if target.sparse_kept {
+        BTreeSet::new()
+    } else {
+        run(store.work(None).args(["ls-files", "-t", "-z"]), None)?
+            .split(|b| *b == 0)
+            .filter_map(|e| e.strip_prefix(b"S "))
+            .map(<[u8]>::to_vec)
+            .collect()
+    };
     let outside = |p: &[u8]| {
         sparse.contains(p) && std::fs::symlink_metadata(root.join(OsStr::from_bytes(p))).is_err()
     };
@@ -244,13 +265,20 @@ pub fn restore(
         then.iter().filter(|p| selected(p)).count()
     ));
     // The index.
+    let info = |keep: &dyn Fn(&[u8]) -> bool| -> Vec<u8> {
+        tagged
+            .iter()
+            .filter(|(_, rest)| keep(&path_of(rest)))
+            .flat_map(|(_, rest)| rest.iter().copied().chain([0]))
+            .collect()
+    };
     if paths.is_empty() {
         run(store.work(None).args(["read-tree", "--empty"]), None)?;
         run(
             store
                 .work(None)
                 .args(["update-index", "-z", "--index-info"]),
-            Some(&entries),
+            Some(&info(&|_| true)),
         )?;
     } else {
         let mut removal = Vec::new();
@@ -265,15 +293,7 @@ pub fn restore(
             Some(&removal),
         )
         .ok();
-        let kept: Vec<u8> = entries
-            .split(|b| *b == 0)
-            .filter(|e| {
-                e.iter()
-                    .position(|b| *b == b'\t')
-                    .is_some_and(|tab| selected(&e[tab + 1..]))
-            })
-            .flat_map(|e| e.iter().copied().chain([0]))
-            .collect();
+        let kept = info(&|p| !p.is_empty() && selected(p));
         if !kept.is_empty() {
             run(
                 store
@@ -291,12 +311,9 @@ pub fn restore(
     )
     .ok();
     if !sparse.is_empty() {
-        let listed: BTreeSet<&[u8]> = entries
-            .split(|b| *b == 0)
-            .filter_map(|e| e.iter().position(|b| *b == b'\t').map(|tab| &e[tab + 1..]))
-            .collect();
+        let listed: BTreeSet<Vec<u8>> = tagged.iter().map(|(_, rest)| path_of(rest)).collect();
         let mut marked = Vec::new();
-        for p in sparse.iter().filter(|p| listed.contains(p.as_slice())) {
+        for p in sparse.iter().filter(|p| listed.contains(*p)) {
             marked.extend_from_slice(p);
             marked.push(0);
         }
@@ -307,6 +324,7 @@ pub fn restore(
             Some(&marked),
         )?;
     }
+    restore_flags(store, &tagged, &|p| selected(p))?;
     done.push("index: restored".to_owned());
     if !paths.is_empty() {
         return Ok(done);
@@ -379,7 +397,12 @@ pub fn restore(
         _ => {}
     }
     if target.in_progress_kept {
-        done.extend(restore_in_progress(store, git_dir, &target.id)?);
+        done.extend(restore_in_progress(
+            store,
+            git_dir,
+            &target.id,
+            target.sparse_kept,
+        )?);
     }
     // The stash as it was: its entries in their order, with their
     // messages (entries added since are in the snapshot taken before this
@@ -417,11 +440,81 @@ pub fn restore(
     Ok(done)
 }
 
+/// Puts back the flags of the index entries `tagged` (tags of `git
+/// ls-files -s -v`, and `I` for added with intent) whose paths are
+/// `selected`: skip-worktree, assume-unchanged, and intent-to-add (the
+/// entry written as a staged empty file is added with intent again, its
+/// file being back in the work tree).
+fn restore_flags(
+    store: &Store,
+    tagged: &[(Option<u8>, &[u8])],
+    selected: &dyn Fn(&[u8]) -> bool,
+) -> Result<()> {
+    let mut skip = Vec::new();
+    let mut assume = Vec::new();
+    let mut intent = Vec::new();
+    for (tag, rest) in tagged {
+        let Some(tag) = *tag else { continue };
+        let Some(tab) = rest.iter().position(|b| *b == b'\t') else {
+            continue;
+        };
+        let path = &rest[tab + 1..];
+        if !selected(path) {
+            continue;
+        }
+        for (wanted, list) in [
+            (tag == b'S' || tag == b's', &mut skip),
+            (tag.is_ascii_lowercase(), &mut assume),
+            (tag == b'I', &mut intent),
+        ] {
+            if wanted {
+                list.extend_from_slice(path);
+                list.push(0);
+            }
+        }
+    }
+    for (flag, list) in [("--skip-worktree", &skip), ("--assume-unchanged", &assume)] {
+        if !list.is_empty() {
+            run(
+                store
+                    .work(None)
+                    .args(["update-index", "-z", flag, "--stdin"]),
+                Some(list),
+            )?;
+        }
+    }
+    if !intent.is_empty() {
+        run(
+            store
+                .work(None)
+                .args(["update-index", "-z", "--force-remove", "--stdin"]),
+            Some(&intent),
+        )?;
+        run(
+            crate::git::git_in(&store.root).args([
+                "--literal-pathspecs",
+                "add",
+                "--intent-to-add",
+                "--force",
+                "--pathspec-from-file=-",
+                "--pathspec-file-nul",
+            ]),
+            Some(&intent),
+        )?;
+    }
+    Ok(())
+}
+
 /// Puts back the merge, cherry-pick, revert or rebase that was in
 /// progress when snapshot `id` was taken, and ends one begun since: the
 /// files of [`super::IN_PROGRESS_FILES`] and [`super::IN_PROGRESS_DIRS`] are those
 /// the snapshot kept, byte for byte, and no others. Returns what it says.
-pub(super) fn restore_in_progress(store: &Store, git_dir: &Path, id: &str) -> Result<Vec<String>> {
+pub(super) fn restore_in_progress(
+    store: &Store,
+    git_dir: &Path,
+    id: &str,
+    settings: bool,
+) -> Result<Vec<String>> {
     let mut then: Vec<(String, Vec<u8>)> = Vec::new();
     let listing = run(
         store
@@ -447,16 +540,25 @@ pub(super) fn restore_in_progress(store: &Store, git_dir: &Path, id: &str) -> Re
             then.push((name.to_owned(), data));
         }
     }
-    let now = in_progress(git_dir);
+    // A snapshot that did not keep the settings leaves them as they are.
+    let mut now = in_progress(git_dir);
+    now.retain(|(name, _)| settings || !SETTINGS_FILES.contains(&name.as_str()));
     if now.is_empty() && then.is_empty() {
         return Ok(Vec::new());
     }
-    let unchanged = now.len() == then.len()
-        && now.iter().all(|(name, path)| {
-            then.iter()
-                .any(|(t, data)| t == name && std::fs::read(path).is_ok_and(|d| &d == data))
-        });
-    if unchanged {
+    // Unchanged, for the files of one group (in progress, or settings).
+    let same = |setting: bool| {
+        let ours = |name: &str| SETTINGS_FILES.contains(&name) == setting;
+        let now: Vec<_> = now.iter().filter(|(n, _)| ours(n)).collect();
+        let then: Vec<_> = then.iter().filter(|(n, _)| ours(n)).collect();
+        now.len() == then.len()
+            && now.iter().all(|(name, path)| {
+                then.iter()
+                    .any(|(t, data)| t == name && std::fs::read(path).is_ok_and(|d| &d == data))
+            })
+    };
+    let (same_progress, same_settings) = (same(false), same(true));
+    if same_progress && same_settings {
         return Ok(Vec::new());
     }
     for (_, path) in &now {
@@ -493,15 +595,30 @@ pub(super) fn restore_in_progress(store: &Store, git_dir: &Path, id: &str) -> Re
             "an operation"
         }
     };
-    let then_names: Vec<&str> = then.iter().map(|(n, _)| n.as_str()).collect();
-    let now_names: Vec<&str> = now.iter().map(|(n, _)| n.as_str()).collect();
-    Ok(vec![if then.is_empty() {
-        format!("{} begun since is no longer in progress", what(&now_names))
-    } else {
-        format!(
-            "{} in progress again ({} file(s) in the git directory)",
-            what(&then_names),
-            then.len()
-        )
-    }])
+    let then_names: Vec<&str> = then
+        .iter()
+        .map(|(n, _)| n.as_str())
+        .filter(|n| !SETTINGS_FILES.contains(n))
+        .collect();
+    let now_names: Vec<&str> = now
+        .iter()
+        .map(|(n, _)| n.as_str())
+        .filter(|n| !SETTINGS_FILES.contains(n))
+        .collect();
+    let mut done = Vec::new();
+    if !same_progress {
+        done.push(if then_names.is_empty() {
+            format!("{} begun since is no longer in progress", what(&now_names))
+        } else {
+            format!(
+                "{} in progress again ({} file(s) in the git directory)",
+                what(&then_names),
+                then_names.len()
+            )
+        });
+    }
+    if !same_settings {
+        done.push("the work tree's sparse-checkout setting put back".to_owned());
+    }
+    Ok(done)
 }

@@ -11,10 +11,10 @@ use anyhow::{Context, Result, bail};
 use super::store::Store;
 use super::{
     IGNORED_FILE, IGNORED_TOTAL, IN_PROGRESS_LINE, LARGE_FILE, LEGACY_PREFIX, MAX_PARENTS,
-    Snapshot, repo, run, text,
+    SPARSE_LINE, Snapshot, repo, run, text,
 };
 
-use super::fingerprint::{Seen, config_path, fingerprint, status_entries};
+use super::fingerprint::{Seen, config_path, fingerprint, split_entry, status_entries};
 
 /// Copies the index at `from` to `to` (nothing when there is none) with
 /// the original's modification time. git trusts an entry's recorded stat
@@ -195,15 +195,23 @@ pub(super) fn record_state(store: &Store, seen: &Seen, last: Option<&Parts>) -> 
             (l.index_tree != "-").then(|| l.index_tree.clone()),
         ),
         None => (
-            Ok(run(
-                store.work(Some(&index)).args(["ls-files", "-s", "-z"]),
-                None,
-            )?),
+            Ok(match &seen.flagged.entries {
+                Some(e) if seen.flagged.key == index_key => e.clone(),
+                _ => run(
+                    store
+                        .work(Some(&index))
+                        .args(["ls-files", "-s", "-v", "-z"]),
+                    None,
+                )?,
+            }),
             run(store.work(Some(&index)).args(["write-tree"]), None)
                 .ok()
                 .map(|b| text(&b)),
         ),
     };
+    // Entries added with intent (`git add -N`) look like staged empty
+    // files: tagged `I`, for undo to add them with intent again.
+    let entries = entries.map(|e| tag_intent(&e, &seen.status));
     // The work tree.
     let mut not_copied = Vec::new();
     let mut ignored_dirs = Vec::new();
@@ -272,6 +280,13 @@ pub(super) fn record_state(store: &Store, seen: &Seen, last: Option<&Parts>) -> 
         staged.extend_from_slice(path);
         staged.push(0);
     }
+    // The files `git status` does not look at (skip-worktree,
+    // assume-unchanged) as they are on disk: read, or left out of the
+    // work tree's tree where there is none (outside a sparse checkout).
+    for path in &seen.flagged.paths {
+        staged.extend_from_slice(path);
+        staged.push(0);
+    }
     // The work tree's index of the newest snapshot, kept in the store with
     // its stat data and cache tree: when the user's index is the one that
     // snapshot read and every path it staged is listed again, staging into
@@ -295,6 +310,24 @@ pub(super) fn record_state(store: &Store, seen: &Seen, last: Option<&Parts>) -> 
         copy_index(&kept, &work)?;
         work
     } else {
+        // git neither reads nor removes a flagged entry's file: the flags
+        // go first, in this copy only (the kept copy has none left).
+        let paths: Vec<u8> = seen
+            .flagged
+            .paths
+            .iter()
+            .flat_map(|p| p.iter().copied().chain([0]))
+            .collect();
+        if !paths.is_empty() {
+            for flag in ["--no-assume-unchanged", "--no-skip-worktree"] {
+                run(
+                    store
+                        .work(Some(&index))
+                        .args(["update-index", "-z", flag, "--stdin"]),
+                    Some(&paths),
+                )?;
+            }
+        }
         index.clone()
     };
     let work_tree = match &index_tree {
@@ -467,6 +500,35 @@ pub(super) fn record_state(store: &Store, seen: &Seen, last: Option<&Parts>) -> 
     })
 }
 
+/// `entries` (`git ls-files -s -v -z`) with the tag of each entry `git
+/// status` (`status`) shows as added with intent (`.A`) made `I`.
+fn tag_intent(entries: &[u8], status: &[u8]) -> Vec<u8> {
+    let intent: BTreeSet<&[u8]> = status_entries(status)
+        .into_iter()
+        .filter(|(kind, xy, _)| *kind == b'1' && xy == b".A")
+        .map(|(_, _, path)| path)
+        .collect();
+    if intent.is_empty() {
+        return entries.to_vec();
+    }
+    let mut out = Vec::with_capacity(entries.len());
+    for entry in entries.split(|b| *b == 0).filter(|e| !e.is_empty()) {
+        let (tag, rest) = split_entry(entry);
+        let path = rest
+            .iter()
+            .position(|b| *b == b'\t')
+            .map_or(&rest[..0], |tab| &rest[tab + 1..]);
+        if tag.is_some() && intent.contains(path) {
+            out.extend_from_slice(b"I ");
+            out.extend_from_slice(rest);
+        } else {
+            out.extend_from_slice(entry);
+        }
+        out.push(0);
+    }
+    out
+}
+
 /// Whether the store holds the ref `name` (read from its files: the store
 /// is vouch's, always in the files format).
 pub(super) fn exists(store: &Store, name: &str) -> bool {
@@ -556,6 +618,8 @@ pub fn take(store: &Store, agent: &str, command: &str) -> Result<Option<Snapshot
     }
     message.push_str(IN_PROGRESS_LINE);
     message.push('\n');
+    message.push_str(SPARSE_LINE);
+    message.push('\n');
     let mut commit = store.work(None);
     commit
         .args(["commit-tree", &state.tree])
@@ -614,6 +678,7 @@ pub fn take(store: &Store, agent: &str, command: &str) -> Result<Option<Snapshot
         not_copied: state.not_copied,
         ignored_dirs: state.ignored_dirs,
         in_progress_kept: true,
+        sparse_kept: true,
     }))
 }
 
@@ -763,6 +828,7 @@ pub(super) fn listed(store: &Store, pattern: &str) -> Result<Vec<Snapshot>> {
             not_copied: fields("not-copied: "),
             ignored_dirs: fields("ignored-dir: "),
             in_progress_kept: body.lines().any(|l| l == IN_PROGRESS_LINE),
+            sparse_kept: body.lines().any(|l| l == SPARSE_LINE),
         });
     }
     Ok(snapshots)

@@ -970,3 +970,70 @@ fn a_moved_repository_keeps_its_snapshots() {
     fs::rename(&moved, &env.work).unwrap();
     assert_eq!(state(&env), before);
 }
+
+/// What `git status` does not show comes back too (issue 36 item 6):
+/// edits in skip-worktree and assume-unchanged files, each with its flag,
+/// and a file added with intent (`git add -N`), after an agent cleared
+/// the flags and reset the work tree.
+#[test]
+fn flagged_files_and_intents_come_back_with_their_flags() {
+    let env = TestEnv::new();
+    let w = &env.work;
+    env.commit(w, "hidden.txt", "committed");
+    env.commit(w, "trusted.txt", "committed");
+    env.git(w, &["update-index", "--skip-worktree", "hidden.txt"]);
+    env.git(w, &["update-index", "--assume-unchanged", "trusted.txt"]);
+    fs::write(w.join("hidden.txt"), "a local edit git does not look at\n").unwrap();
+    fs::write(w.join("trusted.txt"), "an edit git is told to trust\n").unwrap();
+    fs::write(w.join("planned.txt"), "added with intent\n").unwrap();
+    env.git(w, &["add", "-N", "planned.txt"]);
+    assert_eq!(
+        env.git(w, &["status", "--porcelain"]),
+        " A planned.txt\n",
+        "git status shows neither edit"
+    );
+    let flags = env.git(w, &["ls-files", "-v"]);
+    let status = env.git(w, &["status", "--porcelain=v2"]);
+    let files =
+        || ["hidden.txt", "trusted.txt", "planned.txt"].map(|f| fs::read_to_string(w.join(f)).ok());
+    let before = files();
+    let out = agent_runs(
+        &env,
+        "git update-index --no-skip-worktree hidden.txt && git update-index --no-assume-unchanged trusted.txt && git reset -q --hard",
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_ne!(files(), before, "the command lost the edits");
+    env.vouch(&["undo"]).code(0);
+    assert_eq!(files(), before);
+    assert_eq!(env.git(w, &["ls-files", "-v"]), flags);
+    assert_eq!(env.git(w, &["status", "--porcelain=v2"]), status);
+}
+
+/// `git sparse-checkout disable` undone: the setting, the flags and the
+/// work tree of the sparse checkout as they were (issue 36 item 6).
+#[test]
+fn a_sparse_checkout_an_agent_disabled_comes_back() {
+    let env = TestEnv::new();
+    let w = &env.work;
+    env.commit(w, "app/main.rs", "fn main() {}");
+    env.commit(w, "docs/guide.md", "a guide");
+    env.git(w, &["sparse-checkout", "set", "--cone", "app"]);
+    assert!(!w.join("docs").exists());
+    fs::write(w.join("app/main.rs"), "fn main() { work(); }\n").unwrap();
+    let setting = |env: &TestEnv| {
+        (
+            env.git(w, &["sparse-checkout", "list"]),
+            env.git_out(w, &["config", "--worktree", "core.sparseCheckout"])
+                .stdout,
+            env.git(w, &["ls-files", "-t"]),
+        )
+    };
+    let before = (setting(&env), state(&env));
+    let out = agent_runs(&env, "git sparse-checkout disable");
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(w.join("docs/guide.md").exists(), "disabled: {}", out.stderr);
+    env.vouch(&["undo"])
+        .code(0)
+        .stderr_has("sparse-checkout setting put back");
+    assert_eq!((setting(&env), state(&env)), before);
+}
