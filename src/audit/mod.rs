@@ -309,6 +309,36 @@ pub struct Decided<'a> {
 }
 
 impl Record {
+    /// The audit line of the undo stage (not a decision: `git vouch
+    /// stats` leaves them out): a snapshot taken before `by`'s command
+    /// ([`SNAPSHOT_LINE`]), or what a command lost, found after it ran
+    /// ([`AFTER_LINE`]). Its `operation_id` is the snapshot's commit,
+    /// abbreviated (the one taken, or the one the command is compared
+    /// with).
+    pub fn undo_line(
+        kind: &str,
+        snapshot_id: &str,
+        by: &str,
+        repo: &str,
+        session: Option<String>,
+        snapshot: Option<SnapshotRecord>,
+        lost: Option<LostRecord>,
+    ) -> Self {
+        Self {
+            session_id: session,
+            snapshot,
+            lost,
+            ..Self::new(
+                &snapshot_id.chars().take(12).collect::<String>(),
+                kind,
+                by,
+                repo,
+                AuditResult::Skipped,
+                Decision::Allowed,
+            )
+        }
+    }
+
     /// The audit line of one decision on `op`: the operation's part from
     /// its `view`, the rest from what the runner `decided`. The one place
     /// a decision's line is built.

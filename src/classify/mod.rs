@@ -16,7 +16,7 @@ pub mod staged;
 pub use command::{classify_command, discarded_noun};
 pub use local::{builtin_local, classify_local};
 pub use push::{builtin_result, classify_push, protected_by};
-pub use readonly::{git_commands, read_only};
+pub use readonly::{Runs, git_commands, read_only, runs};
 pub use server::{builtin_server, classify_server, protected_changes};
 
 use crate::verify::verdict::{Check, Status, VerifierResult};

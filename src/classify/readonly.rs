@@ -65,14 +65,45 @@ fn is_reader(command: &SimpleCommand) -> bool {
     }
 }
 
-/// True when the command line certainly changes nothing in a repository.
-/// Unknown programs, git aliases, anything the parser could not read and
-/// every write are "may change".
-pub fn read_only(command: &str) -> bool {
+/// What running a command line means for its snapshot (SPEC 3.4), read
+/// from one parse.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Runs {
+    /// It certainly changes nothing in a repository: no snapshot. Unknown
+    /// programs, git aliases, anything the parser could not read and every
+    /// write are "may change".
+    pub read_only: bool,
+    /// It may remove other work trees (`git worktree remove` or `prune`):
+    /// each is snapshotted too. A line that cannot be read whole counts
+    /// when it names them at all.
+    pub removes_worktrees: bool,
+}
+
+/// What running `command` means for its snapshot ([`Runs`]).
+pub fn runs(command: &str) -> Runs {
     let parsed = parse(command, &|_| None);
-    parsed.problems.is_empty()
-        && !parsed.commands.is_empty()
-        && parsed.commands.iter().all(is_reader)
+    let read = parsed.problems.is_empty();
+    let git = parsed
+        .commands
+        .iter()
+        .filter(|c| c.program() == "git")
+        .filter_map(|c| crate::input::hooks::GitCommand::parse(&c.argv));
+    let removes = |g: crate::input::hooks::GitCommand| {
+        g.sub == "worktree" && g.args.iter().any(|a| a == "remove" || a == "prune")
+    };
+    Runs {
+        read_only: read && !parsed.commands.is_empty() && parsed.commands.iter().all(is_reader),
+        removes_worktrees: git.into_iter().any(removes)
+            || (!read
+                && command.contains("worktree")
+                && (command.contains("remove") || command.contains("prune"))),
+    }
+}
+
+/// True when the command line certainly changes nothing in a repository
+/// ([`Runs::read_only`]).
+pub fn read_only(command: &str) -> bool {
+    runs(command).read_only
 }
 
 /// The git commands a command line runs, each as its subcommand and
@@ -93,7 +124,26 @@ pub fn git_commands(command: &str) -> Vec<Vec<String>> {
 
 #[cfg(test)]
 mod tests {
-    use super::read_only;
+    use super::{read_only, runs};
+
+    #[test]
+    fn removing_work_trees_is_read_from_the_parse() {
+        for removes in [
+            "git worktree remove --force ../side",
+            "cd .. && git -C repo worktree prune",
+            "git worktree remove ../side; echo $(",
+        ] {
+            assert!(runs(removes).removes_worktrees, "{removes}");
+        }
+        for keeps in [
+            "git worktree list",
+            "git worktree add ../side",
+            "echo 'git worktree remove' > notes.md",
+            "git rm remove-me && git commit -m worktree",
+        ] {
+            assert!(!runs(keeps).removes_worktrees, "{keeps}");
+        }
+    }
 
     #[test]
     fn reading_commands_pay_nothing_and_anything_else_is_snapshotted() {

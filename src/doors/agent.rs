@@ -15,12 +15,13 @@ use std::time::{Duration, Instant};
 
 use anyhow::Result;
 
-use super::{Door, HookCall, Judge, Judged, Outcome as DoorOutcome};
+use super::{Door, HookCall, Judge, Judged, Next, Outcome as DoorOutcome, Snapshotted};
 use crate::agent::protocol::{self, Answer, Request};
 use crate::agent::settings::{self, Agent};
 use crate::classify::Tier;
 use crate::cli::AgentHookArgs;
 use crate::commands::check::assess;
+use crate::config::Config;
 use crate::context::Ctx;
 use crate::env::vars;
 use crate::operation::Operation;
@@ -28,7 +29,7 @@ use crate::policy::{Decision, Plan};
 use crate::runner::{Decided, Interaction, Run};
 use crate::text::{one_line, redact_secrets, redact_text};
 use crate::verify::verdict::Outcome as VerdictOutcome;
-use crate::{ExitStatus, audit, git, interact::ui, undo};
+use crate::{ExitStatus, git, interact::ui};
 
 /// The most hook input read (an agent's message is a few kilobytes).
 const MAX_INPUT: usize = 1 << 20;
@@ -45,6 +46,10 @@ struct AgentHook {
     /// A person answers the agent's `ask` for this message
     /// ([`protocol::person_answers`]).
     asks: bool,
+    /// The policy the command is judged by, once found.
+    config: Option<Config>,
+    /// The answer, once settled ([`Door::runs_next`]).
+    settled: Option<Answer>,
 }
 
 /// What the agent's message turned out to be.
@@ -68,6 +73,8 @@ pub fn agent_hook(ctx: &Ctx, args: &AgentHookArgs) -> Result<ExitStatus> {
             read: Read::Nothing,
             headline: String::new(),
             asks: false,
+            config: None,
+            settled: None,
         },
     )
 }
@@ -136,21 +143,91 @@ impl Door for AgentHook {
         Ok(judge)
     }
 
-    fn answer(&mut self, ctx: &Ctx, op: Option<&Operation>, outcome: DoorOutcome) -> ExitStatus {
+    /// The answer is settled here (an `ask` written down for the git
+    /// doors), and a command it lets run is snapshotted first.
+    fn runs_next(
+        &mut self,
+        ctx: &Ctx,
+        op: Option<&Operation>,
+        outcome: &DoorOutcome,
+    ) -> Option<Next> {
+        let answer = self.settle(ctx, op, outcome);
+        let denied = matches!(answer, Answer::Deny(_));
+        self.settled = Some(answer);
+        let Read::Before(request) = &self.read else {
+            return None;
+        };
+        let command = request.command.as_ref()?;
+        if denied || !protocol::is_shell_tool(self.agent, &request.tool) {
+            return None;
+        }
+        // A read-only command changes nothing: it does not pay.
+        let runs = crate::classify::runs(command);
+        if runs.read_only {
+            return None;
+        }
+        let dir = request_dir(ctx, request);
+        Some(Next {
+            command: redact_secrets(command),
+            by: self.agent.name(),
+            session: request.session.clone(),
+            removes_worktrees: runs.removes_worktrees,
+            config: self.config.take().unwrap_or_else(|| ctx.config(None)),
+            time: snapshot_time(ctx),
+            dir,
+        })
+    }
+
+    fn answer(
+        &mut self,
+        ctx: &Ctx,
+        op: Option<&Operation>,
+        outcome: DoorOutcome,
+        snapshotted: Snapshotted,
+    ) -> ExitStatus {
         let agent = self.agent;
         let bad = matches!(self.read, Read::Bad);
-        let request = match std::mem::replace(&mut self.read, Read::Nothing) {
-            Read::After(note) => {
-                answer_once(&protocol::after_reply(agent, note.as_deref()), || {});
-                return ExitStatus::Allowed;
-            }
-            Read::Before(request) => Some(request),
-            Read::Bad | Read::Nothing => None,
+        let answer = match self.settled.take() {
+            Some(answer) => answer,
+            None => self.settle(ctx, op, &outcome),
         };
+        if let Read::After(note) = std::mem::replace(&mut self.read, Read::Nothing) {
+            answer_once(&protocol::after_reply(agent, note.as_deref()), || {});
+            return ExitStatus::Allowed;
+        }
+        // The person reads how to take it back, when it can be.
+        let answer = match answer {
+            Answer::Ask(text) if snapshotted.name.is_some() => Answer::Ask(format!(
+                "{text} vouch took a snapshot first: `git vouch undo` brings back what it discards."
+            )),
+            answer => answer,
+        };
+        let mut reply = protocol::reply(agent, &answer);
+        if let Some(note) = &snapshotted.note {
+            protocol::add_note(agent, &mut reply, note);
+        }
+        answer_once(&reply, || {});
+        match reply.code {
+            0 if bad && answer == Answer::NoOpinion => ExitStatus::Refused, // a non-blocking error
+            0 => ExitStatus::Allowed,
+            2 => ExitStatus::Blocked,
+            _ => ExitStatus::Refused,
+        }
+    }
+}
+
+impl AgentHook {
+    /// The outcome in the agent's terms. An `ask` is a question to the
+    /// person only where one answers it (issue 35 item 1), and their yes
+    /// must reach vouch's git doors: what was shown is written down for
+    /// them. Where either fails, the command is refused, worded for the
+    /// model.
+    fn settle(&self, ctx: &Ctx, op: Option<&Operation>, outcome: &DoorOutcome) -> Answer {
+        let agent = self.agent;
         let tier = op.map_or(Tier::None, |op| op.assessment().tier);
         // The verifiers let a verified command through: its git doors
         // must not refuse it half way (issue 35 item 2).
-        let verified_allow = matches!(&outcome, DoorOutcome::Decided(d)
+        let verified_allow = matches!(outcome, DoorOutcome::Decided(d)
             if matches!(d.plan.action, crate::policy::Action::Allow { .. })
                 && d.combined.is_some()
                 && d.status == ExitStatus::Allowed);
@@ -165,13 +242,13 @@ impl Door for AgentHook {
             DoorOutcome::Failed { refused: true, why } => {
                 Answer::Deny(format!("{}. {why}, so it is refused.", self.headline))
             }
-            DoorOutcome::Decided(decided) => self.decided(&decided),
+            DoorOutcome::Decided(decided) => self.decided(decided),
         };
-        // An `ask` is a question to the person only where one answers it
-        // (issue 35 item 1), and their yes must reach vouch's git doors:
-        // what was shown is written down for them. Where either fails, the
-        // command is refused, worded for the model.
-        let answer = match (answer, op, request.as_ref()) {
+        let request = match &self.read {
+            Read::Before(request) => Some(request),
+            _ => None,
+        };
+        match (answer, op, request) {
             (Answer::NoOpinion, Some(op), Some(request)) if verified_allow => {
                 if let Err(e) = write_asked(ctx, agent, request, op, "verdict") {
                     ui::warn(&format!(
@@ -197,33 +274,9 @@ impl Door for AgentHook {
                 protocol::DENIED_TO_THE_MODEL
             )),
             (answer, ..) => answer,
-        };
-        let (snapshot, note) = request
-            .as_ref()
-            .map(|request| snapshot_before(ctx, agent, request, &answer))
-            .unwrap_or_default();
-        // The person reads how to take it back, when it can be.
-        let answer = match answer {
-            Answer::Ask(text) if snapshot.is_some() => Answer::Ask(format!(
-                "{text} vouch took a snapshot first: `git vouch undo` brings back what it discards."
-            )),
-            answer => answer,
-        };
-        let mut reply = protocol::reply(agent, &answer);
-        if let Some(note) = &note {
-            protocol::add_note(agent, &mut reply, note);
-        }
-        answer_once(&reply, || {});
-        match reply.code {
-            0 if bad && answer == Answer::NoOpinion => ExitStatus::Refused, // a non-blocking error
-            0 => ExitStatus::Allowed,
-            2 => ExitStatus::Blocked,
-            _ => ExitStatus::Refused,
         }
     }
-}
 
-impl AgentHook {
     /// What vouch makes of one well-formed request before its tool runs.
     fn judge_request(&mut self, ctx: &Ctx, request: &Request) -> Judge {
         let agent = self.agent;
@@ -241,6 +294,7 @@ impl AgentHook {
         // (SPEC 3.2). What was left out goes to the audit log, not to the
         // agent: the line names `git vouch trust`, which is for a person.
         let mut config = ctx.config(root.as_deref());
+        self.config = Some(config.clone());
         // SPEC 5.1: `VOUCH_PRIMARY` first, then what the agent says of itself.
         if ctx.env.var(vars::VOUCH_PRIMARY).is_none() {
             config.ai.primary = request
@@ -329,130 +383,6 @@ impl AgentHook {
     }
 }
 
-/// Snapshots the repository before a shell command that may change it
-/// runs (SPEC 3.4, issue 28), so that `git vouch undo` can put back what
-/// the door could not predict. A denied command does not run, and a
-/// read-only one changes nothing: neither pays. A snapshot that cannot be
-/// taken is said, and never stops the command.
-///
-/// Taking it also tells what the previous command did (issue 28 item 3,
-/// for agents without a post-tool hook): when uncommitted work, a branch,
-/// a tag or a stash entry was lost since the last snapshot, the line
-/// returned says what, and how to bring it back. A new snapshot leaves an
-/// audit line (its name, what it did not copy, what the previous command
-/// lost); an unchanged state writes nothing. Retention runs here, in the
-/// store, and lets go only of what is past both of its limits. Returns the
-/// snapshot's name, when one was written, and the line to say.
-fn snapshot_before(
-    ctx: &Ctx,
-    agent: Agent,
-    request: &Request,
-    answer: &Answer,
-) -> (Option<String>, Option<String>) {
-    let Some(command) = request.command.as_ref() else {
-        return (None, None);
-    };
-    if matches!(answer, Answer::Deny(_))
-        || !protocol::is_shell_tool(agent, &request.tool)
-        || crate::classify::read_only(command)
-    {
-        return (None, None);
-    }
-    let cwd = request_dir(ctx, request);
-    let shown = crate::text::redact_secrets(command);
-    let Some(store) = snapshot_store(ctx, &cwd) else {
-        return (None, None);
-    };
-    // Within the hook's time: a snapshot still running when the door must
-    // answer is given up (the process ends with the answer; the store
-    // keeps no half snapshot), said, and the command is judged as if
-    // there were none.
-    let left = snapshot_time(ctx);
-    let (sent, received) = std::sync::mpsc::channel();
-    {
-        let (store, shown) = (store.clone(), shown.clone());
-        // The door may have answered and gone on: nobody to tell then.
-        std::thread::spawn(move || sent.send(undo::take(&store, agent.name(), &shown)).is_ok());
-    }
-    let taken = match received.recv_timeout(left) {
-        Ok(Ok(Some(taken))) => taken,
-        Ok(Ok(None)) => return (None, None),
-        Ok(Err(e)) => {
-            ui::warn(&format!("no snapshot before this command: {e:#}"));
-            return (None, None);
-        }
-        Err(_) => {
-            let said = format!(
-                "vouch: no snapshot before this command: it did not finish within the {} s the hook had left, and `git vouch undo` cannot bring back what this command changes",
-                left.as_secs()
-            );
-            ui::warn(said.trim_start_matches("vouch: "));
-            return (None, Some(said));
-        }
-    };
-    // `git worktree remove --force` or `prune` takes another work tree's
-    // work: each other work tree is snapshotted first (in its own name).
-    if command.contains("worktree") && (command.contains("remove") || command.contains("prune")) {
-        for other in undo::other_worktrees(&cwd) {
-            let taken = ctx.dirs().and_then(|d| undo::Store::open(&d.state, &other));
-            if let Err(e) =
-                taken.and_then(|s| s.map_or(Ok(None), |s| undo::take(&s, agent.name(), &shown)))
-            {
-                ui::warn(&format!(
-                    "no snapshot of the work tree at {}: {e:#}",
-                    other.display()
-                ));
-            }
-        }
-    }
-    let root = store.root.clone();
-    let config = ctx.config(Some(&root));
-    // Retention, in the store: only what is past both limits goes, so no
-    // command can make a recent snapshot go.
-    let keep = usize::try_from(config.snapshot_keep).unwrap_or(usize::MAX);
-    match undo::retain(&store, keep, config.snapshot_days, jiff::Timestamp::now())
-        .and_then(|_| undo::collect(&store, false))
-    {
-        Ok(()) => {}
-        Err(e) => ui::warn(&format!("snapshot retention did not run: {e:#}")),
-    }
-    // The one before the snapshot just taken (listed only when one was:
-    // an unchanged state pays for nothing more), unless the agent's
-    // post-tool hook has said what its command did already.
-    let all = undo::list(&store).unwrap_or_default();
-    let previous = all
-        .into_iter()
-        .find(|s| s.name != taken.name)
-        .filter(|p| p.agent != "undo");
-    let lost = previous
-        .as_ref()
-        .and_then(|p| undo::lost_between(&store, p, &taken.id).ok())
-        // Said already by the post-tool hook (asked only when there is
-        // something to say).
-        .filter(|l| {
-            (l.files.is_empty() && l.refs.is_empty() && l.stash.is_empty())
-                || !previous.as_ref().is_some_and(|p| undo::checked(&store, p))
-        });
-    let note = lost.as_ref().and_then(loss_note);
-    let record = crate::audit::SnapshotRecord {
-        name: taken.short().to_owned(),
-        id: taken.id.clone(),
-        command: shown,
-        not_copied: taken.not_copied.clone(),
-    };
-    let lost = lost.filter(|l| !l.files.is_empty() || !l.refs.is_empty() || !l.stash.is_empty());
-    log_line(
-        ctx,
-        Some((&config, &root)),
-        agent,
-        request,
-        (audit::SNAPSHOT_LINE, &taken.id),
-        Some(record),
-        lost,
-    );
-    (Some(taken.short().to_owned()), note)
-}
-
 /// Writes what the agent door shows the person with its `ask` (issue 35
 /// item 1): the git doors the command passes honour it for exactly that
 /// ([`crate::interact::asked`]). An error means no approval can reach
@@ -521,87 +451,19 @@ fn write_asked(ctx: &Ctx, agent: Agent, request: &Request, op: &Operation, by: &
 }
 
 /// The agent's post-tool hook (issue 28 item 3): the command has run;
-/// what it lost is found against the snapshot taken before it, written
-/// into an audit line, and said to the agent and its person in one line
-/// naming the `git vouch undo` that brings it back.
+/// what it lost, said ([`super::snapshot::after`]).
 fn after_command(ctx: &Ctx, agent: Agent, request: &Request) -> Option<String> {
     let command = request.command.as_ref()?;
     if !protocol::is_shell_tool(agent, &request.tool) || crate::classify::read_only(command) {
         return None;
     }
-    let cwd = request_dir(ctx, request);
-    let store = snapshot_store(ctx, &cwd)?;
-    let before = undo::newest_match(&store).ok()??;
-    let lost = match undo::lost_since(&store, &before) {
-        Ok(lost) => lost,
-        Err(e) => {
-            ui::warn(&format!(
-                "vouch could not compare the repository with the snapshot before this command: {e:#}"
-            ));
-            return None;
-        }
-    };
-    undo::mark_checked(&store, &before);
-    let note = loss_note(&lost);
-    if !lost.files.is_empty() || !lost.refs.is_empty() || !lost.stash.is_empty() {
-        let lost = crate::audit::LostRecord {
-            command: crate::text::redact_secrets(command),
-            ..lost
-        };
-        log_line(
-            ctx,
-            None,
-            agent,
-            request,
-            (audit::AFTER_LINE, &before.id),
-            None,
-            Some(lost),
-        );
-    }
-    note
-}
-
-/// The snapshot store of the work tree at `cwd` (SPEC 3.4), with the
-/// snapshots an earlier vouch kept in the repository's refs moved into it;
-/// `None` where there is no work tree, or nowhere to keep one (said).
-fn snapshot_store(ctx: &Ctx, cwd: &std::path::Path) -> Option<undo::Store> {
-    let state = match ctx.dirs() {
-        Ok(dirs) => dirs.state,
-        Err(e) => {
-            ui::warn(&format!("no snapshot before this command: {e:#}"));
-            return None;
-        }
-    };
-    let store = match undo::Store::open(&state, cwd) {
-        Ok(store) => store?,
-        Err(e) => {
-            ui::warn(&format!("no snapshot before this command: {e:#}"));
-            return None;
-        }
-    };
-    let _nested = crate::parent::Nested::arm(&state);
-    let env = [(
-        crate::env::vars::VOUCH_NESTED.to_owned(),
-        crate::parent::nested_marker(),
-    )];
-    if let Err(e) = undo::migrate(&store, &env) {
-        ui::warn(&format!(
-            "the snapshots in this repository's refs/vouch/snapshots/ were not moved into vouch's store: {e:#}"
-        ));
-    }
-    Some(store)
-}
-
-/// The one line an agent and its person read when a command lost work.
-fn loss_note(lost: &crate::audit::LostRecord) -> Option<String> {
-    lost.is_loss().then(|| {
-        format!(
-            "vouch: `{}` lost {}. If that was not meant, `git vouch undo {}` brings it back.",
-            one_line(&lost.command, 80),
-            crate::interact::report::loss_lines(lost).join("; "),
-            lost.snapshot
-        )
-    })
+    super::snapshot::after(
+        ctx,
+        &request_dir(ctx, request),
+        command,
+        agent.name(),
+        request.session.clone(),
+    )
 }
 
 /// The directory the agent's command runs in: the one its message names,
@@ -612,53 +474,6 @@ fn request_dir(ctx: &Ctx, request: &Request) -> PathBuf {
     match request.cwd.as_deref().filter(|c| !c.is_empty()) {
         Some(c) if ctx.cwd.join(c).is_dir() => ctx.cwd.join(c),
         _ => ctx.cwd.clone(),
-    }
-}
-
-/// Writes a snapshot's or a post-tool check's audit line (not a
-/// decision: `git vouch stats` leaves them out). A line that cannot be
-/// written is said, and stops nothing: the snapshot is taken either way.
-/// Its `operation_id` is the snapshot's commit, abbreviated (the one taken,
-/// or the one a post-tool check compared with).
-fn log_line(
-    ctx: &Ctx,
-    known: Option<(&crate::config::Config, &std::path::Path)>,
-    agent: Agent,
-    request: &Request,
-    (kind, id): (&str, &str),
-    snapshot: Option<crate::audit::SnapshotRecord>,
-    lost: Option<crate::audit::LostRecord>,
-) {
-    let found;
-    let (config, root) = if let Some(k) = known {
-        k
-    } else {
-        let cwd = request_dir(ctx, request);
-        let root = git::LazyRepo::new(&cwd).root().unwrap_or(cwd);
-        found = (ctx.config(Some(&root)), root);
-        (&found.0, found.1.as_path())
-    };
-    let record = audit::Record {
-        timestamp: ctx.now().to_string(),
-        session_id: request.session.clone(),
-        snapshot,
-        lost,
-        ..audit::Record::new(
-            &id.chars().take(12).collect::<String>(),
-            kind,
-            agent.name(),
-            &root.display().to_string(),
-            crate::policy::AuditResult::Skipped,
-            Decision::Allowed,
-        )
-    };
-    let written = ctx.log_path(config).and_then(|path| {
-        audit::append_unsynced(&path, config.log_max_bytes, config.log_keep, &record)
-    });
-    if let Err(e) = written {
-        ui::warn(&format!(
-            "{e:#}; this snapshot's audit line was not written"
-        ));
     }
 }
 
@@ -689,14 +504,15 @@ pub fn answer_once(reply: &protocol::Reply, then: impl FnOnce()) {
     then();
 }
 
-/// When this hook began (set by [`deadline`], which `main` asks first).
-static STARTED: OnceLock<Instant> = OnceLock::new();
+/// When this hook began, and the [`deadline`] its watchdog answers at
+/// (set by [`deadline`], which `main` asks first).
+static STARTED: OnceLock<(Instant, Duration)> = OnceLock::new();
 
 /// How long a snapshot may take: what is left of the [`deadline`], less
 /// two seconds to answer in.
 fn snapshot_time(ctx: &Ctx) -> Duration {
-    let started = *STARTED.get_or_init(Instant::now);
-    deadline(ctx)
+    let (started, deadline) = *STARTED.get_or_init(|| (Instant::now(), deadline_of(ctx)));
+    deadline
         .saturating_sub(started.elapsed())
         .saturating_sub(Duration::from_secs(2))
 }
@@ -707,7 +523,11 @@ fn snapshot_time(ctx: &Ctx) -> Duration {
 /// asks the agent for. An agent runs the command when its hook times out
 /// (most have no setting against it), so vouch must answer first.
 pub fn deadline(ctx: &Ctx) -> Duration {
-    STARTED.get_or_init(Instant::now);
+    STARTED.get_or_init(|| (Instant::now(), deadline_of(ctx))).1
+}
+
+/// [`deadline`], read from the config.
+fn deadline_of(ctx: &Ctx) -> Duration {
     let hook = settings::HOOK_TIMEOUT_SECS - 3;
     let budget = ctx.config(None).agent_budget_secs;
     Duration::from_secs(budget.saturating_add(5).min(hook))

@@ -16,6 +16,7 @@ pub mod commit;
 pub mod pre_push;
 pub mod pre_receive;
 pub mod reftx;
+mod snapshot;
 
 use std::io::Read as _;
 use std::path::PathBuf;
@@ -32,6 +33,7 @@ use crate::text::{one_line, redact_text, redact_url};
 use crate::{ExitStatus, interact::ui};
 
 pub(crate) use chained::run_chained;
+pub(crate) use snapshot::{Next, Snapshotted};
 
 /// One call of a hook: which hook, what it guards, and what its caller gave it.
 pub(crate) struct HookCall {
@@ -249,20 +251,52 @@ pub(crate) trait Door {
         Ok(Vec::new())
     }
 
+    /// The command the caller runs once it has `outcome` (an agent's shell
+    /// command, unless refused), for the undo stage to snapshot first
+    /// (SPEC 3.4); asked once, just before [`Door::answer`]. `None` by
+    /// default: git calls its hooks once it has begun.
+    fn runs_next(
+        &mut self,
+        _ctx: &Ctx,
+        _op: Option<&Operation>,
+        _outcome: &Outcome,
+    ) -> Option<Next> {
+        None
+    }
+
     /// How the outcome reaches the caller: a git hook's exit code by
-    /// default. `op` is the operation judged, when there was one.
-    fn answer(&mut self, _ctx: &Ctx, _op: Option<&Operation>, outcome: Outcome) -> ExitStatus {
+    /// default. `op` is the operation judged, when there was one;
+    /// `snapshotted`, what the undo stage did for [`Door::runs_next`].
+    fn answer(
+        &mut self,
+        _ctx: &Ctx,
+        _op: Option<&Operation>,
+        outcome: Outcome,
+        _snapshotted: Snapshotted,
+    ) -> ExitStatus {
         outcome.git_status()
     }
 }
 
-/// Carries one call of `door` through the pipeline of SPEC section 1.
+/// Carries one call of `door` through the pipeline of SPEC section 1:
+/// the decision, then the undo stage's snapshot before what the caller
+/// runs next, then the answer.
 pub(crate) fn drive(ctx: &Ctx, door: &mut dyn Door) -> Result<ExitStatus> {
+    let (op, outcome) = decide(ctx, door)?;
+    let snapshotted = door
+        .runs_next(ctx, op.as_ref(), &outcome)
+        .map(|next| snapshot::before(ctx, &next))
+        .unwrap_or_default();
+    Ok(door.answer(ctx, op.as_ref(), outcome, snapshotted))
+}
+
+/// The outcome of one call of `door`, and the operation it judged.
+fn decide(ctx: &Ctx, door: &mut dyn Door) -> Result<(Option<Operation>, Outcome)> {
     let started = Instant::now();
     let call = door.call();
     let interaction = door.interaction();
     if !call.judges && !call.has_chained() {
-        return Ok(door.answer(ctx, None, Outcome::Passed));
+        return Ok((None, Outcome::Passed));
     }
     let input = door.input(ctx, &call)?;
     if let Some(code) = call.run_chained(ctx, &input)?
@@ -275,13 +309,13 @@ pub(crate) fn drive(ctx: &Ctx, door: &mut dyn Door) -> Result<ExitStatus> {
         );
         ui::info(&why);
         log_refusal(ctx, &call, interaction, None, &why);
-        return Ok(door.answer(ctx, None, Outcome::Chained));
+        return Ok((None, Outcome::Chained));
     }
     if !call.judges {
-        return Ok(door.answer(ctx, None, Outcome::Passed));
+        return Ok((None, Outcome::Passed));
     }
     let judged = match door.judge(ctx, &input)? {
-        Judge::Pass => return Ok(door.answer(ctx, None, Outcome::Passed)),
+        Judge::Pass => return Ok((None, Outcome::Passed)),
         Judge::Unreadable { said, why, read } => {
             let refused = policy::stops_unreadable(
                 read.as_ref().map(|j| j.op.assessment().tier),
@@ -294,8 +328,7 @@ pub(crate) fn drive(ctx: &Ctx, door: &mut dyn Door) -> Result<ExitStatus> {
             } else {
                 ui::info(&said);
             }
-            let op = read.as_ref().map(|j| &j.op);
-            return Ok(door.answer(ctx, op, Outcome::Unreadable { refused }));
+            return Ok((read.map(|j| j.op), Outcome::Unreadable { refused }));
         }
         Judge::Operation(judged) => judged,
     };
@@ -319,10 +352,10 @@ pub(crate) fn drive(ctx: &Ctx, door: &mut dyn Door) -> Result<ExitStatus> {
                 ui::warn(w);
             }
         }
-        return Ok(door.answer(ctx, Some(&op), Outcome::Passed));
+        return Ok((Some(op), Outcome::Passed));
     }
     if door.judged_elsewhere(ctx) {
-        return Ok(door.answer(ctx, Some(&op), Outcome::Passed));
+        return Ok((Some(op), Outcome::Passed));
     }
     let ran = {
         let door: &dyn Door = door;
@@ -369,7 +402,7 @@ pub(crate) fn drive(ctx: &Ctx, door: &mut dyn Door) -> Result<ExitStatus> {
             Outcome::Failed { refused, why }
         }
     };
-    Ok(door.answer(ctx, Some(&op), outcome))
+    Ok((Some(op), outcome))
 }
 
 /// Logs a refusal made before the operation was judged: `judged` when the
@@ -430,7 +463,13 @@ mod tests {
         fn judge(&mut self, _ctx: &Ctx, _input: &[u8]) -> Result<Judge> {
             Ok(self.judge.take().expect("judged once"))
         }
-        fn answer(&mut self, _ctx: &Ctx, _op: Option<&Operation>, outcome: Outcome) -> ExitStatus {
+        fn answer(
+            &mut self,
+            _ctx: &Ctx,
+            _op: Option<&Operation>,
+            outcome: Outcome,
+            _snapshotted: Snapshotted,
+        ) -> ExitStatus {
             self.outcome = Some(match &outcome {
                 Outcome::Passed => "passed",
                 Outcome::Chained => "chained",

@@ -224,7 +224,13 @@ impl Door for RefTx<'_> {
         }
     }
 
-    fn answer(&mut self, ctx: &Ctx, op: Option<&Operation>, outcome: Outcome) -> ExitStatus {
+    fn answer(
+        &mut self,
+        ctx: &Ctx,
+        op: Option<&Operation>,
+        outcome: Outcome,
+        _snapshotted: super::Snapshotted,
+    ) -> ExitStatus {
         let status = outcome.git_status();
         if let Outcome::Decided(_) = outcome
             && status == ExitStatus::Allowed
@@ -274,7 +280,7 @@ fn put_back(ctx: &Ctx, git_dir: &Path, facts: &LocalFacts) {
         let recent = ctx
             .dirs()
             .ok()
-            .and_then(|d| crate::undo::Store::open(&d.state, &ctx.cwd).ok().flatten())
+            .and_then(|d| crate::undo::Store::find(&d.state, &ctx.cwd).ok().flatten())
             .and_then(|store| crate::undo::newest_match(&store).ok().flatten())
             .filter(|s| {
                 s.time.parse::<jiff::Timestamp>().is_ok_and(|t| {

@@ -247,6 +247,20 @@ pub fn again(op: &Operation) -> String {
     }
 }
 
+/// The one line an agent and its person read when a command lost work,
+/// naming the `git vouch undo` that brings it back; `None` when it lost
+/// nothing.
+pub fn loss_note(lost: &crate::undo::Loss) -> Option<String> {
+    lost.is_loss().then(|| {
+        format!(
+            "vouch: `{}` lost {}. If that was not meant, `git vouch undo {}` brings it back.",
+            crate::text::one_line(&lost.command, 80),
+            loss_lines(lost).join("; "),
+            lost.snapshot
+        )
+    })
+}
+
 /// `lost` for people, one line each (only what [`crate::undo::Loss::is_loss`] counts).
 pub fn loss_lines(lost: &crate::undo::Loss) -> Vec<String> {
     let mut out = Vec::new();

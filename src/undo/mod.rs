@@ -36,7 +36,7 @@ mod restore;
 mod store;
 mod write;
 
-pub use loss::{Loss, RefMove, lost_between, lost_since};
+pub use loss::{Loss, RefMove, lost_before, lost_between, lost_since};
 pub use restore::{recreate, restore};
 pub use store::{STORES, Store, other_worktrees};
 pub use write::{

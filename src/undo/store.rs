@@ -148,19 +148,30 @@ impl Store {
     /// none yet; `None` where there is no work tree (outside a repository,
     /// a bare one).
     pub fn open(state: &Path, dir: &Path) -> Result<Option<Self>> {
-        let Some(repo) = locate(dir)? else {
+        let Some(this) = Self::at(state, dir)? else {
             return Ok(None);
-        };
-        let store = state.join(STORES).join(key(&repo.common));
-        let tree = tree_name(&repo.git_dir, &repo.common);
-        let this = Self {
-            dir: store,
-            tree,
-            root: repo.root.clone(),
-            repo: Some(repo),
         };
         this.create()?;
         Ok(Some(this))
+    }
+
+    /// The store of the work tree at or above `dir` when there is one
+    /// already (nothing is made or taken over): for reading.
+    pub fn find(state: &Path, dir: &Path) -> Result<Option<Self>> {
+        Ok(Self::at(state, dir)?.filter(|s| s.dir.join("HEAD").is_file()))
+    }
+
+    /// Where the store of the work tree at or above `dir` is, or would be.
+    fn at(state: &Path, dir: &Path) -> Result<Option<Self>> {
+        let Some(repo) = locate(dir)? else {
+            return Ok(None);
+        };
+        Ok(Some(Self {
+            dir: state.join(STORES).join(key(&repo.common)),
+            tree: tree_name(&repo.git_dir, &repo.common),
+            root: repo.root.clone(),
+            repo: Some(repo),
+        }))
     }
 
     /// The store of the work tree at or above `dir` whose repository is
