@@ -58,7 +58,7 @@ pub fn recreate(state: &Path, store: &Store, target: &Snapshot) -> Result<(Store
     let common = super::store::recorded(&store.dir, "common");
     if store.tree != "main" || common.as_deref() != Some(root.join(".git").as_os_str().as_bytes()) {
         bail!(
-            "the repository of `{}` kept its git directory elsewhere than `.git` in it (a linked work tree or a submodule): vouch cannot make it again here; its snapshots are in `{}`",
+            "the repository of `{}` kept its git directory elsewhere than `.git` in it (a linked work tree, a submodule, `--separate-git-dir`): vouch cannot make it again here; its snapshots are in `{}`",
             root.display(),
             store.dir.display()
         );

@@ -1037,3 +1037,44 @@ fn a_sparse_checkout_an_agent_disabled_comes_back() {
         .stderr_has("sparse-checkout setting put back");
     assert_eq!((setting(&env), state(&env)), before);
 }
+
+/// `.git` is made again only where it was a folder of the work tree
+/// (issue 36 item 2): a linked work tree whose `.git` file is gone, and a
+/// repository whose git directory lived elsewhere, are each told why and
+/// where their snapshots are, and nothing in them is touched.
+#[test]
+fn undo_does_not_make_git_again_where_it_lived_elsewhere() {
+    let env = TestEnv::new();
+    let linked = env.worktree("side");
+    fs::write(linked.join("side.txt"), "linked work\n").unwrap();
+    agent_runs_in(&env, &linked, "rm -f side.txt");
+    fs::remove_file(linked.join(".git")).unwrap();
+    let separate = env.root.path().join("separate");
+    let git_dir = env.root.path().join("separate.git");
+    env.git(
+        env.root.path(),
+        &[
+            "init",
+            "-q",
+            "--separate-git-dir",
+            git_dir.to_str().unwrap(),
+            separate.to_str().unwrap(),
+        ],
+    );
+    env.commit(&separate, "a.txt", "one");
+    fs::write(separate.join("notes.md"), "notes\n").unwrap();
+    agent_runs_in(&env, &separate, "rm -f notes.md");
+    fs::remove_file(separate.join(".git")).unwrap();
+    for dir in [&linked, &separate] {
+        let mut before = BTreeMap::new();
+        walk(dir, "", &mut before);
+        env.vouch_in(dir, &["undo"])
+            .code(2)
+            .stderr_has("kept its git directory elsewhere than `.git`")
+            .stderr_has("its snapshots are in");
+        let mut after = BTreeMap::new();
+        walk(dir, "", &mut after);
+        assert_eq!(after, before, "{} is left as it was", dir.display());
+        assert!(!dir.join(".git").exists());
+    }
+}
