@@ -108,20 +108,9 @@ pub fn lost_between(store: &Store, before: &Snapshot, after: &str) -> Result<Los
     // content in `before` was not `HEAD`'s held uncommitted work (looked
     // up one by one: a few files, where a diff against `HEAD` would list
     // every untracked file).
-    let raw = run(
-        store.work(None).args([
-            "diff-tree",
-            "-r",
-            "-z",
-            "--no-renames",
-            &before_tree,
-            &after_tree,
-        ]),
-        None,
-    )?;
     let mut files = Vec::new();
     let mut looked = 0;
-    for d in diff_entries(&raw) {
+    for d in diff_trees(store, &before_tree, &after_tree, "DMT")? {
         if !matches!(d.status.as_str(), "D" | "M" | "T") {
             continue;
         }
@@ -155,6 +144,25 @@ pub fn lost_between(store: &Store, before: &Snapshot, after: &str) -> Result<Los
     }
     drop(batch);
     Ok(compare(store, before, &was, &now, files))
+}
+
+/// The files that differ between trees `a` and `b` of the store, of the
+/// kinds `filter` names (`--diff-filter`), renames as a deletion and an
+/// addition.
+fn diff_trees(store: &Store, a: &str, b: &str, filter: &str) -> Result<Vec<Changed>> {
+    let raw = run(
+        store.work(None).args([
+            "diff-tree",
+            "-r",
+            "-z",
+            "--no-renames",
+            &format!("--diff-filter={filter}"),
+            a,
+            b,
+        ]),
+        None,
+    )?;
+    Ok(diff_entries(&raw))
 }
 
 /// One file of a `diff-tree -r` (raw output).
@@ -344,19 +352,7 @@ pub(super) fn uncommitted(
     let tree = format!("{id}:worktree");
     let mut out = BTreeMap::new();
     if let Some(h) = head {
-        let raw = run(
-            store.work(None).args([
-                "diff-tree",
-                "-r",
-                "-z",
-                "--no-renames",
-                "--diff-filter=AMT",
-                &format!("{h}^{{tree}}"),
-                &tree,
-            ]),
-            None,
-        )?;
-        for d in diff_entries(&raw) {
+        for d in diff_trees(store, &format!("{h}^{{tree}}"), &tree, "AMT")? {
             out.insert(d.path, (d.new_mode, d.new_id));
         }
     } else {
