@@ -110,7 +110,7 @@ pub fn lost_between(store: &Store, before: &Snapshot, after: &str) -> Result<Los
     // every untracked file).
     let mut files = Vec::new();
     let mut looked = 0;
-    for d in diff_trees(store, &before_tree, &after_tree, "DMT")? {
+    for d in diff_trees(store, &before_tree, &after_tree, "DMT", None)? {
         if !matches!(d.status.as_str(), "D" | "M" | "T") {
             continue;
         }
@@ -149,20 +149,30 @@ pub fn lost_between(store: &Store, before: &Snapshot, after: &str) -> Result<Los
 /// The files that differ between trees `a` and `b` of the store, of the
 /// kinds `filter` names (`--diff-filter`), renames as a deletion and an
 /// addition.
-fn diff_trees(store: &Store, a: &str, b: &str, filter: &str) -> Result<Vec<Changed>> {
-    let raw = run(
-        store.work(None).args([
-            "diff-tree",
-            "-r",
-            "-z",
-            "--no-renames",
-            &format!("--diff-filter={filter}"),
-            a,
-            b,
-        ]),
-        None,
-    )?;
-    Ok(diff_entries(&raw))
+fn diff_trees(
+    store: &Store,
+    a: &str,
+    b: &str,
+    filter: &str,
+    only: Option<&BTreeSet<Vec<u8>>>,
+) -> Result<Vec<Changed>> {
+    let mut diff = store.work(None);
+    diff.args([
+        "diff-tree",
+        "-r",
+        "-z",
+        "--no-renames",
+        &format!("--diff-filter={filter}"),
+        a,
+        b,
+    ]);
+    if let Some(paths) = only {
+        // Each path as it is: no pathspec magic.
+        diff.env("GIT_LITERAL_PATHSPECS", "1")
+            .arg("--")
+            .args(paths.iter().map(|p| OsStr::from_bytes(p)));
+    }
+    Ok(diff_entries(&run(&mut diff, None)?))
 }
 
 /// One file of a `diff-tree -r` (raw output).
@@ -217,11 +227,18 @@ pub(super) fn still_holds(store: &Store, old: &str, content: &[u8]) -> bool {
 pub fn lost_since(store: &Store, before: &Snapshot) -> Result<Loss> {
     let root = &store.root;
     let was = refs_of(store, &before.id)?;
-    let mut work = uncommitted(store, &before.id, &was)?;
     // Only the files changed since, where the store's index of the work
     // tree describes `before` (git tells by their stat, as `git status`
-    // does): the others are not hashed again.
-    if let Some(changed) = changed_since(store, before) {
+    // does): the others are neither looked up nor hashed again.
+    let changed = changed_since(store, before);
+    let mut work = match &changed {
+        Some(changed) if changed.is_empty() => BTreeMap::new(),
+        Some(changed) if changed.len() <= PATHS_LOOKED_UP => {
+            uncommitted(store, &before.id, &was, Some(changed))?
+        }
+        _ => uncommitted(store, &before.id, &was, None)?,
+    };
+    if let Some(changed) = &changed {
         work.retain(|path, _| changed.contains(path));
     }
     let mut files = Vec::new();
@@ -340,19 +357,25 @@ pub(super) fn changed_since(store: &Store, before: &Snapshot) -> Option<BTreeSet
     )
 }
 
+/// The most changed files the post-tool check looks up by name; past it,
+/// the whole work tree is compared with `HEAD`.
+const PATHS_LOOKED_UP: usize = 1000;
+
 /// The files of snapshot `id`'s work tree that held uncommitted work (not
-/// `HEAD`'s content, `HEAD` as `was` recorded it), with their mode and blob.
-/// Files deleted in the work tree hold nothing to lose.
+/// `HEAD`'s content, `HEAD` as `was` recorded it), with their mode and blob;
+/// among `only` when given. Files deleted in the work tree hold nothing to
+/// lose.
 pub(super) fn uncommitted(
     store: &Store,
     id: &str,
     was: &Refs,
+    only: Option<&BTreeSet<Vec<u8>>>,
 ) -> Result<BTreeMap<Vec<u8>, (String, String)>> {
     let head = head_commit(was);
     let tree = format!("{id}:worktree");
     let mut out = BTreeMap::new();
     if let Some(h) = head {
-        for d in diff_trees(store, &format!("{h}^{{tree}}"), &tree, "AMT")? {
+        for d in diff_trees(store, &format!("{h}^{{tree}}"), &tree, "AMT", only)? {
             out.insert(d.path, (d.new_mode, d.new_id));
         }
     } else {

@@ -1078,3 +1078,33 @@ fn undo_does_not_make_git_again_where_it_lived_elsewhere() {
         assert!(!dir.join(".git").exists());
     }
 }
+
+/// The post-tool check looks up only the files changed since the
+/// snapshot (issue 36 item 5), each by its name as it is: files whose
+/// names read as pathspecs (`[a].txt`, `:/notes.md`) are found, and their
+/// loss said.
+#[test]
+fn the_post_tool_check_finds_files_whose_names_read_as_patterns() {
+    let env = TestEnv::new();
+    let w = &env.work;
+    fs::create_dir_all(w.join(":")).unwrap();
+    for name in ["a.txt", "[a].txt", "notes.md", ":/notes.md"] {
+        fs::write(w.join(name), "committed\n").unwrap();
+    }
+    env.git(w, &["add", "-A"]);
+    env.git(w, &["commit", "-qm", "names"]);
+    fs::write(w.join("[a].txt"), "uncommitted work\n").unwrap();
+    fs::write(w.join(":/notes.md"), "uncommitted too\n").unwrap();
+    let command = "git checkout -- .";
+    agent_runs(&env, command);
+    let after = env.claude_after(command);
+    assert_eq!(after.code, 0, "{}", after.stderr);
+    let line = env.audit().pop().unwrap();
+    assert_eq!(line["operation_type"], "after-command");
+    assert_eq!(
+        line["lost"]["files"],
+        serde_json::json!([":/notes.md", "[a].txt"]),
+        "{}",
+        after.stdout
+    );
+}
