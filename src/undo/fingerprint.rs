@@ -6,7 +6,7 @@
 
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 
@@ -14,12 +14,11 @@ use super::store::{Located, Store};
 use super::{in_progress, repo, run};
 
 /// What the fingerprint read, for the snapshot to use: `git status`'s
-/// entries, the refs (`for-each-ref` with object types), `HEAD` (`ref:
+/// entries, `HEAD` (`ref:
 /// <name>`, or an id when detached), and the files of a merge or rebase
 /// in progress ([`in_progress`]).
 pub(super) struct Seen {
     pub(super) status: Vec<u8>,
-    pub(super) refs: String,
     pub(super) head: Option<String>,
     pub(super) in_progress: Vec<(String, PathBuf)>,
     /// The index entries whose files `git status` does not look at
@@ -164,6 +163,40 @@ pub(super) fn ref_lines(store: &Store) -> Result<String> {
     Ok(String::from_utf8_lossy(&run(&mut c, None)?).into_owned())
 }
 
+/// Each file and folder that holds the refs a snapshot keeps
+/// ([`ref_lines`]), with its stat, for the fingerprint: `packed-refs`, the
+/// loose refs and their folders (a ref written in place changes its
+/// file; one created, deleted or replaced, its folder), and a reftable's
+/// tables. A bisect's marks are the work tree's own.
+fn ref_files(repo: &Located, seen: &mut dyn FnMut(&Path, &std::fs::Metadata)) {
+    fn walk(dir: &Path, depth: usize, seen: &mut dyn FnMut(&Path, &std::fs::Metadata)) {
+        let Ok(meta) = std::fs::symlink_metadata(dir) else {
+            return;
+        };
+        seen(dir, &meta);
+        if !meta.is_dir() || depth > 64 {
+            return;
+        }
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+        paths.sort();
+        for path in paths {
+            walk(&path, depth + 1, seen);
+        }
+    }
+    for file in ["packed-refs", "reftable/tables.list", "reftable"] {
+        if let Ok(m) = std::fs::symlink_metadata(repo.common.join(file)) {
+            seen(&repo.common.join(file), &m);
+        }
+    }
+    for dir in ["refs/heads", "refs/tags", "refs/stash"] {
+        walk(&repo.common.join(dir), 0, seen);
+    }
+    walk(&repo.git_dir.join("refs/bisect"), 0, seen);
+}
+
 /// The files git keeps in the git directory that a snapshot keeps and the
 /// fingerprint watches, with the in-progress ones: the repository's
 /// `config` (read back only to make `.git` again).
@@ -241,8 +274,11 @@ pub(super) fn fingerprint(store: &Store) -> Result<(String, Seen)> {
             Err(_) => hash.update(b"absent\n"),
         }
     }
-    let refs = ref_lines(store)?;
-    hash.update(refs.as_bytes());
+    // The refs, by the stat of the files that hold them (no process).
+    ref_files(repo, &mut |path, m| {
+        hash.update(path.as_os_str().as_bytes());
+        hash.update(stat(m));
+    });
     // `git status --branch`: the branch checked out, or the detached id.
     let head = match (branch.as_deref(), oid.as_deref()) {
         (Some("(detached)"), Some(id)) => Some(id.to_owned()),
@@ -265,7 +301,6 @@ pub(super) fn fingerprint(store: &Store) -> Result<(String, Seen)> {
         crate::text::hex(&hash.finalize()),
         Seen {
             status,
-            refs,
             head,
             in_progress,
             flagged,

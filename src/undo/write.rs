@@ -14,7 +14,7 @@ use super::{
     SPARSE_LINE, Snapshot, repo, run, text,
 };
 
-use super::fingerprint::{Seen, config_path, fingerprint, split_entry, status_entries};
+use super::fingerprint::{Seen, config_path, fingerprint, ref_lines, split_entry, status_entries};
 
 /// Copies the index at `from` to `to` (nothing when there is none) with
 /// the original's modification time. git trusts an entry's recorded stat
@@ -376,7 +376,7 @@ pub(super) fn record_state(store: &Store, seen: &Seen, last: Option<&Parts>) -> 
         None => {}
     }
     let mut has_stash = false;
-    for line in seen.refs.lines() {
+    for line in ref_lines(store)?.lines() {
         // The peeled fields are empty but for annotated tags.
         let mut parts = line.split(' ');
         let (Some(id), Some(name)) = (parts.next(), parts.next()) else {

@@ -1108,3 +1108,24 @@ fn the_post_tool_check_finds_files_whose_names_read_as_patterns() {
         after.stdout
     );
 }
+
+/// A ref a person rewrote in place (same size, no other change) is seen
+/// by the next snapshot (issue 36 items 5 and 6): the fingerprint reads
+/// the refs' files by their stat, and undo puts back the person's value.
+#[test]
+fn a_ref_rewritten_in_place_is_seen() {
+    let env = TestEnv::new();
+    busy(&env);
+    let w = &env.work;
+    agent_runs(&env, "sh -c true");
+    assert_eq!(env.snapshot_refs().len(), 1, "a snapshot of the state now");
+    let older = env.rev(w, "HEAD~1");
+    let loose = w.join(".git/refs/heads/feature");
+    assert!(loose.is_file(), "the branch is a loose ref");
+    fs::write(&loose, format!("{older}\n")).unwrap();
+    let out = agent_runs(&env, "git branch -q -D feature");
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(env.snapshot_refs().len(), 2, "the person's change is seen");
+    env.vouch(&["undo"]).code(0);
+    assert_eq!(env.rev(w, "refs/heads/feature"), older);
+}
