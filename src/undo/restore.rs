@@ -120,6 +120,26 @@ pub fn restore(
     paths: &[String],
     env: &[(String, String)],
 ) -> Result<Vec<String>> {
+    restore_parts(store, target, current, paths, env, true)
+}
+
+/// [`restore`] of the work tree and the whole index alone: no ref, `HEAD`,
+/// stash or operation in progress is touched. What the reference-transaction
+/// hook puts back when it refuses a ref update that git began by rewriting
+/// the work tree and the index (issue 35): the refs it would move are
+/// locked then, and git changed nothing else.
+pub fn restore_tree(store: &Store, target: &Snapshot, current: &str) -> Result<Vec<String>> {
+    restore_parts(store, target, Some(current), &[], &[], false)
+}
+
+fn restore_parts(
+    store: &Store,
+    target: &Snapshot,
+    current: Option<&str>,
+    paths: &[String],
+    env: &[(String, String)],
+    refs: bool,
+) -> Result<Vec<String>> {
     let repo = repo(store)?;
     let (git_dir, root) = (&repo.git_dir, &store.root);
     let wanted: Vec<Vec<u8>> = paths.iter().map(|p| clean_path(p)).collect();
@@ -308,7 +328,7 @@ pub fn restore(
         )?;
     }
     done.push("index: restored".to_owned());
-    if !paths.is_empty() {
+    if !paths.is_empty() || !refs {
         return Ok(done);
     }
     // The refs, with vouch's own hook told that vouch moves them.
