@@ -376,10 +376,18 @@ fn command_words(command: &GitCommand) -> Vec<String> {
 /// Puts back the work tree and the index from the snapshot the agent
 /// door took before the agent's command: only a fresh one (taken in the
 /// last 30 minutes, for a command no post-tool hook has looked at yet)
-/// whose refs are the ones now (the refused update left them as they
-/// were), so that nothing but what git changed is put back. The state git
-/// left is snapshotted first: nothing is lost, and `git vouch undo`
-/// brings it back. What it says; `None` when there is no such snapshot.
+/// taken at the commit HEAD is at now (the refused update left it there),
+/// so that a snapshot from before other commands is not put back. The
+/// state git left is snapshotted first: nothing is lost, and `git vouch
+/// undo` brings it back. What it says; `None` when there is no such
+/// snapshot.
+///
+/// This runs in the hook, while git waits at `prepared`: git holds the
+/// locks of the refs it updates, and none on the index (`reset`,
+/// `checkout`, `switch` and `am` commit their index before the ref
+/// update; `tests/it/refused_half_way.rs`), and it dies as soon as the
+/// hook refuses, touching nothing more. A write that finds the index
+/// locked fails, and the failure is said.
 fn from_snapshot(ctx: &Ctx, root: &Path, cmd: &str) -> Result<Option<String>> {
     let state = ctx.dirs()?.state;
     let Some(store) = crate::undo::Store::open(&state, &ctx.cwd)? else {
@@ -462,37 +470,51 @@ fn head_commit(root: &Path) -> Option<String> {
 /// move refused, so nothing is overwritten that git did not write. What
 /// it says, in one sentence.
 fn move_back(root: &Path, changed: Changed, moved: &LocalRefFacts) -> String {
-    let what = if changed == Changed::Tree {
-        "the index and the work tree"
+    let tree = changed == Changed::Tree;
+    let (what, them) = if tree {
+        ("the index and the work tree", "them")
     } else {
-        "the index"
+        ("the index", "it")
+    };
+    // What a person runs where vouch could not: for the index alone `git
+    // reset` (the work tree stays); for both, `git reset --hard`, which
+    // also throws away the edits git kept (a stash keeps them).
+    let by_hand = if tree {
+        "`git stash` (keeps the edits git left) then `git reset --hard`"
+    } else {
+        "`git reset`"
     };
     let Some(head) = head_commit(root) else {
         return format!(
-            "git had already put {what} at {}, and HEAD cannot be read now: `git reset --hard` puts them back at the branch's commit",
+            "git had already put {what} at {}, and HEAD cannot be read now: {by_hand} puts {them} back at the branch's commit",
             short_oid(&moved.new_oid)
         );
     };
     let mut c = crate::git::git_in(root);
     c.arg("read-tree").arg("-m");
-    if changed == Changed::Tree {
+    if tree {
         c.arg("-u");
     }
     c.args([&moved.new_oid, &head]);
     match c.output() {
+        Ok(o) if o.status.success() && tree => format!(
+            "git had already put {what} at {}; vouch put {them} back at {} (HEAD), as they were unless they held uncommitted edits, which git overwrote before any hook ran",
+            short_oid(&moved.new_oid),
+            short_oid(&head)
+        ),
         Ok(o) if o.status.success() => format!(
-            "git had already put {what} at {}; vouch put them back at {} (HEAD), as they were unless they held uncommitted edits, which git overwrote before any hook ran",
+            "git had already put {what} at {}; vouch put {them} back at {} (HEAD), as it was unless it held staged changes, which git replaced before any hook ran",
             short_oid(&moved.new_oid),
             short_oid(&head)
         ),
         Ok(o) => format!(
-            "git had already put {what} at {}, and vouch could not move them back ({}): `git reset --hard` puts them back at {} (HEAD), and discards the edits git kept",
+            "git had already put {what} at {}, and vouch could not move {them} back ({}): {by_hand} puts {them} back at {} (HEAD)",
             short_oid(&moved.new_oid),
             one_line(String::from_utf8_lossy(&o.stderr).trim(), 200),
             short_oid(&head)
         ),
         Err(e) => format!(
-            "git had already put {what} at {}, and vouch could not run git ({e}): `git reset --hard` puts them back at {} (HEAD)",
+            "git had already put {what} at {}, and vouch could not run git ({e}): {by_hand} puts {them} back at {} (HEAD)",
             short_oid(&moved.new_oid),
             short_oid(&head)
         ),

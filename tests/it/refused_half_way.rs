@@ -24,12 +24,26 @@ use crate::support::{Out, TestEnv};
 /// out; and what git reads of it: the index's entries, the refs, `HEAD`,
 /// and the stash's list.
 fn state(env: &TestEnv) -> BTreeMap<String, Vec<u8>> {
+    state_in(env, &env.work)
+}
+
+/// [`state`] of the work tree at `root` (the main one holds the git
+/// directory, and a linked one's too).
+fn state_in(env: &TestEnv, root: &std::path::Path) -> BTreeMap<String, Vec<u8>> {
     let mut all = BTreeMap::new();
     let mut stack = vec![env.work.clone()];
+    if root != env.work {
+        stack.push(root.to_path_buf());
+    }
     while let Some(dir) = stack.pop() {
         for entry in fs::read_dir(&dir).unwrap().flatten() {
             let path = entry.path();
-            let rel = path.strip_prefix(&env.work).unwrap().display().to_string();
+            let rel = path
+                .strip_prefix(&env.work)
+                .or_else(|_| path.strip_prefix(root))
+                .unwrap()
+                .display()
+                .to_string();
             if rel.starts_with(".git/vouch-") {
                 continue;
             }
@@ -53,10 +67,7 @@ fn state(env: &TestEnv) -> BTreeMap<String, Vec<u8>> {
             &["status", "--porcelain=v2", "--untracked-files=all"],
         ),
     ] {
-        all.insert(
-            key.to_owned(),
-            env.git_out(&env.work, args).stdout.into_bytes(),
-        );
+        all.insert(key.to_owned(), env.git_out(root, args).stdout.into_bytes());
     }
     all
 }
@@ -75,7 +86,17 @@ const ORIG_HEAD: (&str, &str) = (
 /// with why).
 #[track_caller]
 fn assert_same(before: &BTreeMap<String, Vec<u8>>, env: &TestEnv, except: &[(&str, &str)]) {
-    let after = state(env);
+    assert_same_in(before, env, &env.work, except);
+}
+
+#[track_caller]
+fn assert_same_in(
+    before: &BTreeMap<String, Vec<u8>>,
+    env: &TestEnv,
+    root: &std::path::Path,
+    except: &[(&str, &str)],
+) {
+    let after = state_in(env, root);
     let keys: std::collections::BTreeSet<&String> = before.keys().chain(after.keys()).collect();
     let changed: Vec<String> = keys
         .into_iter()
@@ -176,6 +197,64 @@ fn reset_hard_by_a_person() {
     assert_same(&before, &env, &[INDEX_TIMES, ORIG_HEAD]);
 }
 
+/// The same in a linked work tree: its own index, `HEAD` and
+/// `ORIG_HEAD` live in the main repository's `.git/worktrees/<name>/`.
+#[test]
+fn reset_hard_by_a_person_in_a_linked_work_tree() {
+    let env = TestEnv::new();
+    env.install();
+    refuse_unverified(&env);
+    let linked = env.worktree("linked");
+    env.commit(&linked, "four.txt", "four");
+    env.commit(&linked, "five.txt", "five");
+    fs::write(linked.join("untracked.txt"), "not git's\n").unwrap();
+    let before = state_in(&env, &linked);
+    let out = env.git_headless(&linked, &["reset", "--hard", "HEAD~2"]);
+    out.code(128).stderr_has("vouch put them back at");
+    assert_same_in(
+        &before,
+        &env,
+        &linked,
+        &[
+            (".git/worktrees/linked/index", INDEX_TIMES.1),
+            (".git/worktrees/linked/ORIG_HEAD", ORIG_HEAD.1),
+        ],
+    );
+}
+
+/// An agent's command with no fresh snapshot of its own (the newest one
+/// is an earlier command's, which the post-tool hook has looked at):
+/// nothing is put back from it, so a file made since stays; the index and
+/// work tree are moved back to HEAD as for a person.
+#[test]
+fn an_earlier_commands_snapshot_is_not_put_back() {
+    let env = TestEnv::new();
+    env.install();
+    two_unpushed(&env);
+    let earlier = "touch made-by-the-agent.txt";
+    let door = env.claude(earlier);
+    door.code(0);
+    fs::write(env.work.join("made-by-the-agent.txt"), "").unwrap();
+    env.claude_after(earlier).code(0);
+    // Made after that snapshot; not the agent's door's to know of.
+    fs::write(env.work.join("made-since.txt"), "the person's\n").unwrap();
+    let before = state(&env);
+    let out = Out::from_output(
+        env.cmd("setsid", &env.work)
+            .args(["-w", "git", "reset", "--hard", "HEAD~2"])
+            .env("CLAUDECODE", "1")
+            .output()
+            .expect("git runs"),
+    );
+    out.code(128).stderr_has("vouch put them back at");
+    assert!(
+        !out.stderr.contains("as they were before `touch"),
+        "{}",
+        out.stderr
+    );
+    assert_same(&before, &env, &[INDEX_TIMES, ORIG_HEAD]);
+}
+
 /// `reset --keep` and `reset --merge` keep a local edit git does not need
 /// to touch; refused, vouch moves the rest back, and the edit stays.
 #[test]
@@ -192,6 +271,22 @@ fn reset_keep_and_merge_by_a_person() {
         refused(&env, &["reset", mode, "HEAD~2"]);
         assert_same(&before, &env, &[INDEX_TIMES, ORIG_HEAD]);
     }
+}
+
+/// `git reset` (`--mixed`) rewrites the index before its ref update. It
+/// is refused where the commits it leaves behind are not all in the work
+/// tree (here a file of theirs was deleted there): vouch moves the index
+/// back, and the work tree, which git did not touch, is as it was.
+#[test]
+fn reset_mixed_by_a_person() {
+    let env = TestEnv::new();
+    env.install();
+    refuse_unverified(&env);
+    two_unpushed(&env);
+    fs::remove_file(env.work.join("five.txt")).unwrap();
+    let before = state(&env);
+    refused(&env, &["reset", "HEAD~2"]).stderr_has("git had already put the index at");
+    assert_same(&before, &env, &[INDEX_TIMES, ORIG_HEAD]);
 }
 
 /// `checkout -B` and `switch -C` check out the new commit before they
