@@ -134,7 +134,7 @@ fn two_unpushed(env: &TestEnv) -> String {
 #[track_caller]
 fn refused(env: &TestEnv, args: &[&str]) -> Out {
     let out = env.git_headless(&env.work, args);
-    out.code(128).stderr_has("aborted by hook");
+    out.code(128).stderr_has("aborted by");
     out
 }
 
@@ -170,7 +170,7 @@ fn refused_in_agent_script(env: &TestEnv, args: &[&str]) -> Out {
             .expect("perl runs"),
     );
     assert_ne!(out.code, 0, "{}", out.stderr);
-    out.stderr_has("aborted by hook");
+    out.stderr_has("aborted by");
     out
 }
 
@@ -515,4 +515,52 @@ fn a_judged_update_writes_nothing_of_vouchs_own() {
     env.git_headless(&env.work, &["branch", "-D", "other"])
         .code(0);
     assert!(!env.work.join(".git/logs/refs/stash").exists());
+}
+
+/// The same put-backs with git 2.55 (its `preparing` state comes first,
+/// and passes): `reset --hard`, `reset --keep` and `checkout -B` by a
+/// person, and `stash drop` by an agent.
+#[test]
+fn with_git_2_55() {
+    let Some(dir) = crate::support::git_255_dir() else {
+        return;
+    };
+    let mut env = TestEnv::new();
+    env.extra_env.push((
+        "PATH".into(),
+        format!("{}:/usr/local/bin:/usr/bin:/bin", dir.display()),
+    ));
+    assert!(
+        env.git(&env.work, &["version"])
+            .starts_with("git version 2.55")
+    );
+    env.install();
+    refuse_unverified(&env);
+    two_unpushed(&env);
+    fs::write(env.work.join("file1.txt"), "a local edit\n").unwrap();
+    let before = state(&env);
+    for args in [
+        &["reset", "--keep", "HEAD~2"][..],
+        &["checkout", "-B", "main", "HEAD~2"],
+    ] {
+        refused(&env, args).stderr_has("vouch put them back at");
+        assert_same(&before, &env, &[INDEX_TIMES, ORIG_HEAD]);
+    }
+    env.git(&env.work, &["checkout", "-q", "--", "file1.txt"]);
+    let before = state(&env);
+    refused(&env, &["reset", "--hard", "HEAD~2"]);
+    assert_same(&before, &env, &[INDEX_TIMES, ORIG_HEAD]);
+
+    fs::write(env.work.join("file1.txt"), "work in progress\n").unwrap();
+    env.git(&env.work, &["stash", "-q"]);
+    let before = state(&env);
+    let out = Out::from_output(
+        env.cmd("setsid", &env.work)
+            .args(["-w", "git", "stash", "drop"])
+            .env("CLAUDECODE", "1")
+            .output()
+            .expect("git runs"),
+    );
+    out.code(128).stderr_has("put back the stash entry");
+    assert_same(&before, &env, &[]);
 }
