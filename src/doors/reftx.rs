@@ -718,3 +718,49 @@ fn rescue(git_dir: &Path, op: &Operation, through_git: bool) -> Result<Vec<Strin
     }
     Ok(done)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn changed(line: &str, rebasing: bool) -> Changed {
+        let words = shell_words::split(line).expect("a command line");
+        changed_before(&GitCommand::parse(&words).expect("git"), rebasing)
+    }
+
+    /// What git changed before the ref update, read from the command as
+    /// git's sources order it.
+    #[test]
+    fn what_git_changed_before_the_ref_update() {
+        for (line, want) in [
+            ("git reset --hard HEAD~2", Changed::Tree),
+            ("git reset --keep HEAD~2", Changed::Tree),
+            ("git reset --merge 1234567", Changed::Tree),
+            ("git reset HEAD~2", Changed::Index),
+            ("git reset --mixed HEAD~2", Changed::Index),
+            ("git reset --soft HEAD~2", Changed::Nothing),
+            ("git checkout -B main HEAD~2", Changed::Tree),
+            ("git switch -C main HEAD~2", Changed::Tree),
+            ("git am --abort", Changed::Tree),
+            ("git branch -f other HEAD~2", Changed::Nothing),
+            ("git update-ref refs/heads/main HEAD~2", Changed::Nothing),
+            ("git rebase --onto main topic~1", Changed::Nothing),
+        ] {
+            assert_eq!(changed(line, false), want, "{line}");
+        }
+        assert_eq!(changed("git rebase main", true), Changed::Rebase);
+        assert_eq!(changed("git pull --rebase", true), Changed::Rebase);
+    }
+
+    #[test]
+    fn head_of_a_snapshots_refs() {
+        let listing = "ref: refs/heads/main HEAD\n1111 refs/heads/main\n2222 refs/heads/other\n3333 stash WIP on main\n";
+        assert_eq!(head_of(listing).as_deref(), Some("1111"));
+        assert_eq!(
+            head_of("4444 HEAD\n1111 refs/heads/main\n").as_deref(),
+            Some("4444")
+        );
+        assert_eq!(head_of("1111 refs/heads/main\n"), None);
+        assert_eq!(head_of("ref: refs/heads/gone HEAD\n"), None);
+    }
+}
