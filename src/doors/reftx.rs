@@ -13,7 +13,7 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use anyhow::Result;
+use anyhow::{Result, bail};
 use sha2::Digest;
 
 use super::{Door, HookCall, Judge, Judged, Outcome};
@@ -318,7 +318,7 @@ fn put_back(
         Changed::Index | Changed::Tree => {
             let cmd = redacted_command(&command_words(command));
             if changed == Changed::Tree && crate::env::agent_driving(ctx.env.as_ref()).is_some() {
-                match from_snapshot(ctx, root, &cmd) {
+                match from_snapshot(ctx, root, &moved.new_oid, &cmd) {
                     Ok(Some(said)) => {
                         ui::info(&said);
                         return;
@@ -388,7 +388,7 @@ fn command_words(command: &GitCommand) -> Vec<String> {
 /// update; `tests/it/refused_half_way.rs`), and it dies as soon as the
 /// hook refuses, touching nothing more. A write that finds the index
 /// locked fails, and the failure is said.
-fn from_snapshot(ctx: &Ctx, root: &Path, cmd: &str) -> Result<Option<String>> {
+fn from_snapshot(ctx: &Ctx, root: &Path, new_oid: &str, cmd: &str) -> Result<Option<String>> {
     let state = ctx.dirs()?.state;
     let Some(store) = crate::undo::Store::open(&state, &ctx.cwd)? else {
         return Ok(None);
@@ -428,7 +428,35 @@ fn from_snapshot(ctx: &Ctx, root: &Path, cmd: &str) -> Result<Option<String>> {
             one_line(&target.command, 120)
         )));
     };
-    crate::undo::restore_tree(&store, &target, &now.id)?;
+    // The files git may have written or removed: those of the commit it
+    // checked out, of HEAD, and of the index before (the snapshot's).
+    let mut touched = std::collections::BTreeSet::new();
+    let list = |mut c: std::process::Command| -> Result<Vec<u8>> {
+        let out = c.output()?;
+        if !out.status.success() {
+            bail!(
+                "cannot list the files git wrote: {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            );
+        }
+        Ok(out.stdout)
+    };
+    for tree in [new_oid, "HEAD"] {
+        let mut c = crate::git::git_in(root);
+        c.args(["ls-tree", "-r", "-z", "--name-only", "--full-tree", tree]);
+        for path in list(c)?.split(|b| *b == 0).filter(|p| !p.is_empty()) {
+            touched.insert(path.to_vec());
+        }
+    }
+    let mut c = store.own();
+    c.args(["cat-file", "blob", &format!("{}:index.entries", target.id)]);
+    // `ls-files -s -z` entries: `<mode> <id> <stage>\t<path>`.
+    for entry in list(c)?.split(|b| *b == 0).filter(|e| !e.is_empty()) {
+        if let Some(tab) = entry.iter().position(|b| *b == b'\t') {
+            touched.insert(entry[tab + 1..].to_vec());
+        }
+    }
+    crate::undo::restore_tree(&store, &target, &now.id, &touched)?;
     Ok(Some(format!(
         "put back the work tree and the index as they were before `{}` (vouch's snapshot {}); what git had made of them is snapshot {}: `git vouch undo {}` brings it back",
         one_line(&target.command, 120),

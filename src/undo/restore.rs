@@ -120,16 +120,23 @@ pub fn restore(
     paths: &[String],
     env: &[(String, String)],
 ) -> Result<Vec<String>> {
-    restore_parts(store, target, current, paths, env, true)
+    restore_parts(store, target, current, paths, env, None)
 }
 
-/// [`restore`] of the work tree and the whole index alone: no ref, `HEAD`,
-/// stash or operation in progress is touched. What the reference-transaction
-/// hook puts back when it refuses a ref update that git began by rewriting
-/// the work tree and the index (issue 35): the refs it would move are
-/// locked then, and git changed nothing else.
-pub fn restore_tree(store: &Store, target: &Snapshot, current: &str) -> Result<Vec<String>> {
-    restore_parts(store, target, Some(current), &[], &[], false)
+/// [`restore`] of the whole index and of the files `touched` in the work
+/// tree alone: no other file, no ref, `HEAD`, stash or operation in
+/// progress is touched. What the reference-transaction hook puts back when
+/// it refuses a ref update that git began by rewriting the work tree and
+/// the index (issue 35): the refs it would move are locked then, git
+/// changed nothing else, and a file git did not write (untracked, or
+/// ignored) stays as it is now.
+pub fn restore_tree(
+    store: &Store,
+    target: &Snapshot,
+    current: &str,
+    touched: &BTreeSet<Vec<u8>>,
+) -> Result<Vec<String>> {
+    restore_parts(store, target, Some(current), &[], &[], Some(touched))
 }
 
 fn restore_parts(
@@ -138,8 +145,10 @@ fn restore_parts(
     current: Option<&str>,
     paths: &[String],
     env: &[(String, String)],
-    refs: bool,
+    touched: Option<&BTreeSet<Vec<u8>>>,
 ) -> Result<Vec<String>> {
+    let refs = touched.is_none();
+    let touched = |p: &[u8]| touched.is_none_or(|t| t.contains(p));
     let repo = repo(store)?;
     let (git_dir, root) = (&repo.git_dir, &store.root);
     let wanted: Vec<Vec<u8>> = paths.iter().map(|p| clean_path(p)).collect();
@@ -202,7 +211,10 @@ fn restore_parts(
         sparse.contains(p) && std::fs::symlink_metadata(root.join(OsStr::from_bytes(p))).is_err()
     };
     let mut list = Vec::new();
-    for path in then.iter().filter(|p| selected(p) && !outside(p)) {
+    for path in then
+        .iter()
+        .filter(|p| selected(p) && touched(p) && !outside(p))
+    {
         list.extend_from_slice(path);
         list.push(0);
     }
@@ -221,7 +233,10 @@ fn restore_parts(
         Some(c) => files_of(store, &format!("{c}:worktree"))?,
         None => BTreeSet::new(),
     };
-    let gone: Vec<&Vec<u8>> = now.difference(&then).filter(|p| selected(p)).collect();
+    let gone: Vec<&Vec<u8>> = now
+        .difference(&then)
+        .filter(|p| selected(p) && touched(p))
+        .collect();
     let mut asked = Vec::new();
     for p in &gone {
         asked.extend_from_slice(p);
@@ -261,7 +276,7 @@ fn restore_parts(
     }
     done.push(format!(
         "work tree: {} file(s) written, {removed} removed",
-        then.iter().filter(|p| selected(p)).count()
+        then.iter().filter(|p| selected(p) && touched(p)).count()
     ));
     // The index.
     if paths.is_empty() {

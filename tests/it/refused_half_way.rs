@@ -424,6 +424,46 @@ fn reset_hard_in_an_agent_script() {
     );
 }
 
+/// A snapshot older than the command (taken before an earlier one, which
+/// no post-tool hook has marked) puts back only the files git wrote: a
+/// file made since, or an ignored one changed since, stays as it is.
+#[test]
+fn a_snapshot_puts_back_only_the_files_git_wrote() {
+    let env = TestEnv::new();
+    env.install();
+    let tip = two_unpushed(&env);
+    fs::write(env.work.join(".gitignore"), ".env\n").unwrap();
+    fs::write(env.work.join(".env"), "KEY=old\n").unwrap();
+    fs::write(env.work.join("notes.txt"), "old notes\n").unwrap();
+    env.claude("touch made-by-the-agent.txt").code(0);
+    assert!(!env.snapshot_refs().is_empty(), "a snapshot was taken");
+    fs::write(env.work.join("made-by-the-agent.txt"), "").unwrap();
+    // Since that snapshot: an edit, a new file, an ignored file changed.
+    fs::write(env.work.join("file1.txt"), "an edit since\n").unwrap();
+    fs::write(env.work.join("notes.txt"), "newer notes\n").unwrap();
+    fs::write(env.work.join("since.txt"), "made since\n").unwrap();
+    fs::write(env.work.join(".env"), "KEY=new\n").unwrap();
+    let out = Out::from_output(
+        env.cmd("setsid", &env.work)
+            .args(["-w", "git", "reset", "--hard", "HEAD~2"])
+            .env("CLAUDECODE", "1")
+            .output()
+            .expect("git runs"),
+    );
+    out.code(128)
+        .stderr_has("put back the work tree and the index as they were before `touch");
+    assert_eq!(env.rev(&env.work, "main"), tip);
+    let read = |f: &str| fs::read_to_string(env.work.join(f)).unwrap();
+    assert_eq!(read("notes.txt"), "newer notes\n");
+    assert_eq!(read("since.txt"), "made since\n");
+    assert_eq!(read(".env"), "KEY=new\n");
+    assert!(env.work.join("made-by-the-agent.txt").exists());
+    // The files git wrote are the snapshot's: the edit since was git's to
+    // overwrite (the snapshot holds the one before it).
+    assert_eq!(read("four.txt"), "four\n");
+    assert_eq!(read("file1.txt"), "commit 1\n");
+}
+
 /// A rebase that drops a commit replays the rest onto a detached HEAD
 /// before it moves the branch: refused at the end, the rebase is still in
 /// progress, and vouch says the command that puts everything back.
