@@ -502,6 +502,69 @@ fn rebase_refused_at_its_end_says_git_rebase_abort() {
     assert_same(&before, &env, &except);
 }
 
+/// `git pull --rebase` runs `git rebase` after its fetch: refused at the
+/// rebase's end (here an interactive one drops a commit), the same is
+/// said, and `git rebase --abort` puts back all but what the fetch,
+/// which was not refused, brought.
+#[test]
+fn pull_rebase_refused_at_its_end_says_git_rebase_abort() {
+    let env = TestEnv::new();
+    env.install();
+    let colleague = env.colleague();
+    env.commit(&colleague, "theirs.txt", "theirs");
+    env.git(&colleague, &["push", "-q", "origin", "main"]);
+    refuse_unverified(&env);
+    env.commit(&env.work, "dropped.txt", "dropped by the rebase");
+    env.commit(&env.work, "kept.txt", "kept");
+    let before = state(&env);
+    let out = Out::from_output(
+        env.cmd("setsid", &env.work)
+            .args(["-w", "git", "pull", "--rebase=interactive"])
+            .env("GIT_SEQUENCE_EDITOR", "sed -i 1s/^pick/drop/")
+            .output()
+            .expect("git runs"),
+    );
+    assert_ne!(out.code, 0, "{}", out.stderr);
+    out.stderr_has("`git rebase --abort` puts the branch, HEAD and the files back");
+    env.git(&env.work, &["rebase", "--abort"]);
+    let new_objects: Vec<String> = state(&env)
+        .into_keys()
+        .filter(|k| k.starts_with(".git/objects/") && !before.contains_key(k))
+        .collect();
+    let mut except = vec![
+        INDEX_TIMES,
+        ORIG_HEAD,
+        (
+            ".git/logs/HEAD",
+            "HEAD's reflog keeps the rebase's steps and the abort",
+        ),
+        (".git/FETCH_HEAD", "the fetch, which was not refused"),
+        (".git/refs/remotes/origin/main", "the fetch"),
+        (".git/logs/refs/remotes/origin/main", "the fetch"),
+        ("(refs)", "the fetch moved `origin/main`"),
+        ("(status)", "`git status` compares with `origin/main`"),
+    ];
+    except.extend(new_objects.iter().map(|k| {
+        (
+            k.as_str(),
+            "an object the fetch brought or the rebase wrote",
+        )
+    }));
+    assert_same(&before, &env, &except);
+    let other_refs = |m: &BTreeMap<String, Vec<u8>>| {
+        String::from_utf8_lossy(&m["(refs)"])
+            .lines()
+            .filter(|l| !l.ends_with(" refs/remotes/origin/main"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert_eq!(other_refs(&before), other_refs(&state(&env)));
+    assert_eq!(
+        env.git(&env.work, &["log", "--format=%s", "-2"]),
+        "kept\ndropped by the rebase\n"
+    );
+}
+
 /// `git stash drop` of the only entry rewrites the stash's list before it
 /// asks to delete `refs/stash`: refused there (in the agent's shell, where
 /// an agent cannot decide it), vouch writes the entry back as `git stash`
