@@ -336,8 +336,8 @@ fn put_back(
 
 /// What a git command changed before the ref update the
 /// reference-transaction hook can refuse (git's `builtin/reset.c`,
-/// `builtin/checkout.c`, `builtin/am.c`, `sequencer.c`; observed in
-/// `tests/it/one_decision.rs`).
+/// `builtin/checkout.c`, `builtin/am.c`, `sequencer.c`; each observed in
+/// `tests/it/refused_half_way.rs`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Changed {
     /// Nothing vouch puts back (`reset --soft`, `branch -f`; `ORIG_HEAD`,
