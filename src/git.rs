@@ -198,6 +198,19 @@ impl Repo {
         self.holders_with(self.direct_refs())
     }
 
+    /// The stash's reflog (its entries), read only where it exists:
+    /// libgit2 creates an empty `logs/refs/stash` when asked for one that
+    /// is not there, which would change the repository of every command
+    /// whose ref update vouch judges (and of a refused one, issue 35).
+    pub(crate) fn stash_reflog(&self) -> Option<git2::Reflog> {
+        self.repo
+            .commondir()
+            .join("logs/refs/stash")
+            .is_file()
+            .then(|| self.repo.reflog("refs/stash").ok())
+            .flatten()
+    }
+
     /// [`Repo::holders`], with the refs already read.
     pub(crate) fn holders_with<N>(&self, refs: Vec<(N, Oid)>) -> Holders<Oid, N> {
         let detached_head = self
@@ -207,8 +220,7 @@ impl Repo {
             .filter(|h| !h.is_branch())
             .and_then(|h| h.target());
         let stash = self
-            .repo
-            .reflog("refs/stash")
+            .stash_reflog()
             .map(|log| log.iter().map(|e| e.id_new()).collect())
             .unwrap_or_default();
         Holders {

@@ -13,7 +13,7 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use anyhow::Result;
+use anyhow::{Result, bail};
 use sha2::Digest;
 
 use super::{Door, HookCall, Judge, Judged, Outcome};
@@ -114,6 +114,10 @@ struct RefTx<'a> {
     /// An allowed transaction is not judged again when git runs the hook
     /// again for it.
     memo: Option<Memo>,
+    /// The git command that runs the transaction, and the work tree: what
+    /// git changed before a refused ref update is read from them.
+    command: Option<GitCommand>,
+    root: Option<PathBuf>,
 }
 
 /// Runs the reference-transaction hook.
@@ -124,6 +128,8 @@ pub fn reference_transaction(ctx: &Ctx, args: &RefTxArgs) -> Result<ExitStatus> 
             args,
             rescue_in: None,
             memo: None,
+            command: None,
+            root: None,
         },
     )
 }
@@ -210,6 +216,8 @@ impl Door for RefTx<'_> {
         let assessment = classify_local(&facts, &config.policy);
         self.rescue_in = Some((git_dir, through_git.is_some()));
         self.memo = Some(memo);
+        self.command = command;
+        self.root = Some(root.clone());
         let op = Operation::LocalRefs { facts, assessment };
         Ok(Judge::Operation(Box::new(Judged {
             warnings: through_git.into_iter().collect(),
@@ -242,7 +250,13 @@ impl Door for RefTx<'_> {
             && let (Some(Operation::LocalRefs { facts, .. }), Some((git_dir, _))) =
                 (op, &self.rescue_in)
         {
-            put_back(ctx, git_dir, facts);
+            put_back(
+                ctx,
+                git_dir,
+                self.root.as_deref(),
+                self.command.as_ref(),
+                facts,
+            );
         }
         status
     }
@@ -250,12 +264,21 @@ impl Door for RefTx<'_> {
 
 /// A refused transaction leaves the repository as it was where vouch can
 /// make it so (issue 35 item 2): git runs this hook after it changed
-/// other things. `git stash drop` took the entry out of the stash's list
-/// first: it is written back. `git reset --hard` (and the like) rewrote
-/// the work tree and the index first: no hook can keep those, so the
-/// person is told where they are kept (the snapshot the agent door took
-/// before the agent's command) and the command that brings them back.
-fn put_back(ctx: &Ctx, git_dir: &Path, facts: &LocalFacts) {
+/// other things (`docs/doors.md`, "A refusal after git began"). `git
+/// stash drop` took the entry out of the stash's list first: it is
+/// written back. `git reset --hard` (and the like) rewrote the index and
+/// the work tree first: they are put back from the snapshot the agent
+/// door took before an agent's command, or else moved back to the commit
+/// the branch still points at, as `git checkout` would (nothing a person
+/// changed since is overwritten). A rebase replayed its commits first:
+/// `git rebase --abort` puts everything back, and is said.
+fn put_back(
+    ctx: &Ctx,
+    git_dir: &Path,
+    root: Option<&Path>,
+    command: Option<&GitCommand>,
+    facts: &LocalFacts,
+) {
     for f in &facts.refs {
         if f.change == LocalChange::DropStash {
             match crate::git::put_back_stash_entry(git_dir, &f.old_oid) {
@@ -272,28 +295,263 @@ fn put_back(ctx: &Ctx, git_dir: &Path, facts: &LocalFacts) {
             }
         }
     }
-    let rewound = facts
-        .refs
+    let (Some(root), Some(command)) = (root, command) else {
+        return;
+    };
+    let rebasing = ["rebase-merge", "rebase-apply"]
         .iter()
-        .any(|f| f.checked_out && matches!(f.change, LocalChange::Rewind | LocalChange::Rewrite));
-    if rewound && crate::env::agent_driving(ctx.env.as_ref()).is_some() {
-        let recent = ctx
-            .dirs()
-            .ok()
-            .and_then(|d| crate::undo::Store::find(&d.state, &ctx.cwd).ok().flatten())
-            .and_then(|store| crate::undo::newest_match(&store).ok().flatten())
-            .filter(|s| {
-                s.time.parse::<jiff::Timestamp>().is_ok_and(|t| {
-                    ctx.now().duration_since(t) < jiff::SignedDuration::from_mins(30)
-                })
-            });
-        if let Some(snapshot) = recent {
-            ui::info(&format!(
-                "the work tree and index as they were before `{}` are in vouch's snapshot {}: `git vouch undo` puts them back",
-                one_line(&snapshot.command, 120),
-                snapshot.time
-            ));
+        .any(|d| git_dir.join(d).is_dir());
+    let changed = changed_before(command, rebasing);
+    // The branch whose new value git had already checked out: the one
+    // checked out, or the one `checkout -B` switches to.
+    let moved = facts.refs.iter().find(|f| {
+        matches!(f.change, LocalChange::Rewind | LocalChange::Rewrite)
+            && (f.checked_out
+                || changed == Changed::Rebase
+                || matches!(command.sub.as_str(), "checkout" | "switch"))
+    });
+    let Some(moved) = moved else {
+        return;
+    };
+    match changed {
+        Changed::Nothing => {}
+        Changed::Rebase => ui::info(&format!(
+            "git had already replayed the rebase's commits (HEAD is at {}, the rebase still in progress), and `{}` stays at {}: `git rebase --abort` puts the branch, HEAD and the files back as they were before it",
+            short_oid(&moved.new_oid),
+            moved.short_name(),
+            short_oid(&moved.old_oid)
+        )),
+        Changed::Index | Changed::Tree => {
+            let cmd = redacted_command(&command_words(command));
+            if changed == Changed::Tree && crate::env::agent_driving(ctx.env.as_ref()).is_some() {
+                match from_snapshot(ctx, root, &moved.new_oid, &cmd) {
+                    Ok(Some(said)) => {
+                        ui::info(&said);
+                        return;
+                    }
+                    Ok(None) => {}
+                    Err(e) => ui::warn(&format!(
+                        "vouch's snapshot from before `{cmd}` could not be put back ({e:#})"
+                    )),
+                }
+            }
+            ui::info(&move_back(root, changed, moved));
         }
+    }
+}
+
+/// What a git command changed before the ref update the
+/// reference-transaction hook can refuse (git's `builtin/reset.c`,
+/// `builtin/checkout.c`, `builtin/am.c`, `sequencer.c`; each observed in
+/// `tests/it/refused_half_way.rs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Changed {
+    /// Nothing vouch puts back (`reset --soft`, `branch -f`; `ORIG_HEAD`,
+    /// which `reset` writes first, is git's own note of the old tip).
+    Nothing,
+    /// The index (`reset`, `reset --mixed`).
+    Index,
+    /// The index and the work tree: `reset --hard`, `--keep`, `--merge`
+    /// (which `cherry-pick --abort` and `revert --abort` run), `checkout
+    /// -B`, `switch -C`, `am --abort`.
+    Tree,
+    /// A rebase's (or `pull --rebase`'s) commits, replayed onto a detached
+    /// HEAD; the rebase is still in progress.
+    Rebase,
+}
+
+fn changed_before(command: &GitCommand, rebasing: bool) -> Changed {
+    match command.sub.as_str() {
+        "reset" if command.has_flag(&["--soft"]) => Changed::Nothing,
+        "reset" if command.has_flag(&["--hard", "--keep", "--merge"]) => Changed::Tree,
+        "reset" => Changed::Index,
+        "checkout" | "switch" | "am" => Changed::Tree,
+        "rebase" | "pull" if rebasing => Changed::Rebase,
+        _ => Changed::Nothing,
+    }
+}
+
+/// The command's words, for people.
+fn command_words(command: &GitCommand) -> Vec<String> {
+    std::iter::once("git".to_owned())
+        .chain(std::iter::once(command.sub.clone()))
+        .chain(command.args.iter().cloned())
+        .collect()
+}
+
+/// Puts back the work tree and the index from the snapshot the agent
+/// door took before the agent's command: only a fresh one (taken in the
+/// last 30 minutes, for a command no post-tool hook has looked at yet)
+/// taken at the commit HEAD is at now (the refused update left it there),
+/// so that a snapshot from before other commands is not put back. The
+/// state git left is snapshotted first: nothing is lost, and `git vouch
+/// undo` brings it back. What it says; `None` when there is no such
+/// snapshot.
+///
+/// This runs in the hook, while git waits at `prepared`: git holds the
+/// locks of the refs it updates, and none on the index (`reset`,
+/// `checkout`, `switch` and `am` commit their index before the ref
+/// update; `tests/it/refused_half_way.rs`), and it dies as soon as the
+/// hook refuses, touching nothing more. A write that finds the index
+/// locked fails, and the failure is said.
+fn from_snapshot(ctx: &Ctx, root: &Path, new_oid: &str, cmd: &str) -> Result<Option<String>> {
+    let state = ctx.dirs()?.state;
+    let Some(store) = crate::undo::Store::find(&state, &ctx.cwd)? else {
+        return Ok(None);
+    };
+    let Some(target) = crate::undo::newest_match(&store)? else {
+        return Ok(None);
+    };
+    let fresh = target
+        .time
+        .parse::<jiff::Timestamp>()
+        .is_ok_and(|t| ctx.now().duration_since(t) < jiff::SignedDuration::from_mins(30));
+    if !fresh || crate::undo::checked(&store, &target) {
+        return Ok(None);
+    }
+    // Only for the commit HEAD is at now (the refused update left it
+    // there): a snapshot from before other commits is not this command's.
+    let recorded = store
+        .own()
+        .args(["cat-file", "blob", &format!("{}:refs", target.id)])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .and_then(|o| head_of(&String::from_utf8_lossy(&o.stdout)));
+    if recorded.is_none() || recorded != head_commit(root) {
+        return Ok(None);
+    }
+    // The state git left, first (listed apart, as an undo's is).
+    let Some(now) = crate::undo::take(
+        &store,
+        "undo",
+        &format!("vouch, putting back what `{cmd}` changed before its refused ref update"),
+    )?
+    else {
+        // The state is the snapshot's: git changed nothing it holds.
+        return Ok(Some(format!(
+            "the work tree and the index are as they were before `{}`",
+            one_line(&target.command, 120)
+        )));
+    };
+    // The files git may have written or removed: those of the commit it
+    // checked out, of HEAD, and of the index before (the snapshot's).
+    let mut touched = std::collections::BTreeSet::new();
+    let list = |mut c: std::process::Command| -> Result<Vec<u8>> {
+        let out = c.output()?;
+        if !out.status.success() {
+            bail!(
+                "cannot list the files git wrote: {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            );
+        }
+        Ok(out.stdout)
+    };
+    for tree in [new_oid, "HEAD"] {
+        let mut c = crate::git::git_in(root);
+        c.args(["ls-tree", "-r", "-z", "--name-only", "--full-tree", tree]);
+        for path in list(c)?.split(|b| *b == 0).filter(|p| !p.is_empty()) {
+            touched.insert(path.to_vec());
+        }
+    }
+    let mut c = store.own();
+    c.args(["cat-file", "blob", &format!("{}:index.entries", target.id)]);
+    // `ls-files -s -z` entries: `<mode> <id> <stage>\t<path>`.
+    for entry in list(c)?.split(|b| *b == 0).filter(|e| !e.is_empty()) {
+        if let Some(tab) = entry.iter().position(|b| *b == b'\t') {
+            touched.insert(entry[tab + 1..].to_vec());
+        }
+    }
+    crate::undo::restore_tree(&store, &target, &now.id, &touched)?;
+    Ok(Some(format!(
+        "put back the work tree and the index as they were before `{}` (vouch's snapshot {}); what git had made of them is snapshot {}: `git vouch undo {}` brings it back",
+        one_line(&target.command, 120),
+        target.short(),
+        now.short(),
+        now.short()
+    )))
+}
+
+/// The commit `HEAD` names in a snapshot's `refs` listing (`ref: <name>
+/// HEAD` and `<id> <name>` lines, or `<id> HEAD`).
+fn head_of(listing: &str) -> Option<String> {
+    let head = listing.lines().find_map(|l| l.strip_suffix(" HEAD"))?;
+    match head.strip_prefix("ref: ") {
+        Some(name) => listing.lines().find_map(|l| {
+            l.split_once(' ')
+                .filter(|(_, n)| *n == name)
+                .map(|(id, _)| id.to_owned())
+        }),
+        None => Some(head.to_owned()),
+    }
+}
+
+/// The commit `HEAD` is at in the work tree `root` (its old value while
+/// the hook holds the update at `prepared`).
+fn head_commit(root: &Path) -> Option<String> {
+    crate::git::git_in(root)
+        .args(["rev-parse", "--verify", "-q", "HEAD"])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
+}
+
+/// Moves the index (and, for [`Changed::Tree`], the work tree) from the
+/// commit git had already checked out back to the one `HEAD` still
+/// names, the way `git checkout` moves between two commits (`git
+/// read-tree -m`): a file that differs from both is left alone and the
+/// move refused, so nothing is overwritten that git did not write. What
+/// it says, in one sentence.
+fn move_back(root: &Path, changed: Changed, moved: &LocalRefFacts) -> String {
+    let tree = changed == Changed::Tree;
+    let (what, them) = if tree {
+        ("the index and the work tree", "them")
+    } else {
+        ("the index", "it")
+    };
+    // What a person runs where vouch could not: for the index alone `git
+    // reset` (the work tree stays); for both, `git reset --hard`, which
+    // also throws away the edits git kept (a stash keeps them).
+    let by_hand = if tree {
+        "`git stash` (keeps the edits git left) then `git reset --hard`"
+    } else {
+        "`git reset`"
+    };
+    let Some(head) = head_commit(root) else {
+        return format!(
+            "git had already put {what} at {}, and HEAD cannot be read now: {by_hand} puts {them} back at the branch's commit",
+            short_oid(&moved.new_oid)
+        );
+    };
+    let mut c = crate::git::git_in(root);
+    c.arg("read-tree").arg("-m");
+    if tree {
+        c.arg("-u");
+    }
+    c.args([&moved.new_oid, &head]);
+    match c.output() {
+        Ok(o) if o.status.success() && tree => format!(
+            "git had already put {what} at {}; vouch put {them} back at {} (HEAD), as they were unless they held uncommitted edits, which git overwrote before any hook ran",
+            short_oid(&moved.new_oid),
+            short_oid(&head)
+        ),
+        Ok(o) if o.status.success() => format!(
+            "git had already put {what} at {}; vouch put {them} back at {} (HEAD), as it was unless it held staged changes, which git replaced before any hook ran",
+            short_oid(&moved.new_oid),
+            short_oid(&head)
+        ),
+        Ok(o) => format!(
+            "git had already put {what} at {}, and vouch could not move {them} back ({}): {by_hand} puts {them} back at {} (HEAD)",
+            short_oid(&moved.new_oid),
+            one_line(String::from_utf8_lossy(&o.stderr).trim(), 200),
+            short_oid(&head)
+        ),
+        Err(e) => format!(
+            "git had already put {what} at {}, and vouch could not run git ({e}): {by_hand} puts {them} back at {} (HEAD)",
+            short_oid(&moved.new_oid),
+            short_oid(&head)
+        ),
     }
 }
 
@@ -493,4 +751,50 @@ fn rescue(git_dir: &Path, op: &Operation, through_git: bool) -> Result<Vec<Strin
         ));
     }
     Ok(done)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn changed(line: &str, rebasing: bool) -> Changed {
+        let words = shell_words::split(line).expect("a command line");
+        changed_before(&GitCommand::parse(&words).expect("git"), rebasing)
+    }
+
+    /// What git changed before the ref update, read from the command as
+    /// git's sources order it.
+    #[test]
+    fn what_git_changed_before_the_ref_update() {
+        for (line, want) in [
+            ("git reset --hard HEAD~2", Changed::Tree),
+            ("git reset --keep HEAD~2", Changed::Tree),
+            ("git reset --merge 1234567", Changed::Tree),
+            ("git reset HEAD~2", Changed::Index),
+            ("git reset --mixed HEAD~2", Changed::Index),
+            ("git reset --soft HEAD~2", Changed::Nothing),
+            ("git checkout -B main HEAD~2", Changed::Tree),
+            ("git switch -C main HEAD~2", Changed::Tree),
+            ("git am --abort", Changed::Tree),
+            ("git branch -f other HEAD~2", Changed::Nothing),
+            ("git update-ref refs/heads/main HEAD~2", Changed::Nothing),
+            ("git rebase --onto main topic~1", Changed::Nothing),
+        ] {
+            assert_eq!(changed(line, false), want, "{line}");
+        }
+        assert_eq!(changed("git rebase main", true), Changed::Rebase);
+        assert_eq!(changed("git pull --rebase", true), Changed::Rebase);
+    }
+
+    #[test]
+    fn head_of_a_snapshots_refs() {
+        let listing = "ref: refs/heads/main HEAD\n1111 refs/heads/main\n2222 refs/heads/other\n3333 stash WIP on main\n";
+        assert_eq!(head_of(listing).as_deref(), Some("1111"));
+        assert_eq!(
+            head_of("4444 HEAD\n1111 refs/heads/main\n").as_deref(),
+            Some("4444")
+        );
+        assert_eq!(head_of("1111 refs/heads/main\n"), None);
+        assert_eq!(head_of("ref: refs/heads/gone HEAD\n"), None);
+    }
 }

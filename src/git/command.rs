@@ -346,7 +346,7 @@ impl Repo {
     /// The commits of every stash entry, newest first (from the stash's
     /// reflog; still on disk while `stash clear` waits at `prepared`).
     pub fn stash_oids(&self) -> Vec<String> {
-        let Ok(reflog) = self.repo.reflog("refs/stash") else {
+        let Some(reflog) = self.stash_reflog() else {
             return Vec::new();
         };
         reflog.iter().map(|e| e.id_new().to_string()).collect()
@@ -354,7 +354,7 @@ impl Repo {
 
     /// The stash entries (`stash@{n}` and subject), newest first.
     pub fn stash_entries(&self) -> Vec<String> {
-        let Ok(reflog) = self.repo.reflog("refs/stash") else {
+        let Some(reflog) = self.stash_reflog() else {
             return Vec::new();
         };
         reflog

@@ -209,7 +209,7 @@ fn describe_local(noun: &str, facts: &LocalFacts, assessment: &Assessment) -> St
         if f.checked_out && matches!(f.change, LocalChange::Rewind | LocalChange::Rewrite) {
             let _ = writeln!(
                 text,
-                "  note: git has already rewritten the index and work tree. If this is refused, `{}` still points at {}, and `git reset --hard` (with no commit) brings its files back; uncommitted edits the command overwrote cannot be saved by any git hook.",
+                "  note: git has already rewritten the index and work tree. If this is refused, `{}` still points at {}, and vouch puts the index and work tree back: as they were before an agent's command (from vouch's snapshot), otherwise at that commit (uncommitted edits the command overwrote cannot be saved by any git hook).",
                 f.short_name(),
                 short_oid(&f.old_oid)
             );

@@ -37,7 +37,7 @@ mod store;
 mod write;
 
 pub use loss::{Loss, RefMove, lost_before, lost_between, lost_since};
-pub use restore::{recreate, restore};
+pub use restore::{recreate, restore, restore_tree};
 pub use store::{STORES, Store, other_worktrees};
 pub use write::{
     checked, collect, delete, expired, list, list_all, mark_checked, migrate, newest_match, retain,

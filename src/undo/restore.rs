@@ -124,6 +124,35 @@ pub fn restore(
     paths: &[String],
     env: &[(String, String)],
 ) -> Result<Vec<String>> {
+    restore_parts(store, target, current, paths, env, None)
+}
+
+/// [`restore`] of the whole index and of the files `touched` in the work
+/// tree alone: no other file, no ref, `HEAD`, stash or operation in
+/// progress is touched. What the reference-transaction hook puts back when
+/// it refuses a ref update that git began by rewriting the work tree and
+/// the index (issue 35): the refs it would move are locked then, git
+/// changed nothing else, and a file git did not write (untracked, or
+/// ignored) stays as it is now.
+pub fn restore_tree(
+    store: &Store,
+    target: &Snapshot,
+    current: &str,
+    touched: &BTreeSet<Vec<u8>>,
+) -> Result<Vec<String>> {
+    restore_parts(store, target, Some(current), &[], &[], Some(touched))
+}
+
+fn restore_parts(
+    store: &Store,
+    target: &Snapshot,
+    current: Option<&str>,
+    paths: &[String],
+    env: &[(String, String)],
+    touched: Option<&BTreeSet<Vec<u8>>>,
+) -> Result<Vec<String>> {
+    let refs = touched.is_none();
+    let touched = |p: &[u8]| touched.is_none_or(|t| t.contains(p));
     let repo = repo(store)?;
     let (git_dir, root) = (&repo.git_dir, &store.root);
     let wanted: Vec<Vec<u8>> = paths.iter().map(|p| clean_path(p)).collect();
@@ -203,7 +232,10 @@ pub fn restore(
         sparse.contains(p) && std::fs::symlink_metadata(root.join(OsStr::from_bytes(p))).is_err()
     };
     let mut list = Vec::new();
-    for path in then.iter().filter(|p| selected(p) && !outside(p)) {
+    for path in then
+        .iter()
+        .filter(|p| selected(p) && touched(p) && !outside(p))
+    {
         list.extend_from_slice(path);
         list.push(0);
     }
@@ -222,7 +254,10 @@ pub fn restore(
         Some(c) => files_of(store, &format!("{c}:worktree"))?,
         None => BTreeSet::new(),
     };
-    let gone: Vec<&Vec<u8>> = now.difference(&then).filter(|p| selected(p)).collect();
+    let gone: Vec<&Vec<u8>> = now
+        .difference(&then)
+        .filter(|p| selected(p) && touched(p))
+        .collect();
     let mut asked = Vec::new();
     for p in &gone {
         asked.extend_from_slice(p);
@@ -262,7 +297,7 @@ pub fn restore(
     }
     done.push(format!(
         "work tree: {} file(s) written, {removed} removed",
-        then.iter().filter(|p| selected(p)).count()
+        then.iter().filter(|p| selected(p) && touched(p)).count()
     ));
     // The index.
     let info = |keep: &dyn Fn(&[u8]) -> bool| -> Vec<u8> {
@@ -326,7 +361,7 @@ pub fn restore(
     }
     restore_flags(store, &tagged, &|p| selected(p))?;
     done.push("index: restored".to_owned());
-    if !paths.is_empty() {
+    if !paths.is_empty() || !refs {
         return Ok(done);
     }
     // The refs, with vouch's own hook told that vouch moves them.

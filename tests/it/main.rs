@@ -34,6 +34,7 @@ mod overrides;
 mod paths;
 mod pre_commit;
 mod pre_push;
+mod refused_half_way;
 mod scenarios;
 mod server;
 mod snapshots;

@@ -1,7 +1,7 @@
 //! One decision per operation, whichever doors it passes (issue 35): a
 //! dry run is no operation at any door; an `ask` the person answered at
 //! the agent's prompt reaches the git doors for exactly what was shown;
-//! a refusal leaves the repository as it was.
+//! a refusal leaves the repository as it was (`refused_half_way.rs`).
 
 use std::fs;
 
@@ -349,98 +349,6 @@ fn an_approval_cannot_be_forged_widened_or_carried_elsewhere() {
         let out = claude(&env, &command, "default");
         assert_ne!(decision(&out), "none", "{command}: {}", out.stdout);
     }
-}
-
-/// Every file of the repository (work tree and git directory), by path,
-/// with its bytes; vouch's own per-process memo left out.
-fn every_file(env: &TestEnv) -> std::collections::BTreeMap<String, Vec<u8>> {
-    let mut all = std::collections::BTreeMap::new();
-    let mut stack = vec![env.work.clone()];
-    while let Some(dir) = stack.pop() {
-        for entry in fs::read_dir(&dir).unwrap().flatten() {
-            let path = entry.path();
-            let rel = path.strip_prefix(&env.work).unwrap().display().to_string();
-            if rel.starts_with(".git/vouch-") {
-                continue;
-            }
-            if path.is_dir() {
-                stack.push(path);
-            } else {
-                all.insert(rel, fs::read(&path).unwrap());
-            }
-        }
-    }
-    all
-}
-
-#[track_caller]
-fn assert_same(before: &std::collections::BTreeMap<String, Vec<u8>>, env: &TestEnv) {
-    let after = every_file(env);
-    let changed: Vec<&String> = before
-        .keys()
-        .chain(after.keys())
-        .filter(|k| before.get(*k) != after.get(*k))
-        .collect();
-    assert!(changed.is_empty(), "changed: {changed:?}");
-}
-
-/// `git stash drop` rewrites the stash's list before it asks to delete
-/// `refs/stash`: refused there, vouch writes the entry back, and the
-/// repository is byte for byte as it was.
-#[test]
-fn a_refused_stash_drop_leaves_the_repository_as_it_was() {
-    let env = TestEnv::new();
-    env.install();
-    fs::write(env.work.join("file1.txt"), "work in progress\n").unwrap();
-    env.git(&env.work, &["stash", "-q"]);
-    let before = every_file(&env);
-    let out = agent_git(&env, &["stash", "drop"]);
-    out.code(128).stderr_has("put back the stash entry");
-    assert_same(&before, &env);
-    assert_eq!(
-        env.git(&env.work, &["stash", "list"]).lines().count(),
-        1,
-        "the entry is listed again"
-    );
-    // And it can be dropped later, by the person.
-    env.git(&env.work, &["stash", "drop", "-q"]);
-    assert_eq!(env.git(&env.work, &["stash", "list"]), "");
-}
-
-/// `git reset --hard` rewrites the work tree and the index before its ref
-/// update: refused there (a command the agent door could not read), vouch
-/// says where they are kept, and `git vouch undo` brings them back byte
-/// for byte.
-#[test]
-fn a_refused_reset_says_how_to_put_back_what_git_changed() {
-    let env = TestEnv::new();
-    env.install();
-    env.commit(&env.work, "four.txt", "four");
-    let tip = env.commit(&env.work, "five.txt", "five");
-    fs::write(env.work.join("file1.txt"), "uncommitted edit\n").unwrap();
-    let tree = |env: &TestEnv| {
-        let mut files = every_file(env);
-        files.retain(|k, _| !k.starts_with(".git/"));
-        (files, env.git(&env.work, &["ls-files", "-s"]))
-    };
-    let before = tree(&env);
-    // The agent door cannot see the git command inside: no opinion, and a
-    // snapshot first.
-    let script = env.base().join("tidy.pl");
-    fs::write(&script, "system('git', 'reset', '--hard', 'HEAD~2');\n").unwrap();
-    let hidden = format!("perl {}", script.display());
-    let hidden = hidden.as_str();
-    assert_eq!(decision(&claude(&env, hidden, "default")), "none");
-    let out = agent_git(&env, &["reset", "--hard", "HEAD~2"]);
-    out.code(128).stderr_has("`git vouch undo` puts them back");
-    assert_eq!(
-        env.rev(&env.work, "refs/heads/main"),
-        tip,
-        "the branch did not move"
-    );
-    env.vouch(&["undo"]).code(0);
-    assert_eq!(tree(&env), before);
-    assert_eq!(env.rev(&env.work, "HEAD"), tip);
 }
 
 /// What the agent door let through on a verdict, the git doors do not
