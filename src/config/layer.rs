@@ -489,7 +489,7 @@ impl Config {
                 entry.base_url = base_url.or(entry.base_url.take());
                 entry.api_key_env = api_key_env.or(entry.api_key_env.take());
                 if let Some(k) = api_key {
-                    entry.api_key = Some(crate::verify::provider::Secret::new(k));
+                    entry.api_key = Some(super::provider::Secret::new(k));
                 }
             }
         }

@@ -343,7 +343,7 @@ impl Default for AiConfig {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ProviderConfig {
     /// Wire format.
-    pub kind: Option<crate::verify::provider::Kind>,
+    pub kind: Option<provider::Kind>,
     /// Whose model it serves (OpenAI-compatible servers).
     pub family: Option<String>,
     /// Model.
@@ -355,7 +355,7 @@ pub struct ProviderConfig {
     /// The variable holding the key.
     pub api_key_env: Option<String>,
     /// A key written in the user config (never from a repository file).
-    pub api_key: Option<crate::verify::provider::Secret>,
+    pub api_key: Option<provider::Secret>,
 }
 
 /// Price of a model, USD per million tokens.
@@ -609,6 +609,7 @@ pub const DEFAULT_AGENT_BUDGET_SECS: u64 = 20;
 
 mod error;
 mod layer;
+pub mod provider;
 mod raw;
 mod template;
 #[cfg(test)]

@@ -93,7 +93,7 @@ pub(super) struct RawAi {
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawProvider {
-    pub(super) kind: Option<crate::verify::provider::Kind>,
+    pub(super) kind: Option<super::provider::Kind>,
     pub(super) family: Option<String>,
     pub(super) model: Option<String>,
     pub(super) strong_model: Option<String>,

@@ -17,6 +17,7 @@ use wait_timeout::ChildExt;
 
 use crate::classify::Tier;
 use crate::config::{Config, DEFAULT_VERIFIER_TIMEOUT_SECS, VerifierConfig};
+use crate::verify::builtin::builtin;
 use crate::verify::verdict::{Status, VerifierResult, from_program};
 use serde::Serialize;
 
@@ -233,28 +234,6 @@ pub fn context(op: &Operation, view: &View) -> Context {
         facts: op.facts_value(),
         changes: op.changes_value(),
         builtin: builtin(op),
-    }
-}
-
-/// vouch's own deterministic checks on `op`, in the verifier result shape.
-pub fn builtin(op: &Operation) -> VerifierResult {
-    use crate::classify::{builtin_from, builtin_local, builtin_result};
-    match op {
-        Operation::Push { facts, assessment } => builtin_result(facts, assessment),
-        Operation::LocalRefs { facts, assessment } => builtin_local(facts, assessment),
-        Operation::ServerPush { facts, assessment } => {
-            crate::classify::builtin_server(facts, assessment)
-        }
-        // The reasons name the files, lines and commands already.
-        Operation::Commit { assessment, .. } => {
-            builtin_from(assessment, |_| serde_json::Value::Null)
-        }
-        Operation::Command { assessed, .. } => {
-            builtin_from(&assessed.assessment, |_| serde_json::Value::Null)
-        }
-        Operation::Unjudged(_) => {
-            VerifierResult::simple("builtin", Status::Skip, "not judged".into(), false)
-        }
     }
 }
 
