@@ -336,7 +336,7 @@ impl Config {
         if let Some(rules) = rules {
             // Rules only raise a command's tier, so any file may add them.
             for (i, rule) in rules.into_iter().enumerate() {
-                match crate::classify::shell::Rules::with_user(std::slice::from_ref(&rule)) {
+                match super::rule::compile_spec(&rule) {
                     Ok(_) => self.rules.push(rule),
                     Err(e) => problems.rule(i, e.to_string()),
                 }

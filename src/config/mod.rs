@@ -433,7 +433,7 @@ pub struct Config {
     /// The pre-commit rules.
     pub commit: CommitRules,
     /// User rules for shell commands (`[[rules]]`), added to the built-in ones.
-    pub rules: Vec<crate::classify::shell::RuleSpec>,
+    pub rules: Vec<rule::RuleSpec>,
     /// `[agent] budget_secs`: how long an agent's command may wait for a verdict.
     pub agent_budget_secs: u64,
     /// `[snapshots] keep`: retention keeps at least this many of the newest
@@ -611,6 +611,7 @@ mod error;
 mod layer;
 pub mod provider;
 mod raw;
+pub mod rule;
 mod template;
 #[cfg(test)]
 mod tests;

@@ -30,7 +30,7 @@ pub(super) struct RawConfig {
     pub(super) providers: Option<BTreeMap<String, RawProvider>>,
     pub(super) prices: Option<BTreeMap<String, Price>>,
     pub(super) commit: Option<RawCommit>,
-    pub(super) rules: Option<Vec<crate::classify::shell::RuleSpec>>,
+    pub(super) rules: Option<Vec<super::rule::RuleSpec>>,
     pub(super) agent: Option<RawAgent>,
     pub(super) snapshots: Option<RawSnapshots>,
 }
