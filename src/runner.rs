@@ -22,7 +22,7 @@ use crate::policy::{self, Action, Asker, AuditResult, Decision, Plan, Situation,
 use crate::verify::ai::AiRun;
 use crate::verify::programs::{self, Program};
 use crate::verify::verdict::{self, Combined, VerifierResult};
-use crate::{ExitStatus, interact::report, interact::ui};
+use crate::{exit::ExitStatus, interact::report, interact::ui};
 
 /// How the outcome reaches whoever started the operation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

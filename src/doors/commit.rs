@@ -4,10 +4,10 @@
 use anyhow::Result;
 
 use super::{Door, HookCall, Judge, Judged};
-use crate::ExitStatus;
 use crate::classify::staged::{Reading, classify_commit};
 use crate::cli::PreCommitArgs;
 use crate::context::Ctx;
+use crate::exit::ExitStatus;
 use crate::facts::StagedFacts;
 use crate::git::Repo;
 use crate::operation::Operation;
