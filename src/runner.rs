@@ -918,7 +918,8 @@ pub fn ask_verifiers(
         let results = if programs.is_empty() {
             Vec::new()
         } else {
-            let context = serde_json::to_string(&programs::context(op, view)).unwrap_or_default();
+            let context = serde_json::to_string(&programs::context(op, view, report::describe(op)))
+                .unwrap_or_default();
             programs::run_all(programs, &context, root)
         };
         let ai = ai.and_then(|h| {

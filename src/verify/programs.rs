@@ -213,14 +213,16 @@ pub struct Remote {
 /// The context verifier programs read on stdin: built here and only here,
 /// from the operation's one view, and from the operation itself for what
 /// is in its own shape (its facts, what changes, the built-in checks).
-pub fn context(op: &Operation, view: &View) -> Context {
+/// `description` is what a person reads about it, worded by the caller
+/// (`interact::report`): the verifiers write no words for people.
+pub fn context(op: &Operation, view: &View, description: String) -> Context {
     Context {
         schema_version: CONTEXT_SCHEMA_VERSION,
         vouch_version: env!("CARGO_PKG_VERSION"),
         operation: OperationInfo {
             id: view.id.clone(),
             kind: view.kind.clone(),
-            description: crate::interact::report::describe(op),
+            description,
         },
         tier: view.tier.unwrap_or_default(),
         reasons: view.reasons.clone(),
