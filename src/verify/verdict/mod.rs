@@ -4,13 +4,13 @@
 //! what they combine into ([`combine`]), and three readers, one per kind of
 //! text a verifier hands back:
 //!
-//! - [`strict`]: one verdict object, every field checked (a verifier
+//! - `strict`: one verdict object, every field checked (a verifier
 //!   program's `verdict`, through [`from_program`], and each verdict object
 //!   the lenient reader finds in a model's answer);
-//! - [`lenient`]: a model's whole answer as its provider carried it
+//! - `lenient`: a model's whole answer as its provider carried it
 //!   ([`read_answer`], used by the AI verifier): JSON wherever it stands,
 //!   fenced, in prose, cut or tangled, found by a hand-written scanner;
-//! - [`intent`]: the warn or block a model states in English around or
+//! - `intent`: the warn or block a model states in English around or
 //!   instead of its JSON (`Recommendation: block`, `I would block this`,
 //!   `do not proceed`), read by the lenient reader on every part.
 //!
