@@ -475,7 +475,8 @@ fn unopenable(format: &str) -> TestEnv {
     env
 }
 
-/// Repositories libgit2 cannot open (reftable refs, SHA-256 objects): the
+/// Repositories libgit2 cannot open (reftable refs, SHA-256 objects) or
+/// whose index it cannot read (a split index): the
 /// staged change is read with the git command line, judged as anywhere
 /// else (issue 39 item 5; before, such a commit was not checked at all).
 #[test]
@@ -511,6 +512,18 @@ fn a_repository_libgit2_cannot_open_is_read_with_the_git_command_line() {
         write(&env, ".env", "API_TOKEN=abc\n");
         refused(&env, "credential_file", "credential file `.env`");
     }
+    // A split index, which libgit2 cannot read: the same.
+    let env = guarded();
+    env.git(&env.work, &["update-index", "--split-index"]);
+    write(&env, "deploy/id_rsa", "key\n");
+    refused(&env, "credential_file", "credential file `deploy/id_rsa`");
+    let record = env.last_audit();
+    assert!(
+        record["warnings"][0]
+            .as_str()
+            .is_some_and(|w| w.contains("read with the git command line")),
+        "{record}"
+    );
 }
 
 /// A repository neither git2 nor git can read, for the pre-commit door:
