@@ -623,6 +623,11 @@ pub struct StagedFacts {
     pub files: Vec<StagedFile>,
     /// The branch checked out.
     pub branch: Option<String>,
+    /// Why nothing of the change could be measured (a repository neither
+    /// git2 nor git can read): it is then judged at least high, as every
+    /// door judges what it cannot measure.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unmeasured: Option<String>,
 }
 
 impl StagedFacts {

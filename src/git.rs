@@ -32,6 +32,7 @@ mod push;
 mod receive;
 mod ref_facts;
 mod staged;
+mod staged_cli;
 pub use command::{LazyRepo, command_facts, repo_at};
 pub use hooks::{
     CONFIG_HOOKS_DIR, CONFIG_HOOKS_SINCE, HooksLocation, config_hook, config_hook_enabled,
@@ -46,6 +47,7 @@ pub use loose::Loose;
 use push::tracking_ref;
 pub use push::{cli_push_facts, ls_remote, ls_remote_within};
 pub use receive::{advertise_push_options, bare_repositories_under};
+pub use staged_cli::cli_staged;
 
 /// How many commits a lost-commit count walks before it stops counting.
 pub(crate) const LOST_COUNT_LIMIT: usize = 10_000;

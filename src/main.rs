@@ -4,13 +4,13 @@
 use std::process::ExitCode;
 
 use clap::Parser;
-use vouch::ExitStatus;
 use vouch::agent::protocol;
 use vouch::cli::{Cli, Command};
 use vouch::context::Ctx;
 use vouch::doors::agent;
 use vouch::doors::reftx::Quick;
 use vouch::env::ProcessEnv;
+use vouch::exit::ExitStatus;
 use vouch::interact::ui;
 
 fn main() -> ExitCode {

@@ -22,7 +22,7 @@ use crate::policy::{self, Action, Asker, AuditResult, Decision, Plan, Situation,
 use crate::verify::ai::AiRun;
 use crate::verify::programs::{self, Program};
 use crate::verify::verdict::{self, Combined, VerifierResult};
-use crate::{ExitStatus, interact::report, interact::ui};
+use crate::{exit::ExitStatus, interact::report, interact::ui};
 
 /// How the outcome reaches whoever started the operation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -918,7 +918,8 @@ pub fn ask_verifiers(
         let results = if programs.is_empty() {
             Vec::new()
         } else {
-            let context = serde_json::to_string(&programs::context(op, view)).unwrap_or_default();
+            let context = serde_json::to_string(&programs::context(op, view, report::describe(op)))
+                .unwrap_or_default();
             programs::run_all(programs, &context, root)
         };
         let ai = ai.and_then(|h| {

@@ -105,6 +105,9 @@ pub enum Rule {
     StashDrop,
     /// A shell command matched a rule (`classify/shell/rules.toml` or `[[rules]]`).
     Command,
+    /// What a change does could not be measured (a repository neither
+    /// git2 nor git can read): at least high.
+    Unmeasured,
 }
 
 impl Rule {
@@ -150,6 +153,7 @@ impl Rule {
             Self::LocalTag => "local_tag",
             Self::StashDrop => "stash_drop",
             Self::Command => "command",
+            Self::Unmeasured => "unmeasured",
         }
     }
 }

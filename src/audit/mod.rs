@@ -390,7 +390,7 @@ impl Record {
                 op if op.assessment().tier > Tier::None => operation_value(op),
                 _ => None,
             },
-            builtin: view.tier.map(|_| crate::verify::programs::builtin(op)),
+            builtin: view.tier.map(|_| crate::verify::builtin::builtin(op)),
             verifiers: results.to_vec(),
             rescued: rescued.to_vec(),
             ..Self::new(

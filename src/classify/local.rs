@@ -1,11 +1,10 @@
 //! A local ref transaction (SPEC 2.2): what would vanish.
 
 use super::push::commits_by;
-use super::{Assessment, RefRisk, Rule, Tier, builtin_from};
+use super::{Assessment, RefRisk, Rule, Tier};
 use crate::config::Policy;
 use crate::facts::{LocalChange, LocalFacts, LocalRefFacts};
 use crate::text::short_oid;
-use crate::verify::verdict::VerifierResult;
 
 /// Classifies a reference transaction (SPEC 2.2): what matters is whether
 /// changes would vanish, not whether a ref moved backwards.
@@ -132,19 +131,4 @@ fn classify_local_ref(r: &LocalRefFacts, tiers: &crate::config::TierTable) -> Re
             ),
         ),
     }
-}
-
-/// The built-in result of a reference transaction.
-pub fn builtin_local(facts: &LocalFacts, assessment: &Assessment) -> VerifierResult {
-    builtin_from(assessment, |i| {
-        let f = &facts.refs[i];
-        serde_json::json!({
-            "ref": f.name,
-            "change": f.change,
-            "left_behind": f.left_behind,
-            "lost_commits": f.lost.as_ref().map(|l| l.count),
-            "kept_in_tree": f.kept_in_tree,
-            "tier": assessment.refs[i].tier,
-        })
-    })
 }

@@ -1,11 +1,10 @@
 //! A push (SPEC 2.1): what it would change on the remote.
 
-use super::{Assessment, RefRisk, Rule, Tier, builtin_from};
+use super::{Assessment, RefRisk, Rule, Tier};
 use crate::config::Policy;
 use crate::facts::{Change, Lease, Lost, PushFacts, RefFacts, RefKind, RemoteTip};
 use crate::input::hooks::ForceHint;
 use crate::text::short_oid;
-use crate::verify::verdict::VerifierResult;
 
 /// Classifies a push.
 pub fn classify_push(facts: &PushFacts, policy: &Policy) -> Assessment {
@@ -47,21 +46,6 @@ pub fn classify_push(facts: &PushFacts, policy: &Policy) -> Assessment {
         .max()
         .unwrap_or(Tier::None);
     Assessment { tier, refs, push }
-}
-
-/// The built-in result of a push, each finding with the ref's measured facts.
-pub fn builtin_result(facts: &PushFacts, assessment: &Assessment) -> VerifierResult {
-    builtin_from(assessment, |i| {
-        let f = &facts.refs[i];
-        serde_json::json!({
-            "remote_ref": f.remote_ref,
-            "change": f.change.as_str(),
-            "remote_tip": f.remote_tip.as_str(),
-            "lease": f.lease,
-            "lost_commits": f.lost.as_ref().map(|l| l.count),
-            "tier": assessment.refs[i].tier,
-        })
-    })
 }
 
 /// The protected-branch rule that matches, if any.
@@ -250,7 +234,6 @@ mod tests {
     use crate::config::Config;
     use crate::facts::{Lost, RefFacts};
     use crate::input::hooks::PushUpdate;
-    use crate::verify::verdict::Status;
 
     const OLD: &str = "1111111111111111111111111111111111111111";
     const NEW: &str = "2222222222222222222222222222222222222222";
@@ -440,27 +423,6 @@ mod tests {
         policy.tiers.force_push = Tier::Standard;
         let a = classify_push(&push(vec![f], ForceHint::Forced), &policy);
         assert_eq!(a.tier, Tier::High);
-    }
-
-    #[test]
-    fn builtin_checks_use_the_verifier_result_shape() {
-        let mut f = refacts("refs/heads/main", NEW, OLD, Change::Rewrite);
-        f.lost = Some(Lost {
-            count: 3,
-            authors: 2,
-            commits: vec![],
-            truncated: false,
-        });
-        let g = refacts("refs/heads/new", NEW, Z, Change::Create);
-        let facts = push(vec![f, g], ForceHint::Forced);
-        let a = classify_push(&facts, &Config::default().policy);
-        let r = builtin_result(&facts, &a);
-        assert_eq!(r.verifier, "vouch-facts");
-        assert_eq!(r.status, Status::Warn);
-        assert!(!r.blocking);
-        assert_eq!(r.checks.len(), 1, "routine refs are not findings");
-        assert_eq!(r.checks[0].name, "force_push_protected");
-        assert_eq!(r.checks[0].details["lost_commits"], 3);
     }
 
     #[test]

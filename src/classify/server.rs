@@ -3,20 +3,14 @@
 //! known, so "unseen commits" cannot arise; what a ref change removes is the
 //! commits on no other ref of the server after the push.
 
-use super::{Assessment, Tier, builtin_result, classify_push, protected_by};
+use super::{Assessment, Tier, classify_push, protected_by};
 use crate::config::Policy;
 use crate::facts::ServerFacts;
 use crate::facts::{Change, RefKind};
-use crate::verify::verdict::VerifierResult;
 
 /// Classifies a push on the server.
 pub fn classify_server(facts: &ServerFacts, policy: &Policy) -> Assessment {
     classify_push(&facts.push, policy)
-}
-
-/// The built-in result of a push on the server.
-pub fn builtin_server(facts: &ServerFacts, assessment: &Assessment) -> VerifierResult {
-    builtin_result(&facts.push, assessment)
 }
 
 /// The branches a push deletes or rewrites that are the server's default

@@ -184,6 +184,16 @@ fn names(paths: &[&str]) -> String {
 /// Classifies a staged change.
 pub fn classify_commit(staged: &StagedFacts, rules: &CommitRules) -> Assessment {
     let mut findings = Vec::new();
+    if let Some(why) = &staged.unmeasured {
+        // Nothing could be measured: judged as if the change were harmful,
+        // as a push or a local rewind that cannot be measured is (at least
+        // high, so that the decision table's row decides it).
+        findings.push(RefRisk {
+            tier: Tier::High,
+            rule: Rule::Unmeasured,
+            reason: format!("what this commit changes could not be read ({why})"),
+        });
+    }
     for f in &staged.files {
         if rules.migrations.is_match(&f.path) && !rules.migration_exceptions.is_match(&f.path) {
             for (line, text) in f.added.iter().filter(|(_, t)| destructive_sql(t)) {
@@ -331,6 +341,7 @@ mod tests {
         let staged = StagedFacts {
             files,
             branch: None,
+            unmeasured: None,
         };
         let a = classify_commit(&staged, &CommitRules::default());
         (

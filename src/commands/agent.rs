@@ -9,7 +9,7 @@ use anyhow::Result;
 use crate::agent::settings::{self, Agent, Scope};
 use crate::cli::{AgentAction, AgentArgs};
 use crate::context::Ctx;
-use crate::{ExitStatus, git, interact::ui};
+use crate::{exit::ExitStatus, git, interact::ui};
 
 /// `git vouch agent install|uninstall`.
 pub fn agent(ctx: &Ctx, args: &AgentArgs) -> Result<ExitStatus> {

@@ -12,7 +12,7 @@ use crate::operation::{Operation, Unjudged};
 use crate::policy::{Action, AuditResult, Decision, Plan};
 use crate::runner::Run;
 use crate::text::short_oid;
-use crate::{ExitStatus, interact::ui};
+use crate::{exit::ExitStatus, interact::ui};
 
 /// `git vouch approve`.
 pub fn approve(ctx: &Ctx, args: &ApproveArgs) -> Result<ExitStatus> {

@@ -27,7 +27,7 @@ use crate::policy::{self, AuditResult};
 use crate::runner::{Interaction, Run};
 use crate::text::one_line;
 use crate::verify::verdict::VerifierResult;
-use crate::{ExitStatus, interact::ui};
+use crate::{exit::ExitStatus, interact::ui};
 
 /// Classifies `command` as it would run in `cwd` (in `repo`, the
 /// repository there, opened only if an alias or a fact needs it), and

@@ -14,7 +14,7 @@ use clap::CommandFactory;
 use crate::cli::{Cli, CompletionsArgs, ManArgs};
 use crate::context::Ctx;
 use crate::env::{Env, vars};
-use crate::{ExitStatus, interact::ui};
+use crate::{exit::ExitStatus, interact::ui};
 
 /// The name of the manual page (and of the program git finds as `git vouch`).
 pub const MAN_NAME: &str = "git-vouch";

@@ -3,7 +3,7 @@
 
 use anyhow::Result;
 
-use crate::{ExitStatus, interact::ui};
+use crate::{exit::ExitStatus, interact::ui};
 
 /// `git vouch config`.
 pub fn config() -> Result<ExitStatus> {

@@ -9,7 +9,7 @@ use serde::Serialize;
 use crate::cli::DoctorArgs;
 use crate::context::Ctx;
 use crate::verify::ai::{self, Provider};
-use crate::{ExitStatus, interact::ui};
+use crate::{exit::ExitStatus, interact::ui};
 
 /// Everything `git vouch doctor` finds (`--json` prints it as is).
 #[derive(Debug, Clone, Serialize)]

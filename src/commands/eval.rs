@@ -24,7 +24,7 @@ use crate::config::Config;
 use crate::context::Ctx;
 use crate::env::Env;
 use crate::verify::ai::{self, AiRun};
-use crate::{ExitStatus, interact::ui};
+use crate::{exit::ExitStatus, interact::ui};
 
 /// A case as the verifier judged it, and the run's warnings.
 type Judged = (CaseRun, Vec<String>);

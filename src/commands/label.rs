@@ -18,7 +18,7 @@ use jiff::Timestamp;
 use crate::audit::stats::{LabelEntry, read_labels};
 use crate::cli::LabelArgs;
 use crate::context::Ctx;
-use crate::{ExitStatus, audit, interact::ui};
+use crate::{audit, exit::ExitStatus, interact::ui};
 
 /// The labels file in `state`.
 pub fn labels_path(state: &Path) -> PathBuf {

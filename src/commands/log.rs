@@ -12,7 +12,7 @@ use crate::audit::Record;
 use crate::audit::stats::LabelEntry;
 use crate::cli::LogArgs;
 use crate::context::Ctx;
-use crate::{ExitStatus, audit, interact::ui};
+use crate::{audit, exit::ExitStatus, interact::ui};
 
 /// Reads `--since`: a time, a date, or a duration back from `now`.
 pub fn parse_since(text: &str, now: Timestamp) -> Result<Timestamp> {

@@ -37,7 +37,7 @@ pub fn print_explained(
     root: &Path,
     json: bool,
     verified: bool,
-) -> Result<crate::ExitStatus> {
+) -> Result<crate::exit::ExitStatus> {
     let explained = crate::runner::explain(op, root);
     if json {
         ui::out(&serde_json::to_string(&explained)?);
@@ -65,5 +65,5 @@ pub fn print_explained(
         )),
         None => ui::info("nothing was sent"),
     }
-    Ok(crate::ExitStatus::Allowed)
+    Ok(crate::exit::ExitStatus::Allowed)
 }

@@ -12,7 +12,7 @@ use crate::commands::person;
 use crate::context::Ctx;
 use crate::git::{self, RESCUE_PREFIX, Repo, Rescue};
 use crate::text::{one_line, short_oid};
-use crate::{ExitStatus, interact::ui};
+use crate::{exit::ExitStatus, interact::ui};
 
 /// `git vouch rescue`.
 pub fn rescue(ctx: &Ctx, args: &RescueArgs) -> Result<ExitStatus> {

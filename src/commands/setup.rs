@@ -11,7 +11,7 @@ use crate::context::{Ctx, REPO_CONFIG};
 use crate::git::{self, HooksLocation};
 use crate::install::managers::{self, Manager};
 use crate::install::{self, HOOKS, HookState};
-use crate::{ExitStatus, interact::ui, trust};
+use crate::{exit::ExitStatus, interact::ui, trust};
 
 /// The hooks dir is another tool's (husky), or outside the repository.
 fn check_hooks_path(loc: &HooksLocation, force: bool) -> Result<()> {

@@ -24,7 +24,7 @@ use crate::audit::stats::{self, Bars, LabelEntry, Totals};
 use crate::cli::StatsArgs;
 use crate::context::Ctx;
 use crate::env::vars;
-use crate::{ExitStatus, audit, interact::ui};
+use crate::{audit, exit::ExitStatus, interact::ui};
 
 /// One file's figures and its unreadable lines.
 type Read = Result<(Totals, Vec<String>)>;

@@ -15,7 +15,7 @@ use crate::install::managers;
 use crate::install::{self, HOOKS, HookState};
 use crate::verify::programs;
 use crate::vocab::Tier;
-use crate::{ExitStatus, interact::ui};
+use crate::{exit::ExitStatus, interact::ui};
 
 /// Everything `git vouch status` reports (`--json` prints it as is).
 #[derive(Debug, Clone, Serialize)]

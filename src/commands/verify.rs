@@ -11,7 +11,7 @@ use crate::input::hooks::{ForceHint, PushArgs};
 use crate::operation::Operation;
 use crate::verify::programs;
 use crate::verify::verdict::{self, Outcome};
-use crate::{ExitStatus, interact::report, interact::ui};
+use crate::{exit::ExitStatus, interact::report, interact::ui};
 
 /// `git vouch verify`.
 pub fn verify(ctx: &Ctx, args: &VerifyArgs) -> Result<ExitStatus> {

@@ -336,7 +336,7 @@ impl Config {
         if let Some(rules) = rules {
             // Rules only raise a command's tier, so any file may add them.
             for (i, rule) in rules.into_iter().enumerate() {
-                match crate::classify::shell::Rules::with_user(std::slice::from_ref(&rule)) {
+                match super::rule::compile_spec(&rule) {
                     Ok(_) => self.rules.push(rule),
                     Err(e) => problems.rule(i, e.to_string()),
                 }
@@ -489,7 +489,7 @@ impl Config {
                 entry.base_url = base_url.or(entry.base_url.take());
                 entry.api_key_env = api_key_env.or(entry.api_key_env.take());
                 if let Some(k) = api_key {
-                    entry.api_key = Some(crate::verify::provider::Secret::new(k));
+                    entry.api_key = Some(super::provider::Secret::new(k));
                 }
             }
         }

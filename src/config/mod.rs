@@ -343,7 +343,7 @@ impl Default for AiConfig {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ProviderConfig {
     /// Wire format.
-    pub kind: Option<crate::verify::provider::Kind>,
+    pub kind: Option<provider::Kind>,
     /// Whose model it serves (OpenAI-compatible servers).
     pub family: Option<String>,
     /// Model.
@@ -355,7 +355,7 @@ pub struct ProviderConfig {
     /// The variable holding the key.
     pub api_key_env: Option<String>,
     /// A key written in the user config (never from a repository file).
-    pub api_key: Option<crate::verify::provider::Secret>,
+    pub api_key: Option<provider::Secret>,
 }
 
 /// Price of a model, USD per million tokens.
@@ -433,7 +433,7 @@ pub struct Config {
     /// The pre-commit rules.
     pub commit: CommitRules,
     /// User rules for shell commands (`[[rules]]`), added to the built-in ones.
-    pub rules: Vec<crate::classify::shell::RuleSpec>,
+    pub rules: Vec<rule::RuleSpec>,
     /// `[agent] budget_secs`: how long an agent's command may wait for a verdict.
     pub agent_budget_secs: u64,
     /// `[snapshots] keep`: retention keeps at least this many of the newest
@@ -609,7 +609,9 @@ pub const DEFAULT_AGENT_BUDGET_SECS: u64 = 20;
 
 mod error;
 mod layer;
+pub mod provider;
 mod raw;
+pub mod rule;
 mod template;
 #[cfg(test)]
 mod tests;

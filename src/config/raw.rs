@@ -30,7 +30,7 @@ pub(super) struct RawConfig {
     pub(super) providers: Option<BTreeMap<String, RawProvider>>,
     pub(super) prices: Option<BTreeMap<String, Price>>,
     pub(super) commit: Option<RawCommit>,
-    pub(super) rules: Option<Vec<crate::classify::shell::RuleSpec>>,
+    pub(super) rules: Option<Vec<super::rule::RuleSpec>>,
     pub(super) agent: Option<RawAgent>,
     pub(super) snapshots: Option<RawSnapshots>,
 }
@@ -93,7 +93,7 @@ pub(super) struct RawAi {
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawProvider {
-    pub(super) kind: Option<crate::verify::provider::Kind>,
+    pub(super) kind: Option<super::provider::Kind>,
     pub(super) family: Option<String>,
     pub(super) model: Option<String>,
     pub(super) strong_model: Option<String>,

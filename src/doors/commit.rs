@@ -7,9 +7,10 @@ use super::{Door, HookCall, Judge, Judged};
 use crate::classify::staged::{Reading, classify_commit};
 use crate::cli::PreCommitArgs;
 use crate::context::Ctx;
+use crate::exit::ExitStatus;
+use crate::facts::StagedFacts;
 use crate::git::Repo;
 use crate::operation::Operation;
-use crate::{ExitStatus, interact::ui};
 
 /// The pre-commit hook: the staged change.
 struct PreCommit<'a> {
@@ -31,29 +32,43 @@ impl Door for PreCommit<'_> {
         Ok(Vec::new())
     }
 
+    /// The staged change, read with git2, else with the git command line
+    /// (reftable, SHA-256, split and sparse indexes). When neither can read
+    /// it, nothing is measured and the commit is judged at least high, as
+    /// the other doors judge what they cannot measure: the decision
+    /// table's row decides it (issue 39 item 5).
     fn judge(&mut self, ctx: &Ctx, _input: &[u8]) -> Result<Judge> {
-        let repo = match Repo::open_for_hook(&ctx.cwd) {
-            Ok(r) => r,
-            Err(e) => {
-                // Never break a commit because the repository cannot be read here.
-                ui::warn(&format!("{e:#}: this commit is not checked"));
-                return Ok(Judge::Pass);
-            }
-        };
-        let root = repo.root();
+        let repo = Repo::open_for_hook(&ctx.cwd);
+        let root = repo.as_ref().map_or_else(|_| ctx.cwd.clone(), Repo::root);
         // A config file that cannot be used is left out, as at every door (SPEC 3.2).
         let config = ctx.config(Some(&root));
-        let staged = match repo.staged(&Reading::new(&config.commit)) {
-            Ok(s) => s,
-            Err(e) => {
-                // libgit2 cannot read every index (split or sparse indexes): never break a commit for it.
-                ui::warn(&format!("{e:#}: this commit is not checked"));
-                return Ok(Judge::Pass);
-            }
+        let reading = Reading::new(&config.commit);
+        let (staged, warning) = match repo.and_then(|r| r.staged(&reading)) {
+            Ok(s) => (s, None),
+            Err(e) => match crate::git::cli_staged(&ctx.cwd, &reading) {
+                Some(s) => (
+                    s,
+                    Some(format!(
+                        "git2 cannot read this commit's staged change ({e:#}); read with the git command line instead"
+                    )),
+                ),
+                None => (
+                    StagedFacts {
+                        unmeasured: Some(format!("{e:#}")),
+                        ..StagedFacts::default()
+                    },
+                    Some(format!(
+                        "neither git2 nor git can read this repository ({e:#}): nothing could be measured, so the commit is treated as at least high"
+                    )),
+                ),
+            },
         };
         let assessment = classify_commit(&staged, &config.commit);
         let op = Operation::Commit { staged, assessment };
-        Ok(Judge::Operation(Box::new(Judged::new(op, config, root))))
+        Ok(Judge::Operation(Box::new(Judged {
+            warnings: warning.into_iter().collect(),
+            ..Judged::new(op, config, root)
+        })))
     }
 
     fn judged_elsewhere(&self, ctx: &Ctx) -> bool {

@@ -30,7 +30,7 @@ use crate::operation::{Operation, Unjudged};
 use crate::policy::{self, Decision, Plan, Skip};
 use crate::runner::{Decided, Interaction, Run};
 use crate::text::{one_line, redact_text, redact_url};
-use crate::{ExitStatus, interact::ui};
+use crate::{exit::ExitStatus, interact::ui};
 
 pub(crate) use chained::run_chained;
 pub(crate) use snapshot::{Next, Snapshotted};

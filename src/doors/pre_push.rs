@@ -20,7 +20,7 @@ use crate::facts::{Change, PushFacts, RefFacts, RefKind, RemoteTip};
 use crate::git::{Loose, Repo};
 use crate::input::hooks::{ForceHint, PushUpdate, parse_pre_push, parse_push_argv};
 use crate::text::redact_url;
-use crate::{ExitStatus, interact::ui, parent};
+use crate::{exit::ExitStatus, interact::ui, parent};
 
 /// The fast path of git-vouch started as the `pre-push` hook (by the
 /// launcher, a script's `exec`, or a link): a push the door would allow at

@@ -25,7 +25,7 @@ use crate::input::receive::{PushOptions, Pusher, parse_pre_receive};
 use crate::operation::Operation;
 use crate::policy::Skip;
 use crate::runner::Interaction;
-use crate::{ExitStatus, interact::review};
+use crate::{exit::ExitStatus, interact::review};
 
 /// git's count of push options; each is `GIT_PUSH_OPTION_<n>`.
 const PUSH_OPTION_COUNT: &str = "GIT_PUSH_OPTION_COUNT";

@@ -36,7 +36,7 @@ pub struct CliMeasured {
 }
 
 /// Runs git in `dir`; stdout when it succeeds.
-fn run_bytes(dir: &Path, args: &[&OsStr]) -> Option<Vec<u8>> {
+pub(super) fn run_bytes(dir: &Path, args: &[&OsStr]) -> Option<Vec<u8>> {
     super::git_in(dir)
         .args(args)
         .stderr(std::process::Stdio::null())

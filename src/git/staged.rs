@@ -96,6 +96,7 @@ impl Repo {
         Ok(StagedFacts {
             files: files.into_iter().map(|(_, f)| f).collect(),
             branch: self.current_branch(),
+            unmeasured: None,
         })
     }
 

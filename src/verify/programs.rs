@@ -17,6 +17,7 @@ use wait_timeout::ChildExt;
 
 use crate::classify::Tier;
 use crate::config::{Config, DEFAULT_VERIFIER_TIMEOUT_SECS, VerifierConfig};
+use crate::verify::builtin::builtin;
 use crate::verify::verdict::{Status, VerifierResult, from_program};
 use serde::Serialize;
 
@@ -212,14 +213,16 @@ pub struct Remote {
 /// The context verifier programs read on stdin: built here and only here,
 /// from the operation's one view, and from the operation itself for what
 /// is in its own shape (its facts, what changes, the built-in checks).
-pub fn context(op: &Operation, view: &View) -> Context {
+/// `description` is what a person reads about it, worded by the caller
+/// (`interact::report`): the verifiers write no words for people.
+pub fn context(op: &Operation, view: &View, description: String) -> Context {
     Context {
         schema_version: CONTEXT_SCHEMA_VERSION,
         vouch_version: env!("CARGO_PKG_VERSION"),
         operation: OperationInfo {
             id: view.id.clone(),
             kind: view.kind.clone(),
-            description: crate::interact::report::describe(op),
+            description,
         },
         tier: view.tier.unwrap_or_default(),
         reasons: view.reasons.clone(),
@@ -233,28 +236,6 @@ pub fn context(op: &Operation, view: &View) -> Context {
         facts: op.facts_value(),
         changes: op.changes_value(),
         builtin: builtin(op),
-    }
-}
-
-/// vouch's own deterministic checks on `op`, in the verifier result shape.
-pub fn builtin(op: &Operation) -> VerifierResult {
-    use crate::classify::{builtin_from, builtin_local, builtin_result};
-    match op {
-        Operation::Push { facts, assessment } => builtin_result(facts, assessment),
-        Operation::LocalRefs { facts, assessment } => builtin_local(facts, assessment),
-        Operation::ServerPush { facts, assessment } => {
-            crate::classify::builtin_server(facts, assessment)
-        }
-        // The reasons name the files, lines and commands already.
-        Operation::Commit { assessment, .. } => {
-            builtin_from(assessment, |_| serde_json::Value::Null)
-        }
-        Operation::Command { assessed, .. } => {
-            builtin_from(&assessed.assessment, |_| serde_json::Value::Null)
-        }
-        Operation::Unjudged(_) => {
-            VerifierResult::simple("builtin", Status::Skip, "not judged".into(), false)
-        }
     }
 }
 

@@ -1,5 +1,7 @@
-//! The shape of the code (issue 10): modules depend on one another one way
-//! only, so the pipeline of SPEC 1 reads top-down.
+//! The shape of the code (issues 10 and 39): modules depend on one another
+//! one way only, so the pipeline of SPEC 1 reads top-down; every folder and
+//! file at the top of `src/` has its stage, and a stage imports only its
+//! own and the stages below it.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -33,6 +35,15 @@ fn module_of(rel: &Path) -> Option<String> {
 }
 
 fn dependencies(text: &str) -> BTreeSet<String> {
+    crate_paths(text)
+        .iter()
+        .filter_map(|path| module_of_path(path))
+        .collect()
+}
+
+/// Every `crate::` path the code of a file names (tests and comments
+/// aside), each item of a `crate::{a, b::c}` group on its own.
+fn crate_paths(text: &str) -> Vec<String> {
     let code: String = text
         .split("#[cfg(test)]")
         .next()
@@ -41,7 +52,7 @@ fn dependencies(text: &str) -> BTreeSet<String> {
         .filter(|l| !l.trim_start().starts_with("//"))
         .collect::<Vec<_>>()
         .join("\n");
-    let mut deps = BTreeSet::new();
+    let mut all = Vec::new();
     for (i, _) in code.match_indices("crate::") {
         let rest = &code[i + "crate::".len()..];
         // `crate::{a, b::c}`: each item of the group is a path of its own.
@@ -69,13 +80,9 @@ fn dependencies(text: &str) -> BTreeSet<String> {
             }
             None => vec![rest],
         };
-        for path in paths {
-            if let Some(module) = module_of_path(path) {
-                deps.insert(module);
-            }
-        }
+        all.extend(paths.into_iter().map(str::to_owned));
     }
-    deps
+    all
 }
 
 /// The module a `crate::` path names (its first word, and for the folders
@@ -176,6 +183,7 @@ fn the_pure_modules_touch_no_adapter() {
     for pure in [
         "policy",
         "verify::verdict",
+        "verify::builtin",
         "vocab",
         "operation",
         "store",
@@ -189,4 +197,162 @@ fn the_pure_modules_touch_no_adapter() {
             assert!(!deps.contains(adapter), "`{pure}` uses `{adapter}`");
         }
     }
+}
+
+/// The stages of SPEC 1, lowest first, and the top-level modules of `src/`
+/// (folders and files) in each. A module imports only modules of its own
+/// stage and of the stages below it; the import cycles within a stage are
+/// the test above's. `git` measures what the classifier asks it to (a
+/// rule's `Facts`, the `Reading` of a staged change), so it sits above the
+/// pure classifier it serves, as the verifiers do.
+const STAGES: &[(&str, &[&str])] = &[
+    (
+        "helpers",
+        &["text", "files", "env", "glob", "vocab", "store", "exit"],
+    ),
+    ("platform", &["platform"]),
+    ("input", &["input", "config", "trust"]),
+    ("facts", &["facts"]),
+    ("tier", &["classify", "operation"]),
+    ("measure", &["git", "parent", "undo"]),
+    ("verifiers", &["verify"]),
+    ("decision", &["policy"]),
+    ("interaction", &["interact"]),
+    ("audit", &["audit"]),
+    ("install", &["install", "agent"]),
+    ("the runner", &["context", "runner"]),
+    ("the command line", &["cli"]),
+    ("doors", &["doors"]),
+    ("commands", &["commands"]),
+];
+
+/// Arrows up that are still there, each with the path it names: what the
+/// doors take from `commands/` moves to `install/`, `classify/` and
+/// `undo/` once the issues that touch those files have landed (issue 39
+/// item 2). An arrow that is gone must leave this list.
+const ALLOWED_UP: &[(&str, &str)] = &[("doors", "commands::setup"), ("doors", "commands::check")];
+
+/// The stage of a top-level module: its index in [`STAGES`] and its name.
+fn stage_of(module: &str) -> Option<(usize, &'static str)> {
+    STAGES
+        .iter()
+        .enumerate()
+        .find(|(_, (_, modules))| modules.contains(&module))
+        .map(|(i, (name, _))| (i, *name))
+}
+
+/// The first two words of a `crate::` path (`commands::setup`), or one
+/// for a path to an item (`ExitStatus`).
+fn head_of(path: &str) -> String {
+    let word = |s: &str| -> String {
+        s.chars()
+            .take_while(|c| c.is_ascii_lowercase() || *c == '_')
+            .collect()
+    };
+    let first = word(path);
+    let second = path[first.len()..]
+        .strip_prefix("::")
+        .map(word)
+        .unwrap_or_default();
+    if first.is_empty() || second.is_empty() {
+        first
+    } else {
+        format!("{first}::{second}")
+    }
+}
+
+#[test]
+fn every_folder_and_file_has_a_stage_and_no_stage_imports_one_above_it() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    // Every folder and file at the top has its stage.
+    let mut unplaced = Vec::new();
+    for entry in fs::read_dir(&src).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+        let module = path.is_dir() || path.extension().is_some_and(|e| e == "rs");
+        if module && !matches!(name.as_str(), "lib" | "main") && stage_of(&name).is_none() {
+            unplaced.push(name);
+        }
+    }
+    assert!(
+        unplaced.is_empty(),
+        "modules with no stage in tests/it/layout.rs's STAGES: {unplaced:?}"
+    );
+    // Every import of every file goes down, or stays in its stage.
+    let mut up = Vec::new();
+    let mut used = BTreeSet::new();
+    let mut stack = vec![src.clone()];
+    while let Some(dir) = stack.pop() {
+        for entry in fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+                continue;
+            }
+            if path.extension().is_none_or(|e| e != "rs") {
+                continue;
+            }
+            let rel = path.strip_prefix(&src).unwrap();
+            let top = rel.iter().next().unwrap().to_string_lossy();
+            let top = top.trim_end_matches(".rs");
+            if matches!(top, "lib" | "main") {
+                continue;
+            }
+            let (from, from_name) = stage_of(top).unwrap();
+            for path in crate_paths(&fs::read_to_string(src.join(rel)).unwrap()) {
+                let head = head_of(&path);
+                let target = head.split("::").next().unwrap_or_default();
+                let Some((to, to_name)) = stage_of(target) else {
+                    continue;
+                };
+                if to <= from {
+                    continue;
+                }
+                if ALLOWED_UP.contains(&(top, head.as_str())) {
+                    used.insert((top.to_owned(), head.clone()));
+                    continue;
+                }
+                up.push(format!(
+                    "`src/{}` imports `crate::{head}`: {top} ({from_name}) -> {target} ({to_name}) is an arrow up",
+                    rel.display()
+                ));
+            }
+        }
+    }
+    up.sort();
+    up.dedup();
+    assert!(up.is_empty(), "arrows up:\n{}", up.join("\n"));
+    for (from, to) in ALLOWED_UP {
+        assert!(
+            used.contains(&((*from).to_owned(), (*to).to_owned())),
+            "the arrow `{from} -> {to}` is gone: take it off ALLOWED_UP in tests/it/layout.rs"
+        );
+    }
+}
+
+/// The check itself: an import up is named with its file and stages, an
+/// import down is not.
+#[test]
+fn an_arrow_up_is_named() {
+    assert_eq!(head_of("commands::setup::put_back"), "commands::setup");
+    assert_eq!(head_of("ExitStatus"), "");
+    assert_eq!(head_of("exit::ExitStatus"), "exit");
+    assert_eq!(head_of("commands as _;\nfn f() {}"), "commands");
+    let classify = stage_of("classify").unwrap().0;
+    assert!(
+        stage_of("verify").unwrap().0 > classify,
+        "verify is above classify"
+    );
+    assert!(
+        stage_of("config").unwrap().0 < classify,
+        "config is below classify"
+    );
+    assert!(stage_of("doors").unwrap().0 < stage_of("commands").unwrap().0);
+    let heads: Vec<String> = crate_paths(
+        "use crate::{exit::ExitStatus, interact::ui};\nfn f() { crate::verify::verdict::combine(&[]); }",
+    )
+    .iter()
+    .map(|p| head_of(p))
+    .collect();
+    assert_eq!(heads, ["exit", "interact::ui", "verify::verdict"]);
 }

@@ -13,6 +13,7 @@ mod undo_corpus;
 
 mod abbreviations;
 mod agent;
+mod agent_settings;
 mod ai;
 mod any_tool;
 mod bad_input;

@@ -458,3 +458,142 @@ fn a_staged_submodule_is_judged_by_its_path() {
     );
     refused(&env, "ci_config", ".github/workflows/deploy");
 }
+
+/// `env` with `work/` made again in `format` (`reftable` or `sha256`):
+/// repositories libgit2 cannot open.
+fn unopenable(format: &str) -> TestEnv {
+    let env = TestEnv::new();
+    let base = env.base();
+    fs::remove_dir_all(&env.work).unwrap();
+    let init = if format == "sha256" {
+        "--object-format=sha256"
+    } else {
+        "--ref-format=reftable"
+    };
+    env.git(&base, &["init", "-q", init, "-b", "main", "work"]);
+    env.commit(&env.work, "README.md", "first");
+    env
+}
+
+/// Repositories libgit2 cannot open (reftable refs, SHA-256 objects) or
+/// whose index it cannot read (a split index): the
+/// staged change is read with the git command line, judged as anywhere
+/// else (issue 39 item 5; before, such a commit was not checked at all).
+#[test]
+fn a_repository_libgit2_cannot_open_is_read_with_the_git_command_line() {
+    for format in ["reftable", "sha256"] {
+        let env = unopenable(format);
+        env.write_config(BLOCK);
+        env.install();
+        write(&env, "src/lib.rs", "pub fn f() {}\n");
+        let (out, moved) = commit(&env);
+        assert_eq!(out.code, 0, "{format}: {}", out.stderr);
+        assert!(moved, "{format}: a routine commit goes through");
+        assert!(env.audit().is_empty(), "{format}: and leaves no line");
+        write(
+            &env,
+            "db/migrations/002_cleanup.sql",
+            "-- cleanup\nALTER TABLE users ADD x int;\nDROP TABLE sessions;\n",
+        );
+        refused(
+            &env,
+            "destructive_sql",
+            "`db/migrations/002_cleanup.sql` line 3",
+        );
+        let record = env.last_audit();
+        assert_eq!(record["risk_tier"], "critical", "{format}: {record}");
+        assert!(
+            record["warnings"][0]
+                .as_str()
+                .is_some_and(|w| w.contains("read with the git command line")),
+            "{format}: {record}"
+        );
+        env.git(&env.work, &["reset", "-q"]);
+        write(&env, ".env", "API_TOKEN=abc\n");
+        refused(&env, "credential_file", "credential file `.env`");
+    }
+    // A split index, which libgit2 cannot read: the same.
+    let env = guarded();
+    env.git(&env.work, &["update-index", "--split-index"]);
+    write(&env, "deploy/id_rsa", "key\n");
+    refused(&env, "credential_file", "credential file `deploy/id_rsa`");
+    let record = env.last_audit();
+    assert!(
+        record["warnings"][0]
+            .as_str()
+            .is_some_and(|w| w.contains("read with the git command line")),
+        "{record}"
+    );
+}
+
+/// A repository neither git2 nor git can read, for the pre-commit door:
+/// refs in reftable (libgit2 cannot open it) and, in the hook, a `git`
+/// that reads nothing (git puts its exec path first on its hooks' PATH).
+/// Nothing is measured, so the commit is judged at least high, as the
+/// other doors judge what they cannot measure, and the decision table's
+/// row decides it: without a verdict, allowed with a warning; with a
+/// verifier that blocks, refused. The audit line says why either way
+/// (issue 39 item 5; before, pre-commit let every such commit through
+/// unlogged).
+#[test]
+fn a_repository_nothing_can_read_is_judged_at_least_high() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let env = unopenable("reftable");
+    env.install();
+    let blind = env.base().join("blind");
+    fs::create_dir_all(&blind).unwrap();
+    let git = blind.join("git");
+    fs::write(
+        &git,
+        "#!/bin/sh\necho 'fatal: this git reads nothing' >&2\nexit 128\n",
+    )
+    .unwrap();
+    fs::set_permissions(&git, fs::Permissions::from_mode(0o755)).unwrap();
+    let commit_blind = |env: &TestEnv| {
+        let before = env.rev(&env.work, "HEAD");
+        let out = crate::support::Out::from_output(
+            env.cmd("setsid", &env.work)
+                .args(["-w", "git", "commit", "-q", "-m", "change"])
+                .env("GIT_EXEC_PATH", &blind)
+                .output()
+                .unwrap(),
+        );
+        (out, env.rev(&env.work, "HEAD") != before)
+    };
+    let said = "neither git2 nor git can read this repository";
+
+    // No verifier: the table's "high, no verdict" row for nobody at a
+    // terminal allows it, with a warning, and logs it.
+    write(&env, "notes.txt", "a harmless line\n");
+    let (out, moved) = commit_blind(&env);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(moved);
+    assert!(out.stderr.contains(said), "{}", out.stderr);
+    let record = env.last_audit_of("pre-commit");
+    assert_eq!(record["operation_type"], "commit");
+    assert_eq!(record["risk_tier"], "high", "{record}");
+    assert_eq!(record["decision"], "allowed", "{record}");
+    assert_eq!(record["result"], "unavailable", "{record}");
+    assert_eq!(record["refs"][0]["rule"], "unmeasured", "{record}");
+    assert!(
+        record["warnings"][0]
+            .as_str()
+            .is_some_and(|w| w.contains(said)),
+        "{record}"
+    );
+
+    // A verifier that blocks: refused, as a push nothing could measure is.
+    env.write_config(&env.verifier(
+        "judge",
+        &crate::support::verdict_body("fail"),
+        "blocking = true",
+    ));
+    write(&env, "notes.txt", "another harmless line\n");
+    let (out, moved) = commit_blind(&env);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(!moved, "a refused commit records nothing");
+    let record = env.last_audit_of("pre-commit");
+    assert_eq!(record["risk_tier"], "high", "{record}");
+    assert_eq!(record["decision"], "refused", "{record}");
+    assert_eq!(record["refs"][0]["rule"], "unmeasured", "{record}");
+}

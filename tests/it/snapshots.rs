@@ -114,7 +114,8 @@ fn the_verifier_context() {
     let op = command_op();
     let mut view = op.view(Path::new("/work/repo"));
     view.id = "0123456789ab".into();
-    let context = vouch::verify::programs::context(&op, &view);
+    let context =
+        vouch::verify::programs::context(&op, &view, vouch::interact::report::describe(&op));
     insta::assert_json_snapshot!(context, {".vouch_version" => "[version]"});
 }
 

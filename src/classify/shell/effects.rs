@@ -7,8 +7,8 @@
 //! that is not read-only, an unknown program, a redirection into the work
 //! tree) would run in a state nobody measured: its rule's tier stands.
 
+use super::facts::Facts;
 use super::parse::SimpleCommand;
-use super::rules::Facts;
 use crate::input::hooks::GitCommand;
 
 /// Git subcommands that never change refs, the index, the stash or the work

@@ -121,6 +121,7 @@
 
 mod checks;
 mod effects;
+mod facts;
 mod lex;
 pub mod parse;
 pub mod rules;
@@ -128,11 +129,13 @@ pub mod rules;
 use std::collections::HashSet;
 use std::path::PathBuf;
 
+pub use crate::config::rule::{FactsKind, RuleError, RuleSpec};
+pub use facts::Facts;
 pub use parse::{
     GitCall, MAX_DEPTH, ParseProblem, Parsed, ScriptReader, SimpleCommand, no_scripts, parse,
     parse_with,
 };
-pub use rules::{Facts, FactsKind, RuleError, RuleSpec, Rules};
+pub use rules::Rules;
 
 use rules::{Matched, Unknown};
 
@@ -244,7 +247,7 @@ pub fn classify_with(
             operands: parse::args_unknown(command),
         };
         for (spec, supposed) in matching(rules, command, unknown) {
-            let facts = spec.facts.and_then(|kind| rules::facts(kind, command));
+            let facts = spec.facts.and_then(|kind| facts::facts(kind, command));
             // Facts measured on names only known at run time describe
             // something else: not measured, the worst case stands.
             let unseen = supposed.is_some()

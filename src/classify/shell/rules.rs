@@ -3,127 +3,20 @@
 //! The built-in rules live in `rules.toml` next to this file; `build.rs`
 //! turns them into Rust statics, split into words and indexed by program
 //! name. User rules use the same format (see the [`super`] module
-//! documentation for the pattern language). Matching a command looks up only
-//! the rules whose program can match, compiles those not compiled yet, and
-//! builds one small `Subject`. Globs made of `*`, `?`, ASCII classes and
-//! `{a,b}` groups are matched byte by byte (exactly as globset's regex would
-//! match them, tested against it); globset compiles the rest.
+//! documentation for the pattern language), read and compiled by
+//! [`crate::config::rule`]. Matching a command looks up only the rules
+//! whose program can match, compiles those not compiled yet, and builds one
+//! small `Subject`.
 
 use std::cell::OnceCell;
 use std::collections::HashMap;
-use std::path::Path;
 use std::sync::OnceLock;
 
-use globset::{GlobBuilder, GlobMatcher};
-use serde::Deserialize;
-
 use super::parse::{SimpleCommand, basename};
-use crate::glob::{Tok, simple_glob, wildcard};
+use crate::config::rule::{
+    Cond, FactsKind, Item, Rule, RuleError, RuleSpec, compile, compile_spec, fold, folds_to,
+};
 use crate::vocab::Tier;
-
-/// One rule as written in TOML (`[[rules]]`).
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
-pub struct RuleSpec {
-    /// The words to match: the program, then options, positional globs and
-    /// the other elements of the pattern language.
-    pub pattern: String,
-    /// The tier of a command that matches.
-    pub tier: Tier,
-    /// Why, in a few words; shown to the person and the verifier.
-    pub reason: String,
-    /// Positional and `=`/`<`/`>` globs ignore case, and runs of whitespace
-    /// count as one space (for SQL and other text arguments).
-    #[serde(default)]
-    pub ignore_case: bool,
-    /// The rule does not apply when every positional argument not used by
-    /// the pattern matches one of these globs (and none come from stdin).
-    #[serde(default)]
-    pub allow_args: Vec<String>,
-    /// The rule applies only when the command ran through one of these
-    /// wrappers (`sudo`, `doas`, ...).
-    #[serde(default)]
-    pub via: Vec<String>,
-    /// What the adapter should measure in the real repository.
-    #[serde(default)]
-    pub facts: Option<FactsKind>,
-}
-
-/// What the adapter should measure before settling on a tier.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum FactsKind {
-    /// Uncommitted changes in the work tree (a clean tree makes it harmless).
-    Worktree,
-    /// The pre-push facts of SPEC 2.1 (protected ref, remote commits unseen).
-    Push,
-    /// Commits on the branch that are on no other ref (SPEC 2.2).
-    Branch,
-    /// The stash entries that would be lost.
-    Stash,
-    /// Whether the tags named exist before the command.
-    Tag,
-}
-
-/// The facts hint of a match, with the pieces of the command the adapter needs.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Facts {
-    /// Measure uncommitted changes: `target` is the commit or branch named
-    /// (`reset --hard <target>`, `checkout <target> -- ...`), `paths` the
-    /// paths named (`checkout -- <paths>`, `restore <paths>`, `clean <paths>`).
-    Worktree {
-        /// The revision named, if any.
-        target: Option<String>,
-        /// The paths named, if any (none means the whole tree).
-        paths: Vec<String>,
-    },
-    /// Measure the push: the remote (name or URL) and the refspecs.
-    Push {
-        /// The remote, if named.
-        remote: Option<String>,
-        /// The refspecs, as written (`+main`, `:old`, `HEAD:main`).
-        refspecs: Vec<String>,
-    },
-    /// Measure the branches: those named (for `branch -f`, the branch and
-    /// then its new start point).
-    Branch {
-        /// The branch names.
-        names: Vec<String>,
-    },
-    /// Measure the tags named: which exist before the command.
-    Tag {
-        /// The tag names.
-        names: Vec<String>,
-    },
-    /// Measure the stash: the entries named (none means the newest, or all
-    /// for `clear`).
-    Stash {
-        /// The entries (`stash@{1}`).
-        entries: Vec<String>,
-    },
-}
-
-/// A rule that failed to compile.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("invalid rule pattern `{pattern}`: {message}")]
-pub struct RuleError {
-    /// The pattern as written.
-    pub pattern: String,
-    /// What is wrong and what is accepted.
-    pub message: String,
-}
-
-const ACCEPTED: &str = "a pattern is the program (a glob on the basename) followed by \
-     words: `-f` (short flags), `--force` or `--force=GLOB` (long options), `--` (end of options), \
-     `=GLOB` (any argument word), `<GLOB` (stdin data), `>GLOB` (an output redirection), \
-     or a positional GLOB; `!` in front negates a word and `|` joins alternatives";
-
-#[cfg(test)]
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RuleFile {
-    rules: Vec<RuleSpec>,
-}
 
 /// One built-in rule, as `build.rs` writes it from `rules.toml`: the fields
 /// of its [`RuleSpec`], the pattern already split into words, and what the
@@ -199,190 +92,6 @@ pub(crate) struct Unknown {
     pub operands: bool,
 }
 
-impl FactsKind {
-    /// True when facts of this kind can raise a match above its rule's
-    /// tier (commits on no other ref that a branch deletion or a push
-    /// would lose): without them, the worst they could show is critical.
-    pub(crate) fn may_raise(self) -> bool {
-        matches!(self, Self::Branch | Self::Push)
-    }
-}
-
-impl Facts {
-    /// True when a piece the adapter would measure is only known when the
-    /// command runs (`git branch -D "$b"`, `git push origin $(cat ref)`):
-    /// measuring the text as written would describe something else.
-    pub fn names_unknown(&self) -> bool {
-        let unknown = |s: &String| s.contains(['$', '`']);
-        match self {
-            Self::Worktree { target, paths } => {
-                target.as_ref().is_some_and(unknown) || paths.iter().any(unknown)
-            }
-            Self::Push { remote, refspecs } => {
-                remote.as_ref().is_some_and(unknown) || refspecs.iter().any(unknown)
-            }
-            Self::Branch { names } | Self::Tag { names } => names.iter().any(unknown),
-            Self::Stash { entries } => entries.iter().any(unknown),
-        }
-    }
-}
-
-/// A compiled glob or literal.
-#[derive(Debug, Clone)]
-enum Pat {
-    Any,
-    Literal(String),
-    /// A glob of `*` and single-byte atoms: one of these alternatives (the
-    /// `{a,b}` groups expanded) matches, as globset's regex would.
-    Simple {
-        alts: Vec<Vec<Tok>>,
-        ic: bool,
-        /// The glob, as globset would be given it.
-        #[cfg_attr(
-            not(test),
-            expect(dead_code, reason = "the tests compare the matcher with globset")
-        )]
-        text: String,
-    },
-    Glob(GlobMatcher),
-}
-
-impl Pat {
-    fn new(text: &str, ignore_case: bool) -> Result<Self, String> {
-        if text == "*" {
-            return Ok(Self::Any);
-        }
-        if !text.contains(['*', '?', '[', '{', '\\']) {
-            return Ok(Self::Literal(if ignore_case {
-                fold(text)
-            } else {
-                text.to_owned()
-            }));
-        }
-        let text = if ignore_case {
-            fold(text)
-        } else {
-            text.to_owned()
-        };
-        if let Some(alts) = simple_glob(&text, ignore_case) {
-            return Ok(Self::Simple {
-                alts,
-                ic: ignore_case,
-                text,
-            });
-        }
-        Self::globset(&text, ignore_case)
-    }
-
-    /// The glob compiled by globset (to a regex): what [`Pat::Simple`]
-    /// stands in for, and the reading of every glob it cannot take.
-    fn globset(text: &str, ignore_case: bool) -> Result<Self, String> {
-        GlobBuilder::new(text)
-            .case_insensitive(ignore_case)
-            .literal_separator(false)
-            .empty_alternates(true)
-            .build()
-            .map(|g| Self::Glob(g.compile_matcher()))
-            .map_err(|e| format!("bad glob `{text}`: {e}"))
-    }
-
-    fn is_match(&self, text: &str) -> bool {
-        match self {
-            Self::Any => true,
-            Self::Literal(l) => l == text,
-            Self::Simple { alts, ic, .. } => alts.iter().any(|a| wildcard(a, text.as_bytes(), *ic)),
-            Self::Glob(g) => g.is_match(Path::new(text)),
-        }
-    }
-}
-
-/// True when [`fold`] of `text` is `folded`, without building it.
-fn folds_to(text: &str, folded: &str) -> bool {
-    text.split_whitespace()
-        .enumerate()
-        .flat_map(|(i, word)| {
-            (i > 0)
-                .then_some(' ')
-                .into_iter()
-                .chain(word.chars().flat_map(char::to_lowercase))
-        })
-        .eq(folded.chars())
-}
-
-/// Lowercases and collapses whitespace runs into one space.
-fn fold(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut space = false;
-    for c in text.trim().chars() {
-        if c.is_whitespace() {
-            space = true;
-            continue;
-        }
-        if space {
-            out.push(' ');
-            space = false;
-        }
-        out.extend(c.to_lowercase());
-    }
-    out
-}
-
-/// One condition that must hold (or, negated, must not).
-#[derive(Debug, Clone)]
-enum Cond {
-    /// All these short flags are present.
-    Short(Vec<char>),
-    /// A long option is present, optionally with a value matching; `glob`
-    /// is set when the name itself is a glob (`--remove-*`).
-    Long {
-        name: String,
-        glob: Option<Pat>,
-        value: Option<Pat>,
-    },
-    /// `--` is present.
-    DashDash,
-    /// Some argument word matches.
-    Exact(Pat),
-    /// Some positional argument matches (only in negations).
-    Positional(Pat),
-    /// The stdin data matches.
-    Stdin(Pat),
-    /// Some output redirection target matches.
-    Output(Pat),
-}
-
-#[derive(Debug, Clone)]
-enum Item {
-    /// The next positional argument (in order) matching one of these.
-    Positional(Vec<Pat>),
-    /// One of these conditions holds (`negated`: none holds).
-    Present { any: Vec<Cond>, negated: bool },
-}
-
-#[derive(Debug, Clone)]
-struct Rule {
-    ignore_case: bool,
-    program: Vec<Pat>,
-    items: Vec<Item>,
-    allow_args: Vec<Pat>,
-    via: Vec<Pat>,
-}
-
-/// A user rule, compiled.
-fn compile_spec(spec: &RuleSpec) -> Result<Rule, RuleError> {
-    let words = shell_words::split(&spec.pattern).map_err(|e| RuleError {
-        pattern: spec.pattern.clone(),
-        message: format!("{e}; {ACCEPTED}"),
-    })?;
-    compile(
-        &spec.pattern,
-        &words,
-        spec.ignore_case,
-        &spec.allow_args,
-        &spec.via,
-    )
-}
-
 /// A built-in rule, compiled.
 fn compile_builtin(builtin: &Builtin) -> Result<Rule, RuleError> {
     compile(
@@ -392,115 +101,6 @@ fn compile_builtin(builtin: &Builtin) -> Result<Rule, RuleError> {
         builtin.allow_args,
         builtin.via,
     )
-}
-
-/// Compiles the `words` of `pattern` (split as a shell would).
-fn compile<W: AsRef<str>, G: AsRef<str>>(
-    pattern: &str,
-    words: &[W],
-    ic: bool,
-    allow_args: &[G],
-    via: &[G],
-) -> Result<Rule, RuleError> {
-    let error = |message: String| RuleError {
-        pattern: pattern.to_owned(),
-        message,
-    };
-    let Some((program, rest)) = words.split_first() else {
-        return Err(error(format!("the pattern is empty; {ACCEPTED}")));
-    };
-    let program = program.as_ref();
-    if program.starts_with(['!', '-', '=', '<', '>']) {
-        return Err(error(format!(
-            "the first word must be the program, not `{program}`; {ACCEPTED}"
-        )));
-    }
-    let program = program
-        .split('|')
-        .map(|p| Pat::new(p, false))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(error)?;
-    let mut items = Vec::new();
-    for word in rest {
-        let word = word.as_ref();
-        let (negated, body) = match word.strip_prefix('!') {
-            Some(body) => (true, body),
-            None => (false, word),
-        };
-        let mut positional = Vec::new();
-        let mut any = Vec::new();
-        for alt in body.split('|') {
-            if alt.is_empty() {
-                return Err(error(format!("empty alternative in `{word}`; {ACCEPTED}")));
-            }
-            if alt == "--" {
-                any.push(Cond::DashDash);
-            } else if let Some(long) = alt.strip_prefix("--") {
-                let (name, value) = match long.split_once('=') {
-                    Some((n, v)) => (n, Some(Pat::new(v, ic).map_err(error)?)),
-                    None => (long, None),
-                };
-                let glob = if name.contains(['*', '?', '[', '{']) {
-                    Some(Pat::new(name, false).map_err(error)?)
-                } else {
-                    None
-                };
-                any.push(Cond::Long {
-                    name: name.to_owned(),
-                    glob,
-                    value,
-                });
-            } else if let Some(letters) = alt.strip_prefix('-') {
-                if letters.is_empty() {
-                    return Err(error(format!(
-                        "`-` alone is not an option; write `[-]` to match a `-` argument; {ACCEPTED}"
-                    )));
-                }
-                any.push(Cond::Short(letters.chars().collect()));
-            } else if let Some(glob) = alt.strip_prefix('=') {
-                any.push(Cond::Exact(Pat::new(glob, ic).map_err(error)?));
-            } else if let Some(glob) = alt.strip_prefix('<') {
-                any.push(Cond::Stdin(Pat::new(glob, ic).map_err(error)?));
-            } else if let Some(glob) = alt.strip_prefix('>') {
-                any.push(Cond::Output(Pat::new(glob, ic).map_err(error)?));
-            } else {
-                positional.push(Pat::new(alt, ic).map_err(error)?);
-            }
-        }
-        if !positional.is_empty() && !any.is_empty() {
-            return Err(error(format!(
-                "`{word}` mixes positional globs with options or `=`/`<`/`>` words; {ACCEPTED}"
-            )));
-        }
-        if negated {
-            any.extend(positional.into_iter().map(Cond::Positional));
-            items.push(Item::Present { any, negated: true });
-        } else if positional.is_empty() {
-            items.push(Item::Present {
-                any,
-                negated: false,
-            });
-        } else {
-            items.push(Item::Positional(positional));
-        }
-    }
-    let allow_args = allow_args
-        .iter()
-        .map(|g| Pat::new(g.as_ref(), ic))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(error)?;
-    let via = via
-        .iter()
-        .map(|g| Pat::new(g.as_ref(), false))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(error)?;
-    Ok(Rule {
-        ignore_case: ic,
-        program,
-        items,
-        allow_args,
-        via,
-    })
 }
 
 impl Builtin {
@@ -935,118 +535,21 @@ impl<'a> Subject<'a> {
     }
 }
 
-/// The pieces of a git command the adapter needs for `kind`; `None` when
-/// the command is not git.
-pub(crate) fn facts(kind: FactsKind, command: &SimpleCommand) -> Option<Facts> {
-    if command.program() != "git" || command.argv.len() < 2 {
-        return None;
-    }
-    let sub = command.argv[1].as_str();
-    let args = &command.argv[2..];
-    let value_options: &[&str] = match sub {
-        "push" => &["-o", "--push-option", "--repo", "--receive-pack", "--exec"],
-        "restore" => &["-s", "--source"],
-        "checkout" | "switch" => &["-b", "-B", "-c", "-C", "--orphan"],
-        "clean" => &["-e", "--exclude"],
-        "branch" => &["-u", "--set-upstream-to"],
-        "stash" => &["-m", "--message"],
-        _ => &[],
-    };
-    let mut before: Vec<String> = Vec::new();
-    let mut after = Vec::new();
-    let mut dashdash = false;
-    let mut source = None;
-    let mut i = 0;
-    while let Some(arg) = args.get(i) {
-        i += 1;
-        if dashdash {
-            after.push(arg.clone());
-        } else if arg == "--" {
-            dashdash = true;
-        } else if arg.starts_with('-') && arg.len() > 1 {
-            if let Some(v) = arg.strip_prefix("--source=") {
-                source = Some(v.to_owned());
-            }
-            if value_options.contains(&arg.as_str()) {
-                if matches!(arg.as_str(), "-s" | "--source") {
-                    source = args.get(i).cloned();
-                }
-                // `checkout -B <branch>`, `switch -C <branch>`: the value is
-                // the branch that is reset.
-                if matches!(arg.as_str(), "-B" | "-C")
-                    && let Some(branch) = args.get(i)
-                {
-                    before.push(branch.clone());
-                }
-                i += 1;
-            }
-        } else {
-            before.push(arg.clone());
-        }
-    }
-    Some(match kind {
-        FactsKind::Worktree => match sub {
-            "restore" => Facts::Worktree {
-                target: source,
-                paths: before.into_iter().chain(after).collect(),
-            },
-            "clean" | "rm" => Facts::Worktree {
-                target: None,
-                paths: before.into_iter().chain(after).collect(),
-            },
-            "worktree" | "submodule" => Facts::Worktree {
-                target: None,
-                paths: before.into_iter().skip(1).chain(after).collect(),
-            },
-            "checkout"
-                if !dashdash
-                    && before
-                        .iter()
-                        .any(|p| p == "." || p.contains(['*', '?', '/'])) =>
-            {
-                // `checkout [<rev>] <paths>`: a first word that is not
-                // path-like, followed by more, is the revision.
-                let path_like = |p: &String| p == "." || p.contains(['*', '?', '/']);
-                let target = (before.len() > 1 && !path_like(&before[0])).then(|| before.remove(0));
-                Facts::Worktree {
-                    target,
-                    paths: before,
-                }
-            }
-            _ => {
-                let mut before = before.into_iter();
-                let target = before.next();
-                Facts::Worktree {
-                    target,
-                    paths: before.chain(after).collect(),
-                }
-            }
-        },
-        FactsKind::Push => {
-            let mut words = before.into_iter().chain(after);
-            Facts::Push {
-                remote: words.next(),
-                refspecs: words.collect(),
-            }
-        }
-        FactsKind::Branch => Facts::Branch {
-            names: before.into_iter().chain(after).collect(),
-        },
-        FactsKind::Tag => Facts::Tag {
-            names: before.into_iter().chain(after).collect(),
-        },
-        FactsKind::Stash => Facts::Stash {
-            entries: before
-                .into_iter()
-                .filter(|w| !matches!(w.as_str(), "drop" | "clear"))
-                .collect(),
-        },
-    })
-}
-
 #[cfg(test)]
 mod tests {
+    use std::path::Path;
+
+    use serde::Deserialize;
+
     use super::*;
+    use crate::config::rule::Pat;
+    use crate::glob::{Tok, simple_glob};
+
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct RuleFile {
+        rules: Vec<RuleSpec>,
+    }
 
     fn spec(pattern: &str) -> RuleSpec {
         RuleSpec {
@@ -1203,27 +706,6 @@ mod tests {
                     )),
                     "{}",
                     b.pattern
-                );
-            }
-        }
-    }
-
-    #[test]
-    fn folds_to_is_fold() {
-        for text in [
-            "",
-            " ",
-            "Core.HooksPath",
-            "  DROP \t\n TABLE  x ",
-            "ΣΑΣ",
-            "İx",
-            "a b",
-        ] {
-            for folded in [fold(text), fold(text) + " ", "x".to_owned(), String::new()] {
-                assert_eq!(
-                    folds_to(text, &folded),
-                    fold(text) == folded,
-                    "{text:?} {folded:?}"
                 );
             }
         }
@@ -1429,84 +911,5 @@ mod tests {
         let mut xargs = command(&["rm", "-rf"]);
         xargs.args_from_stdin = true;
         assert!(Subject::new(&xargs).matches(&rule, Unknown::default()));
-    }
-
-    #[test]
-    fn bad_patterns_are_named() {
-        let error = Rules::with_user(&[spec("!git push")]).expect_err("negated program");
-        assert!(error.to_string().contains("`!git push`"), "{error}");
-        let error = Rules::with_user(&[spec("git push -f|main")]).expect_err("mixed");
-        assert!(error.to_string().contains("mixes positional"), "{error}");
-        let error = Rules::with_user(&[spec("git push [z-a]")]).expect_err("bad glob");
-        assert!(error.to_string().contains("bad glob"), "{error}");
-        let error = Rules::with_user(&[spec("")]).expect_err("empty");
-        assert!(error.to_string().contains("empty"), "{error}");
-    }
-
-    #[test]
-    fn rule_specs_deny_unknown_fields() {
-        let result: Result<RuleFile, _> = toml::from_str(
-            "[[rules]]\npattern = \"x\"\ntier = \"high\"\nreason = \"r\"\nbogus = 1\n",
-        );
-        assert!(result.is_err());
-    }
-
-    #[test]
-    fn facts_pick_the_pieces() {
-        let f = |argv: &[&str], kind| facts(kind, &command(argv));
-        assert_eq!(
-            f(
-                &["git", "push", "-o", "ci.skip", "--force", "origin", "+main"],
-                FactsKind::Push
-            ),
-            Some(Facts::Push {
-                remote: Some("origin".to_owned()),
-                refspecs: vec!["+main".to_owned()]
-            })
-        );
-        assert_eq!(
-            f(&["git", "reset", "--hard", "HEAD~2"], FactsKind::Worktree),
-            Some(Facts::Worktree {
-                target: Some("HEAD~2".to_owned()),
-                paths: vec![]
-            })
-        );
-        assert_eq!(
-            f(&["git", "checkout", "--", "a", "b"], FactsKind::Worktree),
-            Some(Facts::Worktree {
-                target: None,
-                paths: vec!["a".to_owned(), "b".to_owned()]
-            })
-        );
-        assert_eq!(
-            f(
-                &["git", "restore", "--source=HEAD~1", "src"],
-                FactsKind::Worktree
-            ),
-            Some(Facts::Worktree {
-                target: Some("HEAD~1".to_owned()),
-                paths: vec!["src".to_owned()]
-            })
-        );
-        assert_eq!(
-            f(&["git", "branch", "-D", "a", "b"], FactsKind::Branch),
-            Some(Facts::Branch {
-                names: vec!["a".to_owned(), "b".to_owned()]
-            })
-        );
-        assert_eq!(
-            f(&["git", "stash", "drop", "stash@{1}"], FactsKind::Stash),
-            Some(Facts::Stash {
-                entries: vec!["stash@{1}".to_owned()]
-            })
-        );
-        assert_eq!(
-            f(&["git", "checkout", "HEAD~1", "."], FactsKind::Worktree),
-            Some(Facts::Worktree {
-                target: Some("HEAD~1".to_owned()),
-                paths: vec![".".to_owned()]
-            })
-        );
-        assert_eq!(f(&["rm", "-rf", "x"], FactsKind::Worktree), None);
     }
 }

@@ -15,60 +15,7 @@ use serde_json::{Value, json};
 
 pub use crate::verify::verdict::{Answer, Part, StopKind};
 
-/// The wire format a provider speaks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Kind {
-    /// Anthropic Messages API.
-    Anthropic,
-    /// OpenAI Chat Completions.
-    Openai,
-    /// Google Gemini `generateContent`.
-    Google,
-    /// Any server speaking OpenAI Chat Completions (Ollama, vLLM, LM Studio,
-    /// llama.cpp, OpenRouter).
-    OpenaiCompatible,
-}
-
-impl Kind {
-    /// The name used in config.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Anthropic => "anthropic",
-            Self::Openai => "openai",
-            Self::Google => "google",
-            Self::OpenaiCompatible => "openai-compatible",
-        }
-    }
-}
-
-/// A secret (an API key): never printed, never logged.
-#[derive(Clone, PartialEq, Eq)]
-pub struct Secret(String);
-
-impl Secret {
-    /// Wraps a key.
-    pub fn new(key: String) -> Self {
-        Self(key)
-    }
-
-    /// The key itself, for the one header that carries it.
-    pub fn expose(&self) -> &str {
-        &self.0
-    }
-}
-
-impl fmt::Debug for Secret {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("****")
-    }
-}
-
-impl fmt::Display for Secret {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("****")
-    }
-}
+pub use crate::config::provider::{Kind, Secret};
 
 /// One HTTP request, ready to send.
 #[derive(Debug, Clone)]
