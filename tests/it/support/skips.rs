@@ -27,6 +27,7 @@ const INSTALLS: &[(&str, &str)] = &[
     ("man", "apt install man-db"),
     ("node", "apt install nodejs"),
     ("rsync", "apt install rsync"),
+    ("ps", "apt install procps"),
     ("as", "apt install binutils"),
     ("nginx", "apt install nginx"),
     ("fcgiwrap", "apt install fcgiwrap"),
