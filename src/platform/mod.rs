@@ -148,7 +148,16 @@ mod tests {
             .spawn()
             .expect("sh runs");
         let pid = child.id();
-        let argv = cmdline(pid);
+        // The spawn returns once the exec has begun: the new command line
+        // is in place a moment later.
+        let mut argv = cmdline(pid);
+        for _ in 0..400 {
+            if argv.as_ref().is_some_and(|a| a.len() > 1) {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(5));
+            argv = cmdline(pid);
+        }
         drop(child.stdin.take());
         child.wait().ok();
         let argv = argv.expect("the child's command line");
