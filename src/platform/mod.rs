@@ -171,7 +171,10 @@ mod tests {
 
     #[test]
     fn words_ended_by_nuls_are_read_as_the_kernel_lays_them_out() {
-        assert_eq!(nul_words(b"git\0commit\0-m\0\0", 9), ["git", "commit", "-m", ""]);
+        assert_eq!(
+            nul_words(b"git\0commit\0-m\0\0", 9),
+            ["git", "commit", "-m", ""]
+        );
         assert_eq!(nul_words(b"git\0push\0", 1), ["git"]);
         assert_eq!(nul_words(b"", 9), Vec::<String>::new());
         assert_eq!(nul_words(b"\0", 9), Vec::<String>::new());
