@@ -127,7 +127,7 @@ fn random_token() -> Option<String> {
 /// started under another name still runs as git (issue 26 item 5).
 ///
 /// Read once per process: the push door's fast path and the whole door
-/// both ask, and on systems without `/proc` each read starts `ps`.
+/// both ask (on a Unix other than Linux and macOS each read starts `ps`).
 pub fn git_ancestor_argv() -> Option<Vec<String>> {
     static ARGV: std::sync::OnceLock<Option<Vec<String>>> = std::sync::OnceLock::new();
     ARGV.get_or_init(read_git_ancestor_argv).clone()

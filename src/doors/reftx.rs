@@ -168,7 +168,17 @@ impl Door for RefTx<'_> {
             .as_ref()
             .is_some_and(|c| c.sub == "commit" && c.has_flag(&["--amend"]));
         let moment = Moment::Hook { amending };
-        let (mut facts, git_dir, root, through_git) = match Repo::open_for_history(&ctx.cwd) {
+        let opened = Repo::open_for_history(&ctx.cwd);
+        // Known by the old values on disk: the packed refs' half of a
+        // deletion carries zeros where the other half names them.
+        let early_memo = opened
+            .as_ref()
+            .ok()
+            .map(|repo| Memo::new(&repo.git_dir(), repo.resolved_lines(&updates).as_bytes()));
+        if early_memo.as_ref().is_some_and(Memo::is_allowed) {
+            return Ok(Judge::Pass);
+        }
+        let (mut facts, git_dir, root, through_git) = match opened {
             Ok(repo) => (
                 repo.local_facts(&updates, moment),
                 repo.git_dir(),
@@ -195,7 +205,7 @@ impl Door for RefTx<'_> {
                 ),
             },
         };
-        let memo = Memo::new(&git_dir, input);
+        let memo = early_memo.unwrap_or_else(|| Memo::new(&git_dir, input));
         // The same lines again in the same git process: the packed-refs half
         // of a deletion, already judged.
         if memo.is_allowed() || facts.refs.is_empty() {
@@ -635,8 +645,11 @@ fn redacted_command(argv: &[String]) -> String {
 }
 
 /// Remembers an allowed transaction for the git process that runs it:
-/// git runs the hook twice with the same lines when a deleted ref is both
-/// loose and packed, and the person is asked once.
+/// git runs the hook twice for one deletion of a packed ref (the packed
+/// refs' transaction inside the other, its lines with zeros for the old
+/// values), and the person is asked once, the loss measured once and one
+/// rescue ref written. Keyed by the lines with the old values read from
+/// disk ([`Repo::resolved_lines`]), so that both halves match.
 struct Memo {
     path: PathBuf,
     key: String,

@@ -149,6 +149,25 @@ impl Repo {
         f
     }
 
+    /// `updates` as lines `<old> <new> <name>`, sorted, each old value
+    /// read from disk where git passed zeros: the two transactions git runs
+    /// to delete a packed ref (the packed refs' own, inside the other, its
+    /// lines with zeros for the old values) read the same, so that the
+    /// second is known as the first again before anything is measured.
+    pub fn resolved_lines(&self, updates: &[RefUpdate]) -> String {
+        let mut lines: Vec<String> = updates
+            .iter()
+            .map(|u| {
+                let old = self
+                    .old_value(u)
+                    .map_or_else(|| u.old.clone(), |o| o.to_string());
+                format!("{old} {} {}\n", u.new, u.name)
+            })
+            .collect();
+        lines.sort_unstable();
+        lines.concat()
+    }
+
     /// The ref's old value: git's, or the value on disk when git passed zeros.
     fn old_value(&self, update: &RefUpdate) -> Option<Oid> {
         if is_zero_oid(&update.old) {

@@ -16,12 +16,7 @@ pub fn parent_of(pid: u32) -> Option<u32> {
 
 pub fn cmdline(pid: u32) -> Option<Vec<String>> {
     let raw = crate::files::read(Path::new(&format!("/proc/{pid}/cmdline"))).ok()?;
-    Some(
-        raw.split(|b| *b == 0)
-            .filter(|a| !a.is_empty())
-            .map(|a| String::from_utf8_lossy(a).into_owned())
-            .collect(),
-    )
+    Some(super::nul_words(&raw, usize::MAX))
 }
 
 pub fn exe(pid: u32) -> Option<PathBuf> {

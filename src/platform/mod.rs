@@ -1,31 +1,40 @@
 //! The one boundary for calls that differ by operating system or CPU
 //! (SPEC 3.1, issue 25): everything else in vouch is portable code.
 //!
-//! Two implementations, chosen at build time:
+//! The process tree (a process's parent, its command line, its executable)
+//! is read from the kernel, without starting a program, through one call
+//! per fact (issue 38 item 1):
 //!
-//! - `linux`: Linux's own interface, `/proc`, for the process tree;
-//! - `portable`: what every Unix has, `ps` (one call for a push, to read
-//!   the `git push` command line; more only on slow paths such as a nested
-//!   run), used on macOS and every other system, and on Linux when built
-//!   with `RUSTFLAGS="--cfg vouch_portable"` so that this code is tested
-//!   here.
+//! - `linux`: `/proc`;
+//! - `macos`: `sysctl(KERN_PROCARGS2)` for the command line and libproc for
+//!   the parent and the executable (the `libc` crate);
+//! - `ps`: every other Unix, `ps` (POSIX), a program per call (about 5 ms
+//!   here). Built on Linux too under `cfg(test)`, so that its reading is
+//!   tested.
 //!
 //! The compiled hook launcher (`crate::install::launcher`, hand-written x86-64
 //! machine code) is an optional layer: [`COMPILED_HOOKS`] says whether this
-//! build may write it; without it hooks are `sh` scripts. No implementation
-//! decides anything the other would not: each only reads the same facts.
+//! build may write it; without it hooks are `sh` scripts. The portable
+//! build (`RUSTFLAGS="--cfg vouch_portable"`) leaves it out, so that the
+//! hooks macOS and ARM get are tested here. No implementation decides
+//! anything another would not: each only reads the same facts.
 
 use std::path::PathBuf;
 
-#[cfg(all(target_os = "linux", not(vouch_portable)))]
+#[cfg(target_os = "linux")]
 mod linux;
-#[cfg(all(target_os = "linux", not(vouch_portable)))]
+#[cfg(target_os = "linux")]
 use linux as imp;
 
-#[cfg(any(not(target_os = "linux"), vouch_portable))]
-mod portable;
-#[cfg(any(not(target_os = "linux"), vouch_portable))]
-use portable as imp;
+#[cfg(target_os = "macos")]
+mod macos;
+#[cfg(target_os = "macos")]
+use macos as imp;
+
+#[cfg(any(test, not(any(target_os = "linux", target_os = "macos"))))]
+mod ps;
+#[cfg(not(any(target_os = "linux", target_os = "macos")))]
+use ps as imp;
 
 /// True when this build writes the compiled hook launcher (x86-64 Linux,
 /// not the portable build); elsewhere hooks are `sh` scripts.
@@ -39,11 +48,12 @@ pub const COMPILED_HOOKS: bool = cfg!(all(
 pub const NAME: &str = imp::NAME;
 
 /// True when [`cmdline`] returns a process's arguments exactly (Linux's
-/// `/proc/<pid>/cmdline`). The portable `ps` joins them with spaces, so an
-/// `argv[0]` that holds spaces (`exec -a "git commit" git reset ...`) reads
-/// as more words: there, the routine shortcuts of the reference-transaction
-/// door can be talked into by a program that names itself so (the agent
-/// door still judges such a command line before it runs).
+/// `/proc/<pid>/cmdline`, macOS's `KERN_PROCARGS2`). `ps` joins them with
+/// spaces, so an `argv[0]` that holds spaces (`exec -a "git commit" git
+/// reset ...`) reads as more words: there, the routine shortcuts of the
+/// reference-transaction door can be talked into by a program that names
+/// itself so (the agent door still judges such a command line before it
+/// runs).
 pub const EXACT_ARGV: bool = imp::EXACT_ARGV;
 
 /// The parent of process `pid`, if it can be read.
@@ -52,8 +62,8 @@ pub fn parent_of(pid: u32) -> Option<u32> {
 }
 
 /// The command line of process `pid`, word by word, if it can be read.
-/// The portable implementation splits what `ps` prints at blanks: a word
-/// holding a blank is read as two.
+/// Where it is read through `ps`, what `ps` prints is split at blanks: a
+/// word holding a blank is read as two.
 pub fn cmdline(pid: u32) -> Option<Vec<String>> {
     imp::cmdline(pid)
 }
@@ -61,6 +71,44 @@ pub fn cmdline(pid: u32) -> Option<Vec<String>> {
 /// The executable file of process `pid`, if it can be read.
 pub fn exe(pid: u32) -> Option<PathBuf> {
     imp::exe(pid)
+}
+
+/// The words of a command line laid out as the kernel keeps it: each
+/// ended by a NUL (`/proc/<pid>/cmdline`, and the arguments in macOS's
+/// `KERN_PROCARGS2`); `count` words at most. Empty words are kept: git
+/// reads `git commit -m ''` as three words and a message.
+#[cfg(any(test, target_os = "linux", target_os = "macos"))]
+fn nul_words(raw: &[u8], count: usize) -> Vec<String> {
+    let raw = raw.strip_suffix(b"\0").unwrap_or(raw);
+    if raw.is_empty() {
+        return Vec::new();
+    }
+    raw.split(|b| *b == 0)
+        .take(count)
+        .map(|a| String::from_utf8_lossy(a).into_owned())
+        .collect()
+}
+
+/// The executable path and the arguments in the bytes macOS's
+/// `sysctl(KERN_PROCARGS2)` returns for a process: its `argc` (a native
+/// `int`), the path it was started from ended by a NUL, NULs up to the
+/// next word boundary, then `argc` arguments each ended by a NUL, then its
+/// environment (not read). `None` for bytes not in that shape.
+#[cfg(any(test, target_os = "macos"))]
+fn procargs2(bytes: &[u8]) -> Option<(PathBuf, Vec<String>)> {
+    use std::os::unix::ffi::OsStrExt;
+    let (count, rest) = bytes.split_first_chunk::<4>()?;
+    let count = usize::try_from(i32::from_ne_bytes(*count)).ok()?;
+    let end = memchr::memchr(0, rest)?;
+    let path = PathBuf::from(std::ffi::OsStr::from_bytes(&rest[..end]));
+    let padded = &rest[end..];
+    let words = &padded[padded.iter().position(|b| *b != 0).unwrap_or(padded.len())..];
+    // The arguments end at the NUL after the `count`-th; the environment follows.
+    let mut cut = 0;
+    for _ in 0..count {
+        cut += memchr::memchr(0, &words[cut..])? + 1;
+    }
+    Some((path, nul_words(&words[..cut], count)))
 }
 
 #[cfg(test)]
@@ -76,6 +124,10 @@ mod tests {
         let exe_name = std::env::current_exe().unwrap();
         let first = std::path::Path::new(&argv[0]);
         assert_eq!(first.file_name(), exe_name.file_name(), "{NAME}: {argv:?}");
+        let own: Vec<String> = std::env::args().collect();
+        if EXACT_ARGV {
+            assert_eq!(argv, own, "{NAME}");
+        }
         assert_eq!(
             exe(me).and_then(|p| p.file_name().map(ToOwned::to_owned)),
             exe_name.file_name().map(ToOwned::to_owned),
@@ -83,5 +135,72 @@ mod tests {
         );
         assert_eq!(parent_of(u32::MAX - 7), None);
         assert_eq!(cmdline(u32::MAX - 7), None);
+    }
+
+    /// A child whose arguments hold a space and an empty word, read by
+    /// this platform's implementation: exactly where [`EXACT_ARGV`] says so.
+    #[test]
+    fn a_childs_command_line_is_read_word_for_word() {
+        // `sh` waits on its input, which this test holds open.
+        let mut child = std::process::Command::new("sh")
+            .args(["-c", "read x", "probe", "", "a b"])
+            .stdin(std::process::Stdio::piped())
+            .spawn()
+            .expect("sh runs");
+        let pid = child.id();
+        // The spawn returns once the exec has begun: the new command line
+        // is in place a moment later.
+        let mut argv = cmdline(pid);
+        for _ in 0..400 {
+            if argv.as_ref().is_some_and(|a| a.len() > 1) {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(5));
+            argv = cmdline(pid);
+        }
+        drop(child.stdin.take());
+        child.wait().ok();
+        let argv = argv.expect("the child's command line");
+        assert!(argv[0].ends_with("sh"), "{NAME}: {argv:?}");
+        if EXACT_ARGV {
+            assert_eq!(argv[1..], ["-c", "read x", "probe", "", "a b"], "{NAME}");
+        } else {
+            assert_eq!(argv[1..], ["-c", "read", "x", "probe", "a", "b"], "{NAME}");
+        }
+    }
+
+    #[test]
+    fn words_ended_by_nuls_are_read_as_the_kernel_lays_them_out() {
+        assert_eq!(
+            nul_words(b"git\0commit\0-m\0\0", 9),
+            ["git", "commit", "-m", ""]
+        );
+        assert_eq!(nul_words(b"git\0push\0", 1), ["git"]);
+        assert_eq!(nul_words(b"", 9), Vec::<String>::new());
+        assert_eq!(nul_words(b"\0", 9), Vec::<String>::new());
+    }
+
+    /// `KERN_PROCARGS2` as macOS lays it out (xnu `sysctl_procargsx`):
+    /// argc, the exec path, NUL padding, the arguments, the environment.
+    #[test]
+    fn macos_procargs2_is_read_to_the_arguments_and_no_further() {
+        let mut bytes = 4i32.to_ne_bytes().to_vec();
+        bytes.extend_from_slice(b"/usr/bin/git\0\0\0\0\0");
+        bytes.extend_from_slice(b"git\0push\0\0--force a\0");
+        bytes.extend_from_slice(b"HOME=/Users/me\0PATH=/usr/bin\0\0\0");
+        let (path, args) = procargs2(&bytes).unwrap();
+        assert_eq!(path, PathBuf::from("/usr/bin/git"));
+        assert_eq!(args, ["git", "push", "", "--force a"]);
+        // No arguments at all.
+        let mut none = 0i32.to_ne_bytes().to_vec();
+        none.extend_from_slice(b"/bin/x\0\0\0HOME=/\0");
+        assert_eq!(procargs2(&none), Some((PathBuf::from("/bin/x"), vec![])));
+        // Cut short: fewer arguments than argc, no path, no argc.
+        let mut short = 3i32.to_ne_bytes().to_vec();
+        short.extend_from_slice(b"/bin/x\0x\0y");
+        assert_eq!(procargs2(&short), None);
+        assert_eq!(procargs2(&4i32.to_ne_bytes()), None);
+        assert_eq!(procargs2(b"\x01"), None);
+        assert_eq!(procargs2(&(-1i32).to_ne_bytes()), None);
     }
 }

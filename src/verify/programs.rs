@@ -356,7 +356,7 @@ fn run_one(p: &Program, context: &str, cwd: &Path) -> VerifierResult {
 }
 
 fn kill_group(pid: u32) {
-    // `kill -KILL -<pgid>`: std has no process-group kill and unsafe is forbidden.
+    // `kill -KILL -<pgid>`: std has no process-group kill and unsafe is denied.
     Command::new("kill")
         .args(["-KILL", "--", &format!("-{pid}")])
         .stdout(Stdio::null())

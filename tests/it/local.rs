@@ -1126,7 +1126,11 @@ fn many_branch_deletions_are_each_measured_by_what_their_own_tip_holds() {
 /// and a branch another ref holds is not. git before 2.51 runs one
 /// transaction per deleted ref; git 2.55 runs one for them all, and vouch
 /// then measures them in one walk and writes the rescue refs together.
-fn received_deletions(git_dir: Option<&Path>) {
+/// `packed`: the receiving repository's refs are packed first (as git
+/// 2.55's automatic maintenance leaves them after a large push): git then
+/// runs the packed refs' transaction inside the other, whose lines carry
+/// zeros for the old values, and the same deletions are judged once.
+fn received_deletions(git_dir: Option<&Path>, packed: bool) {
     let mut env = TestEnv::new();
     if let Some(dir) = git_dir {
         env.extra_env.push((
@@ -1147,6 +1151,9 @@ fn received_deletions(git_dir: Option<&Path>) {
     env.git(&env.work, &["branch", "merged", "main"]);
     env.git(&env.work, &["push", "-q", "origin", "--all"]);
     let remote = env.remote.display().to_string();
+    if packed {
+        env.git(&env.remote, &["pack-refs", "--all"]);
+    }
     env.write_config("[on_unavailable]\ncritical = \"allow\"\nhigh = \"allow\"\n");
     env.vouch(&["install", "--repo", &remote]).code(0);
     let mut push = vec!["origin".to_owned(), ":merged".to_owned()];
@@ -1197,7 +1204,12 @@ fn received_deletions(git_dir: Option<&Path>) {
 
 #[test]
 fn a_received_push_that_deletes_branches_keeps_each_under_a_rescue_ref() {
-    received_deletions(None);
+    received_deletions(None, false);
+}
+
+#[test]
+fn a_received_push_that_deletes_packed_branches_keeps_each_once() {
+    received_deletions(None, true);
 }
 
 #[test]
@@ -1205,5 +1217,13 @@ fn git_255_a_received_push_deletes_in_one_transaction_and_keeps_each() {
     let Some(dir) = crate::support::git_255_dir() else {
         return;
     };
-    received_deletions(Some(&dir));
+    received_deletions(Some(&dir), false);
+}
+
+#[test]
+fn git_255_a_received_push_of_packed_branches_is_judged_once() {
+    let Some(dir) = crate::support::git_255_dir() else {
+        return;
+    };
+    received_deletions(Some(&dir), true);
 }

@@ -7,7 +7,7 @@
 //! unit tests (`env::skip_test`, through `#[path]`): std only.
 //!
 //! The last line. libtest has no hook at the end of a run, and
-//! `unsafe_code` is forbidden (no `atexit`), so the first skip starts a
+//! `unsafe_code` is denied (no `atexit`), so the first skip starts a
 //! small `sh` that holds the read end of a pipe: each skip writes the whole
 //! summary so far as one line, and when the test process exits the pipe
 //! closes and `sh` prints the last line it read to the same stderr, after
@@ -27,6 +27,7 @@ const INSTALLS: &[(&str, &str)] = &[
     ("man", "apt install man-db"),
     ("node", "apt install nodejs"),
     ("rsync", "apt install rsync"),
+    ("ps", "apt install procps"),
     ("as", "apt install binutils"),
     ("nginx", "apt install nginx"),
     ("fcgiwrap", "apt install fcgiwrap"),
