@@ -19,6 +19,7 @@ mod any_tool;
 mod bad_input;
 mod cli;
 mod config;
+mod deletions;
 mod docs;
 mod eval;
 mod fuzz;
