@@ -525,6 +525,19 @@ fn restore_flags(
                 .args(["update-index", "-z", "--force-remove", "--stdin"]),
             Some(&intent),
         )?;
+        // Added with intent again where its file is back (an entry kept
+        // from an index whose file was deleted since has none: it goes).
+        let intent: Vec<u8> = intent
+            .split(|b| *b == 0)
+            .filter(|p| {
+                !p.is_empty()
+                    && std::fs::symlink_metadata(store.root.join(OsStr::from_bytes(p))).is_ok()
+            })
+            .flat_map(|p| p.iter().copied().chain([0]))
+            .collect();
+        if intent.is_empty() {
+            return Ok(());
+        }
         run(
             crate::git::git_in(&store.root).args([
                 "--literal-pathspecs",

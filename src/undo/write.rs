@@ -50,6 +50,10 @@ pub(super) struct Last {
     name: String,
     print: String,
     parts: Parts,
+    /// Its parts hold the index's flags (the eighth field, `flags`):
+    /// those of an earlier version (untagged entries, a kept work-tree
+    /// index with flagged entries in it) are not reused.
+    flags: bool,
 }
 
 /// The reusable parts of a snapshot (see [`Last`]).
@@ -76,13 +80,14 @@ impl Last {
                 refs_key: next(),
                 refs_blob: next(),
             },
+            flags: next() == "flags",
         }
     }
 
     fn line(&self) -> String {
         let p = &self.parts;
         format!(
-            "{} {} {} {} {} {} {}\n",
+            "{} {} {} {} {} {} {} flags\n",
             self.name, self.print, p.index_key, p.entries, p.index_tree, p.refs_key, p.refs_blob
         )
     }
@@ -593,7 +598,7 @@ pub fn take(store: &Store, agent: &str, command: &str) -> Result<Option<Snapshot
     if last_exists && last.print == print {
         return Ok(None);
     }
-    let reuse = last_exists.then_some(&last.parts);
+    let reuse = (last_exists && last.flags).then_some(&last.parts);
     let state = match record_state(store, &seen, reuse) {
         // A reused part may be gone (its snapshot pruned, its objects
         // collected): everything read again.
@@ -664,6 +669,7 @@ pub fn take(store: &Store, agent: &str, command: &str) -> Result<Option<Snapshot
         name: name.clone(),
         print,
         parts: state.parts,
+        flags: true,
     };
     crate::files::write_atomic(&last_path(store), remembered.line().as_bytes(), 0o600).ok();
     let state_tree = state.tree.clone();
@@ -903,4 +909,30 @@ pub fn expired(all: &[Snapshot], keep: usize, days: u32, now: jiff::Timestamp) -
         .skip(keep)
         .filter(|s| s.time.parse::<jiff::Timestamp>().is_ok_and(|t| t < cutoff))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parts_an_earlier_version_remembered_are_not_reused() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store {
+            dir: dir.path().to_owned(),
+            tree: "main".into(),
+            root: dir.path().to_owned(),
+            repo: None,
+        };
+        std::fs::create_dir_all(store.folder()).unwrap();
+        let old = "refs/snapshots/main/1 print key entries tree refs blob\n";
+        std::fs::write(last_path(&store), old).unwrap();
+        let last = Last::read(&store);
+        assert!(!last.flags);
+        assert_eq!(last.parts.entries, "entries");
+        std::fs::write(last_path(&store), last.line()).unwrap();
+        let again = Last::read(&store);
+        assert!(again.flags);
+        assert_eq!(again.line(), last.line());
+    }
 }

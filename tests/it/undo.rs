@@ -1129,3 +1129,22 @@ fn a_ref_rewritten_in_place_is_seen() {
     env.vouch(&["undo"]).code(0);
     assert_eq!(env.rev(w, "refs/heads/feature"), older);
 }
+
+/// A file added with intent and then deleted (the index unchanged, so a
+/// snapshot reuses its entries) does not stop an undo half way: the refs
+/// come back too (issue 36 item 6).
+#[test]
+fn an_intent_whose_file_is_gone_does_not_stop_an_undo() {
+    let env = TestEnv::new();
+    busy(&env);
+    let w = &env.work;
+    fs::write(w.join("planned.txt"), "added with intent\n").unwrap();
+    env.git(w, &["add", "-N", "planned.txt"]);
+    agent_runs(&env, "sh -c true");
+    fs::remove_file(w.join("planned.txt")).unwrap();
+    let feature = env.rev(w, "refs/heads/feature");
+    let out = agent_runs(&env, "git branch -q -D feature");
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    env.vouch(&["undo"]).code(0);
+    assert_eq!(env.rev(w, "refs/heads/feature"), feature);
+}
