@@ -28,7 +28,7 @@ fn read_toml(source: &str) -> toml::Value {
     toml::from_str(&text).unwrap_or_else(|e| panic!("{source} is not valid TOML: {e}"))
 }
 
-/// The fields a built-in rule may have (`RuleSpec` in `src/classify/shell/rules.rs`).
+/// The fields a built-in rule may have (`RuleSpec` in `src/config/rule.rs`).
 const RULE_FIELDS: &[&str] = &[
     "pattern",
     "tier",
@@ -175,7 +175,7 @@ fn rules(out: &std::path::Path) {
     std::fs::write(out.join("rules.rs"), rs).expect("OUT_DIR is writable");
 }
 
-/// `fold` of `src/classify/shell/rules.rs`: lowercase, whitespace runs as one space.
+/// `fold` of `src/config/rule.rs`: lowercase, whitespace runs as one space.
 fn fold(text: &str) -> String {
     let words: Vec<String> = text
         .split_whitespace()
