@@ -8,6 +8,8 @@
 mod command;
 mod local;
 mod push;
+#[cfg(test)]
+pub(crate) use push::fixtures as push_fixtures;
 mod readonly;
 mod server;
 pub mod shell;

@@ -228,18 +228,18 @@ fn unseen_reason(r: &RefFacts) -> Option<String> {
     }
 }
 
+/// Push facts for tests, here and in the verifiers' (the built-in result).
 #[cfg(test)]
-mod tests {
+pub(crate) mod fixtures {
     use super::*;
-    use crate::config::Config;
-    use crate::facts::{Lost, RefFacts};
+    use crate::facts::RefFacts;
     use crate::input::hooks::PushUpdate;
 
-    const OLD: &str = "1111111111111111111111111111111111111111";
-    const NEW: &str = "2222222222222222222222222222222222222222";
-    const Z: &str = "0000000000000000000000000000000000000000";
+    pub(crate) const OLD: &str = "1111111111111111111111111111111111111111";
+    pub(crate) const NEW: &str = "2222222222222222222222222222222222222222";
+    pub(crate) const Z: &str = "0000000000000000000000000000000000000000";
 
-    fn refacts(remote_ref: &str, new: &str, old: &str, change: Change) -> RefFacts {
+    pub(crate) fn refacts(remote_ref: &str, new: &str, old: &str, change: Change) -> RefFacts {
         let update = PushUpdate {
             local_ref: remote_ref.into(),
             local_oid: new.into(),
@@ -255,7 +255,7 @@ mod tests {
         f
     }
 
-    fn push(refs: Vec<RefFacts>, force: ForceHint) -> PushFacts {
+    pub(crate) fn push(refs: Vec<RefFacts>, force: ForceHint) -> PushFacts {
         PushFacts {
             remote: "origin".into(),
             refs,
@@ -264,6 +264,14 @@ mod tests {
             ..PushFacts::default()
         }
     }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fixtures::*;
+    use super::*;
+    use crate::config::Config;
+    use crate::facts::{Lost, RefFacts};
 
     fn tier_of(facts: &PushFacts) -> (Tier, Rule) {
         let policy = Config::default().policy;

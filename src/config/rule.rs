@@ -352,21 +352,24 @@ pub(crate) fn compile<W: AsRef<str>, G: AsRef<str>>(
     })
 }
 
+/// A high rule of `pattern` and nothing else, for tests (here and the
+/// shell rules').
+#[cfg(test)]
+pub(crate) fn spec(pattern: &str) -> RuleSpec {
+    RuleSpec {
+        pattern: pattern.to_owned(),
+        tier: Tier::High,
+        reason: "test".to_owned(),
+        ignore_case: false,
+        allow_args: Vec::new(),
+        via: Vec::new(),
+        facts: None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn spec(pattern: &str) -> RuleSpec {
-        RuleSpec {
-            pattern: pattern.to_owned(),
-            tier: Tier::High,
-            reason: "test".to_owned(),
-            ignore_case: false,
-            allow_args: Vec::new(),
-            via: Vec::new(),
-            facts: None,
-        }
-    }
 
     #[test]
     fn folds_to_is_fold() {

@@ -135,39 +135,10 @@ pub fn builtin_server(facts: &ServerFacts, assessment: &Assessment) -> VerifierR
 mod tests {
     use super::*;
     use crate::classify::classify_push;
+    use crate::classify::push_fixtures::{NEW, OLD, Z, push, refacts};
     use crate::config::Config;
-    use crate::facts::{Change, Lease, Lost, RefFacts, RemoteTip};
-    use crate::input::hooks::{ForceHint, PushUpdate};
-
-    const OLD: &str = "1111111111111111111111111111111111111111";
-    const NEW: &str = "2222222222222222222222222222222222222222";
-    const Z: &str = "0000000000000000000000000000000000000000";
-
-    fn refacts(remote_ref: &str, new: &str, old: &str, change: Change) -> RefFacts {
-        let update = PushUpdate {
-            local_ref: remote_ref.into(),
-            local_oid: new.into(),
-            remote_ref: remote_ref.into(),
-            remote_oid: old.into(),
-            lossy_name: false,
-        };
-        let mut f = RefFacts::new(update, change);
-        if old != Z {
-            f.remote_tip = RemoteTip::Known;
-            f.lease = Lease::Holds;
-        }
-        f
-    }
-
-    fn push(refs: Vec<RefFacts>, force: ForceHint) -> PushFacts {
-        PushFacts {
-            remote: "origin".into(),
-            refs,
-            force,
-            remote_head: Some("trunk".into()),
-            ..PushFacts::default()
-        }
-    }
+    use crate::facts::{Change, Lost};
+    use crate::input::hooks::ForceHint;
 
     #[test]
     fn builtin_checks_use_the_verifier_result_shape() {

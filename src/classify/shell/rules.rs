@@ -542,25 +542,13 @@ mod tests {
     use serde::Deserialize;
 
     use super::*;
-    use crate::config::rule::Pat;
+    use crate::config::rule::{Pat, spec};
     use crate::glob::{Tok, simple_glob};
 
     #[derive(Deserialize)]
     #[serde(deny_unknown_fields)]
     struct RuleFile {
         rules: Vec<RuleSpec>,
-    }
-
-    fn spec(pattern: &str) -> RuleSpec {
-        RuleSpec {
-            pattern: pattern.to_owned(),
-            tier: Tier::High,
-            reason: "test".to_owned(),
-            ignore_case: false,
-            allow_args: Vec::new(),
-            via: Vec::new(),
-            facts: None,
-        }
     }
 
     fn command(argv: &[&str]) -> SimpleCommand {
