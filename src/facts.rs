@@ -616,6 +616,31 @@ pub struct StagedFile {
     pub deleted: Vec<String>,
 }
 
+impl StagedFile {
+    /// A file of a staged change as its paths and status tell it, no
+    /// lines read yet; a blob id of zeros (none) as empty.
+    pub fn unread(path: String, status: FileStatus, old_oid: &str, new_oid: &str) -> Self {
+        let oid = |o: &str| {
+            if o.bytes().all(|b| b == b'0') {
+                String::new()
+            } else {
+                o.to_owned()
+            }
+        };
+        Self {
+            path,
+            status,
+            added_lines: 0,
+            deleted_lines: 0,
+            lines_partial: false,
+            old_oid: oid(old_oid),
+            new_oid: oid(new_oid),
+            added: Vec::new(),
+            deleted: Vec::new(),
+        }
+    }
+}
+
 /// A staged change: what `git commit` is about to record.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct StagedFacts {

@@ -173,24 +173,12 @@ fn staged_file(delta: &git2::DiffDelta<'_>) -> StagedFile {
         git2::Delta::Renamed => FileStatus::Renamed,
         _ => FileStatus::Modified,
     };
-    let oid = |f: git2::DiffFile<'_>| {
-        if f.id().is_zero() {
-            String::new()
-        } else {
-            f.id().to_string()
-        }
-    };
-    StagedFile {
+    StagedFile::unread(
         path,
         status,
-        added_lines: 0,
-        deleted_lines: 0,
-        lines_partial: false,
-        old_oid: oid(delta.old_file()),
-        new_oid: oid(delta.new_file()),
-        added: Vec::new(),
-        deleted: Vec::new(),
-    }
+        &delta.old_file().id().to_string(),
+        &delta.new_file().id().to_string(),
+    )
 }
 
 /// Diffs one file of `diff` whole: its line counts, and with `keep` the

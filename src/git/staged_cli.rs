@@ -127,26 +127,9 @@ fn entries(raw: &[u8]) -> Vec<(StagedFile, Option<String>, bool)> {
             'R' => FileStatus::Renamed,
             _ => FileStatus::Modified,
         };
-        let oid = |o: &str| {
-            if o.bytes().all(|b| b == b'0') {
-                String::new()
-            } else {
-                o.to_owned()
-            }
-        };
         let gitlink = old_mode == "160000" || new_mode == "160000";
         out.push((
-            StagedFile {
-                path,
-                status,
-                added_lines: 0,
-                deleted_lines: 0,
-                lines_partial: false,
-                old_oid: oid(old_oid),
-                new_oid: oid(new_oid),
-                added: Vec::new(),
-                deleted: Vec::new(),
-            },
+            StagedFile::unread(path, status, old_oid, new_oid),
             // A copy's source is not part of the change.
             old_path.filter(|_| letter == 'R'),
             gitlink,
