@@ -91,11 +91,18 @@ pub(crate) fn before(ctx: &Ctx, next: &Next) -> Snapshotted {
     if next.removes_worktrees {
         others(ctx, next);
     }
-    // Retention, in the store: only what is past both limits goes, so no
-    // command can make a recent snapshot go.
+    // The work tree's snapshots, listed once: what the command before
+    // lost, then retention, in the store (only what is past both limits
+    // goes, so no command can make a recent snapshot go).
+    let all = undo::list(&store).unwrap_or_else(|e| {
+        ui::warn(&format!("snapshot retention did not run: {e:#}"));
+        Vec::new()
+    });
+    let lost = undo::lost_before(&store, &all, &taken).unwrap_or_default();
     let keep = usize::try_from(next.config.snapshot_keep).unwrap_or(usize::MAX);
-    if let Err(e) = undo::retain(
+    if let Err(e) = undo::retain_among(
         &store,
+        &all,
         keep,
         next.config.snapshot_days,
         jiff::Timestamp::now(),
@@ -104,7 +111,6 @@ pub(crate) fn before(ctx: &Ctx, next: &Next) -> Snapshotted {
     {
         ui::warn(&format!("snapshot retention did not run: {e:#}"));
     }
-    let lost = undo::lost_before(&store, &taken).unwrap_or_default();
     let note = lost.as_ref().and_then(report::loss_note);
     let record = audit::SnapshotRecord {
         name: taken.short().to_owned(),

@@ -63,17 +63,18 @@ impl Loss {
 /// What the command before the snapshot `taken` lost, when that is not
 /// said already: found between the snapshot taken before that command and
 /// `taken`, unless the agent's post-tool hook compared them already
-/// ([`super::checked`]). `None` when nothing moved, or the snapshot before
+/// ([`super::checked`]). `all` is the work tree's snapshots, newest first
+/// ([`super::list`]). `None` when nothing moved, or the snapshot before
 /// is none, or an undo's.
-pub fn lost_before(store: &Store, taken: &Snapshot) -> Result<Option<Loss>> {
-    let Some(previous) = super::list(store)?
-        .into_iter()
+pub fn lost_before(store: &Store, all: &[Snapshot], taken: &Snapshot) -> Result<Option<Loss>> {
+    let Some(previous) = all
+        .iter()
         .find(|s| s.name != taken.name)
         .filter(|p| p.agent != "undo" && !super::checked(store, p))
     else {
         return Ok(None);
     };
-    let lost = lost_between(store, &previous, &taken.id)?;
+    let lost = lost_between(store, previous, &taken.id)?;
     Ok((!lost.is_empty()).then_some(lost))
 }
 

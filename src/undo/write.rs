@@ -887,11 +887,21 @@ pub fn collect(store: &Store, now: bool) -> Result<()> {
 /// command, an agent's included, can make a recent snapshot go. Returns
 /// how many went.
 pub fn retain(store: &Store, keep: usize, days: u32, now: jiff::Timestamp) -> Result<usize> {
-    let all = list(store)?;
+    retain_among(store, &list(store)?, keep, days, now)
+}
+
+/// [`retain`] of `all`, the work tree's snapshots as [`list`] gave them.
+pub fn retain_among(
+    store: &Store,
+    all: &[Snapshot],
+    keep: usize,
+    days: u32,
+    now: jiff::Timestamp,
+) -> Result<usize> {
     if all.len() <= keep {
         return Ok(0);
     }
-    let old = expired(&all, keep, days, now);
+    let old = expired(all, keep, days, now);
     if old.is_empty() {
         return Ok(0);
     }
