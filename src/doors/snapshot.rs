@@ -208,14 +208,14 @@ fn open(ctx: &Ctx, dir: &Path) -> Option<undo::Store> {
     let state = match ctx.dirs() {
         Ok(dirs) => dirs.state,
         Err(e) => {
-            ui::warn(&format!("no snapshot before this command: {e:#}"));
+            ui::warn(&format!("vouch cannot open its snapshot store: {e:#}"));
             return None;
         }
     };
     let store = match undo::Store::open(&state, dir) {
         Ok(store) => store?,
         Err(e) => {
-            ui::warn(&format!("no snapshot before this command: {e:#}"));
+            ui::warn(&format!("vouch cannot open its snapshot store: {e:#}"));
             return None;
         }
     };

@@ -47,7 +47,7 @@ pub(super) struct Flagged {
 /// `update-index --index-info` reads it.
 pub(super) fn split_entry(entry: &[u8]) -> (Option<u8>, &[u8]) {
     match entry {
-        [tag, b' ', rest @ ..] if tag.is_ascii_alphabetic() || *tag == b'?' => (Some(*tag), rest),
+        [tag, b' ', rest @ ..] if tag.is_ascii_alphabetic() => (Some(*tag), rest),
         _ => (None, entry),
     }
 }
