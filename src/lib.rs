@@ -1,63 +1,55 @@
 //! vouch: a git guard that asks for an independent verdict before history is
 //! destroyed.
 //!
-//! The pipeline of SPEC section 1, stage by stage:
+//! The pipeline of SPEC section 1, one folder per stage, lowest first (a
+//! stage imports only its own and those below it: `tests/it/layout.rs`):
 //!
-//! - input: [`input`] (pure) reads what git passes a hook and git's own
-//!   command lines; each door in [`doors`] turns it into one
-//!   [`operation::Operation`], and one driver there carries every door's
-//!   call through the rest;
-//! - facts: [`git`] (the only git2 user) measures them into [`facts`] types;
-//! - tier: [`classify`] (pure; the agent door's command rules in
-//!   [`classify::shell`]) applies the policy of [`config`];
-//! - verifiers: [`verify`]: programs, the AI verifier and its providers, and
-//!   the verdicts read (pure);
-//! - decision: [`policy`] (pure) applies the protocol of SPEC section 6,
-//!   carried out by [`runner`];
+//! - [`platform`]: every call that differs by system, the environment
+//!   ([`platform::env`]) and file reads and writes ([`platform::files`]);
+//! - [`input`] (pure): what git passes a hook and git's own command lines,
+//!   and the text helpers untrusted input passes through;
+//! - tier: [`classify`] (pure) turns facts into a tier by the policy of
+//!   [`classify::config`]; the agent door's command reader and rules are
+//!   [`classify::shell`]; the typed facts ([`classify::facts`]) and
+//!   [`classify::operation::Operation`], what every door hands the runner,
+//!   live here too;
+//! - facts: [`measure`] (the only git2 user, [`measure::git`]) measures
+//!   them, and reads the parent process ([`measure::parent`]);
+//! - [`undo`]: snapshots before agent commands, and undo;
+//! - verifiers: [`verify`]: programs, the AI verifier and its providers,
+//!   and the verdicts read (pure);
+//! - decision: [`decide`] (pure) applies the protocol of SPEC section 6;
 //! - interaction: [`interact`]: [`interact::prompt`] asks on `/dev/tty`,
 //!   [`interact::ui`] prints, [`interact::report`] words an operation and
 //!   its verdict, [`interact::review`] keeps review requests and approvals;
 //! - audit: [`audit`] appends one JSON line per decision (and reads them
 //!   back for `stats` and `eval`);
-//! - install: [`install`] puts the hooks where git runs them, beside the
-//!   hook managers; [`agent`] does it for AI coding agents.
+//! - [`install`] puts the hooks where git runs them, beside the hook
+//!   managers, and into AI coding agents ([`install::agent`]);
+//! - [`doors`]: each door turns its input into one operation, and one
+//!   driver carries it through [`doors::runner`] (the process's context is
+//!   [`doors::context`], what it exits with [`doors::exit`]);
+//! - [`commands`]: every other subcommand, and the command line
+//!   ([`commands::cli`]).
 
-pub mod agent;
 pub mod audit;
 pub mod classify;
-pub mod cli;
 pub mod commands;
-pub mod config;
-pub mod context;
+pub mod decide;
 pub mod doors;
-pub mod env;
-pub mod exit;
-pub mod facts;
-pub mod files;
-pub mod git;
-pub mod glob;
 pub mod input;
 pub mod install;
 pub mod interact;
-pub mod operation;
-pub mod parent;
+pub mod measure;
 pub mod platform;
-pub mod policy;
-pub mod runner;
-pub mod store;
-pub mod text;
-pub mod trust;
 pub mod undo;
 pub mod verify;
-pub mod vocab;
 
 use anyhow::Result;
 
-use crate::cli::{Cli, Command, HookCommand};
-use crate::context::Ctx;
-// The home of `ExitStatus` is `exit.rs`; this path stays for the files
-// other open issues still touch (issue 39).
-pub use crate::exit::ExitStatus;
+use crate::commands::cli::{Cli, Command, HookCommand};
+use crate::doors::context::Ctx;
+use crate::doors::exit::ExitStatus;
 
 /// Runs one command.
 pub fn run(cli: &Cli, ctx: &Ctx) -> Result<ExitStatus> {

@@ -4,14 +4,14 @@
 use std::process::ExitCode;
 
 use clap::Parser;
-use vouch::agent::protocol;
-use vouch::cli::{Cli, Command};
-use vouch::context::Ctx;
+use vouch::commands::cli::{Cli, Command};
 use vouch::doors::agent;
+use vouch::doors::context::Ctx;
+use vouch::doors::exit::ExitStatus;
 use vouch::doors::reftx::Quick;
-use vouch::env::ProcessEnv;
-use vouch::exit::ExitStatus;
+use vouch::install::agent::protocol;
 use vouch::interact::ui;
+use vouch::platform::env::ProcessEnv;
 
 fn main() -> ExitCode {
     let args: Vec<_> = std::env::args_os().collect();
@@ -29,7 +29,7 @@ fn main() -> ExitCode {
     };
     // A hook started under its own name (the launcher, a link) is read
     // without building the whole command-line parser.
-    let cli = match vouch::cli::hook_cli(&args) {
+    let cli = match vouch::commands::cli::hook_cli(&args) {
         Some(cli) => cli,
         None => Cli::parse_from(vouch::install::hook_argv(args)),
     };

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 #[cfg(test)]
 use crate::audit::stats::percentile;
 use crate::audit::stats::{Outcome, Rate, Spent, Tally};
-use crate::operation::Operation;
+use crate::classify::operation::Operation;
 use crate::verify::verdict::{Recommendation, Scores};
 
 /// The version of the `--json` report's shape.
@@ -23,7 +23,7 @@ pub const PROCEED_AT: [f64; 3] = [0.6, 0.7, 0.8];
 /// The block thresholds of the threshold table: overall < this blocks.
 pub const BLOCK_BELOW: [f64; 3] = [0.4, 0.5, 0.6];
 
-pub use crate::vocab::Label;
+pub use crate::classify::vocab::Label;
 
 /// One line of a corpus: a labelled operation, as vouch serializes it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -545,7 +545,7 @@ pub fn render(report: &Report) -> String {
                 o.line,
                 o.note
                     .as_deref()
-                    .map(|n| format!(" ({})", crate::text::one_line(n, 100)))
+                    .map(|n| format!(" ({})", crate::input::text::one_line(n, 100)))
                     .unwrap_or_default()
             );
         }

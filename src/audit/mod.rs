@@ -18,11 +18,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::classify::Tier;
-use crate::config::Mode;
-use crate::operation::{Operation, View};
-use crate::policy::{Action, AuditResult, Decision, Plan};
-use crate::store::{Borrowed, Empty, Owned, Store, Text};
+use crate::classify::config::Mode;
+use crate::classify::operation::{Operation, View};
+use crate::decide::{Action, AuditResult, Decision, Plan};
 use crate::verify::ai::AiRun;
+use crate::verify::store::{Borrowed, Empty, Owned, Store, Text};
 use crate::verify::verdict::{Combined, Scores, VerifierResult};
 
 /// Version of the record layout.
@@ -55,8 +55,8 @@ pub struct SnapshotRecord {
 pub use crate::undo::{Loss as LostRecord, RefMove};
 
 /// One ref of a logged operation (or one finding, for a commit or a
-/// command): the operation's view of it ([`crate::operation::RefView`]).
-pub use crate::operation::RefView as RefRecord;
+/// command): the operation's view of it ([`crate::classify::operation::RefView`]).
+pub use crate::classify::operation::RefView as RefRecord;
 
 /// `op` as the audit line keeps it: serialized, every string passed through
 /// the credential mask (commit subjects, file names and commands can hold
@@ -64,7 +64,7 @@ pub use crate::operation::RefView as RefRecord;
 pub fn operation_value(op: &Operation) -> Option<Value> {
     fn mask(v: &mut Value) {
         match v {
-            Value::String(s) => crate::text::redact_secrets_in_place(s),
+            Value::String(s) => crate::input::text::redact_secrets_in_place(s),
             Value::Array(items) => items.iter_mut().for_each(mask),
             Value::Object(map) => map.values_mut().for_each(mask),
             _ => {}
@@ -88,7 +88,7 @@ pub enum Would {
 pub use crate::verify::ai::AiUsage;
 
 /// One decision: the audit line of SPEC 7, held as `S` says
-/// ([`crate::store`]). Writers build the owned `Record` (the runner,
+/// ([`crate::verify::store`]). Writers build the owned `Record` (the runner,
 /// `runner.rs`); `git vouch log` reads it back owned, and `git
 /// vouch stats` borrowed from each line ([`Record::parse`]): its strings
 /// borrowed, the compound values it does not read (refs, reasons, the
@@ -193,7 +193,7 @@ pub struct Record<S: Store = Owned> {
     #[serde(default)]
     pub verifiers: Vec<VerifierResult<S>>,
     /// Rescue refs written before an allowed local rewind or deletion.
-    #[serde(skip_serializing_if = "crate::store::is_empty", default)]
+    #[serde(skip_serializing_if = "crate::verify::store::is_empty", default)]
     pub rescued: S::Lazy<Vec<String>>,
     /// The snapshot taken before an agent's command (a `snapshot` line).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -22,11 +22,11 @@ use serde::{Deserialize, Serialize};
 
 use crate::audit::Record;
 use crate::classify::Tier;
-use crate::policy::{AuditResult, Decision};
-use crate::store::{Borrowed, Text};
+use crate::decide::{AuditResult, Decision};
+use crate::verify::store::{Borrowed, Text};
 use crate::verify::verdict::{Check, VerifierResult};
 
-pub use crate::vocab::Label;
+pub use crate::classify::vocab::Label;
 pub use render::{Bars, bar, render};
 
 mod render;
@@ -324,7 +324,7 @@ impl<'de> Deserialize<'de> for Num {
 /// What one provider cost, from the `details` of the AI verifier's check
 /// for it: `None` when they are not an object (another verifier's checks
 /// carry details of their own) or absent.
-fn spent(details: &crate::store::Raw<'_, serde_json::Value>) -> Option<Spent> {
+fn spent(details: &crate::verify::store::Raw<'_, serde_json::Value>) -> Option<Spent> {
     let text = details.text()?;
     spent_details(&mut serde_json::Deserializer::from_str(text))
         .ok()

@@ -7,8 +7,8 @@
 //! fact measured too early can vouch for.
 
 use super::{Tier, classify_local, classify_push};
-use crate::config::Policy;
-use crate::facts::{CommandFacts, Discarded, LocalFacts, Unmeasured};
+use crate::classify::config::Policy;
+use crate::classify::facts::{CommandFacts, Discarded, LocalFacts, Unmeasured};
 
 /// The tier of a command whose rule gave `rule`, once its facts are
 /// measured (`None`: the rule asks for none), and what the facts say.
@@ -186,10 +186,10 @@ fn judge(rule: Tier, facts: &CommandFacts, policy: &Policy) -> (Tier, Option<Str
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::facts::{LocalChange, LocalRefFacts, Lost, WorktreeLoss};
+    use crate::classify::facts::{LocalChange, LocalRefFacts, Lost, WorktreeLoss};
 
     fn policy() -> Policy {
-        crate::config::Config::default().policy
+        crate::classify::config::Config::default().policy
     }
 
     fn worktree(files: usize, what: Discarded) -> CommandFacts {

@@ -2,9 +2,9 @@
 
 use super::push::commits_by;
 use super::{Assessment, RefRisk, Rule, Tier};
-use crate::config::Policy;
-use crate::facts::{LocalChange, LocalFacts, LocalRefFacts};
-use crate::text::short_oid;
+use crate::classify::config::Policy;
+use crate::classify::facts::{LocalChange, LocalFacts, LocalRefFacts};
+use crate::input::text::short_oid;
 
 /// Classifies a reference transaction (SPEC 2.2): what matters is whether
 /// changes would vanish, not whether a ref moved backwards.
@@ -22,7 +22,7 @@ pub fn classify_local(facts: &LocalFacts, policy: &Policy) -> Assessment {
     }
 }
 
-fn classify_local_ref(r: &LocalRefFacts, tiers: &crate::config::TierTable) -> RefRisk {
+fn classify_local_ref(r: &LocalRefFacts, tiers: &crate::classify::config::TierTable) -> RefRisk {
     let name = r.short_name();
     let risk = |tier, rule, reason| RefRisk { tier, rule, reason };
     let vanishing = r.lost.as_ref().filter(|l| l.count > 0);

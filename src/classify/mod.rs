@@ -10,10 +10,15 @@ mod local;
 mod push;
 #[cfg(test)]
 pub(crate) use push::fixtures as push_fixtures;
+pub mod config;
+pub mod facts;
+pub mod glob;
+pub mod operation;
 mod readonly;
 mod server;
 pub mod shell;
 pub mod staged;
+pub mod vocab;
 
 pub use command::{classify_command, discarded_noun};
 pub use local::classify_local;
@@ -21,4 +26,4 @@ pub use push::{classify_push, protected_by};
 pub use readonly::{Runs, git_commands, read_only, runs};
 pub use server::{classify_server, protected_changes};
 
-pub use crate::vocab::{Assessment, RefRisk, Rule, Tier};
+pub use crate::classify::vocab::{Assessment, RefRisk, Rule, Tier};

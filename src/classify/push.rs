@@ -1,10 +1,10 @@
 //! A push (SPEC 2.1): what it would change on the remote.
 
 use super::{Assessment, RefRisk, Rule, Tier};
-use crate::config::Policy;
-use crate::facts::{Change, Lease, Lost, PushFacts, RefFacts, RefKind, RemoteTip};
+use crate::classify::config::Policy;
+use crate::classify::facts::{Change, Lease, Lost, PushFacts, RefFacts, RefKind, RemoteTip};
 use crate::input::hooks::ForceHint;
-use crate::text::short_oid;
+use crate::input::text::short_oid;
 
 /// Classifies a push.
 pub fn classify_push(facts: &PushFacts, policy: &Policy) -> Assessment {
@@ -232,7 +232,7 @@ fn unseen_reason(r: &RefFacts) -> Option<String> {
 #[cfg(test)]
 pub(crate) mod fixtures {
     use super::*;
-    use crate::facts::RefFacts;
+    use crate::classify::facts::RefFacts;
     use crate::input::hooks::PushUpdate;
 
     pub(crate) const OLD: &str = "1111111111111111111111111111111111111111";
@@ -270,8 +270,8 @@ pub(crate) mod fixtures {
 mod tests {
     use super::fixtures::*;
     use super::*;
-    use crate::config::Config;
-    use crate::facts::{Lost, RefFacts};
+    use crate::classify::config::Config;
+    use crate::classify::facts::{Lost, RefFacts};
 
     fn tier_of(facts: &PushFacts) -> (Tier, Rule) {
         let policy = Config::default().policy;

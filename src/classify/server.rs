@@ -4,9 +4,9 @@
 //! commits on no other ref of the server after the push.
 
 use super::{Assessment, Tier, classify_push, protected_by};
-use crate::config::Policy;
-use crate::facts::ServerFacts;
-use crate::facts::{Change, RefKind};
+use crate::classify::config::Policy;
+use crate::classify::facts::ServerFacts;
+use crate::classify::facts::{Change, RefKind};
 
 /// Classifies a push on the server.
 pub fn classify_server(facts: &ServerFacts, policy: &Policy) -> Assessment {
@@ -38,10 +38,10 @@ pub fn protected_changes(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::Config;
-    use crate::facts::{Lost, PushFacts, RefFacts, RemoteTip};
+    use crate::classify::config::Config;
+    use crate::classify::facts::{Lost, PushFacts, RefFacts, RemoteTip};
+    use crate::classify::vocab::Rule;
     use crate::input::hooks::{ForceHint, PushUpdate};
-    use crate::vocab::Rule;
 
     const OLD: &str = "1111111111111111111111111111111111111111";
     const NEW: &str = "2222222222222222222222222222222222222222";

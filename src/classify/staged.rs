@@ -1,10 +1,10 @@
 //! PURE: a staged change to a risk tier (SPEC 2.3). Each finding names the
 //! files, and where it matters the lines, that made the tier.
 
+use crate::classify::config::CommitRules;
+use crate::classify::facts::{FileStatus, StagedFacts, StagedFile};
 use crate::classify::{Assessment, RefRisk, Rule, Tier};
-use crate::config::CommitRules;
-use crate::facts::{FileStatus, StagedFacts, StagedFile};
-use crate::text::one_line;
+use crate::input::text::one_line;
 
 /// What the pre-commit rules need to read of a staged change, decided from
 /// its paths and statuses before any content is read: the text of
@@ -240,7 +240,7 @@ pub fn classify_commit(staged: &StagedFacts, rules: &CommitRules) -> Assessment 
             }
         }
     }
-    let matching = |set: &crate::config::Globs| -> Vec<&str> {
+    let matching = |set: &crate::classify::config::Globs| -> Vec<&str> {
         staged
             .files
             .iter()
@@ -317,7 +317,7 @@ pub fn classify_commit(staged: &StagedFacts, rules: &CommitRules) -> Assessment 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::facts::StagedFile;
+    use crate::classify::facts::StagedFile;
 
     fn file(path: &str, status: FileStatus, added: &[&str], deleted: &[&str]) -> StagedFile {
         StagedFile {
@@ -445,7 +445,7 @@ mod tests {
                 "{path}"
             );
         }
-        for path in [".env.example", "src/env.rs", "id_rsa.pub"] {
+        for path in [".env.example", "src/platform/env.rs", "id_rsa.pub"] {
             assert!(
                 tier(vec![file(path, FileStatus::Added, &["x"], &[])])
                     .1

@@ -6,10 +6,10 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 
-use crate::agent::settings::{self, Agent, Scope};
-use crate::cli::{AgentAction, AgentArgs};
-use crate::context::Ctx;
-use crate::{exit::ExitStatus, git, interact::ui};
+use crate::commands::cli::{AgentAction, AgentArgs};
+use crate::doors::context::Ctx;
+use crate::install::agent::settings::{self, Agent, Scope};
+use crate::{doors::exit::ExitStatus, interact::ui, measure::git};
 
 /// `git vouch agent install|uninstall`.
 pub fn agent(ctx: &Ctx, args: &AgentArgs) -> Result<ExitStatus> {

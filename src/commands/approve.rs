@@ -4,15 +4,15 @@
 
 use anyhow::Result;
 
-use crate::cli::ApproveArgs;
+use crate::classify::operation::{Operation, Unjudged};
+use crate::commands::cli::ApproveArgs;
 use crate::commands::person;
-use crate::context::Ctx;
+use crate::decide::{Action, AuditResult, Decision, Plan};
+use crate::doors::context::Ctx;
+use crate::doors::runner::Run;
+use crate::input::text::short_oid;
 use crate::interact::review;
-use crate::operation::{Operation, Unjudged};
-use crate::policy::{Action, AuditResult, Decision, Plan};
-use crate::runner::Run;
-use crate::text::short_oid;
-use crate::{exit::ExitStatus, interact::ui};
+use crate::{doors::exit::ExitStatus, interact::ui};
 
 /// `git vouch approve`.
 pub fn approve(ctx: &Ctx, args: &ApproveArgs) -> Result<ExitStatus> {

@@ -11,10 +11,10 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use clap::CommandFactory;
 
-use crate::cli::{Cli, CompletionsArgs, ManArgs};
-use crate::context::Ctx;
-use crate::env::{Env, vars};
-use crate::{exit::ExitStatus, interact::ui};
+use crate::commands::cli::{Cli, CompletionsArgs, ManArgs};
+use crate::doors::context::Ctx;
+use crate::platform::env::{Env, vars};
+use crate::{doors::exit::ExitStatus, interact::ui};
 
 /// The name of the manual page (and of the program git finds as `git vouch`).
 pub const MAN_NAME: &str = "git-vouch";
@@ -225,7 +225,7 @@ pub fn man_page() -> Result<String> {
         command_section(&mut page, sub);
     }
     page.push_str(".SH ENVIRONMENT\n");
-    for (name, doc) in crate::env::ENVIRONMENT {
+    for (name, doc) in crate::platform::env::ENVIRONMENT {
         let _ = writeln!(page, ".TP\n\\fB{}\\fR\n{}", roff(name), roff(doc));
     }
     page.push_str(".SH FILES\n.TP\n\\fI~/.config/vouch/config.toml\\fR\nThe user config; \\fBgit vouch config\\fR prints every setting at its default.\n.TP\n\\fI.vouch.toml\\fR\nA repository's config: until \\fBgit vouch trust\\fR, it may only make the guard stricter.\n");

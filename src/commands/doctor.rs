@@ -6,10 +6,10 @@
 use anyhow::Result;
 use serde::Serialize;
 
-use crate::cli::DoctorArgs;
-use crate::context::Ctx;
+use crate::commands::cli::DoctorArgs;
+use crate::doors::context::Ctx;
 use crate::verify::ai::{self, Provider};
-use crate::{exit::ExitStatus, interact::ui};
+use crate::{doors::exit::ExitStatus, interact::ui};
 
 /// Everything `git vouch doctor` finds (`--json` prints it as is).
 #[derive(Debug, Clone, Serialize)]
@@ -81,7 +81,9 @@ pub struct AuditLog {
 
 /// `git vouch doctor`.
 pub fn doctor(ctx: &Ctx, args: &DoctorArgs) -> Result<ExitStatus> {
-    let root = crate::git::Repo::discover(&ctx.cwd).ok().map(|r| r.root());
+    let root = crate::measure::git::Repo::discover(&ctx.cwd)
+        .ok()
+        .map(|r| r.root());
     let mut config = ctx.config(root.as_deref());
     config.ai.primary.clone_from(&args.primary);
     let report = gather(ctx, &config, args.ping)?;
@@ -106,7 +108,7 @@ pub fn doctor(ctx: &Ctx, args: &DoctorArgs) -> Result<ExitStatus> {
 }
 
 /// Gathers what `git vouch doctor` reports.
-pub fn gather(ctx: &Ctx, config: &crate::config::Config, ping: bool) -> Result<Doctor> {
+pub fn gather(ctx: &Ctx, config: &crate::classify::config::Config, ping: bool) -> Result<Doctor> {
     let all = ai::providers(config, ctx.env.as_ref());
     let primary = ai::primary(config.ai.primary.as_deref(), ctx.env.as_ref());
     let failures = ai::recent_failures(&ctx.dirs()?.state);
@@ -117,7 +119,7 @@ pub fn gather(ctx: &Ctx, config: &crate::config::Config, ping: bool) -> Result<D
             kind: p.kind.as_str(),
             family: p.family.clone(),
             model: p.model.clone(),
-            base_url: crate::text::redact_url(&p.base_url),
+            base_url: crate::input::text::redact_url(&p.base_url),
             has_key: p.key.is_some(),
             needs_key: p.needs_key,
             key_source: p.key_source.clone(),
@@ -240,7 +242,7 @@ impl Doctor {
     }
 }
 
-fn ping_one(p: &Provider, config: &crate::config::Config) -> Ping {
+fn ping_one(p: &Provider, config: &crate::classify::config::Config) -> Ping {
     match ai::ping(p, config) {
         Ok(latency) => Ping {
             name: p.name.clone(),

@@ -19,12 +19,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use anyhow::{Context, Result, bail};
 
 use crate::audit::eval::{self, Asked, Case, CaseRun, Said};
-use crate::cli::EvalArgs;
-use crate::config::Config;
-use crate::context::Ctx;
-use crate::env::Env;
+use crate::classify::config::Config;
+use crate::commands::cli::EvalArgs;
+use crate::doors::context::Ctx;
+use crate::platform::env::Env;
 use crate::verify::ai::{self, AiRun};
-use crate::{exit::ExitStatus, interact::ui};
+use crate::{doors::exit::ExitStatus, interact::ui};
 
 /// A case as the verifier judged it, and the run's warnings.
 type Judged = (CaseRun, Vec<String>);

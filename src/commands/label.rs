@@ -16,9 +16,9 @@ use anyhow::{Context, Result, bail};
 use jiff::Timestamp;
 
 use crate::audit::stats::{LabelEntry, read_labels};
-use crate::cli::LabelArgs;
-use crate::context::Ctx;
-use crate::{audit, exit::ExitStatus, interact::ui};
+use crate::commands::cli::LabelArgs;
+use crate::doors::context::Ctx;
+use crate::{audit, doors::exit::ExitStatus, interact::ui};
 
 /// The labels file in `state`.
 pub fn labels_path(state: &Path) -> PathBuf {
@@ -78,7 +78,7 @@ pub fn label(ctx: &Ctx, args: &LabelArgs) -> Result<ExitStatus> {
         operation_id: id.to_owned(),
         label: args.label,
         // The note may end up in an eval corpus that is shared.
-        note: args.note.as_deref().map(crate::text::redact_secrets),
+        note: args.note.as_deref().map(crate::input::text::redact_secrets),
         timestamp: Timestamp::now().to_string(),
     };
     append(&state, &entry)?;

@@ -10,9 +10,9 @@ use jiff::{Span, Timestamp};
 
 use crate::audit::Record;
 use crate::audit::stats::LabelEntry;
-use crate::cli::LogArgs;
-use crate::context::Ctx;
-use crate::{audit, exit::ExitStatus, interact::ui};
+use crate::commands::cli::LogArgs;
+use crate::doors::context::Ctx;
+use crate::{audit, doors::exit::ExitStatus, interact::ui};
 
 /// Reads `--since`: a time, a date, or a duration back from `now`.
 pub fn parse_since(text: &str, now: Timestamp) -> Result<Timestamp> {
@@ -104,7 +104,7 @@ pub fn log(ctx: &Ctx, args: &LogArgs) -> Result<ExitStatus> {
     let filter = Filter::new(
         ctx,
         args.since.as_deref(),
-        args.result.map(crate::cli::ResultFilter::as_str),
+        args.result.map(crate::commands::cli::ResultFilter::as_str),
         args.repo.as_ref(),
     )?;
     let shown = filter.apply(&records);
@@ -155,7 +155,7 @@ pub fn log(ctx: &Ctx, args: &LogArgs) -> Result<ExitStatus> {
         let observed = match (r.mode, r.would_decide) {
             (_, Some(crate::audit::Would::Refused)) => " [observe: enforcing would have refused]",
             (_, Some(crate::audit::Would::Asked)) => " [observe: enforcing would have asked]",
-            (Some(crate::config::Mode::Observe), None) => " [observe]",
+            (Some(crate::classify::config::Mode::Observe), None) => " [observe]",
             _ => "",
         };
         ui::out(&format!(

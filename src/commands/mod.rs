@@ -5,14 +5,15 @@ use std::path::Path;
 
 use anyhow::Result;
 
-use crate::config::Config;
-use crate::context::Ctx;
+use crate::classify::config::Config;
+use crate::classify::operation::Operation;
+use crate::doors::context::Ctx;
 use crate::interact::ui;
-use crate::operation::Operation;
 
 pub mod agent;
 pub mod approve;
 pub mod check;
+pub mod cli;
 pub mod completions;
 pub mod config;
 pub mod doctor;
@@ -37,8 +38,8 @@ pub fn print_explained(
     root: &Path,
     json: bool,
     verified: bool,
-) -> Result<crate::exit::ExitStatus> {
-    let explained = crate::runner::explain(op, root);
+) -> Result<crate::doors::exit::ExitStatus> {
+    let explained = crate::doors::runner::explain(op, root);
     if json {
         ui::out(&serde_json::to_string(&explained)?);
     } else {
@@ -65,5 +66,5 @@ pub fn print_explained(
         )),
         None => ui::info("nothing was sent"),
     }
-    Ok(crate::exit::ExitStatus::Allowed)
+    Ok(crate::doors::exit::ExitStatus::Allowed)
 }

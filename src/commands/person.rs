@@ -5,7 +5,7 @@
 //! full, read as a whole line. There is no flag or variable that answers for
 //! them: anything an agent or a script can pass, it can pass itself.
 
-use crate::context::Ctx;
+use crate::doors::context::Ctx;
 use crate::interact::prompt::Prompter;
 use crate::interact::ui;
 

@@ -7,12 +7,12 @@ use std::path::Path;
 use anyhow::{Context, Result, bail};
 use jiff::Timestamp;
 
-use crate::cli::{RescueAction, RescueArgs};
+use crate::commands::cli::{RescueAction, RescueArgs};
 use crate::commands::person;
-use crate::context::Ctx;
-use crate::git::{self, RESCUE_PREFIX, Repo, Rescue};
-use crate::text::{one_line, short_oid};
-use crate::{exit::ExitStatus, interact::ui};
+use crate::doors::context::Ctx;
+use crate::input::text::{one_line, short_oid};
+use crate::measure::git::{self, RESCUE_PREFIX, Repo, Rescue};
+use crate::{doors::exit::ExitStatus, interact::ui};
 
 /// `git vouch rescue`.
 pub fn rescue(ctx: &Ctx, args: &RescueArgs) -> Result<ExitStatus> {

@@ -5,13 +5,14 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 
-use crate::cli::{InstallArgs, RepoArgs, TrustArgs};
+use crate::commands::cli::{InstallArgs, RepoArgs, TrustArgs};
 use crate::commands::person;
-use crate::context::{Ctx, REPO_CONFIG};
-use crate::git::{self, HooksLocation};
+use crate::doors::context::{Ctx, REPO_CONFIG};
 use crate::install::managers::{self, Manager};
+use crate::install::repair::{Mended, mend_moved};
 use crate::install::{self, HOOKS, HookState};
-use crate::{exit::ExitStatus, interact::ui, trust};
+use crate::measure::git::{self, HooksLocation};
+use crate::{classify::config::trust, doors::exit::ExitStatus, interact::ui};
 
 /// The hooks dir is another tool's (husky), or outside the repository.
 fn check_hooks_path(loc: &HooksLocation, force: bool) -> Result<()> {
@@ -43,65 +44,6 @@ fn check_hooks_path(loc: &HooksLocation, force: bool) -> Result<()> {
 /// when it has one (a link that upgrades keep).
 fn current_binary(ctx: &Ctx) -> Result<PathBuf> {
     install::stable_binary(ctx.env.var_os("PATH").as_deref())
-}
-
-/// Whether this run of `hook` (from a hook file, or a husky hook's block)
-/// is one git also runs vouch for from its config: the repository
-/// registers vouch's config-defined hook for it, and the git running this
-/// hook runs config-defined hooks. Then that run judges, and this one does
-/// not, so no operation is judged (asked, logged) twice. False for the
-/// config-defined run itself, and whenever it cannot be told (judged twice
-/// rather than not at all).
-pub fn judged_by_config_hook(ctx: &Ctx, hook: &str, hook_dir: Option<&Path>) -> bool {
-    // The hooks directory is usually `<git dir>/hooks`: no git to ask.
-    let common = match hook_dir.and_then(Path::parent) {
-        Some(parent) if parent.join("objects").is_dir() => parent.to_path_buf(),
-        _ => match git::hooks_location(&ctx.cwd) {
-            Ok(loc) => loc.common_dir,
-            Err(_) => return false,
-        },
-    };
-    let config_dir = common.join(git::CONFIG_HOOKS_DIR);
-    if hook_dir.is_some_and(|d| d == config_dir)
-        || !matches!(install::state(&config_dir, hook), HookState::Ours { .. })
-        || !git::config_hook_enabled(&ctx.cwd, &git::config_hook_name(hook), hook)
-    {
-        return false;
-    }
-    // The command registered must run vouch's hook there (a command set to
-    // anything else judges nothing).
-    let ours = install::sh_quote(&config_dir.join(hook));
-    if !git::config_hook(&ctx.cwd, &git::config_hook_name(hook)).is_some_and(|command| {
-        command
-            .as_bytes()
-            .windows(ours.len())
-            .any(|w| w == ours.as_slice())
-    }) {
-        return false;
-    }
-    crate::parent::git_ancestor_exe()
-        .and_then(|exe| git::exe_runs_config_hooks(&exe))
-        .unwrap_or(false)
-}
-
-/// Whether another run of vouch judges this operation of `hook`, so this
-/// one does not: git runs vouch from its config too
-/// ([`judged_by_config_hook`]), or lefthook runs this one from
-/// `lefthook-local.yml` under vouch's own hook in front of lefthook's, which
-/// proves it (`VOUCH_FRONT`, a marker as `VOUCH_NESTED` is).
-pub fn judged_elsewhere(ctx: &Ctx, hook: &str, hook_dir: Option<&Path>) -> bool {
-    if hook_dir.is_some_and(|d| managers::is_lefthook_script_dir(d, hook))
-        && ctx
-            .env
-            .var(crate::env::vars::VOUCH_FRONT)
-            .is_some_and(|marker| {
-                ctx.dirs()
-                    .is_ok_and(|dirs| crate::parent::is_nested(&marker, &dirs.state))
-            })
-    {
-        return true;
-    }
-    judged_by_config_hook(ctx, hook, hook_dir)
 }
 
 /// Where lefthook manages the hooks, on a git without config-defined
@@ -152,7 +94,7 @@ fn lefthook_local(loc: &HooksLocation, bin: &Path, hooks: &[String]) -> Result<O
         std::fs::create_dir_all(&dir)
             .with_context(|| format!("cannot create `{}`", dir.display()))?;
         let script = dir.join(managers::LEFTHOOK_SCRIPT);
-        crate::files::write_atomic(&script, &managers::lefthook_script(hook, bin), 0o755)
+        crate::platform::files::write_atomic(&script, &managers::lefthook_script(hook, bin), 0o755)
             .with_context(|| format!("cannot write `{}`", script.display()))?;
     }
     let mut new = rest;
@@ -416,159 +358,6 @@ fn manager_note(manager: Manager) -> Option<String> {
         )),
         Manager::Husky | Manager::Overcommit => None,
     }
-}
-
-/// The hooks vouch installed in `dir` (its record) whose place a hook
-/// manager's own reinstall has since taken without running vouch:
-/// `pre-commit install -f` (vouch's hook deleted), `lefthook install`
-/// (moved to `<hook>.old`, never run). Cheap enough for every ref update:
-/// a read of the record, and of the first bytes of each hook it lists.
-pub fn displaced(dir: &Path) -> Vec<(String, Manager)> {
-    install::recorded(dir)
-        .into_iter()
-        .filter(|hook| hook != install::REF_TX)
-        .filter_map(|hook| {
-            let owner = managers::script_of(&dir.join(&hook))?;
-            // pre-commit's and prek's migration mode runs vouch first.
-            let reached = owner.legacy_var().is_some()
-                && owner
-                    .moved_suffix()
-                    .is_some_and(|s| install::is_vouch_file(&dir.join(format!("{hook}{s}"))));
-            (!reached).then_some((hook, owner))
-        })
-        .collect()
-}
-
-/// Puts vouch back in front of each hook a manager's reinstall displaced
-/// ([`displaced`]), as `git vouch install` would: the manager's script is
-/// kept as `<hook>.local`, which vouch's hook runs first. Run by the
-/// reference-transaction hook, which no manager writes, on the next branch
-/// or tag update; never fails the ref update (a hook it cannot put back is
-/// a warning naming the command that does).
-pub fn put_back(ctx: &Ctx, dir: &Path) {
-    let displaced = displaced(dir);
-    if displaced.is_empty() {
-        return;
-    }
-    let p = install::PROGRAM;
-    let bin = match current_binary(ctx) {
-        Ok(bin) => bin,
-        Err(e) => {
-            ui::warn(&format!("{e:#}: run `{p} install`"));
-            return;
-        }
-    };
-    let strict = ctx.config(Some(&ctx.cwd)).strict;
-    for (hook, owner) in displaced {
-        let done = install::Form::for_hook(&hook, &bin, strict, false, true).and_then(|form| {
-            mend_moved(dir, &hook)?;
-            install::install_hook(dir, &hook, &form)
-        });
-        match done {
-            Ok(_) => ui::info(&format!(
-                "`{r}` had replaced vouch's `{hook}` hook: vouch put itself back in front; git runs vouch's hook, which runs {owner}'s script (now `{hook}.local`) first and then judges",
-                owner = owner.name(),
-                r = owner.reinstall(),
-            )),
-            Err(e) => ui::warn(&format!(
-                "{}'s own install took the place of vouch's `{hook}` hook, and vouch could not put it back ({e:#}): vouch does NOT check this {}; run `{p} install`",
-                owner.name(),
-                install::known(&hook).unwrap_or("operation"),
-            )),
-        }
-    }
-}
-
-/// Writes the pre-push hook in `dir` again, as `git vouch install` writes
-/// it now, when it is a copy of `vouch-hook` an earlier vouch wrote
-/// ([`crate::install::baked`]): once an upgrade removed `vouch-hook`, such a copy
-/// hands every push to vouch and says so (`VOUCH_HOOK_STALE`). Checked
-/// here, from the hook file itself. Never fails the push: a hook it cannot
-/// write is a warning naming the command that does.
-pub fn refresh_old_copy(ctx: &Ctx, dir: &Path) {
-    if !matches!(
-        install::state(dir, "pre-push"),
-        HookState::Ours { stale: true, .. }
-    ) {
-        return;
-    }
-    let path = dir.join("pre-push");
-    let p = install::PROGRAM;
-    let done = current_binary(ctx).and_then(|bin| {
-        let strict = ctx.config(Some(&ctx.cwd)).strict;
-        let form = install::Form::for_hook("pre-push", &bin, strict, false, false)?;
-        install::install_hook(dir, "pre-push", &form)
-    });
-    match done {
-        Ok(_) => ui::info(&format!(
-            "refreshed `{}`: it was a 3.4 MB copy of `vouch-hook`, which this vouch no longer uses",
-            path.display()
-        )),
-        Err(e) => ui::warn(&format!(
-            "cannot refresh `{}` ({e:#}): until it is, every push starts vouch whole; run `{p} install`",
-            path.display()
-        )),
-    }
-}
-
-/// What [`mend_moved`] did.
-enum Mended {
-    /// Nothing to mend.
-    Nothing,
-    /// vouch is reached already, through the manager: leave the hook alone.
-    Reached(String),
-    /// Something was mended; go on installing.
-    Said(String),
-}
-
-/// Puts right what a hook manager's reinstall left of vouch's `hook`: a
-/// vouch hook moved to `<hook>.old` (lefthook, never run) is taken back,
-/// and a stale copy of the manager's script kept as `<hook>.local` while
-/// the manager wrote a new one is dropped. vouch's hook moved to
-/// `<hook>.legacy` by pre-commit or prek is still run first by them: left.
-fn mend_moved(dir: &Path, hook: &str) -> Result<Mended> {
-    let path = dir.join(hook);
-    let owner = managers::script_of(&path);
-    let Some(owner) = owner else {
-        return Ok(Mended::Nothing);
-    };
-    let mut said = Vec::new();
-    if let Some(suffix) = owner.moved_suffix() {
-        let moved = dir.join(format!("{hook}{suffix}"));
-        if install::is_vouch_file(&moved) {
-            if owner.legacy_var().is_some() {
-                return Ok(Mended::Reached(format!(
-                    "`{}` is {}'s and runs vouch's hook first (`{}`): vouch is reached; nothing changed",
-                    path.display(),
-                    owner.name(),
-                    moved.display()
-                )));
-            }
-            std::fs::remove_file(&moved)
-                .with_context(|| format!("cannot remove `{}`", moved.display()))?;
-            said.push(format!(
-                "took back vouch's hook from `{}`, where {} had moved it and never ran it",
-                moved.display(),
-                owner.name()
-            ));
-        }
-    }
-    let local = install::local_path(&path);
-    if managers::script_of(&local) == Some(owner) {
-        std::fs::remove_file(&local)
-            .with_context(|| format!("cannot remove `{}`", local.display()))?;
-        said.push(format!(
-            "removed `{}`, an older copy of {}'s script (`{}` is its new one)",
-            local.display(),
-            owner.name(),
-            path.display()
-        ));
-    }
-    Ok(if said.is_empty() {
-        Mended::Nothing
-    } else {
-        Mended::Said(said.join("; "))
-    })
 }
 
 /// `git vouch install` where husky owns the hooks: vouch's block goes into the

@@ -21,10 +21,10 @@ use jiff::Timestamp;
 
 use super::log::Filter;
 use crate::audit::stats::{self, Bars, LabelEntry, Totals};
-use crate::cli::StatsArgs;
-use crate::context::Ctx;
-use crate::env::vars;
-use crate::{audit, exit::ExitStatus, interact::ui};
+use crate::commands::cli::StatsArgs;
+use crate::doors::context::Ctx;
+use crate::platform::env::vars;
+use crate::{audit, doors::exit::ExitStatus, interact::ui};
 
 /// One file's figures and its unreadable lines.
 type Read = Result<(Totals, Vec<String>)>;

@@ -7,15 +7,16 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 use serde::Serialize;
 
-use crate::cli::StatusArgs;
-use crate::config::{Config, OnUnavailable};
-use crate::context::{Ctx, REPO_CONFIG};
-use crate::git;
+use crate::classify::config::{Config, OnUnavailable};
+use crate::classify::vocab::Tier;
+use crate::commands::cli::StatusArgs;
+use crate::doors::context::{Ctx, REPO_CONFIG};
 use crate::install::managers;
+use crate::install::reach::Place;
 use crate::install::{self, HOOKS, HookState};
+use crate::measure::git;
 use crate::verify::programs;
-use crate::vocab::Tier;
-use crate::{exit::ExitStatus, interact::ui};
+use crate::{doors::exit::ExitStatus, interact::ui};
 
 /// Everything `git vouch status` reports (`--json` prints it as is).
 #[derive(Debug, Clone, Serialize)]
@@ -149,7 +150,7 @@ pub fn status(ctx: &Ctx, args: &StatusArgs) -> Result<ExitStatus> {
         let config = ctx.config(root.as_deref());
         ui::out(&format!(
             "What happens to a verified operation, by what the verifiers say and who started it (this config's `on_unavailable` and mode):\n\n{}\n{}",
-            crate::policy::decision_table(&config).trim_end(),
+            crate::decide::decision_table(&config).trim_end(),
             EXPLAIN_NOTES
         ));
         return Ok(ExitStatus::Allowed);
@@ -391,7 +392,7 @@ pub fn no_verifier_lines(w: &WithoutVerdict, verify_standard: bool) -> Vec<Strin
 /// The agents whose settings (this project's or the user's) call vouch,
 /// and a step of their own some still need.
 fn agents_status(ctx: &Ctx, root: &Path) -> Vec<AgentStatus> {
-    use crate::agent::settings::{self, Agent, Scope};
+    use crate::install::agent::settings::{self, Agent, Scope};
     let mut found = Vec::new();
     let home = ctx
         .env
@@ -450,245 +451,7 @@ fn program_version(program: &str) -> Option<(u32, u32, u32)> {
     };
     let mut text = String::new();
     std::io::Read::read_to_string(&mut child.stdout.take()?, &mut text).ok()?;
-    crate::agent::settings::parse_version(&text)
-}
-
-/// What puts vouch back in front of a manager's `hook`: the next branch or
-/// tag update where `git vouch install` recorded it, and that command now.
-fn put_back(dir: &Path, hook: &str) -> String {
-    let p = install::PROGRAM;
-    if install::recorded(dir).iter().any(|h| h == hook) {
-        format!(
-            "vouch puts itself back at the next commit or other branch update; `{p} install` does it now"
-        )
-    } else {
-        format!("run `{p} install`")
-    }
-}
-
-/// Where git looks for vouch in one repository, to tell whether each hook
-/// reaches it.
-struct Place {
-    loc: git::HooksLocation,
-    husky: bool,
-    runs_config: bool,
-}
-
-impl Place {
-    fn new(loc: git::HooksLocation, husky: bool) -> Self {
-        Self {
-            loc,
-            husky,
-            runs_config: git::runs_config_hooks(),
-        }
-    }
-
-    /// Whether git runs vouch for `hook` (whose file in the hooks directory
-    /// is in `state`), in words and as a fact, and vouch's config-defined
-    /// command for it.
-    fn reach(&self, hook: &str, state: &HookState) -> (String, bool, Option<String>) {
-        let loc = &self.loc;
-        let root = loc.root();
-        let name = git::config_hook_name(hook);
-        let config_hook = git::config_hook(&root, &name);
-        let config_dir = git::config_hooks_dir(loc);
-        let default_dir = loc.common_dir.join("hooks");
-        let from_config = config_hook.is_some()
-            && self.runs_config
-            && git::config_hook_enabled(&root, &name, hook)
-            && matches!(
-                install::state(&config_dir, hook),
-                HookState::Ours { bin: Some(ref b), .. } if b.is_file()
-            );
-        if from_config {
-            return (
-                format!(
-                    "reached from git config (`hook.{name}.command`, git 2.54+): no hook manager or `core.hooksPath` can take it"
-                ),
-                true,
-                config_hook,
-            );
-        }
-        let (mut reach, mut reached) = if self.husky && hook != install::REF_TX {
-            husky_reach(&root, &loc.dir, hook)
-        } else {
-            hook_reach(&loc.dir, hook, state)
-        };
-        if !reached
-            && managers::script_of(&loc.dir.join(hook)) == Some(managers::Manager::Lefthook)
-            && crate::install::managers::lefthook_local_reaches(&root, hook)
-        {
-            reach = format!(
-                "lefthook's hook; vouch is reached: lefthook runs it from `{}`",
-                managers::LEFTHOOK_LOCAL
-            );
-            reached = true;
-        }
-        if !reached
-            && default_dir != loc.dir
-            && matches!(install::state(&default_dir, hook), HookState::Ours { .. })
-        {
-            reach = format!(
-                "vouch's hook is in `{}`, which git does not read while `core.hooksPath` is `{}`: vouch is NOT reached ({})",
-                default_dir.display(),
-                loc.hooks_path.as_deref().unwrap_or_default(),
-                unreachable_next_step()
-            );
-        }
-        if !reached && config_hook.is_some() && !self.runs_config {
-            reach.push_str(&format!(
-                "; `hook.{name}.command` is set, but this git runs no config-defined hooks (git 2.54+ does)"
-            ));
-        }
-        (reach, reached, config_hook)
-    }
-}
-
-/// Whether git runs vouch for `hook` in the repository at `path`, as
-/// `git vouch status` tells it (false when that cannot be told). The
-/// agent door asks before it counts on a hook to judge what a command
-/// does later.
-pub fn hook_reached(path: &Path, hook: &str) -> bool {
-    let Ok(loc) = git::hooks_location(path) else {
-        return false;
-    };
-    let found = managers::detect(&loc.root(), &loc.dir, loc.hooks_path.as_deref());
-    let state = install::state(&loc.dir, hook);
-    Place::new(loc, crate::install::managers::is_husky(&found))
-        .reach(hook, &state)
-        .1
-}
-
-/// What brings vouch back where nothing of it is reached now.
-fn unreachable_next_step() -> String {
-    let p = install::PROGRAM;
-    if git::runs_config_hooks() {
-        format!(
-            "`{p} install` registers vouch in git config, which git runs whatever the hooks directory holds"
-        )
-    } else {
-        format!(
-            "`{p} install` puts it back where it can; from git 2.54 on, vouch is registered in git config, where no hook manager reaches"
-        )
-    }
-}
-
-/// Whether git reaches vouch through `dir/hook`, in words, and as a fact.
-fn hook_reach(dir: &Path, hook: &str, state: &HookState) -> (String, bool) {
-    let p = install::PROGRAM;
-    match state {
-        HookState::Missing => (format!("not installed (run `{p} install`)"), false),
-        HookState::Foreign => {
-            let path = dir.join(hook);
-            let Some(owner) = managers::script_of(&path) else {
-                return (
-                    format!("someone else's hook; vouch is NOT reached (run `{p} install`)"),
-                    false,
-                );
-            };
-            let moved = owner
-                .moved_suffix()
-                .map(|s| dir.join(format!("{hook}{s}")))
-                .filter(|m| install::is_vouch_file(m));
-            match moved {
-                Some(m) if owner.legacy_var().is_some() => (
-                    format!(
-                        "{}'s hook; vouch is reached: {} runs `{}` first (`{} -f` would delete it)",
-                        owner.name(),
-                        owner.name(),
-                        m.display(),
-                        owner.reinstall()
-                    ),
-                    true,
-                ),
-                Some(m) => (
-                    format!(
-                        "{}'s hook; vouch is NOT reached: {} moved vouch's hook to `{}` and never runs it ({})",
-                        owner.name(),
-                        owner.name(),
-                        m.display(),
-                        put_back(dir, hook)
-                    ),
-                    false,
-                ),
-                None => (
-                    format!(
-                        "{}'s hook; vouch is NOT reached ({})",
-                        owner.name(),
-                        put_back(dir, hook)
-                    ),
-                    false,
-                ),
-            }
-        }
-        HookState::Ours {
-            bin,
-            chained,
-            direct,
-            stale,
-        } => {
-            let bin = bin.clone().unwrap_or_default();
-            let found = match (bin.is_file(), *direct) {
-                (true, false) => "",
-                (true, true) => " (linked directly)",
-                (false, false) => " (MISSING: the hook falls back to PATH)",
-                (false, true) => {
-                    " (MISSING: git skips this hook silently; run `git vouch install` again)"
-                }
-            };
-            let local = install::local_path(&dir.join(hook));
-            let chained = match (*chained, managers::script_of(&local)) {
-                (true, Some(m)) => format!("; chains {}'s hook (`{hook}.local`)", m.name()),
-                (true, None) => format!("; chains `{hook}.local`"),
-                (false, _) => String::new(),
-            };
-            let older = if *stale {
-                format!(
-                    "; a copy of `vouch-hook` an earlier vouch wrote (3.4 MB): the next push writes it again (`{p} install` does now)"
-                )
-            } else {
-                String::new()
-            };
-            (
-                format!(
-                    "installed, calls `{}`{found}{chained}{older}",
-                    bin.display()
-                ),
-                bin.is_file() || !*direct,
-            )
-        }
-    }
-}
-
-/// Whether husky's `.husky/<hook>` calls vouch, in words and as a fact:
-/// git runs husky's stub in `dir` (`.husky/_`), which runs it.
-fn husky_reach(root: &Path, dir: &Path, hook: &str) -> (String, bool) {
-    let file = root.join(".husky").join(hook);
-    let text = std::fs::read_to_string(&file).unwrap_or_default();
-    if !text.contains(managers::BLOCK_BEGIN) {
-        (
-            format!(
-                "husky owns this hook and `{}` does not call vouch: vouch is NOT reached (run `{} install`)",
-                file.display(),
-                install::PROGRAM
-            ),
-            false,
-        )
-    } else if !dir.join(hook).is_file() {
-        (
-            format!(
-                "`{}` calls vouch, but husky's `{}` is missing, so git runs nothing: vouch is NOT reached (run `husky`, or `npm install`)",
-                file.display(),
-                dir.join(hook).display()
-            ),
-            false,
-        )
-    } else {
-        (
-            format!("reached through husky: `{}` calls vouch", file.display()),
-            true,
-        )
-    }
+    crate::install::agent::settings::parse_version(&text)
 }
 
 impl Status {

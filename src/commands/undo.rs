@@ -5,12 +5,12 @@ use std::path::Path;
 
 use anyhow::{Context, Result, bail};
 
-use crate::cli::{SnapshotsAction, SnapshotsArgs, UndoArgs};
-use crate::context::Ctx;
-use crate::env::vars;
-use crate::text::one_line;
+use crate::commands::cli::{SnapshotsAction, SnapshotsArgs, UndoArgs};
+use crate::doors::context::Ctx;
+use crate::input::text::one_line;
+use crate::platform::env::vars;
 use crate::undo::{self, Snapshot};
-use crate::{ExitStatus, interact::ui, parent};
+use crate::{doors::exit::ExitStatus, interact::ui, measure::parent};
 
 /// The snapshot store of the work tree at `dir` (made when there is none
 /// yet), with the snapshots an earlier vouch kept in the repository's refs

@@ -4,14 +4,14 @@
 use anyhow::{Result, bail};
 
 use crate::classify::classify_push;
-use crate::cli::VerifyArgs;
-use crate::context::Ctx;
-use crate::git::Repo;
+use crate::classify::operation::Operation;
+use crate::commands::cli::VerifyArgs;
+use crate::doors::context::Ctx;
 use crate::input::hooks::{ForceHint, PushArgs};
-use crate::operation::Operation;
+use crate::measure::git::Repo;
 use crate::verify::programs;
 use crate::verify::verdict::{self, Outcome};
-use crate::{exit::ExitStatus, interact::report, interact::ui};
+use crate::{doors::exit::ExitStatus, interact::report, interact::ui};
 
 /// `git vouch verify`.
 pub fn verify(ctx: &Ctx, args: &VerifyArgs) -> Result<ExitStatus> {
@@ -99,8 +99,9 @@ pub fn verify(ctx: &Ctx, args: &VerifyArgs) -> Result<ExitStatus> {
         crate::interact::report::describe(&op).trim_end()
     ));
     let view = op.view(&root);
-    let (results, ai_run) =
-        crate::runner::ask_verifiers(ctx, &config, &op, &root, &view, &selected, with_ai, false)?;
+    let (results, ai_run) = crate::doors::runner::ask_verifiers(
+        ctx, &config, &op, &root, &view, &selected, with_ai, false,
+    )?;
     if results.is_empty() {
         ui::out(
             "no verifiers ran: none configured, and no AI provider has a key (`git vouch verify --list`, `git vouch doctor`)",

@@ -16,20 +16,20 @@ use std::time::{Duration, Instant};
 use anyhow::Result;
 
 use super::{Door, HookCall, Judge, Judged, Next, Outcome as DoorOutcome, Snapshotted};
-use crate::agent::protocol::{self, Answer, Request};
-use crate::agent::settings::{self, Agent};
 use crate::classify::Tier;
-use crate::cli::AgentHookArgs;
-use crate::commands::check::assess;
-use crate::config::Config;
-use crate::context::Ctx;
-use crate::env::vars;
-use crate::operation::Operation;
-use crate::policy::{Decision, Plan};
-use crate::runner::{Decided, Interaction, Run};
-use crate::text::{one_line, redact_secrets, redact_text};
+use crate::classify::config::Config;
+use crate::classify::operation::Operation;
+use crate::decide::{Decision, Plan};
+use crate::doors::args::AgentHookArgs;
+use crate::doors::assess::assess;
+use crate::doors::context::Ctx;
+use crate::doors::runner::{Decided, Interaction, Run};
+use crate::input::text::{one_line, redact_secrets, redact_text};
+use crate::install::agent::protocol::{self, Answer, Request};
+use crate::install::agent::settings::{self, Agent};
+use crate::platform::env::vars;
 use crate::verify::verdict::Outcome as VerdictOutcome;
-use crate::{ExitStatus, git, interact::ui};
+use crate::{doors::exit::ExitStatus, interact::ui, measure::git};
 
 /// The most hook input read (an agent's message is a few kilobytes).
 const MAX_INPUT: usize = 1 << 20;
@@ -98,7 +98,7 @@ impl Door for AgentHook {
     /// message is refused if the command in it looks dangerous.
     fn input(&self, _ctx: &Ctx, _call: &HookCall) -> Result<Vec<u8>> {
         let mut input = Vec::new();
-        crate::files::read_stdin(MAX_INPUT, &mut input).ok();
+        crate::platform::files::read_stdin(MAX_INPUT, &mut input).ok();
         Ok(input)
     }
 
@@ -228,7 +228,7 @@ impl AgentHook {
         // The verifiers let a verified command through: its git doors
         // must not refuse it half way (issue 35 item 2).
         let verified_allow = matches!(outcome, DoorOutcome::Decided(d)
-            if matches!(d.plan.action, crate::policy::Action::Allow { .. })
+            if matches!(d.plan.action, crate::decide::Action::Allow { .. })
                 && d.combined.is_some()
                 && d.status == ExitStatus::Allowed);
         let answer = match outcome {
@@ -405,7 +405,10 @@ fn write_asked(ctx: &Ctx, agent: Agent, request: &Request, op: &Operation, by: &
     let reads = assessed.facts.iter().any(|f| {
         matches!(
             f.measured,
-            Some(crate::facts::CommandFacts::StashDrop(_) | crate::facts::CommandFacts::Tags(_))
+            Some(
+                crate::classify::facts::CommandFacts::StashDrop(_)
+                    | crate::classify::facts::CommandFacts::Tags(_)
+            )
         )
     });
     let repo = reads.then(|| git::Repo::discover(&root).ok()).flatten();
@@ -414,7 +417,7 @@ fn write_asked(ctx: &Ctx, agent: Agent, request: &Request, op: &Operation, by: &
         .and_then(|r| r.stash_oids().into_iter().next());
     let value = |name: &str| repo.as_ref().and_then(|r| r.ref_value(name));
     let refs = crate::interact::asked::shown_refs(assessed, stash_top.as_deref(), &value);
-    let (agent_pid, agent_exe) = crate::parent::agent_process()
+    let (agent_pid, agent_exe) = crate::measure::parent::agent_process()
         .ok_or_else(|| anyhow::anyhow!("the agent's process cannot be read"))?;
     let command = request.command.as_deref().unwrap_or_default();
     let git = crate::classify::git_commands(command);
@@ -426,7 +429,7 @@ fn write_asked(ctx: &Ctx, agent: Agent, request: &Request, op: &Operation, by: &
         .facts
         .iter()
         .filter_map(|f| match &f.measured {
-            Some(crate::facts::CommandFacts::Worktree { loss, .. }) => Some(loss.files),
+            Some(crate::classify::facts::CommandFacts::Worktree { loss, .. }) => Some(loss.files),
             _ => None,
         })
         .sum();
@@ -545,7 +548,11 @@ pub fn answer_in_time(ctx: &Ctx, agent: Agent, deadline: Duration, exit: impl Fn
     let reply = protocol::reply(agent, &Answer::Deny(why.clone()));
     answer_once(&reply, || {
         let config = ctx.config(None);
-        let mut op = crate::operation::Unjudged::new("command", agent.name(), Some(Tier::Critical));
+        let mut op = crate::classify::operation::Unjudged::new(
+            "command",
+            agent.name(),
+            Some(Tier::Critical),
+        );
         // As `check` shows a command: credentials masked.
         op.reasons = JUDGING
             .get()

@@ -18,7 +18,7 @@ use crate::interact::ui;
 /// path.) vouch's own hook under that name is never run: it would start
 /// vouch again, without end.
 pub(crate) fn run_chained(
-    env: &dyn crate::env::Env,
+    env: &dyn crate::platform::env::Env,
     dir: &Path,
     hook: &str,
     args: &[&str],
@@ -44,7 +44,7 @@ pub(crate) fn run_chained(
         return Ok(None);
     }
     // As git does with hooks: one that is not executable is skipped, with a word.
-    if !crate::files::is_executable(&path) {
+    if !crate::platform::files::is_executable(&path) {
         ui::warn(&format!(
             "`{}` is not executable, so it was not run",
             path.display()
@@ -53,7 +53,7 @@ pub(crate) fn run_chained(
     }
     let mut command = chained_command(&path, &as_run);
     if let Some(marker) = front {
-        command.env(crate::env::vars::VOUCH_FRONT, marker);
+        command.env(crate::platform::env::vars::VOUCH_FRONT, marker);
     }
     let mut child = command
         .args(args)

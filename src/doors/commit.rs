@@ -4,13 +4,13 @@
 use anyhow::Result;
 
 use super::{Door, HookCall, Judge, Judged};
+use crate::classify::facts::StagedFacts;
+use crate::classify::operation::Operation;
 use crate::classify::staged::{Reading, classify_commit};
-use crate::cli::PreCommitArgs;
-use crate::context::Ctx;
-use crate::exit::ExitStatus;
-use crate::facts::StagedFacts;
-use crate::git::Repo;
-use crate::operation::Operation;
+use crate::doors::args::PreCommitArgs;
+use crate::doors::context::Ctx;
+use crate::doors::exit::ExitStatus;
+use crate::measure::git::Repo;
 
 /// The pre-commit hook: the staged change.
 struct PreCommit<'a> {
@@ -45,7 +45,7 @@ impl Door for PreCommit<'_> {
         let reading = Reading::new(&config.commit);
         let (staged, warning) = match repo.and_then(|r| r.staged(&reading)) {
             Ok(s) => (s, None),
-            Err(e) => match crate::git::cli_staged(&ctx.cwd, &reading) {
+            Err(e) => match crate::measure::git::cli_staged(&ctx.cwd, &reading) {
                 Some(s) => (
                     s,
                     Some(format!(
@@ -72,6 +72,6 @@ impl Door for PreCommit<'_> {
     }
 
     fn judged_elsewhere(&self, ctx: &Ctx) -> bool {
-        crate::commands::setup::judged_elsewhere(ctx, "pre-commit", self.args.hook_dir.as_deref())
+        super::judged_elsewhere(ctx, "pre-commit", self.args.hook_dir.as_deref())
     }
 }

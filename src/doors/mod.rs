@@ -6,16 +6,21 @@
 //! for every door (issue 27 item 1): the input read whole first (STYLE
 //! section 5), the chained `<hook>.local` run first (its refusal is this
 //! hook's refusal, said and logged), input that cannot be read, the answer
-//! at once for routine work, the runner ([`crate::runner`]), and a runner
+//! at once for routine work, the runner ([`crate::doors::runner`]), and a runner
 //! that fails. Every refusal is said and logged here; what each case
-//! decides is a row of [`policy`].
+//! decides is a row of [`crate::decide`].
 
 pub mod agent;
+pub mod args;
+pub mod assess;
 mod chained;
 pub mod commit;
+pub mod context;
+pub mod exit;
 pub mod pre_push;
 pub mod pre_receive;
 pub mod reftx;
+pub mod runner;
 mod snapshot;
 
 use std::io::Read as _;
@@ -24,13 +29,13 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 
-use crate::config::Config;
-use crate::context::Ctx;
-use crate::operation::{Operation, Unjudged};
-use crate::policy::{self, Decision, Plan, Skip};
-use crate::runner::{Decided, Interaction, Run};
-use crate::text::{one_line, redact_text, redact_url};
-use crate::{exit::ExitStatus, interact::ui};
+use crate::classify::config::Config;
+use crate::classify::operation::{Operation, Unjudged};
+use crate::decide::{self, Decision, Plan, Skip};
+use crate::doors::context::Ctx;
+use crate::doors::runner::{Decided, Interaction, Run};
+use crate::input::text::{one_line, redact_text, redact_url};
+use crate::{doors::exit::ExitStatus, interact::ui};
 
 pub(crate) use chained::run_chained;
 pub(crate) use snapshot::{Next, Snapshotted};
@@ -103,8 +108,10 @@ impl HookCall {
             == Some(crate::install::managers::Manager::Lefthook))
         .then(|| ctx.dirs().ok())
         .flatten()
-        .map(|dirs| crate::parent::Nested::arm(&dirs.state));
-        let front = armed.as_ref().map(|_| crate::parent::nested_marker());
+        .map(|dirs| crate::measure::parent::Nested::arm(&dirs.state));
+        let front = armed
+            .as_ref()
+            .map(|_| crate::measure::parent::nested_marker());
         let args: Vec<&str> = self.args.iter().map(String::as_str).collect();
         run_chained(
             ctx.env.as_ref(),
@@ -190,12 +197,12 @@ pub(crate) enum Outcome {
     Chained,
     /// Its input could not be read (said; logged when refused).
     Unreadable {
-        /// [`policy::stops_unreadable`]'s answer.
+        /// [`decide::stops_unreadable`]'s answer.
         refused: bool,
     },
     /// The runner failed before a decision (said; logged when refused).
     Failed {
-        /// [`policy::stops_unjudged`]'s answer.
+        /// [`decide::stops_unjudged`]'s answer.
         refused: bool,
         /// What failed.
         why: String,
@@ -317,7 +324,7 @@ fn decide(ctx: &Ctx, door: &mut dyn Door) -> Result<(Option<Operation>, Outcome)
     let judged = match door.judge(ctx, &input)? {
         Judge::Pass => return Ok((None, Outcome::Passed)),
         Judge::Unreadable { said, why, read } => {
-            let refused = policy::stops_unreadable(
+            let refused = decide::stops_unreadable(
                 read.as_ref().map(|j| j.op.assessment().tier),
                 read.as_ref().is_some_and(|j| j.config.verify_standard),
                 matches!(interaction, Interaction::Agent { .. }),
@@ -346,7 +353,7 @@ fn decide(ctx: &Ctx, door: &mut dyn Door) -> Result<(Option<Operation>, Outcome)
     let tier = op.assessment().tier;
     let says = matches!(interaction, Interaction::Git | Interaction::Server);
     let quiet = matches!(interaction, Interaction::Agent { .. });
-    if policy::answers_at_once(tier, &config, quiet) {
+    if decide::answers_at_once(tier, &config, quiet) {
         if says {
             for w in &config.warnings {
                 ui::warn(w);
@@ -391,7 +398,7 @@ fn decide(ctx: &Ctx, door: &mut dyn Door) -> Result<(Option<Operation>, Outcome)
                 "vouch could not judge it ({})",
                 one_line(&format!("{e:#}"), 200)
             );
-            let refused = policy::stops_unjudged(tier, config.verify_standard);
+            let refused = decide::stops_unjudged(tier, config.verify_standard);
             if refused {
                 ui::error(&e.context(format!("this {} is refused", call.noun)));
                 let judged = Judged::new(op.clone(), config, root);
@@ -434,12 +441,26 @@ fn log_refusal(
         .log_decided(&plan, Decision::Refused, warning);
 }
 
+/// Whether another run of vouch judges this run's operation of `hook`
+/// ([`crate::install::repair::judged_elsewhere`]), read from the process.
+fn judged_elsewhere(ctx: &Ctx, hook: &str, hook_dir: Option<&std::path::Path>) -> bool {
+    crate::install::repair::judged_elsewhere(
+        &ctx.cwd,
+        hook,
+        hook_dir,
+        ctx.env
+            .var(crate::platform::env::vars::VOUCH_FRONT)
+            .as_deref(),
+        || ctx.dirs().ok().map(|dirs| dirs.state),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::classify::Tier;
-    use crate::context::Dirs;
-    use crate::env::MapEnv;
+    use crate::doors::context::Dirs;
+    use crate::platform::env::MapEnv;
 
     /// A door that hands the driver what it is told to, and keeps the
     /// outcome it is given to answer.

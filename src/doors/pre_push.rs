@@ -11,16 +11,16 @@ use anyhow::Result;
 
 use super::{Door, HookCall, Judge, Judged};
 use crate::classify::classify_push;
-use crate::cli::PrePushArgs;
-use crate::context::Ctx;
-use crate::operation::Operation;
-use crate::policy;
+use crate::classify::operation::Operation;
+use crate::decide;
+use crate::doors::args::PrePushArgs;
+use crate::doors::context::Ctx;
 
-use crate::facts::{Change, PushFacts, RefFacts, RefKind, RemoteTip};
-use crate::git::{Loose, Repo};
+use crate::classify::facts::{Change, PushFacts, RefFacts, RefKind, RemoteTip};
 use crate::input::hooks::{ForceHint, PushUpdate, parse_pre_push, parse_push_argv};
-use crate::text::redact_url;
-use crate::{exit::ExitStatus, interact::ui, parent};
+use crate::input::text::redact_url;
+use crate::measure::git::{Loose, Repo};
+use crate::{doors::exit::ExitStatus, interact::ui, measure::parent};
 
 /// The fast path of git-vouch started as the `pre-push` hook (by the
 /// launcher, a script's `exec`, or a link): a push the door would allow at
@@ -38,10 +38,14 @@ pub fn quick(args: &[std::ffi::OsString]) -> super::reftx::Quick {
     let Ok(cwd) = std::env::current_dir() else {
         return Quick::Parse;
     };
-    let ctx = Ctx::new(Box::new(crate::env::ProcessEnv), cwd, None);
+    let ctx = Ctx::new(Box::new(crate::platform::env::ProcessEnv), cwd, None);
     // An old copy of `vouch-hook` handing over: the whole door writes the
     // hook again.
-    if ctx.env.var_os(crate::env::vars::VOUCH_HOOK_STALE).is_some() {
+    if ctx
+        .env
+        .var_os(crate::platform::env::vars::VOUCH_HOOK_STALE)
+        .is_some()
+    {
         return Quick::Parse;
     }
     // What the answer needs besides the lines is read first: git writes
@@ -70,9 +74,14 @@ struct PrePush<'a> {
 pub fn pre_push(ctx: &Ctx, args: &PrePushArgs) -> Result<ExitStatus> {
     // Handed over by a copy of `vouch-hook` an earlier vouch wrote.
     if let Some(dir) = &args.hook_dir
-        && ctx.env.var_os(crate::env::vars::VOUCH_HOOK_STALE).is_some()
+        && ctx
+            .env
+            .var_os(crate::platform::env::vars::VOUCH_HOOK_STALE)
+            .is_some()
     {
-        crate::commands::setup::refresh_old_copy(ctx, dir);
+        crate::install::repair::refresh_old_copy(dir, ctx.env.var_os("PATH").as_deref(), || {
+            ctx.config(Some(&ctx.cwd)).strict
+        });
     }
     super::drive(
         ctx,
@@ -119,7 +128,7 @@ impl Door for PrePush<'_> {
             ),
             Err(e) => {
                 let why = format!("{e:#}");
-                match crate::git::cli_push_facts(
+                match crate::measure::git::cli_push_facts(
                     &ctx.cwd,
                     &args.remote,
                     &args.url,
@@ -158,7 +167,7 @@ impl Door for PrePush<'_> {
     }
 
     fn judged_elsewhere(&self, ctx: &Ctx) -> bool {
-        crate::commands::setup::judged_elsewhere(ctx, "pre-push", self.args.hook_dir.as_deref())
+        super::judged_elsewhere(ctx, "pre-push", self.args.hook_dir.as_deref())
     }
 
     fn on_allow(&self, op: &Operation) -> Result<Vec<String>> {
@@ -177,7 +186,7 @@ pub struct AtOnce {
     repo: Loose,
     force: ForceHint,
     remote_head: Option<String>,
-    config: crate::config::Config,
+    config: crate::classify::config::Config,
     /// A dry run (`git push -n`): nothing is sent, nothing to judge.
     dry_run: bool,
 }
@@ -186,7 +195,7 @@ impl AtOnce {
     /// Reads what does not depend on the push's lines.
     pub fn prepare(ctx: &Ctx, hook_dir: &Path, remote: &str) -> Option<Self> {
         let chained = crate::install::local_path(&hook_dir.join("pre-push"));
-        if crate::files::absent(&chained) != Some(true) {
+        if crate::platform::files::absent(&chained) != Some(true) {
             return None;
         }
         let env = ctx.env.as_ref();
@@ -199,7 +208,7 @@ impl AtOnce {
                 repo,
                 force: push_args.force,
                 remote_head: None,
-                config: crate::config::Config::default(),
+                config: crate::classify::config::Config::default(),
                 dry_run: true,
             });
         }
@@ -260,7 +269,7 @@ impl AtOnce {
             remote_head: self.remote_head,
             ..PushFacts::default()
         };
-        policy::answers_at_once(
+        decide::answers_at_once(
             classify_push(&facts, &self.config.policy).tier,
             &self.config,
             false,
@@ -330,7 +339,7 @@ fn rescue(root: &Path, op: &Operation) -> Vec<String> {
             "the commits `{}` had on `{}` ({})",
             f.short_name(),
             facts.remote,
-            crate::text::short_oid(&f.old_oid)
+            crate::input::text::short_oid(&f.old_oid)
         );
         if f.remote_tip != RemoteTip::Known {
             said.push(format!(
@@ -343,12 +352,12 @@ fn rescue(root: &Path, op: &Operation) -> Vec<String> {
         let repo = repo.get_or_insert_with(|| Repo::discover(root));
         let written = match repo {
             Ok(r) => r.write_rescue(&original, &f.old_oid, &stamp),
-            Err(_) => crate::git::cli_write_rescue(root, &original, &f.old_oid, &stamp),
+            Err(_) => crate::measure::git::cli_write_rescue(root, &original, &f.old_oid, &stamp),
         };
         match written {
             Ok(name) => said.push(format!(
                 "{what} are kept here as `{name}`: `git vouch rescue restore {} --as <branch>` makes them a branch, and `git push --force-with-lease {} {name}:{}` puts them back",
-                name.strip_prefix(crate::git::RESCUE_PREFIX).unwrap_or(&name),
+                name.strip_prefix(crate::measure::git::RESCUE_PREFIX).unwrap_or(&name),
                 facts.remote,
                 f.remote_ref
             )),

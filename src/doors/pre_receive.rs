@@ -14,18 +14,18 @@
 use anyhow::Result;
 
 use super::{Door, HookCall, Judge, Judged};
+use crate::classify::facts::ServerFacts;
+use crate::classify::facts::{PushFacts, RefFacts};
+use crate::classify::operation::Operation;
 use crate::classify::{classify_server, protected_changes};
-use crate::cli::PreReceiveArgs;
-use crate::context::Ctx;
-use crate::facts::ServerFacts;
-use crate::facts::{PushFacts, RefFacts};
-use crate::git::Repo;
+use crate::decide::Skip;
+use crate::doors::args::PreReceiveArgs;
+use crate::doors::context::Ctx;
+use crate::doors::runner::Interaction;
 use crate::input::hooks::{ForceHint, PushUpdate};
 use crate::input::receive::{PushOptions, Pusher, parse_pre_receive};
-use crate::operation::Operation;
-use crate::policy::Skip;
-use crate::runner::Interaction;
-use crate::{exit::ExitStatus, interact::review};
+use crate::measure::git::Repo;
+use crate::{doors::exit::ExitStatus, interact::review};
 
 /// git's count of push options; each is `GIT_PUSH_OPTION_<n>`.
 const PUSH_OPTION_COUNT: &str = "GIT_PUSH_OPTION_COUNT";
@@ -150,7 +150,7 @@ impl Door for PreReceive<'_> {
             if asked != id {
                 notes.push(format!(
                     "`-o vouch.approve={}` names another operation: this push is `{id}` (its refs or their values differ)",
-                    crate::text::one_line(asked, 80)
+                    crate::input::text::one_line(asked, 80)
                 ));
             }
         }

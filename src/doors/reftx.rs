@@ -17,18 +17,18 @@ use anyhow::{Result, bail};
 use sha2::Digest;
 
 use super::{Door, HookCall, Judge, Judged, Outcome};
+use crate::classify::facts::{LocalChange, LocalFacts, LocalRefFacts};
+use crate::classify::operation::Operation;
 use crate::classify::{Assessment, Tier, classify_local};
-use crate::cli::RefTxArgs;
-use crate::context::Ctx;
-use crate::env::vars;
-use crate::facts::{LocalChange, LocalFacts, LocalRefFacts};
-use crate::git::{Moment, Repo};
+use crate::doors::args::RefTxArgs;
+use crate::doors::context::Ctx;
 use crate::input::hooks::{
     GitCommand, RefUpdate, TxState, guarded_updates, rename_target, routine_because,
 };
-use crate::operation::Operation;
-use crate::text::{hex, one_line, short_oid};
-use crate::{ExitStatus, interact::ui, parent};
+use crate::input::text::{hex, one_line, short_oid};
+use crate::measure::git::{Moment, Repo};
+use crate::platform::env::vars;
+use crate::{doors::exit::ExitStatus, interact::ui, measure::parent};
 
 /// The hook's name.
 pub const HOOK: &str = "reference-transaction";
@@ -67,7 +67,7 @@ pub fn quick(args: &[std::ffi::OsString]) -> Quick {
     let mut input = Vec::new();
     std::io::stdin().read_to_end(&mut input).ok();
     // A hook a manager's reinstall displaced is put back by the full path.
-    if judgeable(&input).is_none() && crate::commands::setup::displaced(dir).is_empty() {
+    if judgeable(&input).is_none() && crate::install::repair::displaced(dir).is_empty() {
         return Quick::Pass;
     }
     Quick::Judge(input)
@@ -154,7 +154,9 @@ impl Door for RefTx<'_> {
         if let Some(dir) = &self.args.hook_dir
             && !guarded_updates(input).is_empty()
         {
-            crate::commands::setup::put_back(ctx, dir);
+            crate::install::repair::put_back(dir, ctx.env.var_os("PATH").as_deref(), || {
+                ctx.config(Some(&ctx.cwd)).strict
+            });
         }
         let Some(Judgeable {
             updates,
@@ -186,7 +188,7 @@ impl Door for RefTx<'_> {
                 None,
             ),
             // reftable, SHA-256, grafts: measured with the git command line.
-            Err(e) => match crate::git::cli_local_facts(&ctx.cwd, &updates, moment) {
+            Err(e) => match crate::measure::git::cli_local_facts(&ctx.cwd, &updates, moment) {
                 Some(m) => (
                     m.facts,
                     m.git_dir,
@@ -291,7 +293,7 @@ fn put_back(
 ) {
     for f in &facts.refs {
         if f.change == LocalChange::DropStash {
-            match crate::git::put_back_stash_entry(git_dir, &f.old_oid) {
+            match crate::measure::git::put_back_stash_entry(git_dir, &f.old_oid) {
                 Ok(true) => ui::info(&format!(
                     "put back the stash entry {} that git had already taken out of the list: `git stash list` shows it again",
                     short_oid(&f.old_oid)
@@ -333,7 +335,9 @@ fn put_back(
         )),
         Changed::Index | Changed::Tree => {
             let cmd = redacted_command(&command_words(command));
-            if changed == Changed::Tree && crate::env::agent_driving(ctx.env.as_ref()).is_some() {
+            if changed == Changed::Tree
+                && crate::platform::env::agent_driving(ctx.env.as_ref()).is_some()
+            {
                 match from_snapshot(ctx, root, &moved.new_oid, &cmd) {
                     Ok(Some(said)) => {
                         ui::info(&said);
@@ -458,7 +462,7 @@ fn from_snapshot(ctx: &Ctx, root: &Path, new_oid: &str, cmd: &str) -> Result<Opt
         Ok(out.stdout)
     };
     for tree in [new_oid, "HEAD"] {
-        let mut c = crate::git::git_in(root);
+        let mut c = crate::measure::git::git_in(root);
         c.args(["ls-tree", "-r", "-z", "--name-only", "--full-tree", tree]);
         for path in list(c)?.split(|b| *b == 0).filter(|p| !p.is_empty()) {
             touched.insert(path.to_vec());
@@ -499,7 +503,7 @@ fn head_of(listing: &str) -> Option<String> {
 /// The commit `HEAD` is at in the work tree `root` (its old value while
 /// the hook holds the update at `prepared`).
 fn head_commit(root: &Path) -> Option<String> {
-    crate::git::git_in(root)
+    crate::measure::git::git_in(root)
         .args(["rev-parse", "--verify", "-q", "HEAD"])
         .output()
         .ok()
@@ -534,7 +538,7 @@ fn move_back(root: &Path, changed: Changed, moved: &LocalRefFacts) -> String {
             short_oid(&moved.new_oid)
         );
     };
-    let mut c = crate::git::git_in(root);
+    let mut c = crate::measure::git::git_in(root);
     c.arg("read-tree").arg("-m");
     if tree {
         c.arg("-u");
@@ -596,7 +600,7 @@ impl Rescuer<'_> {
     fn stash_oids(&self) -> Vec<String> {
         match self {
             Self::Lib(repo) => repo.stash_oids(),
-            Self::Git(dir) => crate::git::cli_stash_oids(dir),
+            Self::Git(dir) => crate::measure::git::cli_stash_oids(dir),
         }
     }
 
@@ -612,7 +616,9 @@ impl Rescuer<'_> {
                 .collect()),
             Self::Git(dir) => Ok(items
                 .iter()
-                .map(|(original, oid)| crate::git::cli_write_rescue(dir, original, oid, stamp))
+                .map(|(original, oid)| {
+                    crate::measure::git::cli_write_rescue(dir, original, oid, stamp)
+                })
                 .collect()),
         }
     }
@@ -641,7 +647,7 @@ fn unmeasured(updates: &[RefUpdate], why: &str) -> LocalFacts {
 /// The git command line for people and logs: one line, URLs' credentials
 /// and tokens redacted.
 fn redacted_command(argv: &[String]) -> String {
-    crate::text::redact_secrets(&one_line(&shell_words::join(argv), 300))
+    crate::input::text::redact_secrets(&one_line(&shell_words::join(argv), 300))
 }
 
 /// Remembers an allowed transaction for the git process that runs it:
@@ -753,7 +759,7 @@ fn rescue(git_dir: &Path, op: &Operation, through_git: bool) -> Result<Vec<Strin
             git_restore(&f.name, &name)
         } else {
             let short = name
-                .strip_prefix(crate::git::RESCUE_PREFIX)
+                .strip_prefix(crate::measure::git::RESCUE_PREFIX)
                 .unwrap_or(&name);
             format!("git vouch rescue restore {short}")
         };

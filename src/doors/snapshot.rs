@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::audit;
-use crate::config::Config;
-use crate::context::Ctx;
+use crate::classify::config::Config;
+use crate::doors::context::Ctx;
 use crate::interact::{report, ui};
 use crate::undo;
 
@@ -180,7 +180,7 @@ pub(crate) fn after(
     let note = report::loss_note(&lost);
     if !lost.is_empty() {
         let lost = undo::Loss {
-            command: crate::text::redact_secrets(command),
+            command: crate::input::text::redact_secrets(command),
             ..lost
         };
         let config = ctx.config(Some(&store.root));
@@ -219,10 +219,10 @@ fn open(ctx: &Ctx, dir: &Path) -> Option<undo::Store> {
             return None;
         }
     };
-    let _nested = crate::parent::Nested::arm(&state);
+    let _nested = crate::measure::parent::Nested::arm(&state);
     let env = [(
-        crate::env::vars::VOUCH_NESTED.to_owned(),
-        crate::parent::nested_marker(),
+        crate::platform::env::vars::VOUCH_NESTED.to_owned(),
+        crate::measure::parent::nested_marker(),
     )];
     if let Err(e) = undo::migrate(&store, &env) {
         ui::warn(&format!(

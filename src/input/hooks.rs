@@ -100,7 +100,7 @@ pub fn parse_pre_push(input: &[u8]) -> Result<Vec<PushUpdate>, ParseError> {
                 line: line_no,
                 problem: format!(
                     "expected `<local ref> <local oid> <remote ref> <remote oid>`, got `{}`",
-                    crate::text::one_line(&text, 120)
+                    crate::input::text::one_line(&text, 120)
                 ),
             });
         };
@@ -110,7 +110,7 @@ pub fn parse_pre_push(input: &[u8]) -> Result<Vec<PushUpdate>, ParseError> {
                     line: line_no,
                     problem: format!(
                         "the {what} object id `{}` is not 40 or 64 hex digits",
-                        crate::text::one_line(oid, 80)
+                        crate::input::text::one_line(oid, 80)
                     ),
                 });
             }
@@ -762,7 +762,7 @@ pub fn rename_target(command: &GitCommand, update: &RefUpdate) -> Option<RefUpda
 ///   `--quit` or `--skip`, which move it back.
 ///
 /// The command is the one whose executable is git
-/// ([`crate::parent::git_ancestor_argv`]), never a name a process gave
+/// ([`crate::measure::parent::git_ancestor_argv`]), never a name a process gave
 /// itself.
 pub fn routine_because(command: &GitCommand, update: &RefUpdate) -> Option<&'static str> {
     // `--abort` (and `--quit`, `--skip`) of a sequencer command moves the

@@ -10,3 +10,4 @@
 pub mod git_options;
 pub mod hooks;
 pub mod receive;
+pub mod text;

@@ -1,6 +1,6 @@
 //! PURE: the server door's input (SPEC 3.5): git's `pre-receive` lines, the
 //! push options (`git push -o vouch.skip=...`), who pushes, the server's
-//! skip policy. What is measured on the server is [`crate::facts::ServerFacts`].
+//! skip policy. What is measured on the server is [`crate::classify::facts::ServerFacts`].
 //!
 //! `git/receive.rs` measures the facts; `classify/server.rs` gives the tier.
 //! Nothing here touches git, the environment or the terminal.
@@ -27,7 +27,7 @@ pub fn parse_pre_receive(input: &[u8]) -> Result<Vec<PushUpdate>, ParseError> {
                 line,
                 problem: format!(
                     "expected `<old oid> <new oid> <ref>`, got `{}`",
-                    crate::text::one_line(&text, 120)
+                    crate::input::text::one_line(&text, 120)
                 ),
             });
         };
@@ -37,7 +37,7 @@ pub fn parse_pre_receive(input: &[u8]) -> Result<Vec<PushUpdate>, ParseError> {
                     line,
                     problem: format!(
                         "the {what} object id `{}` is not 40 or 64 hex digits",
-                        crate::text::one_line(oid, 80)
+                        crate::input::text::one_line(oid, 80)
                     ),
                 });
             }

@@ -5,7 +5,7 @@
 //! file's identity, and the hook's script. Such a copy hands every push to
 //! the binary once its `vouch-hook` is gone (an upgrade removes it), with
 //! `VOUCH_HOOK_STALE` set, and git-vouch writes the hook again as it is
-//! written now (`commands::setup::refresh_old_copy`); `install` and
+//! written now (`install::repair::refresh_old_copy`); `install` and
 //! `status` read a copy as vouch's hook.
 //!
 //! Pure: bytes in, facts out. The region is the mark, a version byte, then

@@ -483,7 +483,7 @@ mod tests {
         if !ran {
             // Under CI the listing is always checked (`.ci/run` installs
             // binutils); elsewhere a missing assembler is said.
-            crate::env::skip_test("as");
+            crate::platform::env::skip_test("as");
             return;
         }
         let assembled = std::fs::read(&bin).unwrap();

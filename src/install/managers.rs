@@ -19,7 +19,7 @@ use std::fs;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use crate::env::Env;
+use crate::platform::env::Env;
 
 /// A hook manager.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -208,7 +208,10 @@ pub fn detect(root: &Path, hooks_dir: &Path, hooks_path: Option<&str>) -> Vec<Fo
 /// has written its hook: prek (which reads the same file) when it is on
 /// `PATH` and pre-commit is not, else pre-commit.
 fn pre_commit_or_prek() -> Manager {
-    let path = crate::env::Env::var_os(&crate::env::ProcessEnv, crate::env::vars::PATH);
+    let path = crate::platform::env::Env::var_os(
+        &crate::platform::env::ProcessEnv,
+        crate::platform::env::vars::PATH,
+    );
     let on_path = |name: &str| {
         path.iter()
             .flat_map(std::env::split_paths)
@@ -366,7 +369,7 @@ pub fn is_husky(found: &[Found]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::env::MapEnv;
+    use crate::platform::env::MapEnv;
 
     #[test]
     fn the_block_goes_in_after_the_shebang_once_and_comes_out_exactly() {

@@ -10,9 +10,12 @@
 //! hook managers vouch lives beside) and [`baked`] (copies of `vouch-hook`
 //! an earlier vouch wrote).
 
+pub mod agent;
 pub mod baked;
 pub mod launcher;
 pub mod managers;
+pub mod reach;
+pub mod repair;
 
 use std::ffi::OsString;
 use std::fs;
@@ -410,7 +413,7 @@ fn tmp_path(path: &Path) -> PathBuf {
 fn write_executable(path: &Path, text: &[u8]) -> Result<()> {
     // A hook is made executable, whatever the file it replaces was.
     fs::remove_file(path).ok();
-    crate::files::write_atomic(path, text, 0o755)
+    crate::platform::files::write_atomic(path, text, 0o755)
         .with_context(|| format!("cannot write `{}`", path.display()))
 }
 
@@ -498,7 +501,7 @@ pub fn say_once_per_clone(line: &str) -> String {
 /// The file in a hooks directory that lists the hooks `git vouch install`
 /// put there, one name a line: what vouch puts back when a hook manager's
 /// own reinstall (`pre-commit install -f`, `lefthook install`) takes their
-/// place ([`crate::commands::setup::put_back`]). git ignores files that are
+/// place ([`crate::install::repair::put_back`]). git ignores files that are
 /// not named for a hook, and the managers leave them alone.
 pub const RECORD: &str = ".vouch-hooks";
 
@@ -523,7 +526,7 @@ pub fn record(dir: &Path, hooks: &[String]) -> Result<()> {
     }
     let path = dir.join(RECORD);
     let text = all.join("\n") + "\n";
-    crate::files::write_atomic(&path, text.as_bytes(), 0o644)
+    crate::platform::files::write_atomic(&path, text.as_bytes(), 0o644)
         .with_context(|| format!("cannot write `{}`", path.display()))
 }
 

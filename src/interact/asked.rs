@@ -31,9 +31,9 @@ use jiff::{SignedDuration, Timestamp};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::facts::CommandFacts;
+use crate::classify::facts::CommandFacts;
+use crate::classify::operation::{Assessed, Operation};
 use crate::input::hooks::{GitCommand, is_zero_oid};
-use crate::operation::{Assessed, Operation};
 
 /// How long an approval given at an agent's prompt stays valid: the agent
 /// runs the command as soon as its person says yes.
@@ -132,7 +132,7 @@ impl Honoured {
                 .map(|s| format!(" (session {s})"))
                 .unwrap_or_default(),
             self.asked_at,
-            crate::text::one_line(&self.command, 200)
+            crate::input::text::one_line(&self.command, 200)
         )
     }
 }
@@ -160,7 +160,7 @@ pub fn shown_refs(
     value: &dyn Fn(&str) -> Option<String>,
 ) -> Vec<ShownRef> {
     let mut refs = Vec::new();
-    let local = |refs: &mut Vec<ShownRef>, facts: &crate::facts::LocalFacts| {
+    let local = |refs: &mut Vec<ShownRef>, facts: &crate::classify::facts::LocalFacts| {
         for f in &facts.refs {
             refs.push(ShownRef {
                 name: f.name.clone(),
@@ -235,7 +235,7 @@ pub fn not_covered(shown: &Shown, op: &Operation, argv: &[String]) -> Option<Str
     if !shown.git.contains(&words) {
         return Some(format!(
             "`{}` is not the command the person approved",
-            crate::text::one_line(&shell_words::join(argv), 200)
+            crate::input::text::one_line(&shell_words::join(argv), 200)
         ));
     }
     let changes: Vec<ShownRef> = match op {
@@ -277,8 +277,8 @@ pub fn not_covered(shown: &Shown, op: &Operation, argv: &[String]) -> Option<Str
             return Some(format!(
                 "`{}` ({} -> {}) was not shown to the person",
                 change.name,
-                crate::text::short_oid(&change.old),
-                crate::text::short_oid(&change.new)
+                crate::input::text::short_oid(&change.old),
+                crate::input::text::short_oid(&change.new)
             ));
         };
         if let (Some(now), Some(then)) = (change.lost, seen.lost)
@@ -368,7 +368,7 @@ fn mac(key: &[u8], text: &[u8]) -> String {
         .chain_update(pad(0x5c))
         .chain_update(inner)
         .finalize();
-    crate::text::hex(&outer)
+    crate::input::text::hex(&outer)
 }
 
 fn seal(key: &[u8], shown: &Shown) -> anyhow::Result<Vec<u8>> {
@@ -415,9 +415,9 @@ pub fn write(state: &Path, shown: &Shown) -> anyhow::Result<String> {
     }
     let mut nonce = [0u8; 12];
     fs::File::open("/dev/urandom")?.read_exact(&mut nonce)?;
-    let name = crate::text::hex(&nonce);
+    let name = crate::input::text::hex(&nonce);
     let path = dir(state).join(format!("{name}.json"));
-    crate::files::write_atomic(&path, &seal(&key, shown)?, 0o600)?;
+    crate::platform::files::write_atomic(&path, &seal(&key, shown)?, 0o600)?;
     Ok(name)
 }
 
@@ -466,14 +466,14 @@ pub fn take(
                 }
                 if shown.repo != repo
                     || shown.used_by.is_some_and(|pid| pid != git_pid)
-                    || !crate::parent::runs_under(shown.agent_pid, &shown.agent_exe)
+                    || !crate::measure::parent::runs_under(shown.agent_pid, &shown.agent_exe)
                     || not_covered(&shown, op, argv).is_some()
                 {
                     return None;
                 }
                 shown.used_by = Some(git_pid);
                 let sealed = seal(&key, &shown).ok()?;
-                crate::files::write_atomic(&claim, &sealed, 0o600).ok()?;
+                crate::platform::files::write_atomic(&claim, &sealed, 0o600).ok()?;
                 Some(Honoured {
                     by: shown.by,
                     agent: shown.agent,
@@ -502,8 +502,8 @@ pub fn expires(now: Timestamp) -> Timestamp {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::facts::{LocalChange, LocalFacts, LocalRefFacts, Lost};
-    use crate::vocab::Assessment;
+    use crate::classify::facts::{LocalChange, LocalFacts, LocalRefFacts, Lost};
+    use crate::classify::vocab::Assessment;
 
     const OLD: &str = "1111111111111111111111111111111111111111";
     const NEW: &str = "2222222222222222222222222222222222222222";

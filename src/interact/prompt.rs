@@ -18,7 +18,7 @@ use console::Term;
 use rustix::event::{PollFd, PollFlags, poll};
 use rustix::termios::{self, InputModes, LocalModes, OptionalActions, QueueSelector};
 
-use crate::env::{Env, vars};
+use crate::platform::env::{Env, vars};
 
 /// Something that can ask a person: the terminal, or a script in tests.
 pub trait Prompter {

@@ -4,11 +4,11 @@
 
 use std::fmt::Write as _;
 
+use crate::classify::facts::{Change, LocalChange, LocalFacts, PushFacts};
+use crate::classify::operation::Operation;
 use crate::classify::{Assessment, Tier};
-use crate::facts::{Change, LocalChange, LocalFacts, PushFacts};
-use crate::operation::Operation;
-use crate::text::one_line;
-use crate::text::short_oid;
+use crate::input::text::one_line;
+use crate::input::text::short_oid;
 use crate::verify::verdict::{Combined, Status, VerifierResult};
 
 /// A one-line description of a push.
@@ -219,7 +219,7 @@ fn describe_local(noun: &str, facts: &LocalFacts, assessment: &Assessment) -> St
 }
 
 /// A push arriving at the server: what it does, who pushes, the facts.
-fn describe_server(facts: &crate::facts::ServerFacts, assessment: &Assessment) -> String {
+fn describe_server(facts: &crate::classify::facts::ServerFacts, assessment: &Assessment) -> String {
     let mut text = format!(
         "{}{} [{} risk]\n",
         describe_push(&facts.push),
@@ -254,7 +254,7 @@ pub fn loss_note(lost: &crate::undo::Loss) -> Option<String> {
     lost.is_loss().then(|| {
         format!(
             "vouch: `{}` lost {}. If that was not meant, `git vouch undo {}` brings it back.",
-            crate::text::one_line(&lost.command, 80),
+            crate::input::text::one_line(&lost.command, 80),
             loss_lines(lost).join("; "),
             lost.snapshot
         )
@@ -280,7 +280,7 @@ pub fn loss_lines(lost: &crate::undo::Loss) -> Vec<String> {
             out.push(format!(
                 "`{}` moved off {}",
                 r.name,
-                crate::text::short_oid(&r.old_oid)
+                crate::input::text::short_oid(&r.old_oid)
             ));
         }
     }

@@ -12,12 +12,12 @@ use anyhow::{Context, Result, bail};
 use jiff::{SignedDuration, Timestamp};
 use serde::{Deserialize, Serialize};
 
-use crate::operation::{Operation, View};
+use crate::classify::operation::{Operation, View};
 
 /// How long an approval stays valid.
 pub const APPROVAL_TTL: SignedDuration = SignedDuration::from_mins(15);
 
-pub use crate::operation::ReviewRef;
+pub use crate::classify::operation::ReviewRef;
 
 /// What a person reads before approving.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -57,7 +57,7 @@ pub struct Approval {
     pub expires_at: String,
 }
 
-pub use crate::operation::operation_id;
+pub use crate::classify::operation::operation_id;
 
 impl ReviewRequest {
     /// The review request for the operation seen as `view`, refused at
@@ -91,8 +91,12 @@ fn approval_path(state: &Path, id: &str) -> PathBuf {
 }
 
 fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<()> {
-    crate::files::write_atomic(path, serde_json::to_string_pretty(value)?.as_bytes(), 0o600)
-        .with_context(|| format!("cannot write `{}`", path.display()))
+    crate::platform::files::write_atomic(
+        path,
+        serde_json::to_string_pretty(value)?.as_bytes(),
+        0o600,
+    )
+    .with_context(|| format!("cannot write `{}`", path.display()))
 }
 
 /// Writes a review request and returns its path.

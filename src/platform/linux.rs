@@ -7,7 +7,7 @@ pub const NAME: &str = "linux";
 pub const EXACT_ARGV: bool = true;
 
 pub fn parent_of(pid: u32) -> Option<u32> {
-    let stat = crate::files::read(Path::new(&format!("/proc/{pid}/stat"))).ok()?;
+    let stat = crate::platform::files::read(Path::new(&format!("/proc/{pid}/stat"))).ok()?;
     let stat = String::from_utf8_lossy(&stat);
     // `pid (comm) state ppid ...`: comm may hold spaces and parentheses.
     let after = &stat[stat.rfind(')')? + 1..];
@@ -15,7 +15,7 @@ pub fn parent_of(pid: u32) -> Option<u32> {
 }
 
 pub fn cmdline(pid: u32) -> Option<Vec<String>> {
-    let raw = crate::files::read(Path::new(&format!("/proc/{pid}/cmdline"))).ok()?;
+    let raw = crate::platform::files::read(Path::new(&format!("/proc/{pid}/cmdline"))).ok()?;
     Some(super::nul_words(&raw, usize::MAX))
 }
 

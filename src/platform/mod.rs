@@ -31,6 +31,8 @@ mod macos;
 #[cfg(target_os = "macos")]
 use macos as imp;
 
+pub mod env;
+pub mod files;
 #[cfg(any(test, not(any(target_os = "linux", target_os = "macos"))))]
 mod ps;
 #[cfg(not(any(target_os = "linux", target_os = "macos")))]

@@ -56,7 +56,7 @@ mod tests {
     #[test]
     fn ps_reads_this_process() {
         if Command::new("ps").arg("-p1").output().is_err() {
-            crate::env::skip_test("ps");
+            crate::platform::env::skip_test("ps");
             return;
         }
         const { assert!(!EXACT_ARGV) };

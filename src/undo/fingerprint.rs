@@ -94,7 +94,7 @@ fn flagged(store: &Store, index: &std::path::Path) -> Result<Flagged> {
             record.push(0);
             record.extend_from_slice(p);
         }
-        crate::files::write_atomic(&cache, &record, 0o600).ok();
+        crate::platform::files::write_atomic(&cache, &record, 0o600).ok();
     }
     Ok(Flagged {
         key,
@@ -298,7 +298,7 @@ pub(super) fn fingerprint(store: &Store) -> Result<(String, Seen)> {
         }
     }
     Ok((
-        crate::text::hex(&hash.finalize()),
+        crate::input::text::hex(&hash.finalize()),
         Seen {
             status,
             head,

@@ -82,7 +82,7 @@ pub fn recreate(state: &Path, store: &Store, target: &Snapshot) -> Result<(Store
         None,
     )?);
     run(
-        crate::git::git_in(root)
+        crate::measure::git::git_in(root)
             .args(["init", "-q"])
             .arg(format!("--object-format={format}")),
         None,
@@ -370,7 +370,7 @@ fn restore_parts(
     for (name, id) in &then.named {
         if was.named.get(name) != Some(id) {
             moves.push_str(&format!("update {name} {id}\n"));
-            done.push(format!("{name} -> {}", crate::text::short_oid(id)));
+            done.push(format!("{name} -> {}", crate::input::text::short_oid(id)));
         }
     }
     for name in was.named.keys().filter(|n| !then.named.contains_key(*n)) {
@@ -539,7 +539,7 @@ fn restore_flags(
             return Ok(());
         }
         run(
-            crate::git::git_in(&store.root).args([
+            crate::measure::git::git_in(&store.root).args([
                 "--literal-pathspecs",
                 "add",
                 "--intent-to-add",

@@ -72,7 +72,7 @@ pub struct Store {
 pub fn locate(dir: &Path) -> Result<Option<Located>> {
     // One process: git prints the lines it can before it refuses
     // `--show-toplevel` in a bare repository, and none outside one.
-    let out = crate::git::git_in(dir)
+    let out = crate::measure::git::git_in(dir)
         .args([
             "rev-parse",
             "--path-format=absolute",
@@ -109,7 +109,7 @@ fn key(common: &Path) -> String {
     use sha2::Digest as _;
     let canonical = std::fs::canonicalize(common).unwrap_or_else(|_| common.to_owned());
     let digest = sha2::Sha256::digest(canonical.as_os_str().as_bytes());
-    crate::text::hex(&digest)[..20].to_owned()
+    crate::input::text::hex(&digest)[..20].to_owned()
 }
 
 /// The name of the work tree whose git directory is `git_dir` in a
@@ -256,7 +256,11 @@ impl Store {
                 .args(["config", "core.hooksPath", "/dev/null"])
                 .output()
                 .ok();
-            crate::files::write_atomic(&scratch.path().join(RECORD), &record(repo), 0o600)?;
+            crate::platform::files::write_atomic(
+                &scratch.path().join(RECORD),
+                &record(repo),
+                0o600,
+            )?;
             let made = scratch.keep();
             if std::fs::rename(&made, &self.dir).is_err() {
                 std::fs::remove_dir_all(&made).ok();
@@ -271,7 +275,7 @@ impl Store {
         if std::fs::read(&root_file).ok().as_deref() != Some(root.as_slice()) {
             std::fs::create_dir_all(&folder)
                 .with_context(|| format!("cannot create `{}`", folder.display()))?;
-            crate::files::write_atomic(&root_file, &root, 0o600)?;
+            crate::platform::files::write_atomic(&root_file, &root, 0o600)?;
         }
         Ok(())
     }
@@ -302,7 +306,8 @@ impl Store {
                 && theirs == ours.as_bytes()
                 && std::fs::rename(&other, &self.dir).is_ok()
             {
-                crate::files::write_atomic(&self.dir.join(RECORD), &record(repo), 0o600).ok();
+                crate::platform::files::write_atomic(&self.dir.join(RECORD), &record(repo), 0o600)
+                    .ok();
                 return;
             }
         }
@@ -331,7 +336,7 @@ impl Store {
     /// the repository exists, the repository's objects to read), with no
     /// user or system configuration: no hook of any kind runs.
     pub fn own(&self) -> Command {
-        let mut c = isolated(crate::git::git_in(&self.dir));
+        let mut c = isolated(crate::measure::git::git_in(&self.dir));
         c.env("GIT_DIR", &self.dir);
         self.objects(&mut c);
         c
@@ -342,7 +347,7 @@ impl Store {
     /// into the store, and it reads the repository's objects and the
     /// store's alike. With `index`, that file is its index.
     pub fn work(&self, index: Option<&Path>) -> Command {
-        let mut c = crate::git::git_in(&self.root);
+        let mut c = crate::measure::git::git_in(&self.root);
         if let Some(index) = index {
             c.args(["-c", "index.skipHash=true"])
                 .env("GIT_INDEX_FILE", index);
@@ -395,7 +400,7 @@ pub(super) fn recorded(dir: &Path, field: &str) -> Option<Vec<u8>> {
 /// The root commits of the repository's `HEAD`, sorted, one line; empty
 /// without a commit.
 fn roots(repo: &Located) -> String {
-    let out = crate::git::git_in(&repo.root)
+    let out = crate::measure::git::git_in(&repo.root)
         .args(["rev-list", "--max-parents=0", "HEAD"])
         .stderr(std::process::Stdio::null())
         .output();
@@ -531,7 +536,7 @@ pub fn other_worktrees(dir: &Path) -> Vec<PathBuf> {
     let Ok(Some(here)) = locate(dir) else {
         return Vec::new();
     };
-    let Ok(out) = crate::git::git_in(dir)
+    let Ok(out) = crate::measure::git::git_in(dir)
         .args(["worktree", "list", "--porcelain", "-z"])
         .output()
     else {

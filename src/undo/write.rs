@@ -123,7 +123,7 @@ pub(super) fn index_key(path: &Path) -> String {
         if tail[12..].iter().all(|b| *b == 0) {
             return Ok(None);
         }
-        Ok(Some(format!("{len}:{}", crate::text::hex(&tail))))
+        Ok(Some(format!("{len}:{}", crate::input::text::hex(&tail))))
     };
     read().ok().flatten().unwrap_or_else(|| "-".to_owned())
 }
@@ -240,7 +240,7 @@ pub(super) fn record_state(store: &Store, seen: &Seen, last: Option<&Parts>) -> 
             b'?' if path.ends_with(b"/") => {
                 let dir = &path[..path.len() - 1];
                 let committed = run(
-                    crate::git::git_in(&root.join(OsStr::from_bytes(dir))).args([
+                    crate::measure::git::git_in(&root.join(OsStr::from_bytes(dir))).args([
                         "rev-parse",
                         "-q",
                         "--verify",
@@ -363,7 +363,7 @@ pub(super) fn record_state(store: &Store, seen: &Seen, last: Option<&Parts>) -> 
                 record.extend_from_slice(tree.as_bytes());
                 record.push(0);
                 record.extend_from_slice(&staged);
-                crate::files::write_atomic(&kept_list, &record, 0o600).ok();
+                crate::platform::files::write_atomic(&kept_list, &record, 0o600).ok();
             }
             tree
         }
@@ -422,7 +422,7 @@ pub(super) fn record_state(store: &Store, seen: &Seen, last: Option<&Parts>) -> 
     }
     let refs_key = {
         use sha2::Digest as _;
-        crate::text::hex(&sha2::Sha256::digest(refs.as_bytes()))
+        crate::input::text::hex(&sha2::Sha256::digest(refs.as_bytes()))
     };
     // The blobs not known already, in one process.
     let refs_known = last
@@ -671,7 +671,8 @@ pub fn take(store: &Store, agent: &str, command: &str) -> Result<Option<Snapshot
         parts: state.parts,
         flags: true,
     };
-    crate::files::write_atomic(&last_path(store), remembered.line().as_bytes(), 0o600).ok();
+    crate::platform::files::write_atomic(&last_path(store), remembered.line().as_bytes(), 0o600)
+        .ok();
     let state_tree = state.tree.clone();
     Ok(Some(Snapshot {
         worktree: store.tree.clone(),
@@ -728,7 +729,7 @@ pub fn checked(store: &Store, snapshot: &Snapshot) -> bool {
 /// Remembers that a post-tool hook said what the command after
 /// `snapshot` did.
 pub fn mark_checked(store: &Store, snapshot: &Snapshot) {
-    crate::files::write_atomic(
+    crate::platform::files::write_atomic(
         &checked_path(store),
         format!("{}\n", snapshot.name).as_bytes(),
         0o600,
@@ -749,7 +750,7 @@ pub fn migrate(store: &Store, env: &[(String, String)]) -> Result<usize> {
         return Ok(0);
     }
     let names = text(&run(
-        crate::git::git_in(&store.root).args([
+        crate::measure::git::git_in(&store.root).args([
             "for-each-ref",
             "--format=%(refname)",
             LEGACY_PREFIX,
@@ -775,7 +776,7 @@ pub fn migrate(store: &Store, env: &[(String, String)]) -> Result<usize> {
             lines.push_str(&format!("delete {name}\n"));
         }
         run(
-            crate::git::git_in(&store.root)
+            crate::measure::git::git_in(&store.root)
                 .args(["update-ref", "--stdin"])
                 .envs(env.iter().map(|(k, v)| (k, v))),
             Some(lines.as_bytes()),

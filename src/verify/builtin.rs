@@ -6,9 +6,9 @@
 //! assessment; it lives with the verifiers so that the classifier never
 //! depends on a verifier's shapes (issue 39 item 2).
 
+use crate::classify::facts::{LocalFacts, PushFacts, ServerFacts};
+use crate::classify::operation::Operation;
 use crate::classify::{Assessment, Tier};
-use crate::facts::{LocalFacts, PushFacts, ServerFacts};
-use crate::operation::Operation;
 use crate::verify::verdict::{Check, Status, VerifierResult};
 
 /// vouch's own deterministic checks on `op`, in the verifier result shape.
@@ -135,9 +135,9 @@ pub fn builtin_server(facts: &ServerFacts, assessment: &Assessment) -> VerifierR
 mod tests {
     use super::*;
     use crate::classify::classify_push;
+    use crate::classify::config::Config;
+    use crate::classify::facts::{Change, Lost};
     use crate::classify::push_fixtures::{NEW, OLD, Z, push, refacts};
-    use crate::config::Config;
-    use crate::facts::{Change, Lost};
     use crate::input::hooks::ForceHint;
 
     #[test]

@@ -15,4 +15,5 @@ pub mod ai;
 pub mod builtin;
 pub mod programs;
 pub mod provider;
+pub mod store;
 pub mod verdict;

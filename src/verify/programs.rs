@@ -16,12 +16,12 @@ use std::time::{Duration, Instant};
 use wait_timeout::ChildExt;
 
 use crate::classify::Tier;
-use crate::config::{Config, DEFAULT_VERIFIER_TIMEOUT_SECS, VerifierConfig};
+use crate::classify::config::{Config, DEFAULT_VERIFIER_TIMEOUT_SECS, VerifierConfig};
 use crate::verify::builtin::builtin;
 use crate::verify::verdict::{Status, VerifierResult, from_program};
 use serde::Serialize;
 
-use crate::operation::{Operation, View};
+use crate::classify::operation::{Operation, View};
 
 /// Prefix of verifier programs found on `PATH`.
 pub const PATH_PREFIX: &str = "vouch-verify-";
@@ -84,7 +84,8 @@ fn scan_dir(
         let Some(name) = file.strip_prefix(prefix) else {
             continue;
         };
-        if name.is_empty() || name.starts_with('.') || !crate::files::is_executable(&path) {
+        if name.is_empty() || name.starts_with('.') || !crate::platform::files::is_executable(&path)
+        {
             continue;
         }
         found
@@ -292,8 +293,8 @@ fn run_one(p: &Program, context: &str, cwd: &Path) -> VerifierResult {
         .args(args)
         .current_dir(cwd)
         .env(
-            crate::env::vars::VOUCH_NESTED,
-            crate::parent::nested_marker(),
+            crate::platform::env::vars::VOUCH_NESTED,
+            crate::measure::parent::nested_marker(),
         )
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

@@ -329,7 +329,10 @@ fn every_vouch_variable_is_in_the_readme_table() {
             "`{name}` is used in the sources but not in the environment table of docs/configuration.md"
         );
     }
-    let documented: Vec<&str> = vouch::env::ENVIRONMENT.iter().map(|(n, _)| *n).collect();
+    let documented: Vec<&str> = vouch::platform::env::ENVIRONMENT
+        .iter()
+        .map(|(n, _)| *n)
+        .collect();
     assert_eq!(
         rows, documented,
         "the docs/configuration.md table and `env::ENVIRONMENT` list the same variables, in order"

@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use clap::{CommandFactory, Parser};
-use vouch::cli::Cli;
+use vouch::commands::cli::Cli;
 
 /// The documents: the README and every file in `docs/`.
 fn documents() -> Vec<PathBuf> {

@@ -313,9 +313,9 @@ fn every_line_of_both_corpora_is_a_case() {
 /// The tier a hand-written case carries is the most severe of its findings,
 /// with one finding per ref for the ref-by-ref doors, and the lost commits
 /// it lists add up: what a person typed holds together as vouch's own would.
-fn holds_together(line: usize, op: &vouch::operation::Operation) {
+fn holds_together(line: usize, op: &vouch::classify::operation::Operation) {
     use vouch::classify::Tier;
-    use vouch::operation::Operation;
+    use vouch::classify::operation::Operation;
     let a = op.assessment();
     let most = a
         .refs
@@ -368,7 +368,7 @@ fn holds_together(line: usize, op: &vouch::operation::Operation) {
     }
 }
 
-fn kind_of(op: &vouch::operation::Operation) -> String {
+fn kind_of(op: &vouch::classify::operation::Operation) -> String {
     serde_json::to_value(op).unwrap()["kind"]
         .as_str()
         .unwrap()
@@ -474,7 +474,7 @@ fn eval_runs_the_shipped_scenarios() {
 /// measure: `Repo::push_facts` + `classify_push` (pre-push),
 /// `Repo::local_facts` + `classify_local` at the `prepared` moment
 /// (reference-transaction), `Repo::staged` + `classify_commit`
-/// (pre-commit), `commands::check::assess` (agent door). Each case is
+/// (pre-commit), `doors::assess::assess` (agent door). Each case is
 /// labelled by hand below. Temporary paths become `/home/dev`. Its facts
 /// are vouch's own, so it tells whether a change moved what vouch measures,
 /// not whether vouch measures the world right: that is the scenarios' job.

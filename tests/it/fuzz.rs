@@ -15,12 +15,12 @@ use proptest::sample::{Index, select};
 use proptest::strategy::ValueTree;
 use proptest::test_runner::{Config, TestRunner};
 use serde_json::json;
-use vouch::agent::protocol;
-use vouch::agent::settings::Agent;
+use vouch::classify::config::{self, ConfigFile, ConfigInputs};
 use vouch::classify::shell::{self, Rules};
-use vouch::config::{self, ConfigFile, ConfigInputs};
-use vouch::env::MapEnv;
 use vouch::input::hooks;
+use vouch::install::agent::protocol;
+use vouch::install::agent::settings::Agent;
+use vouch::platform::env::MapEnv;
 
 /// Cases per target: a short run by default, `VOUCH_FUZZ_CASES` for more.
 fn cases() -> u32 {

@@ -112,8 +112,8 @@ fn record(id: &str) -> vouch::audit::Record {
         "push",
         "pre-push",
         "/repo",
-        vouch::policy::AuditResult::Proceed,
-        vouch::policy::Decision::Allowed,
+        vouch::decide::AuditResult::Proceed,
+        vouch::decide::Decision::Allowed,
     )
 }
 
@@ -416,7 +416,7 @@ fn the_audit_line_keeps_the_operation_with_credentials_masked() {
     env.push(&["--force", "origin", "main"]).code(1);
     assert_eq!(env.remote_ref("main").unwrap(), remote_main);
     let record = env.last_audit();
-    let op: vouch::operation::Operation =
+    let op: vouch::classify::operation::Operation =
         serde_json::from_value(record["operation"].clone()).expect("an Operation");
     assert_eq!(op.noun(), "push");
     assert_eq!(op.tier(), Some(vouch::classify::Tier::Critical));

@@ -301,9 +301,9 @@ fn a_missing_binary_never_blocks_a_commit_unless_strict() {
 }
 
 /// The staged change as vouch reads it, in process.
-fn staged(env: &TestEnv) -> vouch::facts::StagedFacts {
-    let config = vouch::config::Config::default();
-    vouch::git::Repo::discover(&env.work)
+fn staged(env: &TestEnv) -> vouch::classify::facts::StagedFacts {
+    let config = vouch::classify::config::Config::default();
+    vouch::measure::git::Repo::discover(&env.work)
         .unwrap()
         .staged(&vouch::classify::staged::Reading::new(&config.commit))
         .unwrap()
@@ -363,7 +363,8 @@ fn a_small_change_is_counted_line_for_line_as_git_counts_it() {
         facts
             .files
             .iter()
-            .any(|f| f.path == "renamed.txt" && f.status == vouch::facts::FileStatus::Renamed),
+            .any(|f| f.path == "renamed.txt"
+                && f.status == vouch::classify::facts::FileStatus::Renamed),
         "a moved file is a rename, not a deletion: {facts:?}"
     );
 }

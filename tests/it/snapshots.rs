@@ -6,12 +6,12 @@
 
 use std::path::Path;
 
-use vouch::agent::Agent;
-use vouch::agent::protocol::{Answer, answer, reply};
+use vouch::classify::facts::{CommandFacts, Discarded, WorktreeLoss};
+use vouch::classify::operation::{Assessed, Operation, StepFacts};
 use vouch::classify::{Assessment, RefRisk, Rule, Tier};
-use vouch::facts::{CommandFacts, Discarded, WorktreeLoss};
-use vouch::operation::{Assessed, Operation, StepFacts};
-use vouch::policy::{Action, AuditResult};
+use vouch::decide::{Action, AuditResult};
+use vouch::install::agent::Agent;
+use vouch::install::agent::protocol::{Answer, answer, reply};
 
 use crate::support::{TestEnv, verdict_body};
 

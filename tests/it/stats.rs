@@ -13,8 +13,8 @@ use std::path::PathBuf;
 use serde_json::{Value, json};
 use vouch::audit::{AiUsage, Record, Would};
 use vouch::classify::Tier;
-use vouch::config::Mode;
-use vouch::policy::{AuditResult, Decision};
+use vouch::classify::config::Mode;
+use vouch::decide::{AuditResult, Decision};
 use vouch::verify::verdict::{Check, Recommendation, Scores, Status, Verdict, VerifierResult};
 
 use crate::support::llm::{LlmServer, Reply, ok};
@@ -697,7 +697,7 @@ fn a_labelled_decision_exports_as_an_eval_case() {
         vouch::audit::eval::parse_corpus(&out.stdout).expect("a corpus `git vouch eval` reads");
     assert_eq!(cases.len(), 1, "{}", out.stdout);
     let (_, case) = &cases[0];
-    assert_eq!(case.label, vouch::vocab::Label::Dangerous);
+    assert_eq!(case.label, vouch::classify::vocab::Label::Dangerous);
     assert_eq!(case.note.as_deref(), Some("rewrites main"));
     assert_eq!(case.repo_name.as_deref(), Some("work"));
     assert_eq!(case.operation.noun(), "push");
@@ -1127,10 +1127,10 @@ fn the_fast_reader_gives_the_figures_of_the_full_reader() {
     assert_eq!(records.len(), 13 + 7, "{problems:#?}");
     assert_eq!(problems.len(), 2, "{problems:#?}");
     let labels: HashMap<String, vouch::audit::stats::LabelEntry> = [
-        ("d1d1d1d1d1d1", vouch::vocab::Label::Dangerous),
-        ("d3d3d3d3d3d3", vouch::vocab::Label::Dangerous),
-        ("t1t1t1t1t1t1", vouch::vocab::Label::Dangerous),
-        ("525252525252", vouch::vocab::Label::Safe),
+        ("d1d1d1d1d1d1", vouch::classify::vocab::Label::Dangerous),
+        ("d3d3d3d3d3d3", vouch::classify::vocab::Label::Dangerous),
+        ("t1t1t1t1t1t1", vouch::classify::vocab::Label::Dangerous),
+        ("525252525252", vouch::classify::vocab::Label::Safe),
     ]
     .into_iter()
     .map(|(id, label)| {

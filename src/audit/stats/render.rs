@@ -3,7 +3,7 @@
 //! rates beside their counts.
 
 use super::{Count, Rate, Stats, float};
-use crate::policy::AuditResult;
+use crate::decide::AuditResult;
 
 /// How bars are drawn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -180,7 +180,7 @@ mod tests {
     use super::super::compute;
     use super::super::tests::record;
     use super::*;
-    use crate::policy::Decision;
+    use crate::decide::Decision;
 
     #[test]
     fn bars_scale_to_the_largest_and_never_vanish() {

@@ -3,7 +3,7 @@
 
 use super::effects::git_reads_only;
 use super::parse::SimpleCommand;
-use crate::vocab::Tier;
+use crate::classify::vocab::Tier;
 
 /// The fixed findings for one command: tier and reason.
 pub(crate) fn fixed(command: &SimpleCommand) -> Vec<(Tier, String)> {

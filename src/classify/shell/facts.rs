@@ -5,7 +5,7 @@
 //! parsed command.
 
 use super::parse::SimpleCommand;
-use crate::config::rule::FactsKind;
+use crate::classify::config::rule::FactsKind;
 
 /// The facts hint of a match, with the pieces of the command the adapter needs.
 #[derive(Debug, Clone, PartialEq, Eq)]

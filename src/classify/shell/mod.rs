@@ -129,7 +129,7 @@ pub mod rules;
 use std::collections::HashSet;
 use std::path::PathBuf;
 
-pub use crate::config::rule::{FactsKind, RuleError, RuleSpec};
+pub use crate::classify::config::rule::{FactsKind, RuleError, RuleSpec};
 pub use facts::Facts;
 pub use parse::{
     GitCall, MAX_DEPTH, ParseProblem, Parsed, ScriptReader, SimpleCommand, no_scripts, parse,
@@ -139,7 +139,7 @@ pub use rules::Rules;
 
 use rules::{Matched, Unknown};
 
-use crate::vocab::Tier;
+use crate::classify::vocab::Tier;
 
 /// The verdict on a whole command line.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -226,10 +226,10 @@ impl ParseProblem {
     /// The tier a command line with this problem is at least: high (what
     /// vouch cannot read, it cannot clear), critical for a fresh script
     /// whose content is unknown.
-    pub fn tier(&self) -> crate::vocab::Tier {
+    pub fn tier(&self) -> crate::classify::vocab::Tier {
         match self {
-            Self::FreshScript { .. } => crate::vocab::Tier::Critical,
-            _ => crate::vocab::Tier::High,
+            Self::FreshScript { .. } => crate::classify::vocab::Tier::Critical,
+            _ => crate::classify::vocab::Tier::High,
         }
     }
 }

@@ -4,7 +4,7 @@
 //! turns them into Rust statics, split into words and indexed by program
 //! name. User rules use the same format (see the [`super`] module
 //! documentation for the pattern language), read and compiled by
-//! [`crate::config::rule`]. Matching a command looks up only the rules
+//! [`crate::classify::config::rule`]. Matching a command looks up only the rules
 //! whose program can match, compiles those not compiled yet, and builds one
 //! small `Subject`.
 
@@ -13,10 +13,10 @@ use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use super::parse::{SimpleCommand, basename};
-use crate::config::rule::{
+use crate::classify::config::rule::{
     Cond, FactsKind, Item, Rule, RuleError, RuleSpec, compile, compile_spec, fold, folds_to,
 };
-use crate::vocab::Tier;
+use crate::classify::vocab::Tier;
 
 /// One built-in rule, as `build.rs` writes it from `rules.toml`: the fields
 /// of its [`RuleSpec`], the pattern already split into words, and what the
@@ -542,8 +542,8 @@ mod tests {
     use serde::Deserialize;
 
     use super::*;
-    use crate::config::rule::{Pat, spec};
-    use crate::glob::{Tok, simple_glob};
+    use crate::classify::config::rule::{Pat, spec};
+    use crate::classify::glob::{Tok, simple_glob};
 
     #[derive(Deserialize)]
     #[serde(deny_unknown_fields)]

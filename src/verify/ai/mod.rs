@@ -25,8 +25,8 @@ pub const FEEDBACK_RETRIES: u32 = 2;
 mod tests {
     use super::providers::resolve_primary;
     use super::*;
-    use crate::config::{Config, ProviderConfig};
-    use crate::env::MapEnv;
+    use crate::classify::config::{Config, ProviderConfig};
+    use crate::platform::env::MapEnv;
     use crate::verify::provider::Kind;
 
     fn names(list: &[&Provider]) -> Vec<String> {

@@ -6,11 +6,11 @@
 
 use std::fmt::Write as _;
 
+use crate::classify::facts::ServerFacts;
+use crate::classify::facts::{Change, Lease, LocalFacts, PushFacts, RemoteTip, StagedFacts};
+use crate::classify::operation::Operation;
 use crate::classify::{Assessment, Tier};
-use crate::facts::ServerFacts;
-use crate::facts::{Change, Lease, LocalFacts, PushFacts, RemoteTip, StagedFacts};
-use crate::operation::Operation;
-use crate::text::{one_line, redact_secrets};
+use crate::input::text::{one_line, redact_secrets};
 
 /// The input cap for the whole request, in characters (about 4 a token):
 /// 2,000 tokens.
@@ -438,8 +438,8 @@ pub fn command_prompt(
 mod tests {
     use super::*;
     use crate::classify::classify_push;
-    use crate::config::Config;
-    use crate::facts::{CommitSummary, Lost, RefFacts};
+    use crate::classify::config::Config;
+    use crate::classify::facts::{CommitSummary, Lost, RefFacts};
     use crate::input::hooks::{ForceHint, PushUpdate};
 
     fn facts(n_refs: usize, n_commits: usize, subject: &str) -> PushFacts {

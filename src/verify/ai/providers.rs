@@ -3,8 +3,8 @@
 
 use std::collections::BTreeMap;
 
-use crate::config::{Config, ProviderConfig};
-use crate::env::Env;
+use crate::classify::config::{Config, ProviderConfig};
+use crate::platform::env::Env;
 use crate::verify::provider::{Kind, Secret};
 
 /// A provider ready to ask.
@@ -246,7 +246,7 @@ pub fn providers(config: &Config, env: &dyn Env) -> Vec<Provider> {
 pub fn primary(flag: Option<&str>, env: &dyn Env) -> Option<String> {
     let given = flag
         .map(str::to_owned)
-        .or_else(|| env.var(crate::env::vars::VOUCH_PRIMARY))
+        .or_else(|| env.var(crate::platform::env::vars::VOUCH_PRIMARY))
         .filter(|p| !p.trim().is_empty());
     if let Some(p) = given {
         let p = p.trim().to_ascii_lowercase();

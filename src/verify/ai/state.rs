@@ -22,7 +22,7 @@ pub(super) fn read_state<T: for<'de> Deserialize<'de> + Default>(path: &Path) ->
 /// Writes a JSON state file (best effort: a cache or a breaker).
 pub(super) fn write_state<T: Serialize>(path: &Path, value: &T) {
     if let Ok(text) = serde_json::to_string(value) {
-        crate::files::write_atomic(path, text.as_bytes(), 0o600).ok();
+        crate::platform::files::write_atomic(path, text.as_bytes(), 0o600).ok();
     }
 }
 

@@ -11,8 +11,8 @@ use serde::Serialize;
 use super::providers::{Provider, primary, providers, resolve_primary, select};
 use super::state::{Breaker, Cached, read_state, write_state};
 use super::{BREAKER, FEEDBACK_RETRIES, prompt};
-use crate::config::Config;
-use crate::env::Env;
+use crate::classify::config::Config;
+use crate::platform::env::Env;
 use crate::verify::provider::http::Client;
 use crate::verify::provider::{
     Answer, Ask, Part, Role, StopKind, Unusable, build_request, classify_failure, parse_response,

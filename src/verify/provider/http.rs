@@ -180,7 +180,7 @@ fn transport_failure(e: &ureq::Error, started: Instant) -> Failure {
     Failure {
         status: None,
         retry: Retry::After(None),
-        message: crate::text::redact_text(&message),
+        message: crate::input::text::redact_text(&message),
     }
 }
 

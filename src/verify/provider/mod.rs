@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 
 pub use crate::verify::verdict::{Answer, Part, StopKind};
 
-pub use crate::config::provider::{Kind, Secret};
+pub use crate::classify::config::provider::{Kind, Secret};
 
 /// One HTTP request, ready to send.
 #[derive(Debug, Clone)]
@@ -603,7 +603,7 @@ fn error_message(body: &str) -> Option<String> {
         .and_then(Value::as_str)
         .or_else(|| v.get("error").and_then(Value::as_str))
         .or_else(|| v.get("message").and_then(Value::as_str))
-        .map(|m| crate::text::one_line(&crate::text::redact_secrets(m), 300))
+        .map(|m| crate::input::text::one_line(&crate::input::text::redact_secrets(m), 300))
 }
 
 /// Parses a delay like `48s`, `1.5s` (Gemini `RetryInfo.retryDelay`).

@@ -40,7 +40,7 @@ use serde_json::Value;
 pub use lenient::{Answer, Part, StopKind, Unread, read_answer};
 pub use strict::{from_program, parse_verdict};
 
-use crate::store::{Empty, Owned, Store};
+use crate::verify::store::{Empty, Owned, Store};
 
 /// A verifier's overall status (SPEC section 4).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -58,7 +58,7 @@ pub enum Status {
     Error,
 }
 
-/// One check inside a result, held as `S` says ([`crate::store`]: owned,
+/// One check inside a result, held as `S` says ([`crate::verify::store`]: owned,
 /// or borrowed from an audit line).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(bound(
@@ -74,12 +74,12 @@ pub struct Check<S: Store = Owned> {
     #[serde(default)]
     pub message: S::Str,
     /// Anything else.
-    #[serde(default, skip_serializing_if = "crate::store::is_empty")]
+    #[serde(default, skip_serializing_if = "crate::verify::store::is_empty")]
     pub details: S::Lazy<Value>,
 }
 
 /// The result shape every verifier returns (SPEC section 4), held as `S`
-/// says ([`crate::store`]: owned, or borrowed from an audit line, its
+/// says ([`crate::verify::store`]: owned, or borrowed from an audit line, its
 /// verdict then read only when asked).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(bound(

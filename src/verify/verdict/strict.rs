@@ -501,7 +501,7 @@ pub fn from_program(
         Err(_) => {
             return error(format!(
                 "printed something that is not a result JSON ({exit_text}): `{}`",
-                crate::text::one_line(trimmed, 100)
+                crate::input::text::one_line(trimmed, 100)
             ));
         }
     };

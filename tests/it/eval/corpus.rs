@@ -5,13 +5,13 @@
 use std::path::Path;
 
 use vouch::audit::eval::{Case, Label};
+use vouch::classify::config::Config;
+use vouch::classify::operation::Operation;
 use vouch::classify::staged::{Reading, classify_commit};
 use vouch::classify::{classify_local, classify_push};
-use vouch::commands::check::assess;
-use vouch::config::Config;
-use vouch::git::{LazyRepo, Moment, Repo};
+use vouch::doors::assess::assess;
 use vouch::input::hooks::{ForceHint, PushArgs, PushUpdate, RefUpdate};
-use vouch::operation::Operation;
+use vouch::measure::git::{LazyRepo, Moment, Repo};
 
 use crate::support::TestEnv;
 

@@ -6,7 +6,7 @@
 //! -type f` can name anything, `.git` and the guard's files included, and
 //! is judged at its worst.
 
-use crate::glob::{simple_glob, wildcard};
+use crate::classify::glob::{simple_glob, wildcard};
 
 /// The names a `find` can reach.
 #[derive(Debug, Clone, PartialEq, Eq)]
