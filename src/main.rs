@@ -14,6 +14,29 @@ use vouch::interact::ui;
 use vouch::platform::env::ProcessEnv;
 
 fn main() -> ExitCode {
+    let code = run();
+    // A debug build says how often it read and parsed what it reads once
+    // (the tests count it: issue 39 item 3).
+    if cfg!(debug_assertions)
+        && vouch::platform::env::Env::var_os(
+            &ProcessEnv,
+            vouch::platform::env::vars::VOUCH_DEBUG_COUNTS,
+        )
+        .is_some()
+    {
+        ui::err_text(&format!(
+            "vouch counts: {}\n",
+            vouch::platform::counts::report()
+        ));
+    }
+    code
+}
+
+#[expect(
+    clippy::exit,
+    reason = "the watchdog ends the process once it has given the agent its answer"
+)]
+fn run() -> ExitCode {
     let args: Vec<_> = std::env::args_os().collect();
     // git runs the reference-transaction hook for every ref update: most
     // calls end here, before the command line is even parsed.
@@ -22,10 +45,10 @@ fn main() -> ExitCode {
         Quick::Parse => vouch::doors::pre_push::quick(&args),
         decided => decided,
     };
-    let stdin = match quick {
+    let (stdin, configs) = match quick {
         Quick::Pass => return ExitCode::SUCCESS,
-        Quick::Judge(input) => Some(input),
-        Quick::Parse => None,
+        Quick::Judge(input, configs) => (Some(input), configs),
+        Quick::Parse => (None, vouch::doors::context::Configs::default()),
     };
     // A hook started under its own name (the launcher, a link) is read
     // without building the whole command-line parser.
@@ -33,11 +56,14 @@ fn main() -> ExitCode {
         Some(cli) => cli,
         None => Cli::parse_from(vouch::install::hook_argv(args)),
     };
-    let ctx = Ctx::new(
-        Box::new(ProcessEnv),
-        std::env::current_dir().unwrap_or_else(|_| ".".into()),
-        stdin,
-    );
+    let ctx = Ctx {
+        configs,
+        ..Ctx::new(
+            Box::new(ProcessEnv),
+            std::env::current_dir().unwrap_or_else(|_| ".".into()),
+            stdin,
+        )
+    };
     // A file-size limit (`ulimit -f`) makes a write fail with EFBIG, which
     // is reported, instead of killing vouch and the git command with it.
     vouch::audit::survive_file_size_limit();
@@ -47,10 +73,11 @@ fn main() -> ExitCode {
     // command when its hook times out, so a watchdog denies it first.
     if let Command::AgentHook(hook) = &cli.command {
         let agent = hook.agent;
-        let cwd = ctx.cwd.clone();
-        // The watchdog reads its deadline itself, beside the door's work.
+        // The watchdog reads its deadline itself, beside the door's work,
+        // from the configs the door reads.
+        let watchdog = ctx.sharing(Box::new(ProcessEnv), ctx.cwd.clone());
         std::thread::spawn(move || {
-            let ctx = Ctx::new(Box::new(ProcessEnv), cwd, None);
+            let ctx = watchdog;
             let deadline = agent::deadline(&ctx);
             std::thread::sleep(deadline);
             agent::answer_in_time(&ctx, agent, deadline, |code| {

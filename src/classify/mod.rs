@@ -14,7 +14,6 @@ pub mod config;
 pub mod facts;
 pub mod glob;
 pub mod operation;
-mod readonly;
 mod server;
 pub mod shell;
 pub mod staged;
@@ -23,7 +22,7 @@ pub mod vocab;
 pub use command::{classify_command, discarded_noun};
 pub use local::classify_local;
 pub use push::{classify_push, protected_by};
-pub use readonly::{Runs, git_commands, read_only, runs};
 pub use server::{classify_server, protected_changes};
+pub use shell::readonly::{Runs, git_commands, read_only, runs};
 
 pub use crate::classify::vocab::{Assessment, RefRisk, Rule, Tier};

@@ -100,6 +100,10 @@ pub struct Assessed {
     pub root: Option<PathBuf>,
     /// The branch checked out there.
     pub branch: Option<String>,
+    /// What running it means for its snapshot, read from the parse it was
+    /// classified with (not part of the audit line).
+    #[serde(skip)]
+    pub runs: crate::classify::Runs,
 }
 
 /// One step of a command line whose rule asks for facts, as measured
@@ -624,6 +628,7 @@ mod tests {
                     }],
                     root: Some("/r".into()),
                     branch: Some("main".into()),
+                    runs: crate::classify::Runs::default(),
                 },
                 door: "claude".into(),
                 session: Some("s".into()),
@@ -642,6 +647,7 @@ mod tests {
                 facts: Vec::new(),
                 root: None,
                 branch: None,
+                runs: crate::classify::Runs::default(),
             },
             door: "check".into(),
             session: None,

@@ -79,7 +79,7 @@ pub fn check(ctx: &Ctx, args: &CheckArgs) -> Result<ExitStatus> {
     let cwd = ctx.dir(args.cwd.as_ref());
     let cwd = std::fs::canonicalize(&cwd).unwrap_or(cwd);
     let repo = LazyRepo::new(&cwd);
-    let mut config = ctx.config(repo.root().as_deref());
+    let mut config = crate::classify::config::Config::clone(&ctx.config(repo.root().as_deref()));
     for w in &config.warnings {
         ui::warn(w);
     }

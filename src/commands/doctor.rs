@@ -84,7 +84,7 @@ pub fn doctor(ctx: &Ctx, args: &DoctorArgs) -> Result<ExitStatus> {
     let root = crate::measure::git::Repo::discover(&ctx.cwd)
         .ok()
         .map(|r| r.root());
-    let mut config = ctx.config(root.as_deref());
+    let mut config = crate::classify::config::Config::clone(&ctx.config(root.as_deref()));
     config.ai.primary.clone_from(&args.primary);
     let report = gather(ctx, &config, args.ping)?;
     if args.json {

@@ -38,7 +38,7 @@ pub fn eval(ctx: &Ctx, args: &EvalArgs) -> Result<ExitStatus> {
         .with_context(|| format!("cannot read the corpus `{}`", args.corpus.display()))?;
     let cases = eval::parse_corpus(&text)
         .with_context(|| format!("the corpus `{}`", args.corpus.display()))?;
-    let mut config = ctx.config(None);
+    let mut config = Config::clone(&ctx.config(None));
     for w in &config.warnings {
         ui::warn(w);
     }

@@ -21,7 +21,7 @@ pub fn verify(ctx: &Ctx, args: &VerifyArgs) -> Result<ExitStatus> {
     };
     let repo = Repo::discover(&start)?;
     let root = repo.root();
-    let mut config = ctx.config(Some(&root));
+    let mut config = crate::classify::config::Config::clone(&ctx.config(Some(&root)));
     for w in &config.warnings {
         crate::interact::ui::warn(w);
     }

@@ -47,7 +47,7 @@ struct AgentHook {
     /// ([`protocol::person_answers`]).
     asks: bool,
     /// The policy the command is judged by, once found.
-    config: Option<Config>,
+    config: Option<std::sync::Arc<Config>>,
     /// The answer, once settled ([`Door::runs_next`]).
     settled: Option<Answer>,
 }
@@ -161,8 +161,12 @@ impl Door for AgentHook {
         if denied || !protocol::is_shell_tool(self.agent, &request.tool) {
             return None;
         }
-        // A read-only command changes nothing: it does not pay.
-        let runs = crate::classify::runs(command);
+        // A read-only command changes nothing: it does not pay. Read from
+        // the parse the command was judged with.
+        let runs = match op {
+            Some(Operation::Command { assessed, .. }) => assessed.runs.clone(),
+            _ => crate::classify::runs(command),
+        };
         if runs.read_only {
             return None;
         }
@@ -293,8 +297,9 @@ impl AgentHook {
         // A config file that cannot be used is left out, as at every door
         // (SPEC 3.2). What was left out goes to the audit log, not to the
         // agent: the line names `git vouch trust`, which is for a person.
-        let mut config = ctx.config(root.as_deref());
-        self.config = Some(config.clone());
+        let read = ctx.config(root.as_deref());
+        let mut config = Config::clone(&read);
+        self.config = Some(read);
         // SPEC 5.1: `VOUCH_PRIMARY` first, then what the agent says of itself.
         if ctx.env.var(vars::VOUCH_PRIMARY).is_none() {
             config.ai.primary = request
@@ -420,7 +425,13 @@ fn write_asked(ctx: &Ctx, agent: Agent, request: &Request, op: &Operation, by: &
     let (agent_pid, agent_exe) = crate::measure::parent::agent_process()
         .ok_or_else(|| anyhow::anyhow!("the agent's process cannot be read"))?;
     let command = request.command.as_deref().unwrap_or_default();
-    let git = crate::classify::git_commands(command);
+    // Read from the parse the command was judged with, unless it expanded
+    // an alias.
+    let git = assessed
+        .runs
+        .git
+        .clone()
+        .unwrap_or_else(|| crate::classify::git_commands(command));
     // No git command: no git door to reach.
     if git.is_empty() {
         return Ok(());

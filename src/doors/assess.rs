@@ -26,12 +26,22 @@ use crate::measure::git::{self, LazyRepo, Repo};
 /// measures its facts.
 pub fn assess(config: &Config, command: &str, cwd: &Path, repo: &LazyRepo) -> Result<Assessed> {
     let rules = Rules::with_user(&config.rules).context("the `[[rules]]` in the config")?;
-    let classification = shell::classify_with(
+    let script_read = std::cell::Cell::new(false);
+    let mut classification = shell::classify_with(
         command,
         &rules,
         &|name| repo.get().and_then(|r| r.alias(name)),
-        &|path, cd| read_script(cwd, path, cd),
+        &|path, cd| {
+            let read = read_script(cwd, path, cd);
+            script_read.set(script_read.get() || matches!(read, Ok(Some(_))));
+            read
+        },
     );
+    // An approval binds the git commands of the line as typed: not those
+    // of a script it runs, which this parse read too.
+    if script_read.get() {
+        classification.runs.git = None;
+    }
     let mut refs = Vec::new();
     let mut facts = Vec::new();
     // Asked once, and only when a tier depends on it.
@@ -96,6 +106,7 @@ pub fn assess(config: &Config, command: &str, cwd: &Path, repo: &LazyRepo) -> Re
         facts,
         root: repo.root(),
         branch: repo.opened().and_then(Repo::current_branch),
+        runs: classification.runs,
     })
 }
 

@@ -2,6 +2,7 @@
 //! directory, vouch's own directories, and the config files read from disk.
 
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use anyhow::{Context, Result};
 
@@ -33,6 +34,24 @@ pub struct Ctx {
     /// vouch's directories when they are fixed (in-process tests); else the
     /// platform's.
     pub fixed_dirs: Option<Dirs>,
+    /// The configs this process has read, by the repository root each was
+    /// read for: each is read once per process (issue 39 item 3), also
+    /// where two contexts share it ([`Ctx::sharing`]).
+    pub configs: Configs,
+}
+
+/// The configs a process has read ([`Ctx::config`]), shared by its
+/// contexts.
+pub type Configs = Arc<Mutex<Read>>;
+
+/// What [`Configs`] holds.
+#[derive(Default)]
+pub struct Read {
+    /// Each config in force, by the repository root it was read for.
+    configs: Vec<(Option<PathBuf>, Arc<Config>)>,
+    /// Each config file, as it was read: a config for another root reads
+    /// the user's file from here.
+    files: Vec<(PathBuf, Result<Option<ConfigFile>, ConfigError>)>,
 }
 
 /// vouch's own directories.
@@ -119,6 +138,17 @@ impl Ctx {
                 crate::interact::prompt::interactive(env).map(|t| Box::new(t) as Box<dyn Prompter>)
             }),
             fixed_dirs: None,
+            configs: Configs::default(),
+        }
+    }
+
+    /// Another context of the same process (a watchdog's), which reads no
+    /// config this one has read.
+    #[must_use]
+    pub fn sharing(&self, env: Box<dyn Env>, cwd: PathBuf) -> Self {
+        Self {
+            configs: Arc::clone(&self.configs),
+            ..Self::new(env, cwd, None)
         }
     }
 
@@ -177,8 +207,37 @@ impl Ctx {
     /// door, `check`, `verify`): the user config and the repository's
     /// `.vouch.toml` (if `repo_root` is given) under the trust rule. This
     /// never fails: a file that cannot be read or used is left out, and
-    /// `config.broken` and `config.warnings` say so (SPEC 3.2).
-    pub fn config(&self, repo_root: Option<&Path>) -> Config {
+    /// `config.broken` and `config.warnings` say so (SPEC 3.2). Read once
+    /// per process and root: every later call hands back the same config.
+    pub fn config(&self, repo_root: Option<&Path>) -> Arc<Config> {
+        let key = repo_root.map(Path::to_path_buf);
+        let mut read = self
+            .configs
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some((_, config)) = read.configs.iter().find(|(root, _)| *root == key) {
+            return Arc::clone(config);
+        }
+        let config = Arc::new(self.read_config(repo_root, &mut read.files));
+        read.configs.push((key, Arc::clone(&config)));
+        config
+    }
+
+    /// The config in force, from its files ([`Ctx::config`]); a file read
+    /// before (in `files`) is not read again.
+    fn read_config(
+        &self,
+        repo_root: Option<&Path>,
+        files: &mut Vec<(PathBuf, Result<Option<ConfigFile>, ConfigError>)>,
+    ) -> Config {
+        let mut read_optional = |path: &Path| {
+            if let Some((_, read)) = files.iter().find(|(p, _)| p == path) {
+                return read.clone();
+            }
+            let read = read_optional(path);
+            files.push((path.to_path_buf(), read.clone()));
+            read
+        };
         // Found once: without a home directory this runs git.
         let dirs = self.dirs().ok();
         let mut unusable = Vec::new();
@@ -239,7 +298,7 @@ impl Ctx {
     /// commands that act on the config itself (`install`, `trust`,
     /// `status`), where the person should see and fix the error first.
     /// Doors use [`Ctx::config`].
-    pub fn load_config(&self, repo_root: Option<&Path>) -> Result<Config> {
+    pub fn load_config(&self, repo_root: Option<&Path>) -> Result<Arc<Config>> {
         let config = self.config(repo_root);
         if let Some(e) = config.broken.first() {
             return Err(anyhow::Error::new(e.clone()));
@@ -268,6 +327,7 @@ impl Ctx {
 }
 
 fn read_optional(path: &Path) -> Result<Option<ConfigFile>, ConfigError> {
+    crate::platform::counts::add(crate::platform::counts::Count::ConfigFile);
     // Only a regular file is read: a named pipe or a device would block
     // every door on its read.
     if let Ok(meta) = std::fs::metadata(path)

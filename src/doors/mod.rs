@@ -25,6 +25,7 @@ mod snapshot;
 
 use std::io::Read as _;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
@@ -161,7 +162,7 @@ pub(crate) struct Judged {
     /// The operation, with its facts and tier.
     pub op: Operation,
     /// The policy it is judged by (the repository's, the server's).
-    pub config: Config,
+    pub config: Arc<Config>,
     /// The repository (its git directory at the server).
     pub root: PathBuf,
     /// What the door has to say before the config's own warnings (a
@@ -177,10 +178,10 @@ pub(crate) struct Judged {
 
 impl Judged {
     /// An operation judged by `config` in `root`, with nothing more to say.
-    pub fn new(op: Operation, config: Config, root: PathBuf) -> Self {
+    pub fn new(op: Operation, config: impl Into<Arc<Config>>, root: PathBuf) -> Self {
         Self {
             op,
-            config,
+            config: config.into(),
             root,
             warnings: Vec::new(),
             skip: None,

@@ -17,7 +17,7 @@ use crate::doors::args::PrePushArgs;
 use crate::doors::context::Ctx;
 
 use crate::classify::facts::{Change, PushFacts, RefFacts, RefKind, RemoteTip};
-use crate::input::hooks::{ForceHint, PushUpdate, parse_pre_push, parse_push_argv};
+use crate::input::hooks::{ForceHint, ParseError, PushUpdate, parse_pre_push, parse_push_argv};
 use crate::input::text::redact_url;
 use crate::measure::git::{Loose, Repo};
 use crate::{doors::exit::ExitStatus, interact::ui, measure::parent};
@@ -60,7 +60,25 @@ pub fn quick(args: &[std::ffi::OsString]) -> super::reftx::Quick {
     if at_once.allows(remote, url, &input) {
         return Quick::Pass;
     }
-    Quick::Judge(input)
+    Quick::Judge(input, ctx.configs)
+}
+
+/// The push's lines, parsed once per process: the fast path ([`quick`])
+/// reads them first, and the whole door judges the same bytes.
+fn push_lines(input: &[u8]) -> Result<Vec<PushUpdate>, ParseError> {
+    type Parsed = (Vec<u8>, Result<Vec<PushUpdate>, ParseError>);
+    static PARSED: std::sync::Mutex<Option<Parsed>> = std::sync::Mutex::new(None);
+    let mut parsed = PARSED
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some((bytes, lines)) = parsed.as_ref()
+        && bytes == input
+    {
+        return lines.clone();
+    }
+    let lines = parse_pre_push(input);
+    *parsed = Some((input.to_vec(), lines.clone()));
+    lines
 }
 
 /// The pre-push hook: git's push, as the pusher's repository sees it.
@@ -68,6 +86,9 @@ struct PrePush<'a> {
     args: &'a PrePushArgs,
     /// The repository the push is measured in (for the rescue refs).
     root: PathBuf,
+    /// The same repository, opened once to measure the push and kept for
+    /// its rescue refs.
+    repo: Option<Repo>,
 }
 
 /// Runs the pre-push hook.
@@ -88,6 +109,7 @@ pub fn pre_push(ctx: &Ctx, args: &PrePushArgs) -> Result<ExitStatus> {
         &mut PrePush {
             args,
             root: ctx.cwd.clone(),
+            repo: None,
         },
     )
 }
@@ -103,7 +125,7 @@ impl Door for PrePush<'_> {
 
     fn judge(&mut self, ctx: &Ctx, input: &[u8]) -> Result<Judge> {
         let args = self.args;
-        let updates = match parse_pre_push(input) {
+        let updates = match push_lines(input) {
             Ok(u) => u,
             Err(e) => return Ok(self.call().unreadable(&e.to_string())),
         };
@@ -121,11 +143,12 @@ impl Door for PrePush<'_> {
         // Even with no lines the repository is opened: a mirror remote
         // (`remote.<name>.mirror`) deletes refs that git never shows the hook.
         let (facts, root, repo_warning) = match Repo::open_for_history(&ctx.cwd) {
-            Ok(repo) => (
-                repo.push_facts(&args.remote, &args.url, updates, &push_args),
-                repo.root(),
-                None,
-            ),
+            Ok(repo) => {
+                let facts = repo.push_facts(&args.remote, &args.url, updates, &push_args);
+                let root = repo.root();
+                self.repo = Some(repo);
+                (facts, root, None)
+            }
             Err(e) => {
                 let why = format!("{e:#}");
                 match crate::measure::git::cli_push_facts(
@@ -171,7 +194,7 @@ impl Door for PrePush<'_> {
     }
 
     fn on_allow(&self, op: &Operation) -> Result<Vec<String>> {
-        Ok(rescue(&self.root, op))
+        Ok(rescue(&self.root, self.repo.as_ref(), op))
     }
 }
 
@@ -186,7 +209,7 @@ pub struct AtOnce {
     repo: Loose,
     force: ForceHint,
     remote_head: Option<String>,
-    config: crate::classify::config::Config,
+    config: std::sync::Arc<crate::classify::config::Config>,
     /// A dry run (`git push -n`): nothing is sent, nothing to judge.
     dry_run: bool,
 }
@@ -208,7 +231,7 @@ impl AtOnce {
                 repo,
                 force: push_args.force,
                 remote_head: None,
-                config: crate::classify::config::Config::default(),
+                config: std::sync::Arc::default(),
                 dry_run: true,
             });
         }
@@ -235,7 +258,7 @@ impl AtOnce {
         if self.dry_run {
             return true;
         }
-        let Ok(updates) = parse_pre_push(input) else {
+        let Ok(updates) = push_lines(input) else {
             return false;
         };
         if updates.iter().any(|u| u.lossy_name) {
@@ -305,7 +328,7 @@ fn unmeasured(
 /// vouch rescue`); of those never fetched, it says that only the remote
 /// has them now. A rescue ref that cannot be written does not refuse the
 /// push: it is said, with the commit's id.
-fn rescue(root: &Path, op: &Operation) -> Vec<String> {
+fn rescue(root: &Path, opened: Option<&Repo>, op: &Operation) -> Vec<String> {
     let Operation::Push { facts, .. } = op else {
         return Vec::new();
     };
@@ -349,10 +372,15 @@ fn rescue(root: &Path, op: &Operation) -> Vec<String> {
             continue;
         }
         let original = format!("refs/remotes/{remote}/{}", f.short_name());
-        let repo = repo.get_or_insert_with(|| Repo::discover(root));
+        let repo = match opened {
+            Some(r) => Some(r),
+            None => repo
+                .get_or_insert_with(|| Repo::discover(root).ok())
+                .as_ref(),
+        };
         let written = match repo {
-            Ok(r) => r.write_rescue(&original, &f.old_oid, &stamp),
-            Err(_) => crate::measure::git::cli_write_rescue(root, &original, &f.old_oid, &stamp),
+            Some(r) => r.write_rescue(&original, &f.old_oid, &stamp),
+            None => crate::measure::git::cli_write_rescue(root, &original, &f.old_oid, &stamp),
         };
         match written {
             Ok(name) => said.push(format!(

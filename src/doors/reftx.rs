@@ -36,13 +36,13 @@ pub const HOOK: &str = "reference-transaction";
 /// What the reference-transaction hook (linked, or started by its launcher,
 /// whose gate already passed most of what this passes) decides before its
 /// command line is parsed.
-#[derive(Debug, PartialEq, Eq)]
 pub enum Quick {
     /// Nothing to judge: exit 0 at once.
     Pass,
     /// Guarded lines (the input, read): judge them, and put back a hook a
-    /// manager's reinstall displaced.
-    Judge(Vec<u8>),
+    /// manager's reinstall displaced; with the configs read so far, which
+    /// the whole door does not read again.
+    Judge(Vec<u8>, crate::doors::context::Configs),
     /// Not this hook, or a chained hook must run: parse the command line.
     Parse,
 }
@@ -70,7 +70,7 @@ pub fn quick(args: &[std::ffi::OsString]) -> Quick {
     if judgeable(&input).is_none() && crate::install::repair::displaced(dir).is_empty() {
         return Quick::Pass;
     }
-    Quick::Judge(input)
+    Quick::Judge(input, crate::doors::context::Configs::default())
 }
 
 /// The lines of a transaction worth judging, and the git command that runs

@@ -794,6 +794,7 @@ mod tests {
                 }],
                 root: Some(dir.to_path_buf()),
                 branch: Some("main".into()),
+                runs: crate::classify::Runs::default(),
             },
             door: "check".into(),
             session: None,

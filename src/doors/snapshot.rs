@@ -29,7 +29,7 @@ pub(crate) struct Next {
     /// It may remove other work trees: they are snapshotted too.
     pub removes_worktrees: bool,
     /// The policy it was judged by (retention, the audit log).
-    pub config: Config,
+    pub config: std::sync::Arc<Config>,
     /// How long the snapshot may take before the caller must be answered.
     pub time: Duration,
 }

@@ -89,6 +89,7 @@ pub(crate) fn input_lines(input: &[u8]) -> impl Iterator<Item = (usize, String, 
 }
 
 pub fn parse_pre_push(input: &[u8]) -> Result<Vec<PushUpdate>, ParseError> {
+    crate::platform::counts::add(crate::platform::counts::Count::RefLines);
     let mut updates = Vec::new();
     for (line_no, text, lossy) in input_lines(input) {
         // Split from the right: the local ref is free text (`main@{1 minute ago}`).

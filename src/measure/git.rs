@@ -66,6 +66,7 @@ impl Repo {
     /// Opens the repository a hook runs in: git exports `GIT_DIR` and
     /// friends to hooks in worktrees and bare repositories.
     pub fn open_for_hook(cwd: &Path) -> Result<Self> {
+        crate::platform::counts::add(crate::platform::counts::Count::RepoOpen);
         // libgit2 checks every object's hash as it reads it (its default,
         // kept): a forged loose object must not change a decision (issue 26
         // item 2), though it costs a tenth of a deep history walk.
@@ -100,6 +101,7 @@ impl Repo {
 
     /// Opens the repository at or above `path`.
     pub fn discover(path: &Path) -> Result<Self> {
+        crate::platform::counts::add(crate::platform::counts::Count::RepoOpen);
         let repo = Repository::discover(path)
             .with_context(|| format!("`{}` is not inside a git repository", path.display()))?;
         Ok(Self { repo })

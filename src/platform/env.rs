@@ -90,6 +90,9 @@ pub mod vars {
     pub const VOUCH_SESSION: &str = "VOUCH_SESSION";
     /// The provider or model that proposed the operation (`anthropic`, `claude-opus-4`, ...).
     pub const VOUCH_PRIMARY: &str = "VOUCH_PRIMARY";
+    /// A debug build prints how often it read the config, opened the
+    /// repository and parsed its input (`crate::platform::counts`).
+    pub const VOUCH_DEBUG_COUNTS: &str = "VOUCH_DEBUG_COUNTS";
     /// Set by CI systems: headless.
     pub const CI: &str = "CI";
     /// Searched for `vouch-verify-*` verifier programs.
@@ -175,6 +178,10 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
     (
         vars::VOUCH_HOOK_STALE,
         "Set by a copy of `vouch-hook` an earlier vouch wrote as the pre-push hook, when it hands a push to git-vouch: git-vouch writes the hook again. Not for people.",
+    ),
+    (
+        vars::VOUCH_DEBUG_COUNTS,
+        "Set by vouch's tests: a debug build prints how often it read each config file, opened the repository and parsed its input. A release build ignores it.",
     ),
     (
         "VOUCH_REVIEW_FILE",

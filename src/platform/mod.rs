@@ -31,6 +31,7 @@ mod macos;
 #[cfg(target_os = "macos")]
 use macos as imp;
 
+pub mod counts;
 pub mod env;
 pub mod files;
 #[cfg(any(test, not(any(target_os = "linux", target_os = "macos"))))]

@@ -31,6 +31,7 @@ mod layout;
 mod local;
 mod log;
 mod managers;
+mod once;
 mod one_decision;
 mod overrides;
 mod paths;

@@ -43,6 +43,7 @@ fn command_op() -> Operation {
             }],
             root: Some("/work/repo".into()),
             branch: Some("main".into()),
+            runs: vouch::classify::Runs::default(),
         },
         door: "claude".into(),
         session: Some("session-1".into()),

@@ -124,6 +124,7 @@ mod effects;
 mod facts;
 mod lex;
 pub mod parse;
+pub mod readonly;
 pub mod rules;
 
 use std::collections::HashSet;
@@ -152,6 +153,9 @@ pub struct Classification {
     pub matches: Vec<Match>,
     /// What could not be read (each makes the tier at least high).
     pub problems: Vec<ParseProblem>,
+    /// What running the line means for its snapshot, read from the same
+    /// parse.
+    pub runs: readonly::Runs,
 }
 
 /// One rule matching one simple command.
@@ -194,6 +198,7 @@ pub fn classify_with(
     scripts: ScriptReader<'_>,
 ) -> Classification {
     let parsed = parse_with(cmd, aliases, scripts);
+    let runs = readonly::runs_of(cmd, &parsed);
     // Text the walker did not reach (nested too deep, or past its budget)
     // is read flat: every run of words between the shell's operators is
     // taken as a command that may run, after anything, and judged by the
@@ -360,6 +365,7 @@ pub fn classify_with(
             .push(format!("cannot read the whole command: {problem}"));
     }
     out.problems = parsed.problems;
+    out.runs = runs;
     out
 }
 

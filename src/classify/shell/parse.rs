@@ -271,6 +271,7 @@ pub fn parse_with(
     aliases: &dyn Fn(&str) -> Option<String>,
     scripts: ScriptReader<'_>,
 ) -> Parsed {
+    crate::platform::counts::add(crate::platform::counts::Count::ShellParse);
     let budget = BUDGET_PER_BYTE * cmd.len() + BUDGET_BASE;
     let mut parser = Parser::new(aliases, scripts, budget);
     parser.script(cmd, 0, &[]);

@@ -4,7 +4,7 @@
 //! redirection, and git's own are its reading subcommands without an
 //! option that writes.
 
-use crate::classify::shell::{SimpleCommand, parse};
+use super::{Parsed, SimpleCommand, parse};
 
 /// Programs that only read (with the options that would write left out
 /// below).
@@ -67,7 +67,7 @@ fn is_reader(command: &SimpleCommand) -> bool {
 
 /// What running a command line means for its snapshot (SPEC 3.4), read
 /// from one parse.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Runs {
     /// It certainly changes nothing in a repository: no snapshot. Unknown
     /// programs, git aliases, anything the parser could not read and every
@@ -77,11 +77,20 @@ pub struct Runs {
     /// each is snapshotted too. A line that cannot be read whole counts
     /// when it names them at all.
     pub removes_worktrees: bool,
+    /// The git commands it runs, as [`git_commands`] reads them; `None`
+    /// when the parse expanded a git alias (what an approval binds is the
+    /// command as typed, which only a parse without aliases keeps).
+    pub git: Option<Vec<Vec<String>>>,
 }
 
 /// What running `command` means for its snapshot ([`Runs`]).
 pub fn runs(command: &str) -> Runs {
-    let parsed = parse(command, &|_| None);
+    runs_of(command, &parse(command, &|_| None))
+}
+
+/// What running `command` means for its snapshot, read from its parse:
+/// the one the agent door classified it with.
+pub fn runs_of(command: &str, parsed: &Parsed) -> Runs {
     let read = parsed.problems.is_empty();
     let git = parsed
         .commands
@@ -91,7 +100,12 @@ pub fn runs(command: &str) -> Runs {
     let removes = |g: crate::input::hooks::GitCommand| {
         g.sub == "worktree" && g.args.iter().any(|a| a == "remove" || a == "prune")
     };
+    let expanded = parsed
+        .commands
+        .iter()
+        .any(|c| c.git.as_ref().is_some_and(|g| !g.aliases.is_empty()));
     Runs {
+        git: (!expanded).then(|| git_commands_of(parsed)),
         read_only: read && !parsed.commands.is_empty() && parsed.commands.iter().all(is_reader),
         removes_worktrees: git.into_iter().any(removes)
             || (!read
@@ -112,7 +126,11 @@ pub fn read_only(command: &str) -> bool {
 /// line that cannot be read whole are left out: a git door never finds
 /// them approved.
 pub fn git_commands(command: &str) -> Vec<Vec<String>> {
-    let parsed = parse(command, &|_| None);
+    git_commands_of(&parse(command, &|_| None))
+}
+
+/// [`git_commands`], read from a parse.
+fn git_commands_of(parsed: &Parsed) -> Vec<Vec<String>> {
     parsed
         .commands
         .iter()
