@@ -42,11 +42,11 @@ pub struct Ctx {
 
 /// The configs a process has read ([`Ctx::config`]), shared by its
 /// contexts.
-pub type Configs = Arc<Mutex<Read>>;
+pub type Configs = Arc<Mutex<ConfigsRead>>;
 
 /// What [`Configs`] holds.
 #[derive(Default)]
-pub struct Read {
+pub struct ConfigsRead {
     /// Each config in force, by the repository root it was read for.
     configs: Vec<(Option<PathBuf>, Arc<Config>)>,
     /// Each config file, as it was read: a config for another root reads
