@@ -1,6 +1,6 @@
 //! PURE: the facts vouch measures about an operation, as plain data.
 //!
-//! `git.rs` fills these in with git2; `classify.rs` turns them into a tier;
+//! `measure::git` fills these in with git2; `classify` turns them into a tier;
 //! verifiers, prompts and the audit log read them. Nothing here touches git.
 
 use serde::{Deserialize, Serialize};

@@ -12,7 +12,7 @@ use crate::install::managers::{self, Manager};
 use crate::install::repair::{Mended, mend_moved};
 use crate::install::{self, HOOKS, HookState};
 use crate::measure::git::{self, HooksLocation};
-use crate::{classify::config::trust, doors::exit::ExitStatus, interact::ui};
+use crate::{doors::exit::ExitStatus, install::trust, interact::ui};
 
 /// The hooks dir is another tool's (husky), or outside the repository.
 fn check_hooks_path(loc: &HooksLocation, force: bool) -> Result<()> {

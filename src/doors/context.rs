@@ -6,13 +6,13 @@ use std::sync::{Arc, Mutex};
 
 use anyhow::{Context, Result};
 
-use crate::classify::config::trust;
 use crate::classify::config::{Config, ConfigError, ConfigFile, ConfigInputs, Source};
+use crate::install::trust;
 use crate::interact::prompt::Prompter;
 use crate::platform::env::{Env, vars};
 use jiff::Timestamp;
 
-pub use crate::classify::config::trust::REPO_CONFIG;
+pub use crate::install::trust::REPO_CONFIG;
 
 /// Opens the person's terminal, when there is one to ask.
 pub type OpenTerminal = Box<dyn Fn(&dyn Env) -> Option<Box<dyn Prompter>> + Send + Sync>;

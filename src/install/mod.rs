@@ -16,6 +16,7 @@ pub mod launcher;
 pub mod managers;
 pub mod reach;
 pub mod repair;
+pub mod trust;
 
 use std::ffi::OsString;
 use std::fs;

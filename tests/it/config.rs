@@ -20,7 +20,7 @@ fn vouch_config_names_the_user_config_file() {
 /// Trusts the repository's files as `git vouch trust` does once a person has
 /// confirmed at a terminal (the command itself is tested where it lives).
 pub fn trust(env: &TestEnv) {
-    vouch::classify::config::trust::set(&env.base().join("data/vouch"), &env.work, true).unwrap();
+    vouch::install::trust::set(&env.base().join("data/vouch"), &env.work, true).unwrap();
 }
 
 /// The lines that say what an untrusted repository file could not set.

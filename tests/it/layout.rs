@@ -212,23 +212,68 @@ fn the_pure_modules_touch_no_adapter() {
         "commands",
         "undo",
     ];
-    for pure in [
-        "decide",
-        "verify::verdict",
-        "verify::builtin",
-        "classify::vocab",
-        "classify::operation",
-        "verify::store",
-        "input",
-        "install::agent::protocol",
-        "classify",
-        "classify::shell",
-    ] {
-        let deps = &graph[pure];
+    for pure in PURE {
+        let deps = &graph[*pure];
         for adapter in adapters {
             assert!(!deps.contains(adapter), "`{pure}` uses `{adapter}`");
         }
     }
+}
+
+/// The units that touch no git, file, process, network or terminal.
+const PURE: &[&str] = &[
+    "decide",
+    "verify::verdict",
+    "verify::builtin",
+    "classify::vocab",
+    "classify::operation",
+    "verify::store",
+    "input",
+    "install::agent::protocol",
+    "classify",
+    "classify::shell",
+    "classify::config",
+    "classify::facts",
+    "classify::glob",
+    "input::text",
+];
+
+/// Nor do they reach the outside world themselves: no file of a pure unit
+/// names the file system, processes, git2 or the network in its code.
+#[test]
+fn the_pure_modules_name_no_outside_world() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut found = Vec::new();
+    let mut stack = vec![src.clone()];
+    while let Some(dir) = stack.pop() {
+        for entry in fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+                continue;
+            }
+            let rel = path.strip_prefix(&src).unwrap();
+            if path.extension().is_none_or(|e| e != "rs")
+                || module_of(rel).is_none_or(|unit| !PURE.contains(&unit.as_str()))
+            {
+                continue;
+            }
+            let text = fs::read_to_string(&path).unwrap();
+            let code = text.split("#[cfg(test)]").next().unwrap_or_default();
+            for line in code.lines().filter(|l| !l.trim_start().starts_with("//")) {
+                for outside in ["std::fs", "std::process", "git2::", "ureq::", "std::net"] {
+                    if line.contains(outside) {
+                        found.push(format!("`src/{}` names `{outside}`", rel.display()));
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "pure modules reaching outside:\n{}",
+        found.join("\n")
+    );
 }
 
 /// The stages of SPEC 1, lowest first, and the top-level folder of `src/`

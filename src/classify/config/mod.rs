@@ -615,7 +615,6 @@ pub mod rule;
 mod template;
 #[cfg(test)]
 mod tests;
-pub mod trust;
 
 pub use error::{ConfigError, ConfigFile, ConfigInputs, Source};
 pub use layer::split_command;
