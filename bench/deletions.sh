@@ -20,7 +20,8 @@
 # repository that receives it has vouch's hooks (`git vouch install --repo`),
 # against the same repository with an empty `sh` reference-transaction hook.
 # Only the receiving side's hooks differ; its rescue refs are removed
-# between runs (not timed).
+# between runs (not timed), and each deleted branch must be listed by
+# `git vouch rescue` after the push.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 runs=${1:-3}
@@ -103,7 +104,9 @@ receiving() { # $1 count: the "receiving" rows
     with+=("$(cpu_ns push_receiving "$dir" "$n")")
     [ -z "$(git -C "$remote" for-each-ref refs/heads/b1)" ] || { echo "the push into vouch's repository did not delete" >&2; exit 1; }
     local rescued
-    rescued=$(git -C "$remote" for-each-ref refs/vouch/rescue/ | wc -l)
+    # Each deleted branch, as `git vouch rescue` lists it (its own ref, or
+    # an entry of a batch ref).
+    rescued=$("$vouch" rescue list --json --repo "$remote" | grep -o '"original":' | wc -l)
     [ "$rescued" -eq "$n" ] || { echo "vouch kept $rescued rescue refs of $n deleted branches" >&2; exit 1; }
   done
   e=$(printf '%s\n' "${empty[@]}" | median)
