@@ -20,7 +20,8 @@
 # repository that receives it has vouch's hooks (`git vouch install --repo`),
 # against the same repository with an empty `sh` reference-transaction hook.
 # Only the receiving side's hooks differ; its rescue refs are removed
-# between runs (not timed).
+# between runs (not timed), and each deleted branch must be listed by
+# `git vouch rescue` after the push.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 runs=${1:-3}
@@ -78,12 +79,25 @@ push_receiving() { # $1 work dir, $2 count: `git push <bare> :b1 ... :bN`
 }
 
 # The receiving repository as it was: its branches back, its rescue refs
-# gone, hooks off.
+# gone, hooks off (those in the hooks folder, and those git 2.54+ runs
+# from its config, which `core.hooksPath` does not turn off: vouch would
+# judge the rescue refs' deletion and rescue them again).
 restore_receiving() { # $1 work dir
   local remote=$1/../remote.git
+  local off=(-c core.hooksPath=/dev/null -c hook.reference-transaction.enabled=false)
   git -C "$remote" for-each-ref --format='delete %(refname)' refs/vouch/ \
-    | git -C "$remote" -c core.hooksPath=/dev/null update-ref --stdin
-  git -C "$remote" -c core.hooksPath=/dev/null update-ref --stdin < "$1/../remote-refs.txt"
+    | git -C "$remote" "${off[@]}" update-ref --stdin
+  git -C "$remote" "${off[@]}" update-ref --stdin < "$1/../remote-refs.txt"
+}
+
+# vouch's config-defined hooks (git 2.54+) taken off the receiving
+# repository, so that the empty hook runs alone (`git vouch uninstall`
+# needs a person at a terminal).
+unguard() { # $1 repository
+  local section
+  for section in $(git -C "$1" config --local --name-only --get-regexp '^hook\.vouch-' | sed 's/\.[^.]*$//' | sort -u); do
+    git -C "$1" config --local --remove-section "$section"
+  done
 }
 
 receiving() { # $1 count: the "receiving" rows
@@ -93,6 +107,7 @@ receiving() { # $1 count: the "receiving" rows
   local empty=() with=() e v
   for _ in $(seq "$runs"); do
     rm -f "$hooks/pre-push" "$hooks/pre-commit" "$hooks/reference-transaction"
+    unguard "$remote"
     printf '#!/bin/sh\nexit 0\n' > "$hooks/reference-transaction" && chmod +x "$hooks/reference-transaction"
     restore_receiving "$dir"
     empty+=("$(cpu_ns push_receiving "$dir" "$n")")
@@ -103,7 +118,9 @@ receiving() { # $1 count: the "receiving" rows
     with+=("$(cpu_ns push_receiving "$dir" "$n")")
     [ -z "$(git -C "$remote" for-each-ref refs/heads/b1)" ] || { echo "the push into vouch's repository did not delete" >&2; exit 1; }
     local rescued
-    rescued=$(git -C "$remote" for-each-ref refs/vouch/rescue/ | wc -l)
+    # Each deleted branch, as `git vouch rescue` lists it (its own ref, or
+    # an entry of a batch ref).
+    rescued=$("$vouch" rescue list --json --repo "$remote" | grep -o '"original":' | wc -l)
     [ "$rescued" -eq "$n" ] || { echo "vouch kept $rescued rescue refs of $n deleted branches" >&2; exit 1; }
   done
   e=$(printf '%s\n' "${empty[@]}" | median)

@@ -115,7 +115,7 @@ fn restore(repo: &Repo, root: &Path, name: &str, as_name: Option<&str>) -> Resul
             if repo.current_branch().as_deref() == Some(short_target) {
                 // Moving a checked-out branch under the work tree would leave
                 // its files behind: a fast-forward moves both.
-                git::fast_forward(root, &rescue.name).with_context(|| {
+                git::fast_forward(root, rescue.rev()).with_context(|| {
                     format!(
                         "`{short_target}` is checked out and could not be moved forward: commit or stash your changes (`git stash`), then run `git vouch rescue restore {name}` again"
                     )
@@ -183,8 +183,8 @@ fn prune(ctx: &Ctx, repo: &Repo, older_than: &str, dry_run: bool) -> Result<Exit
     if !person::confirms(ctx, "git vouch rescue prune", &what) {
         return Ok(ExitStatus::Refused);
     }
+    repo.delete_rescues(&old)?;
     for r in &old {
-        repo.delete_rescue(&r.name)?;
         ui::info(&line(r, "deleted"));
     }
     Ok(ExitStatus::Allowed)

@@ -26,7 +26,7 @@ use crate::input::hooks::{
     GitCommand, RefUpdate, TxState, guarded_updates, rename_target, routine_because,
 };
 use crate::input::text::{hex, one_line, short_oid};
-use crate::measure::git::{Moment, Repo};
+use crate::measure::git::{Kept, Moment, Repo};
 use crate::platform::env::vars;
 use crate::{doors::exit::ExitStatus, interact::ui, measure::parent};
 
@@ -606,20 +606,17 @@ impl Rescuer<'_> {
 
     /// Writes every `(original, oid)` of one operation: with libgit2 in one
     /// transaction; with git one `update-ref` each, so that a ref git holds
-    /// locked (reftable) fails alone. Each name, or why it was not written.
-    fn write_all(&self, items: &[(&str, &str)], stamp: &str) -> Result<Vec<Result<String>>> {
+    /// locked (reftable) fails alone. Both keep the commits of a large
+    /// operation in one batch ref ([`crate::measure::git::BATCH_FROM`]). Where each
+    /// was kept, or why it was not.
+    fn write_all(&self, items: &[(&str, &str)], stamp: &str) -> Result<Vec<Result<Kept>>> {
         match self {
             Self::Lib(repo) => Ok(repo
                 .write_rescues(items, stamp)?
                 .into_iter()
                 .map(Ok)
                 .collect()),
-            Self::Git(dir) => Ok(items
-                .iter()
-                .map(|(original, oid)| {
-                    crate::measure::git::cli_write_rescue(dir, original, oid, stamp)
-                })
-                .collect()),
+            Self::Git(dir) => Ok(crate::measure::git::cli_write_rescues(dir, items, stamp)),
         }
     }
 }
@@ -740,8 +737,8 @@ fn rescue(git_dir: &Path, op: &Operation, through_git: bool) -> Result<Vec<Strin
     let written = repo.write_all(&pairs, &stamp)?;
     let mut done = Vec::new();
     for ((f, oid), written) in items.iter().zip(written) {
-        let name = match written {
-            Ok(name) => name,
+        let kept = match written {
+            Ok(kept) => kept,
             Err(e) => {
                 // reftable locks every ref while git holds the
                 // transaction: the commit stays in the object store.
@@ -754,17 +751,20 @@ fn rescue(git_dir: &Path, op: &Operation, through_git: bool) -> Result<Vec<Strin
                 continue;
             }
         };
-        let how = if through_git {
+        let name = &kept.name;
+        let short = name.strip_prefix(crate::measure::git::RESCUE_PREFIX).unwrap_or(name);
+        let how = match (through_git, &kept.within) {
             // `git vouch rescue` reads the repository with libgit2.
-            git_restore(&f.name, &name)
-        } else {
-            let short = name
-                .strip_prefix(crate::measure::git::RESCUE_PREFIX)
-                .unwrap_or(&name);
-            format!("git vouch rescue restore {short}")
+            (true, None) => git_restore(&f.name, name),
+            (true, Some(_)) => git_restore(&f.name, oid),
+            (false, _) => format!("git vouch rescue restore {short}"),
+        };
+        let as_what = match &kept.within {
+            None => format!("as `{name}`"),
+            Some(batch) => format!("as `{short}` in `{batch}`"),
         };
         done.push(format!(
-            "saved `{}` ({}) as `{name}`; `{how}` brings it back",
+            "saved `{}` ({}) {as_what}; `{how}` brings it back",
             f.short_name(),
             short_oid(oid)
         ));

@@ -40,9 +40,12 @@ pub use hooks::{
     parse_git_version, remove_config_hook, runs_config_hooks, set_config_hook,
 };
 pub use local::{
-    Moment, RESCUE_PREFIX, Rescue, fast_forward, put_back_stash_entry, stash_store, update_ref,
+    BATCH_FROM, Kept, Moment, RESCUE_PREFIX, Rescue, fast_forward, put_back_stash_entry,
+    stash_store, update_ref,
 };
-pub use local_cli::{CliMeasured, cli_local_facts, cli_stash_oids, cli_write_rescue};
+pub use local_cli::{
+    CliMeasured, cli_local_facts, cli_stash_oids, cli_write_rescue, cli_write_rescues,
+};
 pub use loose::Loose;
 use push::tracking_ref;
 pub use push::{cli_push_facts, ls_remote, ls_remote_within};

@@ -36,6 +36,108 @@ pub struct Rescue {
     pub subject: String,
     /// How many of its commits are on no other ref (up to a limit).
     pub only_here: usize,
+    /// The batch ref that holds it ([`BATCH_FROM`]), when it is not a ref
+    /// of its own: `name` is then listed and restored as a ref's would be.
+    #[serde(skip)]
+    pub held_in: Option<String>,
+}
+
+impl Rescue {
+    /// What git can resolve to the saved object: the ref, or the object id
+    /// of an entry in a batch.
+    pub fn rev(&self) -> &str {
+        if self.held_in.is_some() {
+            &self.oid
+        } else {
+            &self.name
+        }
+    }
+}
+
+/// How many rescue refs one operation writes one by one at most: from
+/// this many commits on, they are kept together in one batch ref
+/// (`refs/vouch/rescue/batch/<stamp>-batch`), a commit whose parents are
+/// the saved tips and whose message names each (`<oid> <name>`). git
+/// packs loose refs automatically from 16 of them on (`pack-refs --auto`,
+/// its smallest limit), running the reference-transaction hook three
+/// times for each; a push received with thousands of deletions would
+/// otherwise leave thousands of loose rescue refs for it (issue 38 item 6).
+pub const BATCH_FROM: usize = 16;
+
+/// Where one saved object was kept: `name` is the rescue ref, or the name
+/// of its entry in the batch ref `within`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Kept {
+    /// The rescue ref, or the entry's name (`refs/vouch/rescue/b1/<stamp>`).
+    pub name: String,
+    /// The batch ref that holds it, if any.
+    pub within: Option<String>,
+}
+
+/// The base name of the batch ref of `stamp` (before any `-2`).
+pub(super) fn batch_base(stamp: &str) -> String {
+    format!("{RESCUE_PREFIX}batch/{stamp}-batch")
+}
+
+/// True for a batch ref's name (`refs/vouch/rescue/batch/<stamp>-batch[-n]`).
+pub(super) fn is_batch(name: &str) -> bool {
+    name.strip_prefix(RESCUE_PREFIX)
+        .and_then(|r| r.strip_prefix("batch/"))
+        .and_then(|r| r.get(16..))
+        .and_then(|r| r.strip_prefix("-batch"))
+        .is_some_and(|n| {
+            n.is_empty()
+                || n.strip_prefix('-')
+                    .is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
+        })
+}
+
+/// The message of a batch commit: a subject, then `<oid> <name>` for each
+/// entry.
+pub(super) fn batch_message(entries: &[(String, String)]) -> String {
+    let mut m = format!("vouch: rescue of {} refs\n\n", entries.len());
+    for (name, oid) in entries {
+        m.push_str(&format!("{oid} {name}\n"));
+    }
+    m
+}
+
+/// The `(name, oid)` entries of a batch commit's message whose object is
+/// one of its parents (what the commit does not hold is not listed) and
+/// whose name is a rescue ref's.
+pub(super) fn batch_entries(message: &str, parents: &HashSet<String>) -> Vec<(String, String)> {
+    message
+        .lines()
+        .skip(2)
+        .filter_map(|l| l.split_once(' '))
+        .filter(|(oid, name)| parents.contains(*oid) && rescue_origin(name).is_some())
+        .map(|(oid, name)| (name.to_owned(), oid.to_owned()))
+        .collect()
+}
+
+/// Free names for `items` under `stamp`: [`rescue_base`], then `-2`,
+/// `-3`, ... past the names `taken` (which it extends) and those `exists`
+/// says are refs already.
+pub(super) fn free_names(
+    items: &[(&str, &str)],
+    stamp: &str,
+    taken: &mut HashSet<String>,
+    exists: &dyn Fn(&str) -> bool,
+) -> Vec<String> {
+    items
+        .iter()
+        .map(|(original, _)| {
+            let base = rescue_base(original, stamp);
+            let mut name = base.clone();
+            let mut n = 1;
+            while taken.contains(&name) || exists(&name) {
+                n += 1;
+                name = format!("{base}-{n}");
+            }
+            taken.insert(name.clone());
+            name
+        })
+        .collect()
 }
 
 /// When local facts are measured.
@@ -390,9 +492,14 @@ impl Repo {
     pub fn write_rescue(&self, original: &str, oid: &str, stamp: &str) -> Result<String> {
         let target = Oid::from_str(oid).with_context(|| format!("`{oid}` is not an object id"))?;
         let base = rescue_base(original, stamp);
+        let taken: HashSet<String> = self
+            .batches_of(stamp)
+            .into_iter()
+            .flat_map(|(_, entries)| entries.into_iter().map(|(name, _)| name))
+            .collect();
         let mut name = base.clone();
         let mut n = 1;
-        while self.repo.find_reference(&name).is_ok() {
+        while taken.contains(&name) || self.repo.find_reference(&name).is_ok() {
             n += 1;
             name = format!("{base}-{n}");
         }
@@ -407,46 +514,150 @@ impl Repo {
         Ok(name)
     }
 
-    /// Writes the rescue refs of one operation together: each
-    /// `(original, oid)` under a free name ([`Self::write_rescue`]'s), all
-    /// in one libgit2 transaction, all or none (a push received into this
-    /// repository that deletes thousands of branches writes them in one
-    /// pass, not one ref write per deletion). The names, in `items`' order.
-    pub fn write_rescues(&self, items: &[(&str, &str)], stamp: &str) -> Result<Vec<String>> {
-        let mut names: Vec<String> = Vec::with_capacity(items.len());
+    /// Writes the rescue refs of one operation together, all in one
+    /// libgit2 transaction, all or none: each `(original, oid)` under a
+    /// free name ([`Self::write_rescue`]'s), or, from [`BATCH_FROM`]
+    /// commits on, the commits as entries of one batch ref (a push received
+    /// into this repository that deletes thousands of branches leaves one
+    /// ref, not thousands of loose refs for git to pack). What was kept
+    /// where, in `items`' order.
+    pub fn write_rescues(&self, items: &[(&str, &str)], stamp: &str) -> Result<Vec<Kept>> {
         let mut targets = Vec::with_capacity(items.len());
-        let mut taken: HashSet<String> = HashSet::with_capacity(items.len());
-        for (original, oid) in items {
-            let target =
-                Oid::from_str(oid).with_context(|| format!("`{oid}` is not an object id"))?;
-            let base = rescue_base(original, stamp);
-            let mut name = base.clone();
-            let mut n = 1;
-            while taken.contains(&name) || self.repo.find_reference(&name).is_ok() {
-                n += 1;
-                name = format!("{base}-{n}");
-            }
-            taken.insert(name.clone());
-            names.push(name);
-            targets.push(target);
+        for (_, oid) in items {
+            targets
+                .push(Oid::from_str(oid).with_context(|| format!("`{oid}` is not an object id"))?);
         }
+        // Only a commit can be a parent: a tag object keeps a ref of its own.
+        let mut batched: Vec<bool> = if items.len() >= BATCH_FROM {
+            targets
+                .iter()
+                .map(|t| self.repo.find_commit(*t).is_ok())
+                .collect()
+        } else {
+            vec![false; items.len()]
+        };
+        if batched.iter().filter(|b| **b).count() < BATCH_FROM {
+            batched.fill(false);
+        }
+        let mut taken: HashSet<String> = self
+            .batches_of(stamp)
+            .into_iter()
+            .flat_map(|(_, entries)| entries.into_iter().map(|(name, _)| name))
+            .collect();
+        let names = free_names(items, stamp, &mut taken, &|n| {
+            self.repo.find_reference(n).is_ok()
+        });
         let mut tx = self
             .repo
             .transaction()
             .context("cannot start writing the rescue refs")?;
-        for name in &names {
+        let mut batch = None;
+        if batched.contains(&true) {
+            let entries: Vec<(String, String)> = names
+                .iter()
+                .zip(items)
+                .zip(&batched)
+                .filter(|(_, b)| **b)
+                .map(|((name, (_, oid)), _)| (name.clone(), (*oid).to_owned()))
+                .collect();
+            let parents: Vec<Oid> = targets
+                .iter()
+                .zip(&batched)
+                .filter(|(_, b)| **b)
+                .map(|(t, _)| *t)
+                .collect();
+            let commit = self
+                .batch_commit(&entries, &parents)
+                .context("cannot write the rescue refs' batch commit")?;
+            let base = batch_base(stamp);
+            let mut name = base.clone();
+            let mut n = 1;
+            while self.repo.find_reference(&name).is_ok() {
+                n += 1;
+                name = format!("{base}-{n}");
+            }
+            tx.lock_ref(&name)
+                .with_context(|| format!("cannot write the rescue ref `{name}`"))?;
+            tx.set_target(
+                &name,
+                commit,
+                None,
+                &format!("vouch: rescue of {} refs", entries.len()),
+            )
+            .with_context(|| format!("cannot write the rescue ref `{name}`"))?;
+            batch = Some(name);
+        }
+        for ((name, target), ((original, _), b)) in
+            names.iter().zip(&targets).zip(items.iter().zip(&batched))
+        {
+            if *b {
+                continue;
+            }
             tx.lock_ref(name)
                 .with_context(|| format!("cannot write the rescue ref `{name}`"))?;
-        }
-        for ((name, target), (original, _)) in names.iter().zip(&targets).zip(items) {
             tx.set_target(name, *target, None, &format!("vouch: rescue of {original}"))
                 .with_context(|| format!("cannot write the rescue ref `{name}`"))?;
         }
         tx.commit().context("cannot write the rescue refs")?;
-        Ok(names)
+        Ok(names
+            .into_iter()
+            .zip(batched)
+            .map(|(name, b)| Kept {
+                name,
+                within: b.then(|| batch.clone()).flatten(),
+            })
+            .collect())
     }
 
-    /// Every rescue ref, newest first.
+    /// A batch commit: the empty tree, `parents` (each once), and
+    /// [`batch_message`] of `entries`.
+    fn batch_commit(&self, entries: &[(String, String)], parents: &[Oid]) -> Result<Oid> {
+        let tree = self.repo.treebuilder(None)?.write()?;
+        let tree = self.repo.find_tree(tree)?;
+        let mut seen = HashSet::with_capacity(parents.len());
+        let parents: Vec<git2::Commit<'_>> = parents
+            .iter()
+            .filter(|p| seen.insert(**p))
+            .map(|p| self.repo.find_commit(*p))
+            .collect::<Result<_, _>>()?;
+        let parents: Vec<&git2::Commit<'_>> = parents.iter().collect();
+        let who = git2::Signature::now("vouch", "vouch@localhost")?;
+        Ok(self
+            .repo
+            .commit(None, &who, &who, &batch_message(entries), &tree, &parents)?)
+    }
+
+    /// The entries of a batch ref's commit ([`batch_entries`]).
+    fn batch_at(&self, target: Oid) -> Vec<(String, String)> {
+        let Ok(commit) = self.repo.find_commit(target) else {
+            return Vec::new();
+        };
+        let parents: HashSet<String> = commit.parent_ids().map(|p| p.to_string()).collect();
+        batch_entries(&String::from_utf8_lossy(commit.message_bytes()), &parents)
+    }
+
+    /// The batch refs written at `stamp`, with their entries.
+    fn batches_of(&self, stamp: &str) -> Vec<(String, Vec<(String, String)>)> {
+        let Ok(refs) = self
+            .repo
+            .references_glob(&format!("{}*", batch_base(stamp)))
+        else {
+            return Vec::new();
+        };
+        refs.flatten()
+            .filter_map(|r| {
+                let name = r.name().ok()?.to_owned();
+                (is_batch(&name)).then(|| {
+                    (
+                        name,
+                        r.target().map(|t| self.batch_at(t)).unwrap_or_default(),
+                    )
+                })
+            })
+            .collect()
+    }
+
+    /// Every rescue ref, and every entry of a batch ref, newest first.
     pub fn rescues(&self) -> Result<Vec<Rescue>> {
         let refs = self
             .repo
@@ -454,12 +665,9 @@ impl Repo {
             .context("cannot list the rescue refs")?;
         let mut out = Vec::new();
         let mut survivors = None;
-        for r in refs.flatten() {
-            let (Ok(name), Some(target)) = (r.name(), r.target()) else {
-                continue;
-            };
+        let mut saved = |name: &str, target: Oid, held_in: Option<&str>| {
             let Some((original, saved_at)) = rescue_origin(name) else {
-                continue;
+                return;
             };
             let commit = self.peel_commit(target);
             let subject = commit
@@ -480,21 +688,85 @@ impl Repo {
                 saved_at,
                 subject,
                 only_here,
+                held_in: held_in.map(str::to_owned),
             });
+        };
+        for r in refs.flatten() {
+            let (Ok(name), Some(target)) = (r.name(), r.target()) else {
+                continue;
+            };
+            if is_batch(name) {
+                for (entry, oid) in self.batch_at(target) {
+                    if let Ok(oid) = Oid::from_str(&oid) {
+                        saved(&entry, oid, Some(name));
+                    }
+                }
+            } else {
+                saved(name, target, None);
+            }
         }
         out.sort_by(|a, b| b.saved_at.cmp(&a.saved_at).then(a.name.cmp(&b.name)));
         Ok(out)
     }
 
-    /// Deletes a rescue ref with libgit2.
-    pub fn delete_rescue(&self, name: &str) -> Result<()> {
-        if !name.starts_with(RESCUE_PREFIX) {
-            bail!("`{name}` is not a rescue ref");
+    /// Deletes rescue refs with libgit2, and entries of batch refs: a batch
+    /// left with none is deleted, one left with some is written again
+    /// without the others (its commit's parents follow).
+    pub fn delete_rescues(&self, which: &[Rescue]) -> Result<()> {
+        let mut batches: Vec<(&str, HashSet<&str>)> = Vec::new();
+        for r in which {
+            if !r.name.starts_with(RESCUE_PREFIX) {
+                bail!("`{}` is not a rescue ref", r.name);
+            }
+            match &r.held_in {
+                Some(batch) => match batches.iter_mut().find(|(b, _)| b == batch) {
+                    Some((_, names)) => {
+                        names.insert(&r.name);
+                    }
+                    None => batches.push((batch, HashSet::from([r.name.as_str()]))),
+                },
+                None => self
+                    .repo
+                    .find_reference(&r.name)
+                    .and_then(|mut found| found.delete())
+                    .with_context(|| format!("cannot delete `{}`", r.name))?,
+            }
         }
-        self.repo
-            .find_reference(name)
-            .and_then(|mut r| r.delete())
-            .with_context(|| format!("cannot delete `{name}`"))
+        for (batch, names) in batches {
+            let mut found = self
+                .repo
+                .find_reference(batch)
+                .with_context(|| format!("cannot read `{batch}`"))?;
+            let target = found
+                .target()
+                .with_context(|| format!("`{batch}` is not a batch of rescue refs"))?;
+            let left: Vec<(String, String)> = self
+                .batch_at(target)
+                .into_iter()
+                .filter(|(name, _)| !names.contains(name.as_str()))
+                .collect();
+            if left.is_empty() {
+                found
+                    .delete()
+                    .with_context(|| format!("cannot delete `{batch}`"))?;
+                continue;
+            }
+            let parents: Vec<Oid> = left
+                .iter()
+                .filter_map(|(_, oid)| Oid::from_str(oid).ok())
+                .collect();
+            let commit = self.batch_commit(&left, &parents)?;
+            self.repo
+                .reference_matching(
+                    batch,
+                    commit,
+                    true,
+                    target,
+                    &format!("git vouch rescue prune: {} left", left.len()),
+                )
+                .with_context(|| format!("cannot write `{batch}`"))?;
+        }
+        Ok(())
     }
 
     /// True when `ancestor` is `descendant` or one of its ancestors.
@@ -731,5 +1003,47 @@ mod tests {
         );
         assert!(rescue_origin("refs/vouch/rescue/main/not-a-time").is_none());
         assert!(rescue_origin("refs/heads/main").is_none());
+    }
+
+    /// A batch's message names its entries as the rescue refs they stand
+    /// for; what its commit does not hold, or a name that is not a rescue
+    /// ref's, is not listed, and a batch ref is never an entry.
+    #[test]
+    fn batch_entries_round_trip() {
+        let stamp = "20261128T101500Z";
+        let (a, b, c) = ("a".repeat(40), "b".repeat(40), "c".repeat(40));
+        let items = [
+            ("refs/heads/x", a.as_str()),
+            ("refs/heads/x", b.as_str()),
+            ("refs/tags/v1", c.as_str()),
+        ];
+        let mut taken = HashSet::from([rescue_base("refs/tags/v1", stamp)]);
+        let names = free_names(&items, stamp, &mut taken, &|n| {
+            n == "refs/vouch/rescue/x/20261128T101500Z"
+        });
+        assert_eq!(
+            names,
+            [
+                "refs/vouch/rescue/x/20261128T101500Z-2",
+                "refs/vouch/rescue/x/20261128T101500Z-3",
+                "refs/vouch/rescue/v1/20261128T101500Z-tag-2",
+            ]
+        );
+        let entries: Vec<(String, String)> = names
+            .iter()
+            .zip(&items)
+            .map(|(n, (_, oid))| (n.clone(), (*oid).to_owned()))
+            .collect();
+        let mut message = batch_message(&entries);
+        message.push_str(&format!("{a} refs/heads/not-a-rescue\n"));
+        message.push_str(&format!("{a} {}\n", batch_base(stamp)));
+        let parents = HashSet::from([a.clone(), c.clone()]);
+        let back = batch_entries(&message, &parents);
+        assert_eq!(back, [entries[0].clone(), entries[2].clone()]);
+        assert!(is_batch(&batch_base(stamp)));
+        assert!(is_batch(&format!("{}-12", batch_base(stamp))));
+        assert!(!is_batch(&format!("{}-x", batch_base(stamp))));
+        assert!(!is_batch("refs/vouch/rescue/batch/20261128T101500Z"));
+        assert!(rescue_origin(&batch_base(stamp)).is_none());
     }
 }

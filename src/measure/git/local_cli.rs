@@ -12,9 +12,12 @@ use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Result, bail};
+use anyhow::{Result, anyhow, bail};
 
-use super::local::{Moment, PATCH_ID_LIMIT, rescue_base};
+use super::local::{
+    BATCH_FROM, Kept, Moment, PATCH_ID_LIMIT, RESCUE_PREFIX, batch_base, batch_entries,
+    batch_message, free_names, is_batch, rescue_base,
+};
 use super::ref_facts::{Cli, History as _, Walked};
 use super::{LOST_COUNT_LIMIT, LOST_SAMPLE};
 use crate::classify::facts::{LocalChange, LocalFacts, LocalRefFacts, LostBuilder, surviving};
@@ -397,6 +400,166 @@ pub fn cli_stash_oids(dir: &Path) -> Vec<String> {
     run(dir, &["log", "-g", "--format=%H", "refs/stash"])
         .map(|t| t.lines().map(str::to_owned).collect())
         .unwrap_or_default()
+}
+
+/// Runs git in `dir` with `input` on its stdin, as vouch (the identity of
+/// a commit it writes); stdout, trimmed, when it succeeds.
+fn run_with_input(dir: &Path, args: &[&str], input: &[u8]) -> Option<String> {
+    use std::io::Write as _;
+    use std::process::Stdio;
+    let mut child = super::git_in(dir)
+        .args(args)
+        .env("GIT_AUTHOR_NAME", "vouch")
+        .env("GIT_AUTHOR_EMAIL", "vouch@localhost")
+        .env("GIT_COMMITTER_NAME", "vouch")
+        .env("GIT_COMMITTER_EMAIL", "vouch@localhost")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
+    let stdin = child.stdin.take()?;
+    // Written beside the reading: git may answer before it has read all.
+    let out = std::thread::scope(|s| {
+        s.spawn(move || {
+            let mut stdin = stdin;
+            stdin.write_all(input).ok();
+        });
+        child.wait_with_output()
+    })
+    .ok()
+    .filter(|o| o.status.success())?;
+    Some(String::from_utf8_lossy(&out.stdout).trim_end().to_owned())
+}
+
+/// Writes the rescue refs of one operation with git: one `git update-ref`
+/// each ([`cli_write_rescue`]), or, from [`BATCH_FROM`] commits on, one
+/// batch ref for the commits (as [`Repo::write_rescues`](super::Repo::write_rescues)
+/// does), so that a ref git holds locked (reftable) fails once for them.
+/// What was kept where, or why not, in `items`' order.
+pub fn cli_write_rescues(dir: &Path, items: &[(&str, &str)], stamp: &str) -> Vec<Result<Kept>> {
+    let one_by_one = |items: &[(&str, &str)]| -> Vec<Result<Kept>> {
+        items
+            .iter()
+            .map(|(original, oid)| {
+                cli_write_rescue(dir, original, oid, stamp).map(|name| Kept { name, within: None })
+            })
+            .collect()
+    };
+    if items.len() < BATCH_FROM {
+        return one_by_one(items);
+    }
+    let mut oids = String::new();
+    for (_, oid) in items {
+        oids.push_str(oid);
+        oids.push('\n');
+    }
+    let types = run_with_input(
+        dir,
+        &["cat-file", "--batch-check=%(objecttype)"],
+        oids.as_bytes(),
+    )
+    .unwrap_or_default();
+    let types: Vec<&str> = types.lines().collect();
+    let batched: Vec<bool> = (0..items.len())
+        .map(|i| types.get(i) == Some(&"commit"))
+        .collect();
+    if batched.iter().filter(|b| **b).count() < BATCH_FROM {
+        return one_by_one(items);
+    }
+    let refs: HashSet<String> = run(dir, &["for-each-ref", "--format=%(refname)", RESCUE_PREFIX])
+        .unwrap_or_default()
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    let mut taken: HashSet<String> = HashSet::new();
+    for batch in refs
+        .iter()
+        .filter(|r| is_batch(r) && r.starts_with(&batch_base(stamp)))
+    {
+        let Some(commit) = run(dir, &["cat-file", "commit", batch]) else {
+            continue;
+        };
+        let (head, message) = commit.split_once("\n\n").unwrap_or((&commit, ""));
+        let parents: HashSet<String> = head
+            .lines()
+            .filter_map(|l| l.strip_prefix("parent "))
+            .map(str::to_owned)
+            .collect();
+        taken.extend(batch_entries(message, &parents).into_iter().map(|(n, _)| n));
+    }
+    let names = free_names(items, stamp, &mut taken, &|n| refs.contains(n));
+    let entries: Vec<(String, String)> = names
+        .iter()
+        .zip(items)
+        .zip(&batched)
+        .filter(|(_, b)| **b)
+        .map(|((name, (_, oid)), _)| (name.clone(), (*oid).to_owned()))
+        .collect();
+    let written = write_batch(dir, &entries, stamp, &refs);
+    names
+        .into_iter()
+        .zip(items)
+        .zip(batched)
+        .map(|((name, (original, oid)), b)| {
+            if !b {
+                return cli_write_rescue(dir, original, oid, stamp)
+                    .map(|name| Kept { name, within: None });
+            }
+            match &written {
+                Ok(batch) => Ok(Kept {
+                    name,
+                    within: Some(batch.clone()),
+                }),
+                Err(e) => Err(anyhow!("{e}")),
+            }
+        })
+        .collect()
+}
+
+/// Writes a batch commit of `entries` and creates a batch ref of `stamp`
+/// for it (a name not among `refs`, and not taken meanwhile); its name.
+fn write_batch(
+    dir: &Path,
+    entries: &[(String, String)],
+    stamp: &str,
+    refs: &HashSet<String>,
+) -> Result<String> {
+    let tree = run_with_input(dir, &["mktree"], b"")
+        .ok_or_else(|| anyhow!("cannot write the empty tree of the rescue refs' batch"))?;
+    let mut args = vec!["commit-tree".to_owned(), tree];
+    let mut seen = HashSet::new();
+    for (_, oid) in entries {
+        if seen.insert(oid.as_str()) {
+            args.extend(["-p".to_owned(), oid.clone()]);
+        }
+    }
+    args.extend(["-F".to_owned(), "-".to_owned()]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let commit = run_with_input(dir, &args, batch_message(entries).as_bytes())
+        .ok_or_else(|| anyhow!("cannot write the rescue refs' batch commit"))?;
+    let base = batch_base(stamp);
+    let message = format!("vouch: rescue of {} refs", entries.len());
+    for n in 1..=100 {
+        let name = if n == 1 {
+            base.clone()
+        } else {
+            format!("{base}-{n}")
+        };
+        if refs.contains(&name) {
+            continue;
+        }
+        // An empty old value: create, never overwrite.
+        if succeeds(dir, &["update-ref", "-m", &message, &name, &commit, ""]) {
+            return Ok(name);
+        }
+        // Not a name taken meanwhile (reftable, which git holds locked
+        // during its transaction): the next name fails as this one did.
+        if !succeeds(dir, &["rev-parse", "-q", "--verify", &name]) {
+            break;
+        }
+    }
+    bail!("cannot write the rescue refs' batch under `{base}` (commit {commit})")
 }
 
 /// Writes `oid` to a rescue ref for `original` with `git update-ref`,
