@@ -752,7 +752,9 @@ fn rescue(git_dir: &Path, op: &Operation, through_git: bool) -> Result<Vec<Strin
             }
         };
         let name = &kept.name;
-        let short = name.strip_prefix(crate::measure::git::RESCUE_PREFIX).unwrap_or(name);
+        let short = name
+            .strip_prefix(crate::measure::git::RESCUE_PREFIX)
+            .unwrap_or(name);
         let how = match (through_git, &kept.within) {
             // `git vouch rescue` reads the repository with libgit2.
             (true, None) => git_restore(&f.name, name),
