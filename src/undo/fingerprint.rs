@@ -151,6 +151,11 @@ pub(super) fn status_entries(status: &[u8]) -> Vec<(u8, [u8; 2], &[u8])> {
 /// stash, a bisect's marks): `<oid> <name> <type> <peeled oid> <peeled type>` a line, the
 /// peeled fields empty but for annotated tags.
 pub(super) fn ref_lines(store: &Store) -> Result<String> {
+    Ok(String::from_utf8_lossy(&run(&mut ref_lines_command(store), None)?).into_owned())
+}
+
+/// The git command that lists [`ref_lines`].
+pub(super) fn ref_lines_command(store: &Store) -> std::process::Command {
     let mut c = store.work(None);
     c.args([
         "for-each-ref",
@@ -160,7 +165,7 @@ pub(super) fn ref_lines(store: &Store) -> Result<String> {
         "refs/stash",
         "refs/bisect",
     ]);
-    Ok(String::from_utf8_lossy(&run(&mut c, None)?).into_owned())
+    c
 }
 
 /// Each file and folder that holds the refs a snapshot keeps

@@ -32,6 +32,7 @@ use anyhow::{Context, Result, bail};
 
 mod fingerprint;
 mod loss;
+mod objects;
 mod restore;
 mod store;
 mod write;
@@ -199,6 +200,38 @@ pub(super) fn run(c: &mut std::process::Command, input: Option<&[u8]>) -> Result
         );
     }
     Ok(out.stdout)
+}
+
+/// A git process started to run beside other work, read with
+/// [`Started::finish`]: what [`run`] does, in two steps.
+pub(super) struct Started {
+    child: std::process::Child,
+    shown: String,
+}
+
+/// Starts git with no input, its output read when it is finished.
+pub(super) fn start(c: &mut std::process::Command) -> Result<Started> {
+    let shown = format!("{c:?}");
+    c.stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let child = c.spawn().with_context(|| format!("cannot run {shown}"))?;
+    Ok(Started { child, shown })
+}
+
+impl Started {
+    /// Its stdout, or an error naming the command.
+    pub(super) fn finish(self) -> Result<Vec<u8>> {
+        let out = self.child.wait_with_output()?;
+        if !out.status.success() {
+            bail!(
+                "{} failed: {}",
+                self.shown,
+                String::from_utf8_lossy(&out.stderr).trim()
+            );
+        }
+        Ok(out.stdout)
+    }
 }
 
 pub(super) fn text(bytes: &[u8]) -> String {

@@ -1,0 +1,400 @@
+//! Git objects and refs written by vouch itself into its store (issue 36
+//! item 5): a snapshot's own blobs (`refs`, `index.entries`, `config`, the
+//! files of an operation in progress), its trees and its commit, as loose
+//! objects, and its ref, as a loose ref taken with git's own lock, where
+//! four git processes (`hash-object`, `mktree`, `commit-tree`,
+//! `update-ref`) did it before. The store is vouch's own: always the files
+//! format, in the repository's object format, SHA-1 or SHA-256. The bytes
+//! are git's (`git cat-file -p` reads them back; `git fsck` finds them
+//! whole).
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+
+use super::store::Store;
+
+/// The object format of a store: how its ids are made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Format {
+    Sha1,
+    Sha256,
+}
+
+impl Format {
+    /// The format of the store of `store`'s repository, as the store was
+    /// made (`Store::create`: SHA-256 for a SHA-256 repository, SHA-1
+    /// otherwise); `None` once its `.git` is gone.
+    pub(super) fn of(store: &Store) -> Option<Self> {
+        Some(if store.repo.as_ref()?.format == "sha256" {
+            Self::Sha256
+        } else {
+            Self::Sha1
+        })
+    }
+
+    fn digest(self, parts: &[&[u8]]) -> Vec<u8> {
+        use sha1::Digest as _;
+        match self {
+            Self::Sha1 => {
+                let mut h = sha1::Sha1::new();
+                for p in parts {
+                    h.update(p);
+                }
+                h.finalize().to_vec()
+            }
+            Self::Sha256 => {
+                let mut h = sha2::Sha256::new();
+                for p in parts {
+                    h.update(p);
+                }
+                h.finalize().to_vec()
+            }
+        }
+    }
+
+    fn hex_len(self) -> usize {
+        match self {
+            Self::Sha1 => 40,
+            Self::Sha256 => 64,
+        }
+    }
+}
+
+/// Writes the object of `kind` holding `data` into the objects directory
+/// `objects` as a loose object (zlib, as git writes them: a temporary file
+/// beside it, then a link that never replaces one already there); its id.
+/// One already there as a loose object is left as it is.
+pub(super) fn write(objects: &Path, format: Format, kind: &str, data: &[u8]) -> Result<String> {
+    let header = format!("{kind} {}\0", data.len());
+    let id = crate::text::hex(&format.digest(&[header.as_bytes(), data]));
+    let (fan, rest) = id.split_at(2);
+    let dir = objects.join(fan);
+    let path = dir.join(rest);
+    if path.is_file() {
+        return Ok(id);
+    }
+    let mut whole = Vec::with_capacity(header.len() + data.len());
+    whole.extend_from_slice(header.as_bytes());
+    whole.extend_from_slice(data);
+    // git's own default for loose objects (`core.looseCompression` 1).
+    let packed = miniz_oxide::deflate::compress_to_vec_zlib(&whole, 1);
+    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create `{}`", dir.display()))?;
+    // `tmp_obj_`: the name git gives its own, which `git gc` clears away
+    // when a writer died half way.
+    let mut file = tempfile::Builder::new()
+        .prefix("tmp_obj_")
+        .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o444))
+        .tempfile_in(&dir)
+        .with_context(|| format!("cannot write an object in `{}`", dir.display()))?;
+    file.write_all(&packed)
+        .with_context(|| format!("cannot write an object in `{}`", dir.display()))?;
+    match file.persist_noclobber(&path) {
+        Ok(_) => {}
+        // Written meanwhile (the same bytes, by their id).
+        Err(e) if e.error.kind() == std::io::ErrorKind::AlreadyExists => {}
+        Err(e) => {
+            return Err(e.error).with_context(|| format!("cannot write `{}`", path.display()));
+        }
+    }
+    Ok(id)
+}
+
+/// One entry of a tree: its mode as git writes it (`100644`, `100755`,
+/// `120000`, `160000`, `40000` for a tree), its name (one path component)
+/// and its object's id (hex).
+pub(super) struct Entry<'a> {
+    pub(super) mode: &'a str,
+    pub(super) name: &'a [u8],
+    pub(super) id: &'a str,
+}
+
+/// The bytes of the tree object holding `entries`, in git's order (names
+/// compared as bytes, a tree's as if it ended with `/`). An error when an
+/// id is not one of `format`'s, or a name is not one component.
+pub(super) fn tree(format: Format, entries: &[Entry<'_>]) -> Result<Vec<u8>> {
+    let key = |e: &Entry<'_>| {
+        let mut k = e.name.to_vec();
+        if e.mode == "40000" {
+            k.push(b'/');
+        }
+        k
+    };
+    let mut sorted: Vec<(Vec<u8>, &Entry<'_>)> = entries.iter().map(|e| (key(e), e)).collect();
+    sorted.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut out = Vec::new();
+    for (_, e) in sorted {
+        if e.name.is_empty() || e.name.contains(&b'/') || e.name.contains(&0) {
+            bail!(
+                "`{}` is not a name in a tree",
+                String::from_utf8_lossy(e.name)
+            );
+        }
+        let raw = unhex(e.id)
+            .filter(|_| e.id.len() == format.hex_len())
+            .with_context(|| format!("`{}` is not an object id", e.id))?;
+        out.extend_from_slice(e.mode.as_bytes());
+        out.push(b' ');
+        out.extend_from_slice(e.name);
+        out.push(0);
+        out.extend_from_slice(&raw);
+    }
+    Ok(out)
+}
+
+fn unhex(id: &str) -> Option<Vec<u8>> {
+    if id.len() % 2 != 0 {
+        return None;
+    }
+    (0..id.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(id.get(i..i + 2)?, 16).ok())
+        .collect()
+}
+
+/// Writes the trees that hold the blobs `files` (`(path, id)`, paths of
+/// one or more components, `/` between them, mode 100644) into `objects`;
+/// the top tree's id.
+pub(super) fn write_files(
+    objects: &Path,
+    format: Format,
+    files: &[(&str, &str)],
+) -> Result<String> {
+    let mut below: std::collections::BTreeMap<&str, Vec<(&str, &str)>> =
+        std::collections::BTreeMap::new();
+    for (path, id) in files {
+        if let Some((dir, rest)) = path.split_once('/') {
+            below.entry(dir).or_default().push((rest, id));
+        }
+    }
+    let mut entries: Vec<(&str, &[u8], String)> = files
+        .iter()
+        .filter(|(p, _)| !p.contains('/'))
+        .map(|(p, id)| ("100644", p.as_bytes(), (*id).to_owned()))
+        .collect();
+    for (dir, inner) in &below {
+        let sub = write_files(objects, format, inner)?;
+        entries.push(("40000", dir.as_bytes(), sub));
+    }
+    let listed: Vec<Entry<'_>> = entries
+        .iter()
+        .map(|(mode, name, id)| Entry {
+            mode,
+            name,
+            id: id.as_str(),
+        })
+        .collect();
+    write(objects, format, "tree", &tree(format, &listed)?)
+}
+
+/// The bytes of a snapshot's commit: `tree`, `parents`, vouch as author
+/// and committer at `seconds` (UTC), then `message`.
+pub(super) fn commit(tree: &str, parents: &[String], seconds: i64, message: &str) -> Vec<u8> {
+    let mut out = format!("tree {tree}\n");
+    for p in parents {
+        out.push_str(&format!("parent {p}\n"));
+    }
+    out.push_str(&format!(
+        "author vouch <vouch@localhost> {seconds} +0000\ncommitter vouch <vouch@localhost> {seconds} +0000\n\n{message}"
+    ));
+    out.into_bytes()
+}
+
+/// Creates the ref `name` of the store's repository at `dir` (files
+/// format) pointing at `id`, as `git update-ref <name> <id> ""` does: only
+/// when there is no such ref yet, loose or packed, under git's own lock
+/// (`<name>.lock`, made exclusively), written whole before it is renamed
+/// into place. `Ok(false)` when the ref exists or is being written.
+pub(super) fn create_ref(dir: &Path, name: &str, id: &str) -> Result<bool> {
+    let path: PathBuf = dir.join(name);
+    let parent = path.parent().context("a ref has a folder")?;
+    std::fs::create_dir_all(parent)
+        .with_context(|| format!("cannot create `{}`", parent.display()))?;
+    let mut lock_path = path.clone().into_os_string();
+    lock_path.push(".lock");
+    let lock_path = PathBuf::from(lock_path);
+    let mut lock = match std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&lock_path)
+    {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => return Ok(false),
+        Err(e) => {
+            return Err(e).with_context(|| format!("cannot write `{}`", lock_path.display()));
+        }
+    };
+    let written = (|| -> Result<bool> {
+        if std::fs::symlink_metadata(&path).is_ok() || packed(dir, name) {
+            return Ok(false);
+        }
+        lock.write_all(format!("{id}\n").as_bytes())?;
+        lock.sync_all()?;
+        std::fs::rename(&lock_path, &path)?;
+        Ok(true)
+    })();
+    if !matches!(written, Ok(true)) {
+        std::fs::remove_file(&lock_path).ok();
+    }
+    written.with_context(|| format!("cannot write the ref `{name}`"))
+}
+
+/// Whether the `packed-refs` of the repository at `dir` names `name`.
+fn packed(dir: &Path, name: &str) -> bool {
+    std::fs::read_to_string(dir.join("packed-refs")).is_ok_and(|packed| {
+        packed
+            .lines()
+            .any(|l| l.split_once(' ').is_some_and(|(_, n)| n == name))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn git(dir: &Path, args: &[&str], input: Option<&[u8]>) -> Vec<u8> {
+        let mut c = std::process::Command::new("git");
+        c.env("GIT_DIR", dir)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .args(args);
+        super::super::run(&mut c, input).unwrap()
+    }
+
+    fn bare(format: &str) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        let out = std::process::Command::new("git")
+            .args(["init", "-q", "--bare"])
+            .arg(format!("--object-format={format}"))
+            .arg(dir.path())
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        dir
+    }
+
+    /// What vouch writes is what git writes for the same content: the
+    /// same ids, and objects git reads back and `fsck` finds whole.
+    #[test]
+    fn objects_and_refs_are_the_ones_git_writes() {
+        for (name, format) in [("sha1", Format::Sha1), ("sha256", Format::Sha256)] {
+            let dir = bare(name);
+            let objects = dir.path().join("objects");
+            let text = |b: Vec<u8>| String::from_utf8(b).unwrap().trim().to_owned();
+            let data = b"line one\nline two\n";
+            let blob = write(&objects, format, "blob", data).unwrap();
+            assert_eq!(
+                blob,
+                text(git(dir.path(), &["hash-object", "--stdin"], Some(data)))
+            );
+            let empty = write(&objects, format, "blob", b"").unwrap();
+            // `index` (a tree) sorts after `index.entries`, as git sorts.
+            let inner = write_files(
+                &objects,
+                format,
+                &[("x", &blob), ("rebase-merge/done", &empty)],
+            )
+            .unwrap();
+            let listing = format!(
+                "100644 blob {blob}\tindex.entries\n040000 tree {inner}\tindex\n100644 blob {empty}\tconfig\n"
+            );
+            let bytes = tree(
+                format,
+                &[
+                    Entry {
+                        mode: "100644",
+                        name: b"index.entries",
+                        id: &blob,
+                    },
+                    Entry {
+                        mode: "40000",
+                        name: b"index",
+                        id: &inner,
+                    },
+                    Entry {
+                        mode: "100644",
+                        name: b"config",
+                        id: &empty,
+                    },
+                ],
+            )
+            .unwrap();
+            let top = write(&objects, format, "tree", &bytes).unwrap();
+            assert_eq!(
+                top,
+                text(git(dir.path(), &["mktree"], Some(listing.as_bytes())))
+            );
+            let shown = text(git(dir.path(), &["ls-tree", "-r", &top], None));
+            assert!(shown.contains("index/rebase-merge/done"), "{shown}");
+            let message = "vouch snapshot\n\nagent: a\n";
+            let c = write(
+                &objects,
+                format,
+                "commit",
+                &commit(&top, &[], 1_700_000_000, message),
+            )
+            .unwrap();
+            assert!(create_ref(dir.path(), "refs/snapshots/main/1", &c).unwrap());
+            // Create only: a second write of the same name is refused.
+            assert!(!create_ref(dir.path(), "refs/snapshots/main/1", &blob).unwrap());
+            assert_eq!(
+                text(git(
+                    dir.path(),
+                    &["rev-parse", "refs/snapshots/main/1"],
+                    None
+                )),
+                c
+            );
+            assert_eq!(
+                text(git(
+                    dir.path(),
+                    &["log", "-1", "--format=%B%an%ct", "refs/snapshots/main/1"],
+                    None
+                )),
+                "vouch snapshot\n\nagent: a\nvouch1700000000"
+            );
+            // The commit `git commit-tree` writes of the same.
+            let mut by_git = std::process::Command::new("git");
+            by_git
+                .env("GIT_DIR", dir.path())
+                .env("GIT_CONFIG_NOSYSTEM", "1")
+                .env("GIT_CONFIG_GLOBAL", "/dev/null")
+                .env("GIT_AUTHOR_NAME", "vouch")
+                .env("GIT_AUTHOR_EMAIL", "vouch@localhost")
+                .env("GIT_AUTHOR_DATE", "1700000000 +0000")
+                .env("GIT_COMMITTER_NAME", "vouch")
+                .env("GIT_COMMITTER_EMAIL", "vouch@localhost")
+                .env("GIT_COMMITTER_DATE", "1700000000 +0000")
+                .args(["commit-tree", &top, "-F", "-"]);
+            let by_git = text(super::super::run(&mut by_git, Some(message.as_bytes())).unwrap());
+            assert_eq!(c, by_git);
+            git(dir.path(), &["fsck", "--strict", "--no-dangling"], None);
+            git(dir.path(), &["pack-refs", "--all"], None);
+            assert!(!create_ref(dir.path(), "refs/snapshots/main/1", &c).unwrap());
+            assert!(!dir.path().join("refs/snapshots/main/1.lock").exists());
+        }
+    }
+
+    #[test]
+    fn a_bad_id_or_name_makes_no_tree() {
+        let zeros = "0".repeat(40);
+        let e = |name: &'static [u8], id: &str| -> Vec<u8> {
+            let entry = Entry {
+                mode: "100644",
+                name,
+                id,
+            };
+            tree(Format::Sha1, &[entry]).unwrap_or_default()
+        };
+        assert!(e(b"a", "12").is_empty());
+        assert!(e(b"a/b", &zeros).is_empty());
+        assert!(e(b"a", &zeros).len() == "100644 a\0".len() + 20);
+        let long = Entry {
+            mode: "100644",
+            name: b"a",
+            id: &zeros,
+        };
+        assert!(tree(Format::Sha256, &[long]).is_err());
+    }
+}
