@@ -42,7 +42,7 @@ pub use restore::{recreate, restore, restore_tree};
 pub use store::{STORES, Store, other_worktrees};
 pub use write::{
     checked, collect, delete, expired, list, list_all, mark_checked, migrate, newest_match, retain,
-    retain_among, take,
+    retain_among, settled, take,
 };
 
 use store::Located;

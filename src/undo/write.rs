@@ -208,11 +208,14 @@ pub(super) fn record_state(store: &Store, seen: &Seen, last: Option<&Parts>) -> 
     let mut ignored_bytes = 0;
     let mut staged = Vec::new();
     for (kind, xy, path) in status_entries(&seen.status) {
-        let size = || {
-            std::fs::symlink_metadata(root.join(OsStr::from_bytes(path)))
+        // As the fingerprint found it (read again only for a path it did
+        // not list, which git never prints).
+        let size = || match seen.sizes.get(path) {
+            Some(size) => *size,
+            None => std::fs::symlink_metadata(root.join(OsStr::from_bytes(path)))
                 .ok()
                 .filter(std::fs::Metadata::is_file)
-                .map(|m| m.len())
+                .map(|m| m.len()),
         };
         let path = match kind {
             // Tracked: unmerged, or its file differs from the index.
@@ -720,6 +723,84 @@ pub fn checked(store: &Store, snapshot: &Snapshot) -> bool {
     std::fs::read_to_string(checked_path(store)).is_ok_and(|t| t.trim() == snapshot.name)
 }
 
+/// Whether the door has nothing to do after the snapshot `taken` (of the
+/// work tree of `store`) that needs the snapshots' listing: what the
+/// command before it did was said already by the agent's post-tool hook
+/// (the snapshot before `taken` is the one checked, so [`lost_before`]
+/// finds nothing to compare), and retention would let none go (at most
+/// `keep` snapshots, or every one past the newest `keep` taken within
+/// `days` of `now`, by the time its name holds, with an hour to spare).
+/// Read from the store's ref files (vouch's own store, always in the
+/// files format), without a process; `false` whenever they cannot be read
+/// so, and the listing decides.
+///
+/// [`lost_before`]: super::lost_before
+pub fn settled(
+    store: &Store,
+    taken: &Snapshot,
+    keep: usize,
+    days: u32,
+    now: jiff::Timestamp,
+) -> bool {
+    let Some(names) = names(store) else {
+        return false;
+    };
+    // No snapshot before: nothing to compare.
+    let said = names
+        .iter()
+        .find(|n| **n != taken.name)
+        .is_none_or(|previous| {
+            std::fs::read_to_string(checked_path(store)).is_ok_and(|t| t.trim() == previous)
+        });
+    let cutoff = now - jiff::SignedDuration::from_hours(24 * i64::from(days) - 1);
+    let young = |name: &String| {
+        let stamp = name.rsplit('/').next().unwrap_or(name);
+        let stamp = stamp.get(..15).unwrap_or_default();
+        jiff::civil::DateTime::strptime("%Y%m%dT%H%M%S", stamp)
+            .and_then(|t| t.to_zoned(jiff::tz::TimeZone::UTC))
+            .is_ok_and(|t| t.timestamp() >= cutoff)
+    };
+    said && names.iter().skip(keep).all(young)
+}
+
+/// The names of the snapshots of the work tree of `store`, newest first,
+/// as [`list`] names them, read from the store's loose refs and
+/// `packed-refs`; `None` when there is a folder among them, or they
+/// cannot be read.
+fn names(store: &Store) -> Option<Vec<String>> {
+    let prefix = store.prefix();
+    let mut names = BTreeSet::new();
+    match std::fs::read_dir(store.dir.join(&prefix)) {
+        Ok(entries) => {
+            for entry in entries {
+                let entry = entry.ok()?;
+                if !entry.file_type().ok()?.is_file() {
+                    return None;
+                }
+                let name = entry.file_name().into_string().ok()?;
+                // A ref being written (git's lock, or vouch's).
+                if !name.ends_with(".lock") {
+                    names.insert(format!("{prefix}{name}"));
+                }
+            }
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(_) => return None,
+    }
+    match std::fs::read_to_string(store.dir.join("packed-refs")) {
+        Ok(packed) => names.extend(
+            packed
+                .lines()
+                .filter_map(|l| l.split_once(' ').map(|(_, n)| n))
+                .filter(|n| n.starts_with(&prefix))
+                .map(str::to_owned),
+        ),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(_) => return None,
+    }
+    Some(names.into_iter().rev().collect())
+}
+
 /// Remembers that a post-tool hook said what the command after
 /// `snapshot` did.
 pub fn mark_checked(store: &Store, snapshot: &Snapshot) {
@@ -939,5 +1020,66 @@ mod tests {
         let again = Last::read(&store);
         assert!(again.flags);
         assert_eq!(again.line(), last.line());
+    }
+
+    /// The listing is left out only when the names of the refs tell that
+    /// neither the loss before nor retention has anything to do.
+    #[test]
+    fn a_snapshot_is_settled_only_when_the_names_tell_so() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store {
+            dir: dir.path().to_owned(),
+            tree: "main".into(),
+            root: dir.path().to_owned(),
+            repo: None,
+        };
+        let refs = dir.path().join("refs/snapshots/main");
+        std::fs::create_dir_all(&refs).unwrap();
+        std::fs::create_dir_all(store.folder()).unwrap();
+        let now: jiff::Timestamp = "2026-11-28T12:00:00Z".parse().unwrap();
+        let taken = |name: &str| Snapshot {
+            name: format!("refs/snapshots/main/{name}"),
+            id: String::new(),
+            time: String::new(),
+            agent: "claude".into(),
+            command: String::new(),
+            not_copied: Vec::new(),
+            ignored_dirs: Vec::new(),
+            worktree: "main".into(),
+            state: String::new(),
+            in_progress_kept: true,
+            sparse_kept: true,
+        };
+        let new = taken("20261128T115900.000001Z");
+        std::fs::write(refs.join("20261128T115900.000001Z"), "1\n").unwrap();
+        // The first snapshot: nothing before it.
+        assert!(settled(&store, &new, 100, 14, now));
+        // One before, not checked by a post-tool hook: its loss is to be found.
+        std::fs::write(refs.join("20261128T115000.000001Z"), "1\n").unwrap();
+        std::fs::write(refs.join("20261128T115000.000001Z.lock"), "1\n").unwrap();
+        assert!(!settled(&store, &new, 100, 14, now));
+        std::fs::write(
+            checked_path(&store),
+            "refs/snapshots/main/20261128T115000.000001Z\n",
+        )
+        .unwrap();
+        assert!(settled(&store, &new, 100, 14, now));
+        // Past `keep`, an old one (packed) is retention's to let go.
+        std::fs::write(
+            dir.path().join("packed-refs"),
+            "# pack-refs with: peeled fully-peeled sorted\n1 refs/snapshots/main/20261101T000000.000001Z\n",
+        )
+        .unwrap();
+        assert_eq!(names(&store).unwrap().len(), 3);
+        assert!(settled(&store, &new, 3, 14, now));
+        assert!(!settled(&store, &new, 2, 14, now));
+        assert!(settled(&store, &new, 2, 30, now));
+        // A name that holds no time, or a folder: the listing decides.
+        std::fs::write(refs.join("someday"), "1\n").unwrap();
+        assert!(!settled(&store, &new, 2, 30, now));
+        std::fs::remove_file(refs.join("someday")).unwrap();
+        std::fs::create_dir(refs.join("20261128T115959.000001Z")).unwrap();
+        assert!(names(&store).is_none());
+        assert!(!settled(&store, &new, 100, 14, now));
     }
 }
