@@ -5,8 +5,11 @@
 //! the stash, written as git objects into vouch's own store
 //! (`store`) through temporary indexes, so the user's index, work
 //! tree, reflogs, stash, refs and object files are never touched.
-//! Everything goes through the git command line, so reftable and SHA-256
-//! repositories are snapshotted like any other.
+//! The repository is read through the git command line, so reftable and
+//! SHA-256 repositories are snapshotted like any other; a snapshot's own
+//! blobs, trees, commit and ref are written by vouch into its store
+//! (`objects`: the store is always in the files format, in the
+//! repository's object format).
 //!
 //! A snapshot is a commit whose tree holds `worktree/` (the files), `index`
 //! (the staged tree, when the index has no conflicts), `index.entries`
@@ -22,6 +25,7 @@
 //!
 //! The stage's parts: `store` (where snapshots live), `fingerprint`
 //! (whether anything changed), `write` (a snapshot, listed, let go),
+//! `objects` (the git objects and refs vouch writes itself),
 //! `restore` (undo) and `loss` (what a command lost).
 
 use std::collections::BTreeMap;
