@@ -144,7 +144,7 @@ pub(super) fn tree(format: Format, entries: &[Entry<'_>]) -> Result<Vec<u8>> {
 }
 
 fn unhex(id: &str) -> Option<Vec<u8>> {
-    if id.len() % 2 != 0 {
+    if !id.len().is_multiple_of(2) {
         return None;
     }
     (0..id.len())

@@ -779,7 +779,7 @@ fn names(store: &Store) -> Option<Vec<String>> {
                 }
                 let name = entry.file_name().into_string().ok()?;
                 // A ref being written (git's lock, or vouch's).
-                if !name.ends_with(".lock") {
+                if Path::new(&name).extension().is_none_or(|e| e != "lock") {
                     names.insert(format!("{prefix}{name}"));
                 }
             }
