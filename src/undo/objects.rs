@@ -249,6 +249,208 @@ fn packed(dir: &Path, name: &str) -> bool {
     })
 }
 
+/// The tree of the index at `path` (as `git write-tree` writes it), made
+/// by vouch: the trees git's cache of them holds (the index's `TREE`
+/// extension) as they are, the others made from the entries and written
+/// into `objects`. `None` when the index holds what this reader leaves to
+/// git: a version other than 2 or 3, an entry in conflict, added with
+/// intent or outside a sparse checkout's cone, a sparse directory, a split
+/// index, or an extension git requires to be understood.
+///
+/// Only for an index whose valid cached trees and entries' objects the
+/// store holds already (a work-tree index kept in the store, staged into
+/// the store alone): nothing checks that here.
+pub(super) fn index_tree(path: &Path, objects: &Path, format: Format) -> Result<Option<String>> {
+    let data = std::fs::read(path).with_context(|| format!("cannot read `{}`", path.display()))?;
+    let Some(index) = Index::read(&data, format) else {
+        return Ok(None);
+    };
+    let entries: Vec<(&[u8], &str, String)> = index
+        .entries
+        .iter()
+        .map(|e| (e.path, e.mode, crate::text::hex(e.id)))
+        .collect();
+    Ok(Some(index_dir(
+        &entries,
+        b"",
+        &index.cached,
+        objects,
+        format,
+    )?))
+}
+
+/// One entry of an index: its path, mode (as a tree writes it) and id.
+struct IndexEntry<'a> {
+    path: &'a [u8],
+    mode: &'static str,
+    id: &'a [u8],
+}
+
+/// An index as [`index_tree`] reads it: its entries, in order, and the
+/// trees its cache holds valid, by folder (`""` for the top).
+struct Index<'a> {
+    entries: Vec<IndexEntry<'a>>,
+    cached: std::collections::HashMap<Vec<u8>, String>,
+}
+
+impl<'a> Index<'a> {
+    fn read(data: &'a [u8], format: Format) -> Option<Self> {
+        let hash = format.hex_len() / 2;
+        let u32_at = |at: usize| -> Option<usize> {
+            usize::try_from(u32::from_be_bytes(data.get(at..at + 4)?.try_into().ok()?)).ok()
+        };
+        if data.get(..4)? != b"DIRC" {
+            return None;
+        }
+        let version = u32_at(4)?;
+        if version != 2 && version != 3 {
+            return None;
+        }
+        let count = u32_at(8)?;
+        // The checksum (zeros with `index.skipHash`) ends the file.
+        let end = data.len().checked_sub(hash)?;
+        let mut at = 12;
+        let mut entries = Vec::with_capacity(count);
+        for _ in 0..count {
+            // ctime, mtime, dev and ino (24 bytes), the mode, uid, gid and
+            // size (16), the id, the flags (2), the path.
+            let mode = u32_at(at + 24)?;
+            let id = data.get(at + 40..at + 40 + hash)?;
+            let flags = data.get(at + 40 + hash..at + 42 + hash)?;
+            // Extended flags (intent-to-add, skip-worktree), or a stage
+            // (a conflict): left to git.
+            if flags[0] & 0x40 != 0 || flags[0] & 0x30 != 0 {
+                return None;
+            }
+            let name_at = at + 42 + hash;
+            let len = data.get(name_at..end)?.iter().position(|b| *b == 0)?;
+            let path = &data[name_at..name_at + len];
+            let mode = match mode {
+                0o100_644 => "100644",
+                0o100_755 => "100755",
+                0o120_000 => "120000",
+                0o160_000 => "160000",
+                // A sparse directory, or a mode git never writes.
+                _ => return None,
+            };
+            if path.is_empty()
+                || path.starts_with(b"/")
+                || path.ends_with(b"/")
+                || path.windows(2).any(|w| w == b"//")
+            {
+                return None;
+            }
+            entries.push(IndexEntry { path, mode, id });
+            // Padded with 1 to 8 NULs to a multiple of 8 bytes.
+            at += (42 + hash + len + 8) & !7;
+        }
+        let mut cached = std::collections::HashMap::new();
+        while at < end {
+            let signature = data.get(at..at + 4)?;
+            let size = u32_at(at + 4)?;
+            let ext = data.get(at + 8..(at + 8).checked_add(size)?)?;
+            if signature == b"TREE" {
+                let mut rest = ext;
+                cache_tree(&mut rest, b"", hash, &mut cached)?;
+            } else if signature[0].is_ascii_lowercase() {
+                // One git requires to be understood (`link`: a split
+                // index; `sdir`: a sparse one).
+                return None;
+            }
+            at += 8 + size;
+        }
+        (at == end).then_some(Self { entries, cached })
+    }
+}
+
+/// Reads one node of an index's cache of trees (its `TREE` extension:
+/// `<name>\0<entries> <subtrees>\n<id>`, the id only when it is valid,
+/// then its subtrees) from `rest`, recording each valid tree by its folder.
+fn cache_tree(
+    rest: &mut &[u8],
+    parent: &[u8],
+    hash: usize,
+    cached: &mut std::collections::HashMap<Vec<u8>, String>,
+) -> Option<()> {
+    let nul = rest.iter().position(|b| *b == 0)?;
+    let name = &rest[..nul];
+    let folder = if parent.is_empty() {
+        name.to_vec()
+    } else {
+        [parent, b"/", name].concat()
+    };
+    let line_end = rest.iter().position(|b| *b == b'\n')?;
+    let counts = std::str::from_utf8(rest.get(nul + 1..line_end)?).ok()?;
+    let (entries, subtrees) = counts.split_once(' ')?;
+    let entries: i64 = entries.parse().ok()?;
+    let subtrees: usize = subtrees.parse().ok()?;
+    *rest = &rest[line_end + 1..];
+    if entries >= 0 {
+        let id = rest.get(..hash)?;
+        cached.insert(folder.clone(), crate::text::hex(id));
+        *rest = &rest[hash..];
+    }
+    for _ in 0..subtrees {
+        cache_tree(rest, &folder, hash, cached)?;
+    }
+    Some(())
+}
+
+/// The tree of the folder `folder` (`""`: the top) holding `entries` (an
+/// index's, in its order, each path under `folder`): the cached one when
+/// it is valid, else made of its files and subfolders' trees and written.
+fn index_dir(
+    entries: &[(&[u8], &str, String)],
+    folder: &[u8],
+    cached: &std::collections::HashMap<Vec<u8>, String>,
+    objects: &Path,
+    format: Format,
+) -> Result<String> {
+    if let Some(id) = cached.get(folder) {
+        return Ok(id.clone());
+    }
+    let skip = if folder.is_empty() {
+        0
+    } else {
+        folder.len() + 1
+    };
+    let mut listed: Vec<(&str, &[u8], String)> = Vec::new();
+    let mut i = 0;
+    while i < entries.len() {
+        let (path, mode, id) = &entries[i];
+        let rest = &path[skip..];
+        match rest.iter().position(|b| *b == b'/') {
+            None => {
+                listed.push((mode, rest, id.clone()));
+                i += 1;
+            }
+            Some(slash) => {
+                let name = &rest[..slash];
+                let inner = &path[..skip + slash];
+                // Its entries follow one another: the index is sorted.
+                let n = entries[i..]
+                    .iter()
+                    .take_while(|(p, _, _)| {
+                        p.len() > inner.len() && p.starts_with(inner) && p[inner.len()] == b'/'
+                    })
+                    .count();
+                let sub = index_dir(&entries[i..i + n], inner, cached, objects, format)?;
+                listed.push(("40000", name, sub));
+                i += n;
+            }
+        }
+    }
+    let mut names = std::collections::HashSet::new();
+    if !listed.iter().all(|(_, name, _)| names.insert(*name)) {
+        bail!("a name is twice in a folder of the index");
+    }
+    let tree_entries: Vec<Entry<'_>> = listed
+        .iter()
+        .map(|(mode, name, id)| Entry { mode, name, id })
+        .collect();
+    write(objects, format, "tree", &tree(format, &tree_entries)?)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -374,6 +576,81 @@ mod tests {
             assert!(!create_ref(dir.path(), "refs/snapshots/main/1", &c).unwrap());
             assert!(!dir.path().join("refs/snapshots/main/1.lock").exists());
         }
+    }
+
+    /// The tree vouch makes of an index is the one `git write-tree`
+    /// writes: names git sorts apart from bytes, folders in folders, modes,
+    /// a link, and a cache of trees partly valid; an index it leaves to
+    /// git is said.
+    #[test]
+    fn an_index_makes_the_tree_git_writes() {
+        let dir = tempfile::tempdir().unwrap();
+        let w = dir.path();
+        let git = |args: &[&str]| -> String {
+            let mut c = std::process::Command::new("git");
+            c.current_dir(w)
+                .env("GIT_CONFIG_NOSYSTEM", "1")
+                .env("GIT_CONFIG_GLOBAL", "/dev/null")
+                .args(args);
+            String::from_utf8(super::super::run(&mut c, None).unwrap())
+                .unwrap()
+                .trim()
+                .to_owned()
+        };
+        git(&["init", "-q"]);
+        for (path, text) in [
+            ("a-b", "1"),
+            ("a/b", "2"),
+            ("a.b", "3"),
+            ("a0", "4"),
+            ("a/c/d", "5"),
+            ("a/c/e f", "6"),
+            ("x/y/z", "7"),
+            ("run.sh", "8"),
+        ] {
+            let file = w.join(path);
+            std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+            std::fs::write(&file, text).unwrap();
+        }
+        std::fs::set_permissions(
+            w.join("run.sh"),
+            std::os::unix::fs::PermissionsExt::from_mode(0o755),
+        )
+        .unwrap();
+        std::os::unix::fs::symlink("a-b", w.join("link")).unwrap();
+        git(&["add", "-A"]);
+        let index = w.join(".git/index");
+        let objects = w.join(".git/objects");
+        // No cache of trees yet: every tree made here.
+        let made = index_tree(&index, &objects, Format::Sha1).unwrap().unwrap();
+        assert_eq!(made, git(&["write-tree"]));
+        // Cached, then one folder changed: the others as cached.
+        std::fs::write(w.join("a/c/d"), "changed").unwrap();
+        git(&["update-index", "a/c/d"]);
+        let made = index_tree(&index, &objects, Format::Sha1).unwrap().unwrap();
+        let copy = w.join("copy");
+        std::fs::copy(&index, &copy).unwrap();
+        let by_git = {
+            let mut c = std::process::Command::new("git");
+            c.current_dir(w)
+                .env("GIT_INDEX_FILE", &copy)
+                .args(["write-tree"]);
+            String::from_utf8(super::super::run(&mut c, None).unwrap()).unwrap()
+        };
+        assert_eq!(made, by_git.trim());
+        git(&["fsck", "--strict", "--no-dangling"]);
+        // Left to git: an entry added with intent, an index of version 4.
+        std::fs::write(w.join("planned"), "9").unwrap();
+        git(&["add", "-N", "planned"]);
+        assert_eq!(index_tree(&index, &objects, Format::Sha1).unwrap(), None);
+        git(&["rm", "-q", "--cached", "planned"]);
+        assert!(
+            index_tree(&index, &objects, Format::Sha1)
+                .unwrap()
+                .is_some()
+        );
+        git(&["update-index", "--index-version", "4"]);
+        assert_eq!(index_tree(&index, &objects, Format::Sha1).unwrap(), None);
     }
 
     #[test]

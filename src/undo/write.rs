@@ -357,10 +357,22 @@ pub(super) fn record_state(store: &Store, seen: &Seen, last: Option<&Parts>) -> 
                 staging(&mut add);
                 run(&mut add, Some(&staged))?;
             }
-            let mut write = store.work(Some(&work));
-            write.arg("write-tree");
-            staging(&mut write);
-            let tree = text(&run(&mut write, None)?);
+            // Staged into the store alone, its tree is made by vouch (the
+            // trees git cached as they are, the others from the entries);
+            // otherwise, or where vouch leaves the index to git, by git.
+            let made = if closed {
+                objects::index_tree(&work, &objects, format).ok().flatten()
+            } else {
+                None
+            };
+            let tree = if let Some(tree) = made {
+                tree
+            } else {
+                let mut write = store.work(Some(&work));
+                write.arg("write-tree");
+                staging(&mut write);
+                text(&run(&mut write, None)?)
+            };
             // Kept for the next snapshot (same folder: a rename).
             std::fs::remove_file(&kept_list).ok();
             if index_key != "-" && std::fs::rename(&work, &kept).is_ok() {
