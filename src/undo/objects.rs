@@ -584,6 +584,12 @@ mod tests {
     /// git is said.
     #[test]
     fn an_index_makes_the_tree_git_writes() {
+        for (name, format) in [("sha1", Format::Sha1), ("sha256", Format::Sha256)] {
+            index_of(name, format);
+        }
+    }
+
+    fn index_of(name: &str, format: Format) {
         let dir = tempfile::tempdir().unwrap();
         let w = dir.path();
         let git = |args: &[&str]| -> String {
@@ -597,7 +603,7 @@ mod tests {
                 .trim()
                 .to_owned()
         };
-        git(&["init", "-q"]);
+        git(&["init", "-q", &format!("--object-format={name}")]);
         for (path, text) in [
             ("a-b", "1"),
             ("a/b", "2"),
@@ -622,12 +628,12 @@ mod tests {
         let index = w.join(".git/index");
         let objects = w.join(".git/objects");
         // No cache of trees yet: every tree made here.
-        let made = index_tree(&index, &objects, Format::Sha1).unwrap().unwrap();
+        let made = index_tree(&index, &objects, format).unwrap().unwrap();
         assert_eq!(made, git(&["write-tree"]));
         // Cached, then one folder changed: the others as cached.
         std::fs::write(w.join("a/c/d"), "changed").unwrap();
         git(&["update-index", "a/c/d"]);
-        let made = index_tree(&index, &objects, Format::Sha1).unwrap().unwrap();
+        let made = index_tree(&index, &objects, format).unwrap().unwrap();
         let copy = w.join("copy");
         std::fs::copy(&index, &copy).unwrap();
         let by_git = {
@@ -642,15 +648,11 @@ mod tests {
         // Left to git: an entry added with intent, an index of version 4.
         std::fs::write(w.join("planned"), "9").unwrap();
         git(&["add", "-N", "planned"]);
-        assert_eq!(index_tree(&index, &objects, Format::Sha1).unwrap(), None);
+        assert_eq!(index_tree(&index, &objects, format).unwrap(), None);
         git(&["rm", "-q", "--cached", "planned"]);
-        assert!(
-            index_tree(&index, &objects, Format::Sha1)
-                .unwrap()
-                .is_some()
-        );
+        assert!(index_tree(&index, &objects, format).unwrap().is_some());
         git(&["update-index", "--index-version", "4"]);
-        assert_eq!(index_tree(&index, &objects, Format::Sha1).unwrap(), None);
+        assert_eq!(index_tree(&index, &objects, format).unwrap(), None);
     }
 
     #[test]
