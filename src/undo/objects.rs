@@ -265,10 +265,10 @@ pub(super) fn index_tree(path: &Path, objects: &Path, format: Format) -> Result<
     let Some(index) = Index::read(&data, format) else {
         return Ok(None);
     };
-    let entries: Vec<(&[u8], &str, String)> = index
+    let entries: Vec<(&[u8], &str, &[u8])> = index
         .entries
         .iter()
-        .map(|e| (e.path, e.mode, crate::text::hex(e.id)))
+        .map(|e| (e.path, e.mode, e.id))
         .collect();
     Ok(Some(index_dir(
         &entries,
@@ -400,7 +400,7 @@ fn cache_tree(
 /// index's, in its order, each path under `folder`): the cached one when
 /// it is valid, else made of its files and subfolders' trees and written.
 fn index_dir(
-    entries: &[(&[u8], &str, String)],
+    entries: &[(&[u8], &str, &[u8])],
     folder: &[u8],
     cached: &std::collections::HashMap<Vec<u8>, String>,
     objects: &Path,
@@ -420,8 +420,9 @@ fn index_dir(
         let (path, mode, id) = &entries[i];
         let rest = &path[skip..];
         match rest.iter().position(|b| *b == b'/') {
+            // Its id as hex only here: most entries are in cached trees.
             None => {
-                listed.push((mode, rest, id.clone()));
+                listed.push((mode, rest, crate::text::hex(id)));
                 i += 1;
             }
             Some(slash) => {
