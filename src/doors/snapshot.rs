@@ -93,21 +93,21 @@ pub(crate) fn before(ctx: &Ctx, next: &Next) -> Snapshotted {
     }
     // The work tree's snapshots, listed once: what the command before
     // lost, then retention, in the store (only what is past both limits
-    // goes, so no command can make a recent snapshot go).
-    let all = undo::list(&store).unwrap_or_else(|e| {
-        ui::warn(&format!("snapshot retention did not run: {e:#}"));
-        Vec::new()
-    });
-    let lost = undo::lost_before(&store, &all, &taken).unwrap_or_default();
+    // goes, so no command can make a recent snapshot go). Not listed when
+    // neither has anything to do (the names of the refs tell).
     let keep = usize::try_from(next.config.snapshot_keep).unwrap_or(usize::MAX);
-    if let Err(e) = undo::retain_among(
-        &store,
-        &all,
-        keep,
-        next.config.snapshot_days,
-        jiff::Timestamp::now(),
-    )
-    .and_then(|_| undo::collect(&store, false))
+    let now = jiff::Timestamp::now();
+    let all = if undo::settled(&store, &taken, keep, next.config.snapshot_days, now) {
+        Vec::new()
+    } else {
+        undo::list(&store).unwrap_or_else(|e| {
+            ui::warn(&format!("snapshot retention did not run: {e:#}"));
+            Vec::new()
+        })
+    };
+    let lost = undo::lost_before(&store, &all, &taken).unwrap_or_default();
+    if let Err(e) = undo::retain_among(&store, &all, keep, next.config.snapshot_days, now)
+        .and_then(|_| undo::collect(&store, false))
     {
         ui::warn(&format!("snapshot retention did not run: {e:#}"));
     }

@@ -21,6 +21,10 @@ pub(super) struct Seen {
     pub(super) status: Vec<u8>,
     pub(super) head: Option<String>,
     pub(super) in_progress: Vec<(String, PathBuf)>,
+    /// The size of each file `git status` listed, as the fingerprint read
+    /// it (`None`: not a file, or gone): the snapshot decides what it
+    /// copies by the stat the fingerprint holds, without reading it again.
+    pub(super) sizes: std::collections::HashMap<Vec<u8>, Option<u64>>,
     /// The index entries whose files `git status` does not look at
     /// ([`Flagged`]).
     pub(super) flagged: Flagged,
@@ -151,6 +155,11 @@ pub(super) fn status_entries(status: &[u8]) -> Vec<(u8, [u8; 2], &[u8])> {
 /// stash, a bisect's marks): `<oid> <name> <type> <peeled oid> <peeled type>` a line, the
 /// peeled fields empty but for annotated tags.
 pub(super) fn ref_lines(store: &Store) -> Result<String> {
+    Ok(String::from_utf8_lossy(&run(&mut ref_lines_command(store), None)?).into_owned())
+}
+
+/// The git command that lists [`ref_lines`].
+pub(super) fn ref_lines_command(store: &Store) -> std::process::Command {
     let mut c = store.work(None);
     c.args([
         "for-each-ref",
@@ -160,7 +169,7 @@ pub(super) fn ref_lines(store: &Store) -> Result<String> {
         "refs/stash",
         "refs/bisect",
     ]);
-    Ok(String::from_utf8_lossy(&run(&mut c, None)?).into_owned())
+    c
 }
 
 /// Each file and folder that holds the refs a snapshot keeps
@@ -234,6 +243,7 @@ pub(super) fn fingerprint(store: &Store) -> Result<(String, Seen)> {
     hash.update(&status);
     let mut branch = None;
     let mut oid = None;
+    let mut sizes = std::collections::HashMap::new();
     let stat = |m: &std::fs::Metadata| {
         format!(
             "{} {} {} {} {} {} {}\n",
@@ -260,9 +270,16 @@ pub(super) fn fingerprint(store: &Store) -> Result<(String, Seen)> {
         // is a field of its own, and stat'ed like the others. An ignored
         // directory is not walked: its own stat is all that is read.
         let path = status_entry(entry).map_or(entry, |(_, p)| p);
-        if let Ok(m) = std::fs::symlink_metadata(root.join(OsStr::from_bytes(path))) {
-            hash.update(stat(&m));
+        let meta = std::fs::symlink_metadata(root.join(OsStr::from_bytes(path)));
+        if let Ok(m) = &meta {
+            hash.update(stat(m));
         }
+        sizes.insert(
+            path.to_vec(),
+            meta.ok()
+                .filter(std::fs::Metadata::is_file)
+                .map(|m| m.len()),
+        );
     }
     // The files `git status` does not look at: there or not, and their
     // stat.
@@ -303,6 +320,7 @@ pub(super) fn fingerprint(store: &Store) -> Result<(String, Seen)> {
             status,
             head,
             in_progress,
+            sizes,
             flagged,
         },
     ))

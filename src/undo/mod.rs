@@ -5,8 +5,11 @@
 //! the stash, written as git objects into vouch's own store
 //! (`store`) through temporary indexes, so the user's index, work
 //! tree, reflogs, stash, refs and object files are never touched.
-//! Everything goes through the git command line, so reftable and SHA-256
-//! repositories are snapshotted like any other.
+//! The repository is read through the git command line, so reftable and
+//! SHA-256 repositories are snapshotted like any other; a snapshot's own
+//! blobs, trees, commit and ref are written by vouch into its store
+//! (`objects`: the store is always in the files format, in the
+//! repository's object format).
 //!
 //! A snapshot is a commit whose tree holds `worktree/` (the files), `index`
 //! (the staged tree, when the index has no conflicts), `index.entries`
@@ -22,6 +25,7 @@
 //!
 //! The stage's parts: `store` (where snapshots live), `fingerprint`
 //! (whether anything changed), `write` (a snapshot, listed, let go),
+//! `objects` (the git objects and refs vouch writes itself),
 //! `restore` (undo) and `loss` (what a command lost).
 
 use std::collections::BTreeMap;
@@ -32,6 +36,7 @@ use anyhow::{Context, Result, bail};
 
 mod fingerprint;
 mod loss;
+mod objects;
 mod restore;
 mod store;
 mod write;
@@ -41,7 +46,7 @@ pub use restore::{recreate, restore, restore_tree};
 pub use store::{STORES, Store, other_worktrees};
 pub use write::{
     checked, collect, delete, expired, list, list_all, mark_checked, migrate, newest_match, retain,
-    retain_among, take,
+    retain_among, settled, take,
 };
 
 use store::Located;
@@ -199,6 +204,38 @@ pub(super) fn run(c: &mut std::process::Command, input: Option<&[u8]>) -> Result
         );
     }
     Ok(out.stdout)
+}
+
+/// A git process started to run beside other work, read with
+/// [`Started::finish`]: what [`run`] does, in two steps.
+pub(super) struct Started {
+    child: std::process::Child,
+    shown: String,
+}
+
+/// Starts git with no input, its output read when it is finished.
+pub(super) fn start(c: &mut std::process::Command) -> Result<Started> {
+    let shown = format!("{c:?}");
+    c.stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let child = c.spawn().with_context(|| format!("cannot run {shown}"))?;
+    Ok(Started { child, shown })
+}
+
+impl Started {
+    /// Its stdout, or an error naming the command.
+    pub(super) fn finish(self) -> Result<Vec<u8>> {
+        let out = self.child.wait_with_output()?;
+        if !out.status.success() {
+            bail!(
+                "{} failed: {}",
+                self.shown,
+                String::from_utf8_lossy(&out.stderr).trim()
+            );
+        }
+        Ok(out.stdout)
+    }
 }
 
 pub(super) fn text(bytes: &[u8]) -> String {

@@ -11,10 +11,13 @@ use anyhow::{Context, Result, bail};
 use super::store::Store;
 use super::{
     IGNORED_FILE, IGNORED_TOTAL, IN_PROGRESS_LINE, LARGE_FILE, LEGACY_PREFIX, MAX_PARENTS,
-    SPARSE_LINE, Snapshot, repo, run, text,
+    SPARSE_LINE, Snapshot, repo, run, start, text,
 };
 
-use super::fingerprint::{Seen, config_path, fingerprint, ref_lines, split_entry, status_entries};
+use super::fingerprint::{
+    Seen, config_path, fingerprint, ref_lines_command, split_entry, status_entries,
+};
+use super::objects::{self, Format};
 
 /// Copies the index at `from` to `to` (nothing when there is none) with
 /// the original's modification time. git trusts an entry's recorded stat
@@ -44,8 +47,9 @@ pub(super) fn copy_index(from: &Path, to: &Path) -> Result<()> {
 /// none): its name and fingerprint, then the parts a next snapshot reuses
 /// when they have not changed: the index (known by the checksum git writes
 /// at the end of the index file) as its `index.entries` blob and `index`
-/// tree, and the refs listing (known by its SHA-256) as its blob. Files
-/// written by the first version hold only the name and the fingerprint.
+/// tree, the refs listing (known by its SHA-256) as its blob, and (after
+/// `flags`) its `worktree` tree. Files written by the first version hold
+/// only the name and the fingerprint.
 pub(super) struct Last {
     name: String,
     print: String,
@@ -63,6 +67,9 @@ pub(super) struct Parts {
     index_tree: String,
     refs_key: String,
     refs_blob: String,
+    /// The snapshot's `worktree` tree: when the work tree's index kept in
+    /// the store made it, the store holds every object that index names.
+    work_tree: String,
 }
 
 impl Last {
@@ -70,25 +77,37 @@ impl Last {
         let line = std::fs::read_to_string(last_path(store)).unwrap_or_default();
         let mut fields = line.split_whitespace().map(str::to_owned);
         let mut next = || fields.next().unwrap_or_else(|| "-".to_owned());
+        let (name, print) = (next(), next());
+        let (index_key, entries, index_tree, refs_key, refs_blob) =
+            (next(), next(), next(), next(), next());
+        let flags = next() == "flags";
         Self {
-            name: next(),
-            print: next(),
+            name,
+            print,
             parts: Parts {
-                index_key: next(),
-                entries: next(),
-                index_tree: next(),
-                refs_key: next(),
-                refs_blob: next(),
+                index_key,
+                entries,
+                index_tree,
+                refs_key,
+                refs_blob,
+                work_tree: next(),
             },
-            flags: next() == "flags",
+            flags,
         }
     }
 
     fn line(&self) -> String {
         let p = &self.parts;
         format!(
-            "{} {} {} {} {} {} {} flags\n",
-            self.name, self.print, p.index_key, p.entries, p.index_tree, p.refs_key, p.refs_blob
+            "{} {} {} {} {} {} {} flags {}\n",
+            self.name,
+            self.print,
+            p.index_key,
+            p.entries,
+            p.index_tree,
+            p.refs_key,
+            p.refs_blob,
+            p.work_tree
         )
     }
 }
@@ -102,6 +121,11 @@ pub(super) struct State {
     ignored_dirs: Vec<String>,
     tips: Vec<String>,
     parts: Parts,
+    /// The store holds every object the tree names, by how it was made:
+    /// the newest snapshot's index, refs and work-tree index were reused,
+    /// and what changed was written into the store alone. Nothing is to be
+    /// copied from the repository.
+    closed: bool,
 }
 
 /// The checksum git writes at the end of the index file at `path` (the
@@ -128,49 +152,6 @@ pub(super) fn index_key(path: &Path) -> String {
     read().ok().flatten().unwrap_or_else(|| "-".to_owned())
 }
 
-/// Writes `blobs` as git objects; their ids, in order. Two or more go
-/// through one `git hash-object --stdin-paths` (files in `scratch`).
-pub(super) fn write_blobs(store: &Store, scratch: &Path, blobs: &[&[u8]]) -> Result<Vec<String>> {
-    let one = |data: &[u8]| -> Result<String> {
-        Ok(text(&run(
-            store.work(None).args(["hash-object", "-w", "--stdin"]),
-            Some(data),
-        )?))
-    };
-    let paths: Vec<PathBuf> = (0..blobs.len())
-        .map(|i| scratch.join(format!("blob{i}")))
-        .collect();
-    // `--stdin-paths` reads one path a line.
-    if blobs.len() < 2
-        || paths
-            .iter()
-            .any(|p| p.as_os_str().as_bytes().contains(&b'\n'))
-    {
-        return blobs.iter().map(|b| one(b)).collect();
-    }
-    let mut list = Vec::new();
-    for (path, data) in paths.iter().zip(blobs) {
-        std::fs::write(path, data).context("cannot write in the snapshot store")?;
-        list.extend_from_slice(path.as_os_str().as_bytes());
-        list.push(b'\n');
-    }
-    let out = run(
-        store
-            .work(None)
-            .args(["hash-object", "-w", "--no-filters", "--stdin-paths"]),
-        Some(&list),
-    )?;
-    let ids: Vec<String> = text(&out).lines().map(str::to_owned).collect();
-    if ids.len() != blobs.len() {
-        bail!(
-            "`git hash-object` wrote {} objects of {}",
-            ids.len(),
-            blobs.len()
-        );
-    }
-    Ok(ids)
-}
-
 /// Reads the state of the repository at `root` into git objects, from
 /// what the fingerprint `seen`, reusing the parts of the newest snapshot
 /// (`last`, when it still exists) that have not changed.
@@ -184,6 +165,10 @@ pub(super) fn write_blobs(store: &Store, scratch: &Path, blobs: &[&[u8]]) -> Res
 pub(super) fn record_state(store: &Store, seen: &Seen, last: Option<&Parts>) -> Result<State> {
     let repo = repo(store)?;
     let root = &store.root;
+    let format = Format::of(store).context("the repository is gone")?;
+    let objects = store.dir.join("objects");
+    // The refs, listed while the work tree is staged.
+    let listing = start(&mut ref_lines_command(store))?;
     let scratch = tempfile::Builder::new()
         .prefix("vouch-snapshot-")
         .tempdir_in(store.folder())
@@ -223,11 +208,14 @@ pub(super) fn record_state(store: &Store, seen: &Seen, last: Option<&Parts>) -> 
     let mut ignored_bytes = 0;
     let mut staged = Vec::new();
     for (kind, xy, path) in status_entries(&seen.status) {
-        let size = || {
-            std::fs::symlink_metadata(root.join(OsStr::from_bytes(path)))
+        // As the fingerprint found it (read again only for a path it did
+        // not list, which git never prints).
+        let size = || match seen.sizes.get(path) {
+            Some(size) => *size,
+            None => std::fs::symlink_metadata(root.join(OsStr::from_bytes(path)))
                 .ok()
                 .filter(std::fs::Metadata::is_file)
-                .map(|m| m.len())
+                .map(|m| m.len()),
         };
         let path = match kind {
             // Tracked: unmerged, or its file differs from the index.
@@ -300,16 +288,31 @@ pub(super) fn record_state(store: &Store, seen: &Seen, last: Option<&Parts>) -> 
     // trees nothing changed. Otherwise the user's index is the start.
     let kept = store.folder().join("work-index");
     let kept_list = store.folder().join("work-listed");
-    let fast = known.is_some()
-        && kept.is_file()
-        && std::fs::read(&kept_list).is_ok_and(|before| {
+    let kept_tree = (known.is_some() && kept.is_file())
+        .then(|| std::fs::read(&kept_list).ok())
+        .flatten()
+        .and_then(|before| {
             // `<index key>\0<tree>\0<path>\0...`: made from this very index.
             let mut before = before.split(|b| *b == 0);
             let now: BTreeSet<&[u8]> = staged.split(|b| *b == 0).collect();
-            before.next() == Some(index_key.as_bytes())
-                && before.next().is_some()
-                && before.all(|p| now.contains(p))
+            let tree = (before.next() == Some(index_key.as_bytes()))
+                .then(|| before.next())
+                .flatten()
+                .map(|t| String::from_utf8_lossy(t).into_owned())?;
+            before.all(|p| now.contains(p)).then_some(tree)
         });
+    let fast = kept_tree.is_some();
+    // The kept index made the newest snapshot's work tree: every object
+    // it names is in the store (the snapshot's, copied in when it was
+    // written). Staged without the repository's objects, every object
+    // that changed since is written into the store too, where git would
+    // leave one the repository has where it is.
+    let closed = kept_tree.is_some_and(|t| last.is_some_and(|l| l.work_tree == t));
+    let staging = |c: &mut std::process::Command| {
+        if closed {
+            c.env_remove("GIT_ALTERNATE_OBJECT_DIRECTORIES");
+        }
+    };
     let work = if fast {
         let work = scratch.path().join("work");
         copy_index(&kept, &work)?;
@@ -342,19 +345,34 @@ pub(super) fn record_state(store: &Store, seen: &Seen, last: Option<&Parts>) -> 
                 // Paths as given (no pathspec magic); deleted files leave
                 // the index, and a file may replace a directory or the
                 // other way round.
-                run(
-                    store.work(Some(&work)).args([
-                        "update-index",
-                        "--add",
-                        "--remove",
-                        "--replace",
-                        "-z",
-                        "--stdin",
-                    ]),
-                    Some(&staged),
-                )?;
+                let mut add = store.work(Some(&work));
+                add.args([
+                    "update-index",
+                    "--add",
+                    "--remove",
+                    "--replace",
+                    "-z",
+                    "--stdin",
+                ]);
+                staging(&mut add);
+                run(&mut add, Some(&staged))?;
             }
-            let tree = text(&run(store.work(Some(&work)).args(["write-tree"]), None)?);
+            // Staged into the store alone, its tree is made by vouch (the
+            // trees git cached as they are, the others from the entries);
+            // otherwise, or where vouch leaves the index to git, by git.
+            let made = if closed {
+                objects::index_tree(&work, &objects, format).ok().flatten()
+            } else {
+                None
+            };
+            let tree = if let Some(tree) = made {
+                tree
+            } else {
+                let mut write = store.work(Some(&work));
+                write.arg("write-tree");
+                staging(&mut write);
+                text(&run(&mut write, None)?)
+            };
             // Kept for the next snapshot (same folder: a rename).
             std::fs::remove_file(&kept_list).ok();
             if index_key != "-" && std::fs::rename(&work, &kept).is_ok() {
@@ -381,7 +399,7 @@ pub(super) fn record_state(store: &Store, seen: &Seen, last: Option<&Parts>) -> 
         None => {}
     }
     let mut has_stash = false;
-    for line in ref_lines(store)?.lines() {
+    for line in String::from_utf8_lossy(&listing.finish()?).lines() {
         // The peeled fields are empty but for annotated tags.
         let mut parts = line.split(' ');
         let (Some(id), Some(name)) = (parts.next(), parts.next()) else {
@@ -424,7 +442,7 @@ pub(super) fn record_state(store: &Store, seen: &Seen, last: Option<&Parts>) -> 
         use sha2::Digest as _;
         crate::input::text::hex(&sha2::Sha256::digest(refs.as_bytes()))
     };
-    // The blobs not known already, in one process.
+    // The refs' blob, when it is the newest snapshot's.
     let refs_known = last
         .filter(|l| l.refs_key == refs_key && l.refs_blob != "-")
         .map(|l| l.refs_blob.clone());
@@ -435,60 +453,52 @@ pub(super) fn record_state(store: &Store, seen: &Seen, last: Option<&Parts>) -> 
         .iter()
         .filter_map(|(name, path)| std::fs::read(path).ok().map(|data| (name, data)))
         .collect();
-    let mut new: Vec<&[u8]> = Vec::new();
-    if refs_known.is_none() {
-        new.push(refs.as_bytes());
-    }
-    if let Ok(e) = &entries {
-        new.push(e);
-    }
-    new.extend(progress.iter().map(|(_, data)| data.as_slice()));
-    // The repository's config (its remotes), to make `.git` again from.
-    let config = std::fs::read(config_path(repo)).ok();
-    new.extend(config.as_deref());
-    let mut written = write_blobs(store, scratch.path(), &new)?.into_iter();
-    let mut next = || written.next().context("a blob was not written");
+    // The blobs not known already, and the snapshot's tree, written into
+    // the store by vouch itself.
+    let blob = |data: &[u8]| objects::write(&objects, format, "blob", data);
+    let refs_closed = refs_known.is_some();
     let refs_blob = match refs_known {
         Some(id) => id,
-        None => next()?,
+        None => blob(refs.as_bytes())?,
     };
     let entries = match entries {
         Err(id) => id,
-        Ok(_) => next()?,
+        Ok(e) => blob(&e)?,
     };
-    let mut listing = format!(
-        "100644 blob {refs_blob}\trefs\n100644 blob {entries}\tindex.entries\n040000 tree {work_tree}\tworktree\n"
-    );
+    let mut top = vec![
+        ("100644", "refs".to_owned(), refs_blob.clone()),
+        ("100644", "index.entries".to_owned(), entries.clone()),
+        ("40000", "worktree".to_owned(), work_tree.clone()),
+    ];
     if let Some(t) = &index_tree {
-        listing.push_str(&format!("040000 tree {t}\tindex\n"));
+        top.push(("40000", "index".to_owned(), t.clone()));
     }
     if !progress.is_empty() {
-        let mut info = String::new();
-        for (name, _) in &progress {
-            info.push_str(&format!("100644 {}\t{name}\n", next()?));
-        }
-        let progress_index = scratch.path().join("in-progress");
-        run(
-            store
-                .work(Some(&progress_index))
-                .args(["update-index", "--add", "--index-info"]),
-            Some(info.as_bytes()),
-        )?;
-        let tree = text(&run(
-            store.work(Some(&progress_index)).args(["write-tree"]),
-            None,
-        )?);
-        listing.push_str(&format!("040000 tree {tree}\tgitdir\n"));
+        let ids = progress
+            .iter()
+            .map(|(_, data)| blob(data))
+            .collect::<Result<Vec<String>>>()?;
+        let files: Vec<(&str, &str)> = progress
+            .iter()
+            .zip(&ids)
+            .map(|((name, _), id)| (name.as_str(), id.as_str()))
+            .collect();
+        let tree = objects::write_files(&objects, format, &files)?;
+        top.push(("40000", "gitdir".to_owned(), tree));
     }
-    if config.is_some() {
-        listing.push_str(&format!("100644 blob {}\tconfig\n", next()?));
+    // The repository's config (its remotes), to make `.git` again from.
+    if let Ok(config) = std::fs::read(config_path(repo)) {
+        top.push(("100644", "config".to_owned(), blob(&config)?));
     }
-    // `git mktree` checks that every object it names exists: a reused part
-    // whose snapshot was pruned and collected since fails here.
-    let tree = text(&run(
-        store.work(None).args(["mktree"]),
-        Some(listing.as_bytes()),
-    )?);
+    let listed: Vec<objects::Entry<'_>> = top
+        .iter()
+        .map(|(mode, name, id)| objects::Entry {
+            mode,
+            name: name.as_bytes(),
+            id,
+        })
+        .collect();
+    let tree = objects::write(&objects, format, "tree", &objects::tree(format, &listed)?)?;
     let tips = tips.into_iter().take(MAX_PARENTS).collect();
     Ok(State {
         tree,
@@ -501,7 +511,9 @@ pub(super) fn record_state(store: &Store, seen: &Seen, last: Option<&Parts>) -> 
             index_tree: index_tree.unwrap_or_else(|| "-".to_owned()),
             refs_key,
             refs_blob,
+            work_tree,
         },
+        closed: closed && refs_closed,
     })
 }
 
@@ -625,43 +637,41 @@ pub fn take(store: &Store, agent: &str, command: &str) -> Result<Option<Snapshot
     message.push('\n');
     message.push_str(SPARSE_LINE);
     message.push('\n');
-    let mut commit = store.work(None);
-    commit
-        .args(["commit-tree", &state.tree])
-        .env("GIT_AUTHOR_NAME", "vouch")
-        .env("GIT_AUTHOR_EMAIL", "vouch@localhost")
-        .env("GIT_COMMITTER_NAME", "vouch")
-        .env("GIT_COMMITTER_EMAIL", "vouch@localhost");
-    for tip in &state.tips {
-        commit.args(["-p", tip]);
-    }
-    commit.args(["-F", "-"]);
-    let id = text(&run(&mut commit, Some(message.as_bytes()))?);
-    // Everything it needs, in the store before its ref names it.
+    // The commit, written into the store by vouch itself (vouch as author
+    // and committer, no signature whatever the user's configuration).
+    let format = Format::of(store).context("the repository is gone")?;
+    let id = objects::write(
+        &store.dir.join("objects"),
+        format,
+        "commit",
+        &objects::commit(&state.tree, &state.tips, now.as_second(), &message),
+    )?;
+    // Everything it needs, in the store before its ref names it (nothing
+    // to copy when the state was written into the store alone).
     // The newest snapshot and its tree: what both hold is walked no
     // further (an untracked file unchanged since is not listed again).
-    let last_tree = format!("{}^{{tree}}", last.name);
-    let have: Vec<&str> = if last_exists {
-        vec![last.name.as_str(), last_tree.as_str()]
-    } else {
-        Vec::new()
-    };
-    store.keep(&[&id], &have)?;
+    if !state.closed {
+        let last_tree = format!("{}^{{tree}}", last.name);
+        let have: Vec<&str> = if last_exists {
+            vec![last.name.as_str(), last_tree.as_str()]
+        } else {
+            Vec::new()
+        };
+        store.keep(&[&id], &have)?;
+    }
     let prefix = store.prefix();
     let mut name = format!("{prefix}{stamp}");
     let mut n = 1;
     // Create only: two agents at once take turns for a name.
-    while run(
-        store
-            .own()
-            .args(["update-ref", "-m", "vouch: snapshot", &name, &id, ""]),
-        None,
-    )
-    .is_err()
-    {
+    loop {
+        let made = objects::create_ref(&store.dir, &name, &id);
+        if matches!(made, Ok(true)) {
+            break;
+        }
         n += 1;
         if n > 20 {
-            bail!("cannot write the snapshot ref `{name}`");
+            return Err(made.err().unwrap_or_else(|| anyhow::anyhow!("it exists")))
+                .with_context(|| format!("cannot write the snapshot ref `{name}`"));
         }
         name = format!("{prefix}{stamp}-{n}");
     }
@@ -724,6 +734,84 @@ pub(super) fn checked_path(store: &Store) -> PathBuf {
 /// did.
 pub fn checked(store: &Store, snapshot: &Snapshot) -> bool {
     std::fs::read_to_string(checked_path(store)).is_ok_and(|t| t.trim() == snapshot.name)
+}
+
+/// Whether the door has nothing to do after the snapshot `taken` (of the
+/// work tree of `store`) that needs the snapshots' listing: what the
+/// command before it did was said already by the agent's post-tool hook
+/// (the snapshot before `taken` is the one checked, so [`lost_before`]
+/// finds nothing to compare), and retention would let none go (at most
+/// `keep` snapshots, or every one past the newest `keep` taken within
+/// `days` of `now`, by the time its name holds, with an hour to spare).
+/// Read from the store's ref files (vouch's own store, always in the
+/// files format), without a process; `false` whenever they cannot be read
+/// so, and the listing decides.
+///
+/// [`lost_before`]: super::lost_before
+pub fn settled(
+    store: &Store,
+    taken: &Snapshot,
+    keep: usize,
+    days: u32,
+    now: jiff::Timestamp,
+) -> bool {
+    let Some(names) = names(store) else {
+        return false;
+    };
+    // No snapshot before: nothing to compare.
+    let said = names
+        .iter()
+        .find(|n| **n != taken.name)
+        .is_none_or(|previous| {
+            std::fs::read_to_string(checked_path(store)).is_ok_and(|t| t.trim() == previous)
+        });
+    let cutoff = now - jiff::SignedDuration::from_hours(24 * i64::from(days) - 1);
+    let young = |name: &String| {
+        let stamp = name.rsplit('/').next().unwrap_or(name);
+        let stamp = stamp.get(..15).unwrap_or_default();
+        jiff::civil::DateTime::strptime("%Y%m%dT%H%M%S", stamp)
+            .and_then(|t| t.to_zoned(jiff::tz::TimeZone::UTC))
+            .is_ok_and(|t| t.timestamp() >= cutoff)
+    };
+    said && names.iter().skip(keep).all(young)
+}
+
+/// The names of the snapshots of the work tree of `store`, newest first,
+/// as [`list`] names them, read from the store's loose refs and
+/// `packed-refs`; `None` when there is a folder among them, or they
+/// cannot be read.
+fn names(store: &Store) -> Option<Vec<String>> {
+    let prefix = store.prefix();
+    let mut names = BTreeSet::new();
+    match std::fs::read_dir(store.dir.join(&prefix)) {
+        Ok(entries) => {
+            for entry in entries {
+                let entry = entry.ok()?;
+                if !entry.file_type().ok()?.is_file() {
+                    return None;
+                }
+                let name = entry.file_name().into_string().ok()?;
+                // A ref being written (git's lock, or vouch's).
+                if Path::new(&name).extension().is_none_or(|e| e != "lock") {
+                    names.insert(format!("{prefix}{name}"));
+                }
+            }
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(_) => return None,
+    }
+    match std::fs::read_to_string(store.dir.join("packed-refs")) {
+        Ok(packed) => names.extend(
+            packed
+                .lines()
+                .filter_map(|l| l.split_once(' ').map(|(_, n)| n))
+                .filter(|n| n.starts_with(&prefix))
+                .map(str::to_owned),
+        ),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(_) => return None,
+    }
+    Some(names.into_iter().rev().collect())
 }
 
 /// Remembers that a post-tool hook said what the command after
@@ -945,5 +1033,66 @@ mod tests {
         let again = Last::read(&store);
         assert!(again.flags);
         assert_eq!(again.line(), last.line());
+    }
+
+    /// The listing is left out only when the names of the refs tell that
+    /// neither the loss before nor retention has anything to do.
+    #[test]
+    fn a_snapshot_is_settled_only_when_the_names_tell_so() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store {
+            dir: dir.path().to_owned(),
+            tree: "main".into(),
+            root: dir.path().to_owned(),
+            repo: None,
+        };
+        let refs = dir.path().join("refs/snapshots/main");
+        std::fs::create_dir_all(&refs).unwrap();
+        std::fs::create_dir_all(store.folder()).unwrap();
+        let now: jiff::Timestamp = "2026-11-28T12:00:00Z".parse().unwrap();
+        let taken = |name: &str| Snapshot {
+            name: format!("refs/snapshots/main/{name}"),
+            id: String::new(),
+            time: String::new(),
+            agent: "claude".into(),
+            command: String::new(),
+            not_copied: Vec::new(),
+            ignored_dirs: Vec::new(),
+            worktree: "main".into(),
+            state: String::new(),
+            in_progress_kept: true,
+            sparse_kept: true,
+        };
+        let new = taken("20261128T115900.000001Z");
+        std::fs::write(refs.join("20261128T115900.000001Z"), "1\n").unwrap();
+        // The first snapshot: nothing before it.
+        assert!(settled(&store, &new, 100, 14, now));
+        // One before, not checked by a post-tool hook: its loss is to be found.
+        std::fs::write(refs.join("20261128T115000.000001Z"), "1\n").unwrap();
+        std::fs::write(refs.join("20261128T115000.000001Z.lock"), "1\n").unwrap();
+        assert!(!settled(&store, &new, 100, 14, now));
+        std::fs::write(
+            checked_path(&store),
+            "refs/snapshots/main/20261128T115000.000001Z\n",
+        )
+        .unwrap();
+        assert!(settled(&store, &new, 100, 14, now));
+        // Past `keep`, an old one (packed) is retention's to let go.
+        std::fs::write(
+            dir.path().join("packed-refs"),
+            "# pack-refs with: peeled fully-peeled sorted\n1 refs/snapshots/main/20261101T000000.000001Z\n",
+        )
+        .unwrap();
+        assert_eq!(names(&store).unwrap().len(), 3);
+        assert!(settled(&store, &new, 3, 14, now));
+        assert!(!settled(&store, &new, 2, 14, now));
+        assert!(settled(&store, &new, 2, 30, now));
+        // A name that holds no time, or a folder: the listing decides.
+        std::fs::write(refs.join("someday"), "1\n").unwrap();
+        assert!(!settled(&store, &new, 2, 30, now));
+        std::fs::remove_file(refs.join("someday")).unwrap();
+        std::fs::create_dir(refs.join("20261128T115959.000001Z")).unwrap();
+        assert!(names(&store).is_none());
+        assert!(!settled(&store, &new, 100, 14, now));
     }
 }

@@ -1148,3 +1148,40 @@ fn an_intent_whose_file_is_gone_does_not_stop_an_undo() {
     env.vouch(&["undo"]).code(0);
     assert_eq!(env.rev(w, "refs/heads/feature"), feature);
 }
+
+/// A snapshot of a state whose index and refs the snapshot before it had
+/// too is staged into the store alone (issue 36 item 5): what changed
+/// since is written into the store, even content the repository holds
+/// already (here a blob nothing reaches, which no copy would take), so
+/// that it comes back once `.git` is gone.
+#[test]
+fn a_snapshot_after_another_keeps_its_own_copy_of_what_changed() {
+    let env = TestEnv::new();
+    busy(&env);
+    let w = &env.work;
+    let content = "only in the repository, reached by nothing\n";
+    let blob = std::process::Command::new("git")
+        .current_dir(w)
+        .args(["hash-object", "-w", "--stdin"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut c| {
+            use std::io::Write as _;
+            c.stdin.take().unwrap().write_all(content.as_bytes())?;
+            c.wait_with_output()
+        })
+        .unwrap();
+    assert!(blob.status.success());
+    agent_runs(&env, "echo one > one.txt");
+    // The same index and refs: the next snapshot starts from this one's.
+    fs::write(w.join("kept.txt"), content).unwrap();
+    fs::write(w.join("file1.txt"), "changed again\n").unwrap();
+    agent_runs(&env, "echo two > two.txt");
+    fs::remove_file(w.join("two.txt")).unwrap();
+    let before = state(&env);
+    fs::remove_dir_all(w.join(".git")).unwrap();
+    env.vouch(&["undo"]).code(0).stderr_has(".git made again");
+    assert_eq!(state(&env), before);
+    env.git(w, &["fsck", "--no-progress", "--connectivity-only"]);
+}
