@@ -68,7 +68,7 @@ impl Format {
 /// One already there as a loose object is left as it is.
 pub(super) fn write(objects: &Path, format: Format, kind: &str, data: &[u8]) -> Result<String> {
     let header = format!("{kind} {}\0", data.len());
-    let id = crate::text::hex(&format.digest(&[header.as_bytes(), data]));
+    let id = crate::input::text::hex(&format.digest(&[header.as_bytes(), data]));
     let (fan, rest) = id.split_at(2);
     let dir = objects.join(fan);
     let path = dir.join(rest);
@@ -387,7 +387,7 @@ fn cache_tree(
     *rest = &rest[line_end + 1..];
     if entries >= 0 {
         let id = rest.get(..hash)?;
-        cached.insert(folder.clone(), crate::text::hex(id));
+        cached.insert(folder.clone(), crate::input::text::hex(id));
         *rest = &rest[hash..];
     }
     for _ in 0..subtrees {
@@ -422,7 +422,7 @@ fn index_dir(
         match rest.iter().position(|b| *b == b'/') {
             // Its id as hex only here: most entries are in cached trees.
             None => {
-                listed.push((mode, rest, crate::text::hex(id)));
+                listed.push((mode, rest, crate::input::text::hex(id)));
                 i += 1;
             }
             Some(slash) => {
