@@ -5,7 +5,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// The units the cycle and purity checks count, besides each top-level
 /// folder as a whole: a folder's part that has a character of its own
@@ -138,9 +138,10 @@ fn module_of_path(path: &str) -> Option<String> {
     unit_of(&words)
 }
 
-fn graph() -> BTreeMap<String, BTreeSet<String>> {
+/// Every `.rs` file under `src/`: its path relative to `src/`, and its text.
+fn sources() -> Vec<(PathBuf, String)> {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let mut out = Vec::new();
     let mut stack = vec![src.clone()];
     while let Some(dir) = stack.pop() {
         for entry in fs::read_dir(&dir).unwrap() {
@@ -148,15 +149,23 @@ fn graph() -> BTreeMap<String, BTreeSet<String>> {
             if path.is_dir() {
                 stack.push(path);
             } else if path.extension().is_some_and(|e| e == "rs") {
-                let rel = path.strip_prefix(&src).unwrap();
-                let Some(module) = module_of(rel) else {
-                    continue;
-                };
-                let deps = dependencies(&fs::read_to_string(&path).unwrap());
-                let entry = graph.entry(module.clone()).or_default();
-                entry.extend(deps.into_iter().filter(|d| *d != module));
+                let text = fs::read_to_string(&path).unwrap();
+                out.push((path.strip_prefix(&src).unwrap().to_path_buf(), text));
             }
         }
+    }
+    out
+}
+
+fn graph() -> BTreeMap<String, BTreeSet<String>> {
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (rel, text) in sources() {
+        let Some(module) = module_of(&rel) else {
+            continue;
+        };
+        let deps = dependencies(&text);
+        let entry = graph.entry(module.clone()).or_default();
+        entry.extend(deps.into_iter().filter(|d| *d != module));
     }
     graph
 }
@@ -242,29 +251,16 @@ const PURE: &[&str] = &[
 /// names the file system, processes, git2 or the network in its code.
 #[test]
 fn the_pure_modules_name_no_outside_world() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut found = Vec::new();
-    let mut stack = vec![src.clone()];
-    while let Some(dir) = stack.pop() {
-        for entry in fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
-                continue;
-            }
-            let rel = path.strip_prefix(&src).unwrap();
-            if path.extension().is_none_or(|e| e != "rs")
-                || module_of(rel).is_none_or(|unit| !PURE.contains(&unit.as_str()))
-            {
-                continue;
-            }
-            let text = fs::read_to_string(&path).unwrap();
-            let code = text.split("#[cfg(test)]").next().unwrap_or_default();
-            for line in code.lines().filter(|l| !l.trim_start().starts_with("//")) {
-                for outside in ["std::fs", "std::process", "git2::", "ureq::", "std::net"] {
-                    if line.contains(outside) {
-                        found.push(format!("`src/{}` names `{outside}`", rel.display()));
-                    }
+    for (rel, text) in sources() {
+        if module_of(&rel).is_none_or(|unit| !PURE.contains(&unit.as_str())) {
+            continue;
+        }
+        let code = text.split("#[cfg(test)]").next().unwrap_or_default();
+        for line in code.lines().filter(|l| !l.trim_start().starts_with("//")) {
+            for outside in ["std::fs", "std::process", "git2::", "ureq::", "std::net"] {
+                if line.contains(outside) {
+                    found.push(format!("`src/{}` names `{outside}`", rel.display()));
                 }
             }
         }
@@ -356,38 +352,26 @@ fn every_folder_and_file_has_a_stage_and_no_stage_imports_one_above_it() {
     );
     // Every import of every file goes down, or stays in its stage.
     let mut up = Vec::new();
-    let mut stack = vec![src.clone()];
-    while let Some(dir) = stack.pop() {
-        for entry in fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
+    for (rel, text) in sources() {
+        let top = rel.iter().next().unwrap().to_string_lossy();
+        let top = top.trim_end_matches(".rs");
+        if matches!(top, "lib" | "main") {
+            continue;
+        }
+        let (from, from_name) = stage_of(top).unwrap();
+        for path in crate_paths(&text) {
+            let head = head_of(&path);
+            let target = head.split("::").next().unwrap_or_default();
+            let Some((to, to_name)) = stage_of(target) else {
+                continue;
+            };
+            if to <= from {
                 continue;
             }
-            if path.extension().is_none_or(|e| e != "rs") {
-                continue;
-            }
-            let rel = path.strip_prefix(&src).unwrap();
-            let top = rel.iter().next().unwrap().to_string_lossy();
-            let top = top.trim_end_matches(".rs");
-            if matches!(top, "lib" | "main") {
-                continue;
-            }
-            let (from, from_name) = stage_of(top).unwrap();
-            for path in crate_paths(&fs::read_to_string(src.join(rel)).unwrap()) {
-                let head = head_of(&path);
-                let target = head.split("::").next().unwrap_or_default();
-                let Some((to, to_name)) = stage_of(target) else {
-                    continue;
-                };
-                if to <= from {
-                    continue;
-                }
-                up.push(format!(
-                    "`src/{}` imports `crate::{head}`: {top} ({from_name}) -> {target} ({to_name}) is an arrow up",
-                    rel.display()
-                ));
-            }
+            up.push(format!(
+                "`src/{}` imports `crate::{head}`: {top} ({from_name}) -> {target} ({to_name}) is an arrow up",
+                rel.display()
+            ));
         }
     }
     up.sort();
