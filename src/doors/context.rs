@@ -230,7 +230,7 @@ impl Ctx {
         repo_root: Option<&Path>,
         files: &mut Vec<(PathBuf, Result<Option<ConfigFile>, ConfigError>)>,
     ) -> Config {
-        let mut read_optional = |path: &Path| {
+        let mut read_once = |path: &Path| {
             if let Some((_, read)) = files.iter().find(|(p, _)| p == path) {
                 return read.clone();
             }
@@ -249,14 +249,14 @@ impl Ctx {
         });
         // No path: no home directory, so no user config to read.
         let user = user_path.as_ref().and_then(|path| {
-            read_optional(path).unwrap_or_else(|e| {
+            read_once(path).unwrap_or_else(|e| {
                 unusable.push((e, Source::User));
                 None
             })
         });
         let repo = repo_root.and_then(|root| {
             let path = root.join(REPO_CONFIG);
-            match read_optional(&path) {
+            match read_once(&path) {
                 Ok(file) => file.map(|file| {
                     let trusted = dirs.as_ref().is_some_and(|d| d.is_trusted(root));
                     (file, trusted)
