@@ -1014,15 +1014,20 @@ pub fn expired(all: &[Snapshot], keep: usize, days: u32, now: jiff::Timestamp) -
 mod tests {
     use super::*;
 
+    /// A store of the work tree `main` in `dir`, with no repository.
+    fn bare_store(dir: &Path) -> Store {
+        Store {
+            dir: dir.to_owned(),
+            tree: "main".into(),
+            root: dir.to_owned(),
+            repo: None,
+        }
+    }
+
     #[test]
     fn parts_an_earlier_version_remembered_are_not_reused() {
         let dir = tempfile::tempdir().unwrap();
-        let store = Store {
-            dir: dir.path().to_owned(),
-            tree: "main".into(),
-            root: dir.path().to_owned(),
-            repo: None,
-        };
+        let store = bare_store(dir.path());
         std::fs::create_dir_all(store.folder()).unwrap();
         let old = "refs/snapshots/main/1 print key entries tree refs blob\n";
         std::fs::write(last_path(&store), old).unwrap();
@@ -1040,12 +1045,7 @@ mod tests {
     #[test]
     fn a_snapshot_is_settled_only_when_the_names_tell_so() {
         let dir = tempfile::tempdir().unwrap();
-        let store = Store {
-            dir: dir.path().to_owned(),
-            tree: "main".into(),
-            root: dir.path().to_owned(),
-            repo: None,
-        };
+        let store = bare_store(dir.path());
         let refs = dir.path().join("refs/snapshots/main");
         std::fs::create_dir_all(&refs).unwrap();
         std::fs::create_dir_all(store.folder()).unwrap();
