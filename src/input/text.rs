@@ -34,6 +34,18 @@ pub fn hex(bytes: &[u8]) -> String {
         })
 }
 
+/// The bytes of the hex `text` ([`hex`] read back); `None` when it is not
+/// hex of whole bytes.
+pub fn unhex(text: &str) -> Option<Vec<u8>> {
+    if !text.len().is_multiple_of(2) {
+        return None;
+    }
+    (0..text.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok())
+        .collect()
+}
+
 /// True for a name that holds a credential: an environment variable
 /// (`PGPASSWORD`, `GITHUB_TOKEN`, `AWS_SECRET_ACCESS_KEY`, `MYSQL_PWD`), a
 /// flag (`--password`, `--api-key`) or a header (`X-Api-Key`). Judged by
@@ -356,6 +368,16 @@ pub fn redact_text(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hex_reads_back() {
+        let bytes = [0x00, 0x7f, 0xab, 0xff];
+        assert_eq!(unhex(&hex(&bytes)).as_deref(), Some(&bytes[..]));
+        assert_eq!(unhex("AbCd"), Some(vec![0xab, 0xcd]));
+        assert_eq!(unhex("abc"), None);
+        assert_eq!(unhex("zz"), None);
+        assert_eq!(unhex("é1"), None);
+    }
 
     /// Issue 26 item 12: text outside ASCII next to a `word:` (a commit
     /// subject, an `echo`) is redacted, never a panic.

@@ -131,7 +131,7 @@ pub(super) fn tree(format: Format, entries: &[Entry<'_>]) -> Result<Vec<u8>> {
                 String::from_utf8_lossy(e.name)
             );
         }
-        let raw = unhex(e.id)
+        let raw = crate::input::text::unhex(e.id)
             .filter(|_| e.id.len() == format.hex_len())
             .with_context(|| format!("`{}` is not an object id", e.id))?;
         out.extend_from_slice(e.mode.as_bytes());
@@ -141,16 +141,6 @@ pub(super) fn tree(format: Format, entries: &[Entry<'_>]) -> Result<Vec<u8>> {
         out.extend_from_slice(&raw);
     }
     Ok(out)
-}
-
-fn unhex(id: &str) -> Option<Vec<u8>> {
-    if !id.len().is_multiple_of(2) {
-        return None;
-    }
-    (0..id.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(id.get(i..i + 2)?, 16).ok())
-        .collect()
 }
 
 /// Writes the trees that hold the blobs `files` (`(path, id)`, paths of
