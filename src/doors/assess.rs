@@ -169,3 +169,38 @@ fn measure(facts: &Facts, m: &Match, cwd: &Path, repo: &LazyRepo) -> CommandFact
     };
     git::command_facts(repo, facts, &m.command)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What an approval binds is read from the parse the line was judged
+    /// with, unless that parse read a script the line runs: its git
+    /// commands are the script's, not the line's as typed.
+    #[test]
+    fn the_git_commands_of_a_line_come_from_its_parse_unless_it_read_a_script() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("x.sh"), "git reset --hard\n").unwrap();
+        let repo = LazyRepo::new(dir.path());
+        let config = Config::default();
+        let plain = assess(&config, "git status && git log -1", dir.path(), &repo).unwrap();
+        assert_eq!(
+            plain.runs.git,
+            Some(vec![
+                vec!["status".to_owned()],
+                vec!["log".to_owned(), "-1".to_owned()]
+            ])
+        );
+        let script = assess(&config, "sh x.sh && git status", dir.path(), &repo).unwrap();
+        assert!(
+            script
+                .assessment
+                .refs
+                .iter()
+                .any(|r| r.reason.contains("reset")),
+            "the script was read: {:?}",
+            script.assessment.refs
+        );
+        assert_eq!(script.runs.git, None);
+    }
+}
