@@ -540,7 +540,24 @@ impl Operation {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
+
+    /// What a `git reset --hard` that discards one file measured: the
+    /// runner's tests use it too.
+    pub(crate) fn reset_hard_facts() -> Vec<StepFacts> {
+        vec![StepFacts {
+            step: "git reset --hard".into(),
+            measured: Some(CommandFacts::Worktree {
+                loss: WorktreeLoss {
+                    what: Discarded::TrackedChanges,
+                    files: 1,
+                    sample: vec!["notes.txt".into()],
+                },
+                moves: None,
+            }),
+            note: Some("would discard 1 file(s)".into()),
+        }]
+    }
     use super::*;
     use crate::classify::facts::{Discarded, WorktreeLoss};
     use crate::classify::{RefRisk, Rule};
@@ -614,18 +631,7 @@ mod tests {
                     command: "git reset --hard".into(),
                     cwd: "/r".into(),
                     assessment: assessment(Tier::Critical),
-                    facts: vec![StepFacts {
-                        step: "git reset --hard".into(),
-                        measured: Some(CommandFacts::Worktree {
-                            loss: WorktreeLoss {
-                                what: Discarded::TrackedChanges,
-                                files: 1,
-                                sample: vec!["notes.txt".into()],
-                            },
-                            moves: None,
-                        }),
-                        note: Some("would discard 1 file(s)".into()),
-                    }],
+                    facts: reset_hard_facts(),
                     root: Some("/r".into()),
                     branch: Some("main".into()),
                     runs: crate::classify::Runs::default(),

@@ -719,8 +719,8 @@ mod tests {
 
     use super::*;
     use crate::audit::Would;
-    use crate::classify::facts::{CommandFacts, Discarded, WorktreeLoss};
-    use crate::classify::operation::{Assessed, StepFacts};
+
+    use crate::classify::operation::Assessed;
     use crate::classify::vocab::{Assessment, RefRisk, Rule, Tier};
     use crate::platform::env::MapEnv;
 
@@ -780,18 +780,7 @@ mod tests {
                     }],
                     push: Vec::new(),
                 },
-                facts: vec![StepFacts {
-                    step: "git reset --hard".into(),
-                    measured: Some(CommandFacts::Worktree {
-                        loss: WorktreeLoss {
-                            what: Discarded::TrackedChanges,
-                            files: 1,
-                            sample: vec!["notes.txt".into()],
-                        },
-                        moves: None,
-                    }),
-                    note: Some("would discard 1 file(s)".into()),
-                }],
+                facts: crate::classify::operation::tests::reset_hard_facts(),
                 root: Some(dir.to_path_buf()),
                 branch: Some("main".into()),
                 runs: crate::classify::Runs::default(),
