@@ -719,7 +719,6 @@ mod tests {
 
     use super::*;
     use crate::audit::Would;
-
     use crate::classify::operation::Assessed;
     use crate::classify::vocab::{Assessment, RefRisk, Rule, Tier};
     use crate::platform::env::MapEnv;
