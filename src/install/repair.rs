@@ -23,7 +23,7 @@ use crate::measure::git;
 /// not, so no operation is judged (asked, logged) twice. False for the
 /// config-defined run itself, and whenever it cannot be told (judged twice
 /// rather than not at all).
-pub fn judged_by_config_hook(cwd: &Path, hook: &str, hook_dir: Option<&Path>) -> bool {
+fn judged_by_config_hook(cwd: &Path, hook: &str, hook_dir: Option<&Path>) -> bool {
     // The hooks directory is usually `<git dir>/hooks`: no git to ask.
     let common = match hook_dir.and_then(Path::parent) {
         Some(parent) if parent.join("objects").is_dir() => parent.to_path_buf(),
@@ -57,7 +57,7 @@ pub fn judged_by_config_hook(cwd: &Path, hook: &str, hook_dir: Option<&Path>) ->
 
 /// Whether another run of vouch judges this operation of `hook`, so this
 /// one does not: git runs vouch from its config too
-/// ([`judged_by_config_hook`]), or lefthook runs this one from
+/// (`judged_by_config_hook`), or lefthook runs this one from
 /// `lefthook-local.yml` under vouch's own hook in front of lefthook's, which
 /// proves it (`VOUCH_FRONT`, a marker as `VOUCH_NESTED` is).
 /// `front` is `VOUCH_FRONT`'s value, `state` vouch's state directory.

@@ -40,7 +40,7 @@ pub fn add(what: Count) {
 }
 
 /// How many of `what` this process counted (0 in a release build).
-pub fn get(what: Count) -> usize {
+fn get(what: Count) -> usize {
     #[cfg(debug_assertions)]
     return COUNTS[what as usize].load(Ordering::Relaxed);
     #[cfg(not(debug_assertions))]
