@@ -7,7 +7,12 @@
 //! - the built-in defaults (`src/classify/config/defaults.toml`: protected branches,
 //!   release tags, the tier of every rule, the pre-commit rules) become Rust
 //!   constants (`defaults.rs`): a hook pays nothing to read them, and a
-//!   misspelt rule or tier fails the build.
+//!   misspelt rule or tier fails the build;
+//! - the hook gate (`hooks/gate.rs`) is compiled on its own, a small
+//!   program `git vouch install` writes as each hook file
+//!   (`src/install/gate.rs`), linked statically where the C library allows
+//!   it. A gate that cannot be built leaves hooks as `sh` scripts, said as a
+//!   warning: the build never fails for it.
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -20,6 +25,85 @@ fn main() {
     let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
     rules(&out);
     defaults(&out);
+    gate(&out);
+}
+
+/// Compiles `hooks/gate.rs` into `OUT_DIR/gate` with the compiler and
+/// linker cargo uses for this target: static and at a fixed address where
+/// the target can (Linux: the C library's static archive), else as the
+/// target links by default; an empty file when neither builds.
+#[expect(
+    clippy::disallowed_methods,
+    reason = "a build script has no `Env`; cargo hands it RUSTC, TARGET and the linker"
+)]
+fn gate(out: &std::path::Path) {
+    let source = "hooks/gate.rs";
+    println!("cargo::rerun-if-changed={source}");
+    println!("cargo::rerun-if-env-changed=RUSTC_LINKER");
+    let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
+    let target = std::env::var("TARGET").expect("cargo sets TARGET");
+    let program = out.join("gate");
+    let compile = |extra: &[&str]| {
+        let mut cmd = std::process::Command::new(&rustc);
+        cmd.args([
+            "--edition",
+            "2024",
+            "--crate-type",
+            "bin",
+            "--crate-name",
+            "vouch_gate",
+        ])
+        .args([
+            "--target",
+            &target,
+            "-C",
+            "opt-level=s",
+            "-C",
+            "panic=abort",
+        ])
+        .args(["-C", "lto", "-C", "codegen-units=1", "-C", "strip=symbols"])
+        .args(["-D", "unsafe_code"])
+        .args(extra)
+        .arg("-o")
+        .arg(&program)
+        .arg(source);
+        if let Some(linker) = std::env::var_os("RUSTC_LINKER") {
+            cmd.arg("-C")
+                .arg(format!("linker={}", linker.to_string_lossy()));
+        }
+        cmd.output()
+    };
+    let statically = [
+        "-C",
+        "target-feature=+crt-static",
+        "-C",
+        "relocation-model=static",
+    ];
+    // The portable build (`--cfg vouch_portable`) links the gate as the
+    // target links any program, as a system without a static C library
+    // gets it: the code other systems run, tested and measured here.
+    let portable = std::env::var_os("CARGO_CFG_VOUCH_PORTABLE").is_some();
+    let tries: &[&[&str]] = if target.contains("-linux-") && !portable {
+        &[&statically, &[]]
+    } else {
+        &[&[]]
+    };
+    let mut said = String::new();
+    for extra in tries {
+        match compile(extra) {
+            Ok(o) if o.status.success() => return,
+            Ok(o) => said = String::from_utf8_lossy(&o.stderr).into_owned(),
+            Err(e) => said = e.to_string(),
+        }
+    }
+    let first = said
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("no output");
+    println!(
+        "cargo::warning=the hook gate (hooks/gate.rs) did not build ({first}): hooks will be `sh` scripts"
+    );
+    std::fs::write(&program, b"").expect("OUT_DIR is writable");
 }
 
 fn read_toml(source: &str) -> toml::Value {

@@ -61,14 +61,6 @@ echo "installed $bin (run it as \`git vouch\`)"
 # beside cargo's bin directory (~/.cargo/share/man/man1), where `man` looks
 # for each directory on PATH; it says when `man` does not find it.
 "$bin" man --install || echo "note: the manual page was not installed: \`git vouch -h\` prints the help"
-# vouch-hook, the pre-push hook's separate fast program until this version,
-# is folded into git-vouch: an old one goes (the copies of it that earlier
-# installs wrote as pre-push hooks hand their pushes to git-vouch, which
-# writes each hook again at its next push).
-fast="$(dirname "$bin")/vouch-hook"
-if [ -f "$fast" ] && grep -q vouch-hook-bake "$fast" 2>/dev/null; then
-  rm -f "$fast" && echo "removed $fast, which git-vouch now replaces"
-fi
 # The old name, for hooks and agent settings written before the rename:
 # they call `.../bin/vouch` (or `vouch` on PATH). When that is an older vouch
 # (its binary carries vouch's hook marker), it becomes a link to git-vouch,

@@ -50,7 +50,7 @@ fn run() -> ExitCode {
         Quick::Judge(input, configs) => (Some(input), configs),
         Quick::Parse => (None, vouch::doors::context::Configs::default()),
     };
-    // A hook started under its own name (the launcher, a link) is read
+    // A hook started under its own name (the gate, a link) is read
     // without building the whole command-line parser.
     let cli = match vouch::commands::cli::hook_cli(&args) {
         Some(cli) => cli,

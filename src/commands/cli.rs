@@ -557,7 +557,7 @@ pub enum HookCommand {
     PreReceive(PreReceiveArgs),
 }
 
-/// The command line of a binary started as a hook (by the launcher or a
+/// The command line of a binary started as a hook (by the gate or a
 /// link), built without clap: git passes each hook fixed arguments, and
 /// building the whole command-line parser cost a tenth of a pre-commit
 /// hook. `None` when the arguments are not what git passes (or not

@@ -23,7 +23,7 @@ use crate::measure::git::{Loose, Repo};
 use crate::{doors::exit::ExitStatus, interact::ui, measure::parent};
 
 /// The fast path of git-vouch started as the `pre-push` hook (by the
-/// launcher, a script's `exec`, or a link): a push the door would allow at
+/// gate, a script's `exec`, or a link): a push the door would allow at
 /// once and silently ([`AtOnce`]) is answered before the command line is
 /// parsed or anything else starts; any other push is judged by the whole
 /// door with the lines read here ([`super::reftx::Quick::Judge`]).
@@ -39,15 +39,6 @@ pub fn quick(args: &[std::ffi::OsString]) -> super::reftx::Quick {
         return Quick::Parse;
     };
     let ctx = Ctx::new(Box::new(crate::platform::env::ProcessEnv), cwd, None);
-    // An old copy of `vouch-hook` handing over: the whole door writes the
-    // hook again.
-    if ctx
-        .env
-        .var_os(crate::platform::env::vars::VOUCH_HOOK_STALE)
-        .is_some()
-    {
-        return Quick::Parse;
-    }
     // What the answer needs besides the lines is read first: git writes
     // them once it has seen the hook start.
     let Some(at_once) = AtOnce::prepare(&ctx, hook_dir, remote) else {
@@ -93,17 +84,6 @@ struct PrePush<'a> {
 
 /// Runs the pre-push hook.
 pub fn pre_push(ctx: &Ctx, args: &PrePushArgs) -> Result<ExitStatus> {
-    // Handed over by a copy of `vouch-hook` an earlier vouch wrote.
-    if let Some(dir) = &args.hook_dir
-        && ctx
-            .env
-            .var_os(crate::platform::env::vars::VOUCH_HOOK_STALE)
-            .is_some()
-    {
-        crate::install::repair::refresh_old_copy(dir, ctx.env.var_os("PATH").as_deref(), || {
-            ctx.config(Some(&ctx.cwd)).strict
-        });
-    }
     super::drive(
         ctx,
         &mut PrePush {

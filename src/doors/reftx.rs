@@ -33,8 +33,8 @@ use crate::{doors::exit::ExitStatus, interact::ui, measure::parent};
 /// The hook's name.
 pub const HOOK: &str = "reference-transaction";
 
-/// What the reference-transaction hook (linked, or started by its launcher,
-/// whose gate already passed most of what this passes) decides before its
+/// What the reference-transaction hook (linked, or started by its gate,
+/// which already passed most of what this passes) decides before its
 /// command line is parsed.
 pub enum Quick {
     /// Nothing to judge: exit 0 at once.

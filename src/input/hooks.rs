@@ -420,9 +420,9 @@ impl RefUpdate {
 /// The refs whose history vouch guards locally: branches, tags (a name
 /// ending in `/` is a prefix), the stash and vouch's own rescue refs
 /// (deleted with plain git, they are judged like a branch; only `git vouch
-/// rescue prune`, at a terminal, removes them without a question). The reference-transaction
-/// gate (`install/gate.s`) starts vouch for a line holding the first 8
-/// bytes of any of them; a test derives its constants from this table.
+/// rescue prune`, at a terminal, removes them without a question). The
+/// reference-transaction gate (`hooks/gate.rs`) starts vouch for a
+/// `prepared` input naming any of them; a test runs it on each.
 pub const GUARDED_REFS: [&str; 4] = ["refs/heads/", "refs/tags/", "refs/stash", "refs/vouch/"];
 
 /// True for the refs whose history vouch guards locally ([`GUARDED_REFS`]).

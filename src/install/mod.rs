@@ -5,14 +5,12 @@
 //! changes nothing; uninstalling puts the foreign hook back byte for byte
 //! (a rename, so content, mode and symlinks are kept).
 //!
-//! Beside it: [`launcher`] (the compiled hook launcher, and the
-//! reference-transaction gate assembled from `gate.s`), [`managers`] (the
-//! hook managers vouch lives beside) and [`baked`] (copies of `vouch-hook`
-//! an earlier vouch wrote).
+//! Beside it: [`gate`] (the program written as each hook file, which
+//! answers most reference-transaction calls itself) and [`managers`] (the
+//! hook managers vouch lives beside).
 
 pub mod agent;
-pub mod baked;
-pub mod launcher;
+pub mod gate;
 pub mod managers;
 pub mod reach;
 pub mod repair;
@@ -136,14 +134,15 @@ pub fn render(hook: &str, bin: &Path, strict: bool) -> Result<Vec<u8>> {
     Ok(out)
 }
 
-/// Whether `path` (followed if it is a link) is a vouch hook script: its
-/// marker line is among the first lines.
+/// Whether `path` (followed if it is a link) is a vouch hook: a script
+/// whose marker line is among the first lines, or a gate carrying one.
 pub fn is_ours(path: &Path) -> bool {
     let mut head = [0u8; 512];
     let n = fs::File::open(path)
         .and_then(|mut f| read_up_to(&mut f, &mut head))
         .unwrap_or(0);
     has_marker_line(&head[..n])
+        || gate::read_file(path).is_some_and(|(script, _)| has_marker_line(&script))
 }
 
 fn has_marker_line(head: &[u8]) -> bool {
@@ -180,22 +179,32 @@ pub fn is_vouch_file(path: &Path) -> bool {
     };
     let mut head = [0u8; 512];
     let n = read_up_to(&mut f, &mut head).unwrap_or(0);
-    if has_marker_line(&head[..n]) {
+    if has_marker_line(&head[..n]) || gate::read_file(path).is_some() {
         return true;
     }
-    if !head[..n].starts_with(b"\x7fELF") {
+    if !is_program(&head[..n]) {
         return false;
     }
     fs::read(path).is_ok_and(|bytes| is_vouch_program(&bytes))
 }
 
+/// Whether a file starting with `head` is a compiled program (ELF, or
+/// Mach-O in any of its forms).
+fn is_program(head: &[u8]) -> bool {
+    head.starts_with(b"\x7fELF")
+        || [
+            [0xcf, 0xfa, 0xed, 0xfe],
+            [0xfe, 0xed, 0xfa, 0xcf],
+            [0xca, 0xfe, 0xba, 0xbe],
+        ]
+        .iter()
+        .any(|magic| head.starts_with(magic))
+}
+
 /// Whether `bytes` are a vouch program: every vouch binary carries the hook
-/// template, marker and all, and a copy of `vouch-hook` an earlier vouch
-/// wrote the mark of its baked region ([`crate::install::baked`]).
+/// template, marker and all.
 fn is_vouch_program(bytes: &[u8]) -> bool {
-    bytes.starts_with(b"\x7fELF")
-        && (memchr::memmem::find(bytes, MARKER.as_bytes()).is_some()
-            || memchr::memmem::find(bytes, crate::install::baked::MAGIC).is_some())
+    is_program(bytes) && memchr::memmem::find(bytes, MARKER.as_bytes()).is_some()
 }
 
 /// Whether a link at `path` pointing at `target` points at a vouch binary
@@ -231,10 +240,6 @@ pub enum HookState {
         chained: bool,
         /// The hook is a link to the binary itself (`--direct`), not a script.
         direct: bool,
-        /// The hook is a copy of `vouch-hook` an earlier vouch wrote
-        /// ([`crate::install::baked`]): it hands every push to the vouch binary once
-        /// an upgrade removed `vouch-hook`, and is written again.
-        stale: bool,
     },
     /// Someone else's hook.
     Foreign,
@@ -282,37 +287,33 @@ pub fn state(dir: &Path, hook: &str) -> HookState {
                 bin: Some(target),
                 chained,
                 direct: true,
-                stale: false,
             }
         } else if is_ours(&path) {
             HookState::Ours {
                 bin: fs::read(&path).ok().and_then(|t| baked_bin(&t)),
                 chained,
                 direct: false,
-                stale: false,
             }
         } else {
             HookState::Foreign
         };
     }
-    // One read tells every other form: vouch's script or launcher (its
-    // marker among the first lines), a copy of `vouch-hook` (its baked
-    // region), a copy of a vouch binary (which calls itself).
+    // One read tells every other form: vouch's script (its marker among
+    // the first lines), a gate (the script in its tail), a copy of a vouch
+    // binary (which calls itself).
     let bytes = fs::read(&path).unwrap_or_default();
     if has_marker_line(&bytes[..bytes.len().min(512)]) {
         return HookState::Ours {
             bin: baked_bin(&bytes),
             chained,
             direct: false,
-            stale: false,
         };
     }
-    if let Some(copy) = crate::install::baked::find(&bytes) {
+    if let Some(carried) = gate::read(&bytes) {
         return HookState::Ours {
-            bin: Some(copy.bin.to_path_buf()),
+            bin: Some(carried.bin.to_path_buf()),
             chained,
             direct: false,
-            stale: true,
         };
     }
     if is_vouch_program(&bytes) {
@@ -320,20 +321,19 @@ pub fn state(dir: &Path, hook: &str) -> HookState {
             bin: Some(path),
             chained,
             direct: true,
-            stale: false,
         };
     }
     HookState::Foreign
 }
 
-/// What a hook file is: vouch's script (or the launcher that carries it),
-/// or a link to the vouch binary.
+/// What a hook file is: vouch's script (or the gate that carries it), or
+/// a link to the vouch binary.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Form {
-    /// The file's bytes: on x86-64 Linux the compiled launcher
-    /// ([`crate::install::launcher`]: one `execve` of the binary, the `sh` script
-    /// when that fails), elsewhere the `sh` script from `hooks/`; each with
-    /// the binary path and strictness baked in.
+    /// The file's bytes: the gate ([`gate`]: it starts the binary, or runs
+    /// the `sh` script when that cannot start) where this build has one,
+    /// else the `sh` script from `hooks/`; each with the binary path and
+    /// strictness baked in.
     Script(Vec<u8>),
     /// A symbolic link to the binary, which dispatches on its name: no shell
     /// to start, but a missing binary makes git skip the hook silently.
@@ -341,14 +341,12 @@ pub enum Form {
 }
 
 impl Form {
-    /// The form for `hook`: a link when `direct`, else the launcher where
-    /// it runs (for [`REF_TX`] with its gate, which passes what vouch
-    /// would pass without starting it), else the rendered script,
-    /// [`REF_TX`] too: where no launcher runs (macOS, ARM, the
-    /// portable build) every hook file is text, at the cost of a shell in
-    /// front of each ref update. `text_only` asks for the script: hook
-    /// managers read the hook they find as text (prek's `install` fails on
-    /// a binary one).
+    /// The form for `hook`: a link when `direct`, else the gate (for
+    /// [`REF_TX`] gated: it passes most of what vouch would pass without
+    /// starting it), else the rendered script, where this build has no
+    /// gate, at the cost of a shell in front of each hook run. `text_only`
+    /// asks for the script: hook managers read the hook they find as text
+    /// (prek's `install` fails on a binary one).
     pub fn for_hook(
         hook: &str,
         bin: &Path,
@@ -356,27 +354,19 @@ impl Form {
         direct: bool,
         text_only: bool,
     ) -> Result<Self> {
-        let what = known(hook)?;
         if direct {
             return Ok(Self::Link(bin.to_path_buf()));
         }
         let gated = hook == REF_TX;
         // A ref update is never refused because vouch is gone, strict or not
-        // (every later git command would fail): the gated launcher's script
-        // warns and lets it through.
+        // (every later git command would fail): the gate's script warns and
+        // lets it through.
         let strict = strict && !gated;
         let script = render(hook, bin, strict)?;
-        let targets = crate::install::launcher::Targets {
-            bin,
-            script: &script,
-        };
-        let launcher = (crate::platform::COMPILED_HOOKS && !text_only)
-            .then(|| crate::install::launcher::build(&targets, strict, what, gated))
+        let program = (!text_only)
+            .then(|| gate::build(bin, &script, strict, gated))
             .flatten();
-        Ok(match launcher {
-            Some(launcher) => Self::Script(launcher),
-            None => Self::Script(script),
-        })
+        Ok(Self::Script(program.unwrap_or(script)))
     }
 
     fn is_at(&self, path: &Path) -> bool {
@@ -595,7 +585,7 @@ pub(crate) fn hook_of_file(file: &str) -> Option<&'static str> {
 /// linked to vouch) into `git vouch hook pre-push --hook-dir <dir> -- <args>`.
 /// Any other argv is returned as it is.
 /// A hook's command line as git-vouch receives it, in either shape: run
-/// by the hook's own path (the launcher, a link: `.git/hooks/NAME ARGS`) or
+/// by the hook's own path (the gate, a link: `.git/hooks/NAME ARGS`) or
 /// by the script (`git-vouch hook NAME --hook-dir DIR -- ARGS`): the hook's
 /// name, its directory, and git's arguments. `None` for anything else.
 pub fn hook_call(args: &[OsString]) -> Option<(&str, &Path, &[OsString])> {
@@ -741,7 +731,6 @@ mod tests {
                 bin: Some(PathBuf::from("/usr/local/bin/vouch")),
                 chained: true,
                 direct: false,
-                stale: false,
             }
         );
         uninstall_hook(dir.path(), "pre-push").unwrap();

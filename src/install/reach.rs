@@ -169,7 +169,6 @@ fn hook_reach(dir: &Path, hook: &str, state: &HookState) -> (String, bool) {
             bin,
             chained,
             direct,
-            stale,
         } => {
             let bin = bin.clone().unwrap_or_default();
             let found = match (bin.is_file(), *direct) {
@@ -186,18 +185,8 @@ fn hook_reach(dir: &Path, hook: &str, state: &HookState) -> (String, bool) {
                 (true, None) => format!("; chains `{hook}.local`"),
                 (false, _) => String::new(),
             };
-            let older = if *stale {
-                format!(
-                    "; a copy of `vouch-hook` an earlier vouch wrote (3.4 MB): the next push writes it again (`{p} install` does now)"
-                )
-            } else {
-                String::new()
-            };
             (
-                format!(
-                    "installed, calls `{}`{found}{chained}{older}",
-                    bin.display()
-                ),
+                format!("installed, calls `{}`{found}{chained}", bin.display()),
                 bin.is_file() || !*direct,
             )
         }

@@ -2,8 +2,7 @@
 //! another run of vouch judges a hook's operation (git's config-defined
 //! hook, lefthook's local config), and putting vouch back in front of a
 //! hook a manager's reinstall took ([`displaced`], [`put_back`],
-//! [`mend_moved`]), or a pre-push hook an earlier vouch wrote
-//! ([`refresh_old_copy`]). The doors run these on their routine calls;
+//! [`mend_moved`]). The doors run these on their routine calls;
 //! `git vouch install` mends with the same code.
 
 use std::ffi::OsStr;
@@ -137,38 +136,6 @@ pub fn put_back(dir: &Path, path: Option<&OsStr>, strict: impl FnOnce() -> bool)
                 install::known(&hook).unwrap_or("operation"),
             )),
         }
-    }
-}
-
-/// Writes the pre-push hook in `dir` again, as `git vouch install` writes
-/// it now, when it is a copy of `vouch-hook` an earlier vouch wrote
-/// ([`crate::install::baked`]): once an upgrade removed `vouch-hook`, such a copy
-/// hands every push to vouch and says so (`VOUCH_HOOK_STALE`). Checked
-/// here, from the hook file itself. Never fails the push: a hook it cannot
-/// write is a warning naming the command that does.
-/// `path_var` is the `PATH` the binary is found on, `strict` the config's.
-pub fn refresh_old_copy(dir: &Path, path_var: Option<&OsStr>, strict: impl FnOnce() -> bool) {
-    if !matches!(
-        install::state(dir, "pre-push"),
-        HookState::Ours { stale: true, .. }
-    ) {
-        return;
-    }
-    let path = dir.join("pre-push");
-    let p = install::PROGRAM;
-    let done = install::stable_binary(path_var).and_then(|bin| {
-        let form = install::Form::for_hook("pre-push", &bin, strict(), false, false)?;
-        install::install_hook(dir, "pre-push", &form)
-    });
-    match done {
-        Ok(_) => ui::info(&format!(
-            "refreshed `{}`: it was a 3.4 MB copy of `vouch-hook`, which this vouch no longer uses",
-            path.display()
-        )),
-        Err(e) => ui::warn(&format!(
-            "cannot refresh `{}` ({e:#}): until it is, every push starts vouch whole; run `{p} install`",
-            path.display()
-        )),
     }
 }
 

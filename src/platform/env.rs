@@ -83,9 +83,6 @@ pub mod vars {
     /// proven as `VOUCH_NESTED` is): the vouch that lefthook runs from
     /// `lefthook-local.yml` leaves the judging to the vouch in front.
     pub const VOUCH_FRONT: &str = "VOUCH_FRONT";
-    /// Set by a copy of `vouch-hook` an earlier vouch wrote as the pre-push
-    /// hook, when it hands a push to git-vouch: the hook is written again.
-    pub const VOUCH_HOOK_STALE: &str = "VOUCH_HOOK_STALE";
     /// A session id that groups decisions (agents pass their own).
     pub const VOUCH_SESSION: &str = "VOUCH_SESSION";
     /// The provider or model that proposed the operation (`anthropic`, `claude-opus-4`, ...).
@@ -174,10 +171,6 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
     (
         vars::VOUCH_FRONT,
         "Set by vouch's hook for the lefthook hook it chains: the vouch lefthook runs from `lefthook-local.yml` does not judge the same operation again. Not for people.",
-    ),
-    (
-        vars::VOUCH_HOOK_STALE,
-        "Set by a copy of `vouch-hook` an earlier vouch wrote as the pre-push hook, when it hands a push to git-vouch: git-vouch writes the hook again. Not for people.",
     ),
     (
         vars::VOUCH_DEBUG_COUNTS,

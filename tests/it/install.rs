@@ -79,52 +79,32 @@ fn installing_twice_changes_nothing() {
     assert!(!env.work.join(".git/hooks/reference-transaction").exists());
 }
 
-/// The reference-transaction hook is the gated launcher where launchers
-/// run (a file carrying the script, with the binary baked in), else a link
-/// to the binary; `--direct` links it everywhere.
+/// Every hook is the gate (the program `build.rs` compiled, carrying the
+/// hook's script and the binary's path; the reference-transaction one
+/// gated and never strict); `--direct` links them to the binary.
 #[test]
-fn the_reference_transaction_hook_is_the_gated_launcher_or_a_script() {
-    let env = TestEnv::new();
-    env.install();
-    let hook = env.work.join(".git/hooks/reference-transaction");
-    let bin = vouch_bin().canonicalize().unwrap();
-    if vouch::platform::COMPILED_HOOKS {
-        assert!(!fs::symlink_metadata(&hook).unwrap().is_symlink());
-        let bytes = fs::read(&hook).unwrap();
-        assert!(bytes.starts_with(b"\x7fELF"));
-        let text = String::from_utf8_lossy(&bytes);
-        assert!(text.contains("# vouch-managed-hook: reference-transaction"));
-        assert!(text.contains(&format!("vouch_bin='{}'", bin.display())));
-        // Never strict: a ref update is not refused because vouch is gone.
-        assert!(text.contains("strict=0"));
-    } else {
-        // macOS, ARM, the portable build: a text script (issue 25).
-        assert!(!fs::symlink_metadata(&hook).unwrap().is_symlink());
-        let text = fs::read_to_string(&hook).expect("a text hook");
-        assert!(text.starts_with("#!/bin/sh"), "{text}");
-        assert!(text.contains(&format!("vouch_bin='{}'", bin.display())));
-        assert!(text.contains("strict=0"));
-    }
-    env.vouch(&["install", "--direct"]).code(0);
-    assert_eq!(fs::read_link(&hook).unwrap(), bin);
-}
-
-/// Issue 25: where vouch writes no compiled hooks (macOS, ARM, the
-/// portable build) every hook file it installs is text: `sh` scripts that
-/// name the binary, no copy of a program in the repository.
-#[test]
-fn without_compiled_hooks_every_hook_is_a_text_script() {
-    if vouch::platform::COMPILED_HOOKS {
+fn every_hook_is_the_gate_carrying_its_script() {
+    let Some(program) = crate::support::gate() else {
         return;
-    }
+    };
     let env = TestEnv::new();
     env.install();
+    let bin = vouch_bin().canonicalize().unwrap();
     for name in ["pre-push", "pre-commit", "reference-transaction"] {
         let hook = env.work.join(".git/hooks").join(name);
         assert!(!fs::symlink_metadata(&hook).unwrap().is_symlink(), "{name}");
-        let text = fs::read_to_string(&hook).unwrap_or_else(|e| panic!("{name} is text: {e}"));
-        assert!(text.starts_with("#!/bin/sh"), "{name}: {text}");
-        assert!(text.len() < 64 * 1024, "{name}");
+        let bytes = fs::read(&hook).unwrap();
+        assert!(bytes.starts_with(program), "{name}");
+        let carried = vouch::install::gate::read(&bytes).expect("a gate's tail");
+        let script = String::from_utf8_lossy(carried.script);
+        assert!(script.starts_with("#!/bin/sh"), "{name}: {script}");
+        assert!(script.contains(&format!("# vouch-managed-hook: {name}")));
+        assert!(script.contains(&format!("vouch_bin='{}'", bin.display())));
+        assert_eq!(carried.bin, bin);
+        assert_eq!(carried.gated, name == "reference-transaction", "{name}");
+        // Never strict here; the reference-transaction hook never is.
+        assert!(!carried.strict && script.contains("strict=0"), "{name}");
+        assert!(vouch::install::is_ours(&hook), "{name}");
     }
     // And they guard: a forced push is judged.
     env.rewind(1);
@@ -134,6 +114,9 @@ fn without_compiled_hooks_every_hook_is_a_text_script() {
         "critical",
         "{out:?}"
     );
+    env.vouch(&["install", "--direct"]).code(0);
+    let hook = env.work.join(".git/hooks/reference-transaction");
+    assert_eq!(fs::read_link(&hook).unwrap(), bin);
 }
 
 #[test]
@@ -576,86 +559,4 @@ fn chained_hooks_see_the_path_git_ran_them_by_as_dollar_zero() {
         "the chained hooks saw the same $0 and arguments"
     );
     assert!(!with.contains(".local"), "{with}");
-}
-
-/// A pre-push hook an earlier vouch wrote as a 3.4 MB copy of `vouch-hook`
-/// (issue 25: no copy of the program lives in a repository any more).
-fn old_copy(env: &TestEnv) -> std::path::PathBuf {
-    let bin = vouch_bin().canonicalize().unwrap();
-    let script = vouch::install::render("pre-push", &bin, false).unwrap();
-    let gone = env.base().join("bin/vouch-hook");
-    let region = vouch::install::baked::region(&vouch::install::baked::Baked {
-        bin: &bin,
-        fast: &gone,
-        identity: b"2049:77:3446480:1764052140.5",
-        script: &script,
-    })
-    .unwrap();
-    // The region lies deep in the program, past where a script's marker
-    // line would be.
-    let mut bytes = b"\x7fELF\x02\x01\x01 the old program ".to_vec();
-    bytes.resize(64 * 1024, 0x90);
-    bytes.extend_from_slice(&region);
-    bytes.extend_from_slice(b" more of it");
-    let hook = env.work.join(".git/hooks/pre-push");
-    fs::write(&hook, bytes).unwrap();
-    fs::set_permissions(&hook, fs::Permissions::from_mode(0o755)).unwrap();
-    hook
-}
-
-/// After the upgrade the old copy hands its pushes to git-vouch with
-/// `VOUCH_HOOK_STALE`, and git-vouch writes the hook again as it is written
-/// now; `status` names the copy, and `install` replaces it (never chains
-/// it as someone else's hook).
-#[test]
-fn a_copy_of_vouch_hook_an_earlier_vouch_wrote_is_written_again() {
-    let env = TestEnv::new();
-    env.install();
-    let hook = old_copy(&env);
-    env.vouch(&["status"])
-        .code(0)
-        .stdout_has("a copy of `vouch-hook` an earlier vouch wrote");
-    // The copy's handover, as it made it: git-vouch under the hook's name.
-    env.commit(&env.work, "n.txt", "next");
-    let head = env.rev(&env.work, "HEAD");
-    let remote = env.rev(&env.work, "origin/main");
-    let url = env.remote.display().to_string();
-    let mut child = env
-        .cmd("bash", &env.work)
-        .args(["-c", "exec -a \"$0\" \"$1\" origin \"$2\""])
-        .arg(".git/hooks/pre-push")
-        .arg(vouch_bin())
-        .arg(&url)
-        .env("VOUCH_HOOK_STALE", "1")
-        .stdin(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::io::Write::write_all(
-        &mut child.stdin.take().unwrap(),
-        format!("refs/heads/main {head} refs/heads/main {remote}\n").as_bytes(),
-    )
-    .unwrap();
-    let out = child.wait_with_output().unwrap();
-    let said = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{said}");
-    assert!(said.contains("refreshed"), "{said}");
-    let bytes = fs::read(&hook).unwrap();
-    assert!(
-        bytes.len() < 64 * 1024,
-        "no program copy: {} bytes",
-        bytes.len()
-    );
-    assert!(vouch::install::baked::find(&bytes).is_none());
-    assert!(vouch::install::is_ours(&hook));
-    // `install` over another old copy: replaced, nothing chained.
-    old_copy(&env);
-    env.install();
-    assert!(fs::read(&hook).unwrap().len() < 64 * 1024);
-    assert!(!env.work.join(".git/hooks/pre-push.local").exists());
-    // And the pushes go on being judged.
-    env.push(&["-q", "origin", "main"]).code(0);
-    env.rewind(1);
-    env.write_config("[on_unavailable]\ncritical = \"block\"\n");
-    env.push(&["--force", "origin", "main"]).code(1);
 }

@@ -23,6 +23,7 @@ mod deletions;
 mod docs;
 mod eval;
 mod fuzz;
+mod gate;
 mod hidden_commands;
 mod history_views;
 mod install;

@@ -669,7 +669,7 @@ fn an_upgrade_of_a_versioned_install_keeps_the_hooks_working() {
         ),
     ));
     run(&env, "git-vouch", &["install"]).code(0);
-    // A script, or the compiled launcher that holds the script's text.
+    // A script, or the gate that carries the script's text.
     let script =
         String::from_utf8_lossy(&fs::read(hooks(&env).join("pre-push")).unwrap()).into_owned();
     assert!(

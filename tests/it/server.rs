@@ -629,7 +629,7 @@ fn install_server_chains_the_existing_hook_in_every_repository() {
     let kept: PathBuf = root.join("team/a.git/hooks/pre-receive.local");
     assert!(kept.is_file(), "the forge's hook is kept");
     for name in ["team/a.git", "team/b.git"] {
-        // A script, or the compiled launcher that holds the script's text.
+        // A script, or the gate that carries the script's text.
         let hook = fs::read(root.join(name).join("hooks/pre-receive")).unwrap();
         assert!(String::from_utf8_lossy(&hook).contains("hook pre-receive"));
     }

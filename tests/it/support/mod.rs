@@ -47,6 +47,22 @@ pub fn skip(need: &str, why: &str, remedy: &str) {
     skips::skip(need, why, remedy);
 }
 
+/// The hook gate this build compiled (`build.rs`, from `hooks/gate.rs`);
+/// `None` (the test skipped, and a failure under `CI`) when it could not
+/// build it and hooks are `sh` scripts.
+pub fn gate() -> Option<&'static [u8]> {
+    let program = vouch::install::gate::PROGRAM;
+    if program.is_empty() {
+        skip(
+            "the hook gate",
+            "build.rs could not compile hooks/gate.rs (its warning says why)",
+            "a Rust toolchain that links programs for this target",
+        );
+        return None;
+    }
+    Some(program)
+}
+
 /// The directory of a git 2.55 (git 2.54 and later run config-defined
 /// hooks), from `VOUCH_TEST_GIT_255` (the `git` to run: `bin-wrappers/git`
 /// of a build tree, which `.ci/run` builds from the vendored tarball); to

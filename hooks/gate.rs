@@ -1,0 +1,233 @@
+//! The hook gate: the program `git vouch install` writes as each hook file,
+//! with what it starts appended (`src/install/gate.rs` writes and reads that
+//! tail). `build.rs` compiles this file on its own, with the standard library
+//! only, linked statically where the C library allows it: a hook that is a
+//! script pays for `sh` and then vouch on every commit and ref update; this
+//! pays for one small program, and for vouch only when vouch has something to
+//! decide.
+//!
+//! What it does, in order:
+//!
+//! - It reads its own file's tail: the vouch binary, the hook's `sh` script
+//!   (the same `hooks/hook.sh` text a script install writes), whether it is
+//!   strict and whether it is the reference-transaction gate. A tail it
+//!   cannot read runs vouch from `PATH` through `sh` (as the script does).
+//! - The reference-transaction hook (gated) decides what vouch would decide
+//!   without starting it: with no state argument, or a chained
+//!   `<hook>.local`, vouch decides; a state other than `prepared` passes
+//!   (vouch judges only `prepared`); `prepared` reads the input and passes
+//!   when no line names a guarded ref (`GUARDED`, the same table as
+//!   `vouch::input::hooks::GUARDED_REFS`; a test compares them); else vouch
+//!   starts as a child and gets every byte read on its standard input.
+//! - Every other hook, and a reference transaction vouch decides before its
+//!   input is read, replaces itself with vouch (`exec`), which sees the
+//!   hook's path as its `argv[0]` and git's arguments, input and
+//!   environment.
+//! - When vouch cannot start, `/bin/sh -c SCRIPT <hook path> <args>` runs
+//!   the script, which looks for vouch on `PATH`, then warns and allows or
+//!   refuses when strict, and runs a chained hook. When even `sh` cannot
+//!   start, the gate says so and exits 1 when strict, else 0.
+
+// glibc and macOS hand a program's arguments to the standard library before
+// `main` runs, so the gate skips std's own start-up (which reads
+// `/proc/self/maps` for the main thread's stack): about a sixth of what
+// starting the gate costs. Elsewhere std's `main` hands them over.
+#![cfg_attr(any(target_env = "gnu", target_os = "macos"), no_main)]
+
+use std::ffi::{OsStr, OsString};
+use std::io::{Read, Write};
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::FileExt;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::process::{Command, Stdio};
+
+/// What the tail ends with: the fields' length (4 bytes, little-endian),
+/// then this mark.
+const MAGIC: &[u8; 16] = b"\0vouch-gate-v1\0\n";
+
+/// The refs vouch guards (`vouch::input::hooks::GUARDED_REFS`): a
+/// `prepared` input naming none of them anywhere passes.
+const GUARDED: [&str; 4] = ["refs/heads/", "refs/tags/", "refs/stash", "refs/vouch/"];
+
+/// The script run when the tail cannot be read.
+const DAMAGED: &[u8] = b"for v in git-vouch vouch; do command -v $v >/dev/null 2>&1 && exec $v hook \"${0##*/}\" --hook-dir \"${0%/*}\" -- \"$@\"; done
+echo \"vouch: warning: the hook $0 is damaged and vouch is not on PATH: NOT checked. Run 'git vouch install' again.\" >&2
+exit 0
+";
+
+/// What the tail holds.
+struct Tail {
+    bin: OsString,
+    script: Vec<u8>,
+    strict: bool,
+    gated: bool,
+}
+
+#[cfg(any(target_env = "gnu", target_os = "macos"))]
+#[expect(
+    unsafe_code,
+    reason = "the C library calls `main` by its name; the arguments are read through std"
+)]
+#[unsafe(no_mangle)]
+extern "C" fn main(_argc: i32, _argv: *const *const u8) -> i32 {
+    run()
+}
+
+#[cfg(not(any(target_env = "gnu", target_os = "macos")))]
+fn main() {
+    std::process::exit(run())
+}
+
+fn run() -> i32 {
+    let mut args = std::env::args_os();
+    let hook = args.next().unwrap_or_default();
+    let rest: Vec<OsString> = args.collect();
+    let Some(tail) = read_tail() else {
+        // The file is not as vouch wrote it: vouch from `PATH`, else said
+        // and allowed (no ordinary git command may break).
+        return shell(&hook, &rest, DAMAGED, None, false);
+    };
+    if tail.gated
+        && let Some(state) = rest.first()
+        && !has_local(&hook)
+    {
+        if state != "prepared" {
+            return 0;
+        }
+        let mut input = Vec::new();
+        if std::io::stdin().read_to_end(&mut input).is_err() {
+            // What was read cannot be handed on: vouch reads what is left.
+            return start(&tail, &hook, &rest, None);
+        }
+        if !names_guarded_ref(&input) {
+            return 0;
+        }
+        return start(&tail, &hook, &rest, Some(&input));
+    }
+    start(&tail, &hook, &rest, None)
+}
+
+/// True when some line of `input` may name a guarded ref.
+fn names_guarded_ref(input: &[u8]) -> bool {
+    GUARDED
+        .iter()
+        .any(|g| input.windows(g.len()).any(|w| w == g.as_bytes()))
+}
+
+/// `<hook>.local` exists: vouch runs it, in every state.
+fn has_local(hook: &OsStr) -> bool {
+    let mut local = hook.to_os_string();
+    local.push(".local");
+    std::fs::symlink_metadata(local).is_ok()
+}
+
+/// Starts vouch (`input`: the bytes already read, handed to it as a
+/// child's standard input; else it replaces this process), or the script
+/// when vouch cannot start.
+fn start(tail: &Tail, hook: &OsStr, rest: &[OsString], input: Option<&[u8]>) -> i32 {
+    let mut vouch = Command::new(&tail.bin);
+    vouch.arg0(hook).args(rest);
+    if let Some(code) = launch(&mut vouch, input) {
+        return code;
+    }
+    shell(hook, rest, &tail.script, input, tail.strict)
+}
+
+/// `/bin/sh -c SCRIPT <hook> <args>`; when `sh` cannot start either, the
+/// last word, and 1 when strict.
+fn shell(
+    hook: &OsStr,
+    rest: &[OsString],
+    script: &[u8],
+    input: Option<&[u8]>,
+    strict: bool,
+) -> i32 {
+    let mut sh = Command::new("/bin/sh");
+    sh.arg("-c")
+        .arg(OsStr::from_bytes(script))
+        .arg(hook)
+        .args(rest);
+    if let Some(code) = launch(&mut sh, input) {
+        return code;
+    }
+    let name = std::path::Path::new(hook)
+        .file_name()
+        .unwrap_or(hook.as_ref());
+    let verdict = if strict { "refused" } else { "NOT checked" };
+    let _ = writeln!(
+        std::io::stderr(),
+        "vouch: neither the vouch binary nor /bin/sh can start: this {} hook is {verdict}",
+        name.to_string_lossy()
+    );
+    i32::from(strict)
+}
+
+/// Runs `cmd`: with no input, in place of this process (returns only when
+/// it cannot start); with input, as a child fed those bytes, whose exit
+/// code (128 and the signal when one ended it) is returned. `None` when it
+/// cannot start.
+fn launch(cmd: &mut Command, input: Option<&[u8]>) -> Option<i32> {
+    let Some(input) = input else {
+        let _ = cmd.exec();
+        return None;
+    };
+    let mut child = cmd.stdin(Stdio::piped()).spawn().ok()?;
+    let mut stdin = child.stdin.take()?;
+    // vouch reads its whole input before it decides: a closed pipe means
+    // it has ended, and its exit code stands. (Had it ended without reading
+    // more than the pipe holds, the write ends this program by SIGPIPE,
+    // which std leaves as it is here: git then refuses the update.)
+    let fed = match stdin.write_all(input) {
+        Ok(()) => true,
+        Err(e) => e.kind() == std::io::ErrorKind::BrokenPipe,
+    };
+    drop(stdin);
+    if !fed {
+        // vouch would decide on part of the input: refused.
+        let _ = child.kill();
+        let _ = child.wait();
+        let _ = writeln!(
+            std::io::stderr(),
+            "vouch: cannot hand this ref update's input to vouch: refused (`git vouch doctor` checks the hooks)"
+        );
+        return Some(1);
+    }
+    let status = child.wait().ok()?;
+    Some(
+        status
+            .code()
+            .or_else(|| status.signal().map(|s| 128 + s))
+            .unwrap_or(1),
+    )
+}
+
+/// This program's tail, read from its own file.
+fn read_tail() -> Option<Tail> {
+    let file = std::fs::File::open(std::env::current_exe().ok()?).ok()?;
+    let len = file.metadata().ok()?.len();
+    // One read takes the tail whole unless the paths are long.
+    let guess = len.min(4096);
+    let mut buf = vec![0; usize::try_from(guess).ok()?];
+    file.read_exact_at(&mut buf, len - guess).ok()?;
+    let end = buf.strip_suffix(MAGIC)?;
+    let (head, size) = end.split_at(end.len().checked_sub(4)?);
+    let size = u64::from(u32::from_le_bytes(size.try_into().ok()?));
+    let fields = if size <= head.len() as u64 {
+        head[head.len() - usize::try_from(size).ok()?..].to_vec()
+    } else {
+        let at = (len - 20).checked_sub(size)?;
+        let mut all = vec![0; usize::try_from(size).ok()?];
+        file.read_exact_at(&mut all, at).ok()?;
+        all
+    };
+    let mut parts = fields.split(|b| *b == 0);
+    let flags = parts.next()?;
+    let bin = parts.next()?;
+    let script = parts.next()?;
+    (!bin.is_empty()).then(|| Tail {
+        bin: OsStr::from_bytes(bin).to_os_string(),
+        script: script.to_vec(),
+        strict: flags.contains(&b's'),
+        gated: flags.contains(&b'g'),
+    })
+}

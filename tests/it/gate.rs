@@ -1,0 +1,189 @@
+//! The hook gate (`hooks/gate.rs`) as git runs it: a file `install::gate`
+//! builds, started with git's arguments and input, in front of a stand-in
+//! for vouch that says how it was started.
+
+use std::fs;
+use std::io::Write;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use vouch::install::gate;
+
+/// An executable `sh` script at `dir/name`.
+fn script(dir: &Path, name: &str, body: &str) -> PathBuf {
+    let path = dir.join(name);
+    fs::write(&path, format!("#!/bin/sh\n{body}")).unwrap();
+    fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).unwrap();
+    path
+}
+
+/// Writes `bytes` as the executable hook `dir/name` and runs it with
+/// `args` and `stdin`, `PATH` set to `path`: its exit code, stdout and
+/// stderr.
+fn run(dir: &Path, name: &str, bytes: &[u8], args: &[&str], stdin: &[u8]) -> (i32, String, String) {
+    let hook = dir.join(name);
+    if fs::read(&hook).ok().as_deref() != Some(bytes) {
+        fs::write(&hook, bytes).unwrap();
+        fs::set_permissions(&hook, fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    // Another test's fork may hold a file open for writing for a moment
+    // (ETXTBSY).
+    let mut tries = 0;
+    let mut child = loop {
+        match Command::new(&hook)
+            .args(args)
+            .env("PATH", "/usr/bin:/bin")
+            .env("GATE_PROBE", "set")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+        {
+            Ok(c) => break c,
+            Err(e) if e.raw_os_error() == Some(26) && tries < 50 => {
+                tries += 1;
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            Err(e) => panic!("{e}"),
+        }
+    };
+    // A hook may exit without reading its input (git ignores the EPIPE).
+    match child.stdin.take().unwrap().write_all(stdin) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+        other => other.unwrap(),
+    }
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Every hook but the reference transaction's: vouch replaces the gate,
+/// with the hook's path as its `argv[0]` and git's arguments, input and
+/// environment; when vouch cannot start, the script runs under the hook's
+/// name with the same; when neither can, the gate says so.
+#[test]
+fn starts_vouch_with_the_hooks_arguments_input_and_name() {
+    if crate::support::gate().is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let bin = script(
+        dir.path(),
+        "fake vouch",
+        "echo \"bin $0 [$1] [$2] $GATE_PROBE\"; cat; exit 7\n",
+    );
+    let fallback = b"echo \"fallback $0 [$1] [$2]\"; cat; exit 5\n";
+    let hook = gate::build(&bin, fallback, false, false).unwrap();
+    let start = |bytes: &[u8]| {
+        run(
+            dir.path(),
+            "pre-push",
+            bytes,
+            &["origin", "a b"],
+            b"ref lines\n",
+        )
+    };
+    // (A script started by the kernel sees its own path as `$0`; vouch
+    // itself gets the hook's path as `argv[0]`, which the integration
+    // tests' hooks rely on.)
+    let (code, out, _) = start(&hook);
+    assert_eq!(code, 7);
+    assert_eq!(
+        out,
+        format!("bin {} [origin] [a b] set\nref lines\n", bin.display())
+    );
+    // The binary is gone: the script runs, under the hook's own name.
+    fs::remove_file(&bin).unwrap();
+    let (code, out, _) = start(&hook);
+    assert_eq!(code, 5);
+    let path = dir.path().join("pre-push");
+    assert_eq!(
+        out,
+        format!("fallback {} [origin] [a b]\nref lines\n", path.display())
+    );
+}
+
+/// The reference-transaction gate starts vouch only for what vouch would
+/// judge: every state but `prepared` passes, and a `prepared` input that
+/// names none of vouch's guarded refs (`GUARDED_REFS`, each tried here).
+#[test]
+fn the_gate_starts_vouch_only_for_what_vouch_would_judge() {
+    if crate::support::gate().is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let bin = script(dir.path(), "vouch", "echo \"bin [$1]\"; cat; exit 3\n");
+    let hook = gate::build(&bin, b"echo \"fallback [$1]\"; cat; exit 4\n", false, true).unwrap();
+    let name = "reference-transaction";
+    let run = |args: &[&str], input: &str| run(dir.path(), name, &hook, args, input.as_bytes());
+    let z = "0".repeat(40);
+    let a = "a".repeat(40);
+    let remote = format!("{z} {a} refs/remotes/origin/topic\n");
+    let branch = format!("{a} {z} refs/heads/main\n");
+    let pass = (0, String::new(), String::new());
+    for state in ["committed", "aborted", "preparing", "prepare"] {
+        assert_eq!(run(&[state], &branch), pass, "{state}");
+    }
+    assert_eq!(run(&["prepared"], &remote.repeat(3)), pass);
+    assert_eq!(run(&["prepared"], ""), pass);
+    // Each guarded ref: vouch gets every byte the gate read.
+    for guarded in vouch::input::hooks::GUARDED_REFS {
+        let line = format!(
+            "{a} {z} {guarded}{}\n",
+            if guarded.ends_with('/') { "x" } else { "" }
+        );
+        let input = format!("{remote}{line}{remote}");
+        let (code, out, _) = run(&["prepared"], &input);
+        assert_eq!(
+            (code, out),
+            (3, format!("bin [prepared]\n{input}")),
+            "{guarded}"
+        );
+    }
+    // More than a pipe holds, the branch last.
+    let big = format!("{}{branch}", remote.repeat(3000));
+    let (code, out, _) = run(&["prepared"], &big);
+    assert_eq!((code, out), (3, format!("bin [prepared]\n{big}")));
+    assert_eq!(run(&["prepared"], &remote.repeat(3000)), pass);
+    // No state: vouch decides.
+    assert_eq!(run(&[], "x").0, 3);
+    // A chained `.local` hook: vouch runs it, in every state.
+    fs::write(dir.path().join(format!("{name}.local")), "").unwrap();
+    assert_eq!(
+        run(&["committed"], "x"),
+        (3, "bin [committed]\nx".into(), String::new())
+    );
+    fs::remove_file(dir.path().join(format!("{name}.local"))).unwrap();
+    // vouch ends without reading its input: its answer stands when the
+    // input fit the pipe; else the gate ends by SIGPIPE, and git refuses
+    // the update (never an allow).
+    script(dir.path(), "vouch", "exit 6\n");
+    assert_eq!(run(&["prepared"], &branch).0, 6);
+    script(dir.path(), "vouch", "exit 0\n");
+    assert_ne!(run(&["prepared"], &big).0, 0);
+    // vouch is gone: the script gets the input the gate read.
+    fs::remove_file(&bin).unwrap();
+    let (code, out, _) = run(&["prepared"], &branch);
+    assert_eq!((code, out), (4, format!("fallback [prepared]\n{branch}")));
+    assert_eq!(run(&["committed"], &branch).0, 0);
+}
+
+/// A gate whose tail cannot be read (the file cut short) runs vouch from
+/// `PATH`, and where there is none says so and lets git go on.
+#[test]
+fn a_damaged_gate_says_so_and_lets_git_go_on() {
+    let Some(program) = crate::support::gate() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let (code, _, err) = run(dir.path(), "pre-commit", program, &[], b"");
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("is damaged and vouch is not on PATH: NOT checked"),
+        "{err}"
+    );
+}
