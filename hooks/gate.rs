@@ -175,8 +175,8 @@ fn launch(cmd: &mut Command, input: Option<&[u8]>) -> Option<i32> {
     let mut stdin = child.stdin.take()?;
     // vouch reads its whole input before it decides: a closed pipe means
     // it has ended, and its exit code stands. (Had it ended without reading
-    // more than the pipe holds, the write ends this program by SIGPIPE,
-    // which std leaves as it is here: git then refuses the update.)
+    // its input, a write to the closed pipe may end this program by
+    // SIGPIPE, which std leaves as it is here: git then refuses the update.)
     let fed = match stdin.write_all(input) {
         Ok(()) => true,
         Err(e) => e.kind() == std::io::ErrorKind::BrokenPipe,
