@@ -5,12 +5,15 @@
 //! changes nothing; uninstalling puts the foreign hook back byte for byte
 //! (a rename, so content, mode and symlinks are kept).
 //!
-//! Beside it: [`gate`] (the program written as each hook file, which
-//! answers most reference-transaction calls itself) and [`managers`] (the
-//! hook managers vouch lives beside).
+//! Beside it: [`launcher`] (the compiled hook launcher of x86-64 Linux, and
+//! the reference-transaction gate assembled from `gate.s`), [`gate`] (the
+//! program written as each hook file elsewhere, which answers most
+//! reference-transaction calls itself) and [`managers`] (the hook managers
+//! vouch lives beside).
 
 pub mod agent;
 pub mod gate;
+pub mod launcher;
 pub mod managers;
 pub mod reach;
 pub mod repair;
@@ -330,10 +333,11 @@ pub fn state(dir: &Path, hook: &str) -> HookState {
 /// a link to the vouch binary.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Form {
-    /// The file's bytes: the gate ([`gate`]: it starts the binary, or runs
-    /// the `sh` script when that cannot start) where this build has one,
-    /// else the `sh` script from `hooks/`; each with the binary path and
-    /// strictness baked in.
+    /// The file's bytes: on x86-64 Linux the compiled launcher
+    /// ([`launcher`]: one `execve` of the binary, the `sh` script when that
+    /// fails), elsewhere the gate ([`gate`]: the same, compiled from Rust)
+    /// where this build has one, else the `sh` script from `hooks/`; each
+    /// with the binary path and strictness baked in.
     Script(Vec<u8>),
     /// A symbolic link to the binary, which dispatches on its name: no shell
     /// to start, but a missing binary makes git skip the hook silently.
@@ -341,12 +345,12 @@ pub enum Form {
 }
 
 impl Form {
-    /// The form for `hook`: a link when `direct`, else the gate (for
-    /// [`REF_TX`] gated: it passes most of what vouch would pass without
-    /// starting it), else the rendered script, where this build has no
-    /// gate, at the cost of a shell in front of each hook run. `text_only`
-    /// asks for the script: hook managers read the hook they find as text
-    /// (prek's `install` fails on a binary one).
+    /// The form for `hook`: a link when `direct`, else the launcher or the
+    /// gate (for [`REF_TX`] gated: it passes most of what vouch would pass
+    /// without starting it), else the rendered script, where this build has
+    /// neither, at the cost of a shell in front of each hook run.
+    /// `text_only` asks for the script: hook managers read the hook they
+    /// find as text (prek's `install` fails on a binary one).
     pub fn for_hook(
         hook: &str,
         bin: &Path,
@@ -363,9 +367,17 @@ impl Form {
         // lets it through.
         let strict = strict && !gated;
         let script = render(hook, bin, strict)?;
-        let program = (!text_only)
-            .then(|| gate::build(bin, &script, strict, gated))
-            .flatten();
+        let program = if text_only {
+            None
+        } else if crate::platform::COMPILED_HOOKS {
+            let targets = launcher::Targets {
+                bin,
+                script: &script,
+            };
+            launcher::build(&targets, strict, known(hook)?, gated)
+        } else {
+            gate::build(bin, &script, strict, gated)
+        };
         Ok(Self::Script(program.unwrap_or(script)))
     }
 

@@ -12,10 +12,15 @@
 //!   here). Built on Linux too under `cfg(test)`, so that its reading is
 //!   tested.
 //!
-//! The portable build (`RUSTFLAGS="--cfg vouch_portable"`) reads the
-//! process tree as macOS and other systems' code does where Linux allows
-//! it, so that it is tested here. No implementation decides anything
-//! another would not: each only reads the same facts.
+//! The compiled hook launcher (`crate::install::launcher`, hand-written x86-64
+//! machine code) is an optional layer: [`COMPILED_HOOKS`] says whether this
+//! build writes it; elsewhere each hook file is the gate
+//! (`crate::install::gate`, compiled from Rust by `build.rs`), or an `sh`
+//! script where the build could not compile it. The portable build
+//! (`RUSTFLAGS="--cfg vouch_portable"`) leaves the launcher out and links
+//! the gate as the system links any program, so that the hooks macOS and
+//! ARM get are tested here. No implementation decides anything another
+//! would not: each only reads the same facts.
 
 use std::path::PathBuf;
 
@@ -36,6 +41,14 @@ pub mod files;
 mod ps;
 #[cfg(not(any(target_os = "linux", target_os = "macos")))]
 use ps as imp;
+
+/// True when this build writes the compiled hook launcher (x86-64 Linux,
+/// not the portable build); elsewhere hooks are the gate.
+pub const COMPILED_HOOKS: bool = cfg!(all(
+    target_os = "linux",
+    target_arch = "x86_64",
+    not(vouch_portable)
+));
 
 /// The name of this platform's implementation, for `status` and tests.
 pub const NAME: &str = imp::NAME;

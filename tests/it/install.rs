@@ -79,11 +79,12 @@ fn installing_twice_changes_nothing() {
     assert!(!env.work.join(".git/hooks/reference-transaction").exists());
 }
 
-/// Every hook is the gate (the program `build.rs` compiled, carrying the
-/// hook's script and the binary's path; the reference-transaction one
-/// gated and never strict); `--direct` links them to the binary.
+/// Every hook is the compiled launcher on x86-64 Linux, elsewhere the
+/// gate (the program `build.rs` compiled), each carrying the hook's script
+/// and the binary's path (the reference-transaction one gated and never
+/// strict); `--direct` links them to the binary.
 #[test]
-fn every_hook_is_the_gate_carrying_its_script() {
+fn every_hook_is_a_program_carrying_its_script() {
     let Some(program) = crate::support::gate() else {
         return;
     };
@@ -94,6 +95,15 @@ fn every_hook_is_the_gate_carrying_its_script() {
         let hook = env.work.join(".git/hooks").join(name);
         assert!(!fs::symlink_metadata(&hook).unwrap().is_symlink(), "{name}");
         let bytes = fs::read(&hook).unwrap();
+        if vouch::platform::COMPILED_HOOKS {
+            let (script, carried) = vouch::install::launcher::read(&bytes).expect("a launcher");
+            assert_eq!(carried, bin);
+            let script = String::from_utf8_lossy(script);
+            assert!(script.contains(&format!("# vouch-managed-hook: {name}")));
+            assert!(script.contains("strict=0"), "{name}");
+            assert!(vouch::install::is_ours(&hook), "{name}");
+            continue;
+        }
         assert!(bytes.starts_with(program), "{name}");
         let carried = vouch::install::gate::read(&bytes).expect("a gate's tail");
         let script = String::from_utf8_lossy(carried.script);
