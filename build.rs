@@ -26,12 +26,6 @@ fn main() {
     rules(&out);
     defaults(&out);
     gate(&out);
-    if let Some(args) = std::env::var_os("VOUCH_EXP_LINK") {
-        for a in args.to_string_lossy().split_whitespace() {
-            println!("cargo::rustc-link-arg-bin=git-vouch={a}");
-        }
-    }
-    println!("cargo::rerun-if-env-changed=VOUCH_EXP_LINK");
 }
 
 /// Compiles `hooks/gate.rs` into `OUT_DIR/gate` with the compiler and
