@@ -43,53 +43,65 @@ fn gate(out: &std::path::Path) {
     let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
     let target = std::env::var("TARGET").expect("cargo sets TARGET");
     let program = out.join("gate");
+    // The linker cargo links vouch with: its own setting, or one the
+    // rustflags name (a cross or Nix set-up).
+    let flags = std::env::var("CARGO_ENCODED_RUSTFLAGS").unwrap_or_default();
+    let flags: Vec<&str> = flags.split('\x1f').collect();
+    let named = flags.iter().enumerate().find_map(|(i, f)| {
+        f.strip_prefix("-Clinker=")
+            .or_else(|| {
+                (*f == "-C")
+                    .then(|| flags.get(i + 1)?.strip_prefix("linker="))
+                    .flatten()
+            })
+            .map(std::ffi::OsString::from)
+    });
+    let linker = std::env::var_os("RUSTC_LINKER").or(named);
     let compile = |extra: &[&str]| {
         let mut cmd = std::process::Command::new(&rustc);
-        cmd.args([
-            "--edition",
-            "2024",
-            "--crate-type",
-            "bin",
-            "--crate-name",
-            "vouch_gate",
-        ])
-        .args([
-            "--target",
-            &target,
-            "-C",
-            "opt-level=s",
-            "-C",
-            "panic=abort",
-        ])
-        .args(["-C", "lto", "-C", "codegen-units=1", "-C", "strip=symbols"])
-        .args(["-D", "unsafe_code"])
-        .args(extra)
-        .arg("-o")
-        .arg(&program)
-        .arg(source);
-        if let Some(linker) = std::env::var_os("RUSTC_LINKER") {
+        cmd.args(["--edition", "2024", "--crate-type", "bin"])
+            .args(["--crate-name", "vouch_gate", "--target", &target])
+            .args(["-C", "panic=abort", "-D", "unsafe_code"])
+            .args(extra)
+            .arg("-o")
+            .arg(&program)
+            .arg(source);
+        if let Some(linker) = &linker {
             cmd.arg("-C")
                 .arg(format!("linker={}", linker.to_string_lossy()));
         }
         cmd.output()
     };
-    let statically = [
+    let small = [
+        "-C",
+        "opt-level=s",
+        "-C",
+        "lto",
+        "-C",
+        "codegen-units=1",
+        "-C",
+        "strip=symbols",
+    ];
+    let fixed = [
         "-C",
         "target-feature=+crt-static",
         "-C",
         "relocation-model=static",
     ];
+    let statically = [&small[..], &fixed[..]].concat();
     // The portable build (`--cfg vouch_portable`) links the gate as the
     // target links any program, as a system without a static C library
-    // gets it: the code other systems run, tested and measured here.
+    // gets it: the code other systems run, tested and measured here. The
+    // last try asks for nothing a toolchain may lack (LTO, `strip`).
     let portable = std::env::var_os("CARGO_CFG_VOUCH_PORTABLE").is_some();
-    let tries: &[&[&str]] = if target.contains("-linux-") && !portable {
-        &[&statically, &[]]
+    let plain: &[&str] = &["-C", "opt-level=s"];
+    let tries: Vec<&[&str]> = if target.contains("-linux-") && !portable {
+        vec![&statically, &small, plain]
     } else {
-        &[&[]]
+        vec![&small, plain]
     };
     let mut said = String::new();
-    for extra in tries {
+    for extra in &tries {
         match compile(extra) {
             Ok(o) if o.status.success() => return,
             Ok(o) => said = String::from_utf8_lossy(&o.stderr).into_owned(),

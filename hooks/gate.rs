@@ -82,7 +82,7 @@ fn run() -> i32 {
     let mut args = std::env::args_os();
     let hook = args.next().unwrap_or_default();
     let rest: Vec<OsString> = args.collect();
-    let Some(tail) = read_tail() else {
+    let Some(tail) = read_tail(&hook) else {
         // The file is not as vouch wrote it: vouch from `PATH`, else said
         // and allowed (no ordinary git command may break).
         return shell(&hook, &rest, DAMAGED, None, false);
@@ -96,8 +96,12 @@ fn run() -> i32 {
         }
         let mut input = Vec::new();
         if std::io::stdin().read_to_end(&mut input).is_err() {
-            // What was read cannot be handed on: vouch reads what is left.
-            return start(&tail, &hook, &rest, None);
+            // vouch would judge what is left of the input: refused.
+            let _ = writeln!(
+                std::io::stderr(),
+                "vouch: cannot read this ref update's input: refused (`git vouch doctor` checks the hooks)"
+            );
+            return 1;
         }
         if !names_guarded_ref(&input) {
             return 0;
@@ -192,18 +196,23 @@ fn launch(cmd: &mut Command, input: Option<&[u8]>) -> Option<i32> {
         );
         return Some(1);
     }
-    let status = child.wait().ok()?;
+    // vouch has judged: a status that cannot be read is a refusal, never
+    // a second run.
+    let status = child.wait().ok();
     Some(
         status
-            .code()
-            .or_else(|| status.signal().map(|s| 128 + s))
+            .and_then(|s| s.code().or_else(|| s.signal().map(|n| 128 + n)))
             .unwrap_or(1),
     )
 }
 
-/// This program's tail, read from its own file.
-fn read_tail() -> Option<Tail> {
-    let file = std::fs::File::open(std::env::current_exe().ok()?).ok()?;
+/// This program's tail, read from its own file: the running executable
+/// (on Linux through `/proc`), else the path git started it by.
+fn read_tail(hook: &OsStr) -> Option<Tail> {
+    let file = std::env::current_exe()
+        .and_then(std::fs::File::open)
+        .or_else(|_| std::fs::File::open(hook))
+        .ok()?;
     let len = file.metadata().ok()?.len();
     // One read takes the tail whole unless the paths are long.
     let guess = len.min(4096);

@@ -115,7 +115,7 @@ fn chained_command(path: &Path, as_run: &Path) -> Command {
                 .arg(as_run);
             return c;
         }
-    } else if with_slash && !head.is_empty() && !head.starts_with(b"\x7fELF") {
+    } else if with_slash && !head.is_empty() && !crate::install::is_program(&head) {
         // No `#!` line: git runs such a hook with `sh`.
         return source("/bin/sh".into(), Vec::new());
     }

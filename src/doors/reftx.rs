@@ -65,7 +65,11 @@ pub fn quick(args: &[std::ffi::OsString]) -> Quick {
         return Quick::Pass;
     }
     let mut input = Vec::new();
-    std::io::stdin().read_to_end(&mut input).ok();
+    if std::io::stdin().read_to_end(&mut input).is_err() {
+        // Never judged on part of its input: the whole door reads it, and
+        // fails as a door fails.
+        return Quick::Parse;
+    }
     // A hook a manager's reinstall displaced is put back by the full path.
     if judgeable(&input).is_none() && crate::install::repair::displaced(dir).is_empty() {
         return Quick::Pass;
@@ -661,7 +665,10 @@ struct Memo {
 impl Memo {
     fn new(git_dir: &Path, input: &[u8]) -> Self {
         let mut hash = sha2::Sha256::new();
-        hash.update(std::os::unix::process::parent_id().to_le_bytes());
+        // The git process: the hook's parent, or its grandparent where the
+        // gate started vouch as its child.
+        let git = parent::git_ancestor_pid().unwrap_or_else(std::os::unix::process::parent_id);
+        hash.update(git.to_le_bytes());
         hash.update(input);
         Self {
             path: git_dir.join("vouch-allowed-transaction"),

@@ -193,7 +193,7 @@ pub fn is_vouch_file(path: &Path) -> bool {
 
 /// Whether a file starting with `head` is a compiled program (ELF, or
 /// Mach-O in any of its forms).
-fn is_program(head: &[u8]) -> bool {
+pub fn is_program(head: &[u8]) -> bool {
     head.starts_with(b"\x7fELF")
         || [
             [0xcf, 0xfa, 0xed, 0xfe],
@@ -358,6 +358,7 @@ impl Form {
         direct: bool,
         text_only: bool,
     ) -> Result<Self> {
+        let what = known(hook)?;
         if direct {
             return Ok(Self::Link(bin.to_path_buf()));
         }
@@ -374,7 +375,7 @@ impl Form {
                 bin,
                 script: &script,
             };
-            launcher::build(&targets, strict, known(hook)?, gated)
+            launcher::build(&targets, strict, what, gated)
         } else {
             gate::build(bin, &script, strict, gated)
         };
