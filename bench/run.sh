@@ -63,7 +63,7 @@ for v in none empty vouch direct; do
   [ "$v" = none ] || printf '   hook %6s ms  x%s' "$(ms "${hook[$v]}")" "$(ratio "${hook[$v]}" "${hook[empty]}")"
   echo
 done
-echo "   target: vouch <= 1.05x of the empty hook (vouch: the default hook, on x86-64 Linux the compiled launcher starting git-vouch; direct: vouch install --direct, git-vouch linked as the hook)"
+echo "   target: vouch <= 1.05x of the empty hook (vouch: the default hook, on x86-64 Linux the compiled launcher starting git-vouch, elsewhere the gate; direct: vouch install --direct, git-vouch linked as the hook)"
 echo
 
 # --- 2. facts on 100,000 commits -----------------------------------------------

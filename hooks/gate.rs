@@ -66,10 +66,19 @@ struct Tail {
 #[cfg(any(target_env = "gnu", target_os = "macos"))]
 #[expect(
     unsafe_code,
-    reason = "the C library calls `main` by its name; the arguments are read through std"
+    reason = "the C library calls `main` by its name, and std's start-up, skipped, would have ignored SIGPIPE"
 )]
 #[unsafe(no_mangle)]
 extern "C" fn main(_argc: i32, _argv: *const *const u8) -> i32 {
+    unsafe extern "C" {
+        safe fn signal(signum: i32, handler: usize) -> usize;
+    }
+    // As std's start-up does: a write to a child that has ended (the
+    // script, which does not read the input when vouch is gone) fails with
+    // EPIPE instead of ending the gate, and the child's answer stands.
+    // SIGPIPE is 13 and SIG_IGN is 1 on Linux and macOS; std sets it back
+    // to the default in every program it starts.
+    signal(13, 1);
     run()
 }
 
@@ -177,10 +186,9 @@ fn launch(cmd: &mut Command, input: Option<&[u8]>) -> Option<i32> {
     };
     let mut child = cmd.stdin(Stdio::piped()).spawn().ok()?;
     let mut stdin = child.stdin.take()?;
-    // vouch reads its whole input before it decides: a closed pipe means
-    // it has ended, and its exit code stands. (Had it ended without reading
-    // its input, a write to the closed pipe may end this program by
-    // SIGPIPE, which std leaves as it is here: git then refuses the update.)
+    // A closed pipe means the child has ended without reading it all
+    // (vouch reads its whole input before it decides; the script when
+    // vouch is gone reads none): its exit code stands.
     let fed = match stdin.write_all(input) {
         Ok(()) => true,
         Err(e) => e.kind() == std::io::ErrorKind::BrokenPipe,
