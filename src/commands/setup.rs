@@ -214,6 +214,11 @@ pub fn install(ctx: &Ctx, args: &InstallArgs) -> Result<ExitStatus> {
     // Beside a hook manager the hook stays a script: managers read the
     // hook they find as text.
     let text_only = !found.is_empty();
+    if !text_only && !args.direct && !install::has_program() {
+        ui::warn(
+            "this build of vouch has no hook gate (its build could not compile `hooks/gate.rs`): the hooks are `sh` scripts, which start a shell before vouch on every commit and ref update. Building vouch again from a checkout (`./install.sh`) shows why",
+        );
+    }
     for hook in &args.hooks {
         let form = install::Form::for_hook(hook, &bin, config.strict, args.direct, text_only)?;
         if !config_hooks {

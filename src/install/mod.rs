@@ -329,6 +329,12 @@ pub fn state(dir: &Path, hook: &str) -> HookState {
     HookState::Foreign
 }
 
+/// Whether this build writes hooks as programs (the launcher, or the gate
+/// `build.rs` compiled); else they are `sh` scripts.
+pub fn has_program() -> bool {
+    crate::platform::COMPILED_HOOKS || !gate::PROGRAM.is_empty()
+}
+
 /// What a hook file is: vouch's script (or the gate that carries it), or
 /// a link to the vouch binary.
 #[derive(Debug, Clone, PartialEq, Eq)]
