@@ -115,6 +115,28 @@ pub(super) fn batch_entries(message: &str, parents: &HashSet<String>) -> Vec<(St
         .collect()
 }
 
+/// Whether the commits among an operation's rescues (`batched`, one flag
+/// an item) are enough for a batch ref ([`BATCH_FROM`]).
+pub(super) fn worth_a_batch(batched: &[bool]) -> bool {
+    batched.iter().filter(|b| **b).count() >= BATCH_FROM
+}
+
+/// The `(name, oid)` entries of a batch: the items `batched` marks, under
+/// their free `names`.
+pub(super) fn batched_entries(
+    names: &[String],
+    items: &[(&str, &str)],
+    batched: &[bool],
+) -> Vec<(String, String)> {
+    names
+        .iter()
+        .zip(items)
+        .zip(batched)
+        .filter(|(_, b)| **b)
+        .map(|((name, (_, oid)), _)| (name.clone(), (*oid).to_owned()))
+        .collect()
+}
+
 /// Free names for `items` under `stamp`: [`rescue_base`], then `-2`,
 /// `-3`, ... past the names `taken` (which it extends) and those `exists`
 /// says are refs already.
@@ -536,7 +558,7 @@ impl Repo {
         } else {
             vec![false; items.len()]
         };
-        if batched.iter().filter(|b| **b).count() < BATCH_FROM {
+        if !worth_a_batch(&batched) {
             batched.fill(false);
         }
         let mut taken: HashSet<String> = self
@@ -553,13 +575,7 @@ impl Repo {
             .context("cannot start writing the rescue refs")?;
         let mut batch = None;
         if batched.contains(&true) {
-            let entries: Vec<(String, String)> = names
-                .iter()
-                .zip(items)
-                .zip(&batched)
-                .filter(|(_, b)| **b)
-                .map(|((name, (_, oid)), _)| (name.clone(), (*oid).to_owned()))
-                .collect();
+            let entries = batched_entries(&names, items, &batched);
             let parents: Vec<Oid> = targets
                 .iter()
                 .zip(&batched)

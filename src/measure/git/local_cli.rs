@@ -16,7 +16,7 @@ use anyhow::{Result, anyhow, bail};
 
 use super::local::{
     BATCH_FROM, Kept, Moment, PATCH_ID_LIMIT, RESCUE_PREFIX, batch_base, batch_entries,
-    batch_message, free_names, is_batch, rescue_base,
+    batch_message, batched_entries, free_names, is_batch, rescue_base, worth_a_batch,
 };
 use super::ref_facts::{Cli, History as _, Walked};
 use super::{LOST_COUNT_LIMIT, LOST_SAMPLE};
@@ -464,7 +464,7 @@ pub fn cli_write_rescues(dir: &Path, items: &[(&str, &str)], stamp: &str) -> Vec
     let batched: Vec<bool> = (0..items.len())
         .map(|i| types.get(i) == Some(&"commit"))
         .collect();
-    if batched.iter().filter(|b| **b).count() < BATCH_FROM {
+    if !worth_a_batch(&batched) {
         return one_by_one(items);
     }
     let refs: HashSet<String> = run(dir, &["for-each-ref", "--format=%(refname)", RESCUE_PREFIX])
@@ -489,13 +489,7 @@ pub fn cli_write_rescues(dir: &Path, items: &[(&str, &str)], stamp: &str) -> Vec
         taken.extend(batch_entries(message, &parents).into_iter().map(|(n, _)| n));
     }
     let names = free_names(items, stamp, &mut taken, &|n| refs.contains(n));
-    let entries: Vec<(String, String)> = names
-        .iter()
-        .zip(items)
-        .zip(&batched)
-        .filter(|(_, b)| **b)
-        .map(|((name, (_, oid)), _)| (name.clone(), (*oid).to_owned()))
-        .collect();
+    let entries = batched_entries(&names, items, &batched);
     let written = write_batch(dir, &entries, stamp, &refs);
     names
         .into_iter()
