@@ -39,6 +39,7 @@ fn main() {
 fn gate(out: &std::path::Path) {
     let source = "hooks/gate.rs";
     println!("cargo::rerun-if-changed={source}");
+    println!("cargo::rerun-if-changed=hooks/gate_tail.rs");
     println!("cargo::rerun-if-env-changed=RUSTC_LINKER");
     let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
     let target = std::env::var("TARGET").expect("cargo sets TARGET");

@@ -1,6 +1,6 @@
 //! The hook gate: the program `git vouch install` writes as each hook file,
-//! with what it starts appended (`src/install/gate.rs` writes and reads that
-//! tail). `build.rs` compiles this file on its own, with the standard library
+//! with what it starts appended (`hooks/gate_tail.rs`, which
+//! `src/install/gate.rs` compiles too, writes and reads that tail). `build.rs` compiles this file on its own, with the standard library
 //! only, linked statically where the C library allows it: a hook that is a
 //! script pays for `sh` and then vouch on every commit and ref update; this
 //! pays for one small program, and for vouch only when vouch has something to
@@ -37,13 +37,13 @@
 use std::ffi::{OsStr, OsString};
 use std::io::{Read, Write};
 use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::FileExt;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::process::{Command, Stdio};
 
-/// What the tail ends with: the fields' length (4 bytes, little-endian),
-/// then this mark.
-const MAGIC: &[u8; 16] = b"\0vouch-gate-v1\0\n";
+use gate_tail::Fields;
+
+#[expect(dead_code, reason = "vouch writes the tail; the gate only reads it")]
+mod gate_tail;
 
 /// The refs vouch guards (`vouch::input::hooks::GUARDED_REFS`): a
 /// `prepared` input naming none of them anywhere passes.
@@ -54,14 +54,6 @@ const DAMAGED: &[u8] = b"for v in git-vouch vouch; do command -v $v >/dev/null 2
 echo \"vouch: warning: the hook $0 is damaged and vouch is not on PATH: NOT checked. Run 'git vouch install' again.\" >&2
 exit 0
 ";
-
-/// What the tail holds.
-struct Tail {
-    bin: OsString,
-    script: Vec<u8>,
-    strict: bool,
-    gated: bool,
-}
 
 #[cfg(any(target_env = "gnu", target_os = "macos"))]
 #[expect(
@@ -91,7 +83,8 @@ fn run() -> i32 {
     let mut args = std::env::args_os();
     let hook = args.next().unwrap_or_default();
     let rest: Vec<OsString> = args.collect();
-    let Some(tail) = read_tail(&hook) else {
+    let tail = read_tail(&hook);
+    let Some(tail) = tail.as_deref().and_then(gate_tail::read) else {
         // The file is not as vouch wrote it: vouch from `PATH`, else said
         // and allowed (no ordinary git command may break).
         return shell(&hook, &rest, DAMAGED, None, false);
@@ -137,13 +130,13 @@ fn has_local(hook: &OsStr) -> bool {
 /// Starts vouch (`input`: the bytes already read, handed to it as a
 /// child's standard input; else it replaces this process), or the script
 /// when vouch cannot start.
-fn start(tail: &Tail, hook: &OsStr, rest: &[OsString], input: Option<&[u8]>) -> i32 {
-    let mut vouch = Command::new(&tail.bin);
+fn start(tail: &Fields, hook: &OsStr, rest: &[OsString], input: Option<&[u8]>) -> i32 {
+    let mut vouch = Command::new(OsStr::from_bytes(tail.bin));
     vouch.arg0(hook).args(rest);
     if let Some(code) = launch(&mut vouch, input) {
         return code;
     }
-    shell(hook, rest, &tail.script, input, tail.strict)
+    shell(hook, rest, tail.script, input, tail.strict)
 }
 
 /// `/bin/sh -c SCRIPT <hook> <args>`; when `sh` cannot start either, the
@@ -216,35 +209,10 @@ fn launch(cmd: &mut Command, input: Option<&[u8]>) -> Option<i32> {
 
 /// This program's tail, read from its own file: the running executable
 /// (on Linux through `/proc`), else the path git started it by.
-fn read_tail(hook: &OsStr) -> Option<Tail> {
+fn read_tail(hook: &OsStr) -> Option<Vec<u8>> {
     let file = std::env::current_exe()
         .and_then(std::fs::File::open)
         .or_else(|_| std::fs::File::open(hook))
         .ok()?;
-    let len = file.metadata().ok()?.len();
-    // One read takes the tail whole unless the paths are long.
-    let guess = len.min(4096);
-    let mut buf = vec![0; usize::try_from(guess).ok()?];
-    file.read_exact_at(&mut buf, len - guess).ok()?;
-    let end = buf.strip_suffix(MAGIC)?;
-    let (head, size) = end.split_at(end.len().checked_sub(4)?);
-    let size = u64::from(u32::from_le_bytes(size.try_into().ok()?));
-    let fields = if size <= head.len() as u64 {
-        head[head.len() - usize::try_from(size).ok()?..].to_vec()
-    } else {
-        let at = (len - 20).checked_sub(size)?;
-        let mut all = vec![0; usize::try_from(size).ok()?];
-        file.read_exact_at(&mut all, at).ok()?;
-        all
-    };
-    let mut parts = fields.split(|b| *b == 0);
-    let flags = parts.next()?;
-    let bin = parts.next()?;
-    let script = parts.next()?;
-    (!bin.is_empty()).then(|| Tail {
-        bin: OsStr::from_bytes(bin).to_os_string(),
-        script: script.to_vec(),
-        strict: flags.contains(&b's'),
-        gated: flags.contains(&b'g'),
-    })
+    gate_tail::read_end(&file)
 }

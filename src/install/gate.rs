@@ -9,56 +9,44 @@
 //! a script install writes when vouch cannot start (`hooks/gate.rs` says
 //! what it does, in order).
 //!
-//! The hook file is the gate's bytes followed by its tail: flags, the vouch
-//! binary's path and the rendered script, each ended by a NUL, then their
-//! length (4 bytes, little-endian) and [`MAGIC`]. The gate reads the tail
-//! from its own file. Everything that reads a hook file (`install::is_ours`,
+//! The hook file is the gate's bytes followed by its tail
+//! (`hooks/gate_tail.rs`, which the gate compiles too): flags, the vouch
+//! binary's path and the rendered script. The gate reads the tail from its
+//! own file. Everything that reads a hook file (`install::is_ours`,
 //! the binary path for `git vouch status`, the refusal to chain vouch's own
 //! hook) reads the script in the tail as it reads a script.
 //!
-//! Pure: bytes in, bytes out.
+//! Bytes in, bytes out, but for [`read_file`], which reads a file's tail.
 
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
+#[path = "../../hooks/gate_tail.rs"]
+mod gate_tail;
+
+pub use gate_tail::MAGIC;
+
 /// The gate program as this build compiled it; empty when it could not
 /// (hooks are then `sh` scripts).
 pub const PROGRAM: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/gate"));
-
-/// What a gate's tail ends with (`hooks/gate.rs` has the same).
-pub const MAGIC: &[u8; 16] = b"\0vouch-gate-v1\0\n";
 
 /// The hook file for a hook starting `bin`, with `script` run when `bin`
 /// cannot start; `gated` for the reference-transaction hook. `None` when
 /// this build has no gate, or a path or the script holds a NUL byte (write
 /// the script then).
 pub fn build(bin: &Path, script: &[u8], strict: bool, gated: bool) -> Option<Vec<u8>> {
-    let bin = bin.as_os_str().as_bytes();
-    if PROGRAM.is_empty() || bin.is_empty() || bin.contains(&0) || script.contains(&0) {
+    if PROGRAM.is_empty() {
         return None;
     }
-    let mut fields = Vec::with_capacity(script.len() + bin.len() + 8);
-    if strict {
-        fields.push(b's');
-    }
-    if gated {
-        fields.push(b'g');
-    }
-    fields.push(0);
-    fields.extend_from_slice(bin);
-    fields.push(0);
-    // The script starts on a line of its own, so that its marker line is a
-    // line of the file.
-    fields.push(b'\n');
-    fields.extend_from_slice(script);
-    fields.push(0);
-    let len = u32::try_from(fields.len()).ok()?;
-    let mut out = Vec::with_capacity(PROGRAM.len() + fields.len() + 20);
-    out.extend_from_slice(PROGRAM);
-    out.extend_from_slice(&fields);
-    out.extend_from_slice(&len.to_le_bytes());
-    out.extend_from_slice(MAGIC);
+    let mut out = PROGRAM.to_vec();
+    let fields = gate_tail::Fields {
+        bin: bin.as_os_str().as_bytes(),
+        script,
+        strict,
+        gated,
+    };
+    gate_tail::write(&mut out, &fields)?;
     Some(out)
 }
 
@@ -78,39 +66,18 @@ pub struct Carried<'a> {
 /// The tail of a gate file (`bytes`: the whole file); `None` for any other
 /// file.
 pub fn read(bytes: &[u8]) -> Option<Carried<'_>> {
-    let rest = bytes.strip_suffix(MAGIC)?;
-    let (rest, len) = rest.split_at(rest.len().checked_sub(4)?);
-    let len = usize::try_from(u32::from_le_bytes(len.try_into().ok()?)).ok()?;
-    let fields = rest.get(rest.len().checked_sub(len)?..)?;
-    let mut parts = fields.splitn(4, |b| *b == 0);
-    let flags = parts.next()?;
-    let bin = parts.next()?;
-    let script = parts.next()?.strip_prefix(b"\n")?;
-    if bin.is_empty() || parts.next() != Some(&[][..]) {
-        return None;
-    }
+    let fields = gate_tail::read(bytes)?;
     Some(Carried {
-        script,
-        bin: Path::new(OsStr::from_bytes(bin)),
-        strict: flags.contains(&b's'),
-        gated: flags.contains(&b'g'),
+        script: fields.script,
+        bin: Path::new(OsStr::from_bytes(fields.bin)),
+        strict: fields.strict,
+        gated: fields.gated,
     })
 }
 
 /// The script and binary of the gate file at `path`, reading only its tail.
 pub fn read_file(path: &Path) -> Option<(Vec<u8>, PathBuf)> {
-    use std::os::unix::fs::FileExt;
-    let file = std::fs::File::open(path).ok()?;
-    let len = file.metadata().ok()?.len();
-    let mut end = [0u8; 20];
-    file.read_exact_at(&mut end, len.checked_sub(20)?).ok()?;
-    if &end[4..] != MAGIC {
-        return None;
-    }
-    let fields = u64::from(u32::from_le_bytes(end[..4].try_into().ok()?));
-    let start = len.checked_sub(20 + fields)?;
-    let mut tail = vec![0; usize::try_from(fields + 20).ok()?];
-    file.read_exact_at(&mut tail, start).ok()?;
+    let tail = gate_tail::read_end(&std::fs::File::open(path).ok()?)?;
     let carried = read(&tail)?;
     Some((carried.script.to_vec(), carried.bin.to_path_buf()))
 }
