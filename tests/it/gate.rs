@@ -1,6 +1,8 @@
-//! The hook gate (`hooks/gate.rs`) as git runs it: a file `install::gate`
-//! builds, started with git's arguments and input, in front of a stand-in
-//! for vouch that says how it was started.
+//! The programs a hook file can be, as git runs them: the gate
+//! (`hooks/gate.rs`, a file `install::gate` builds) and, on x86-64 Linux,
+//! the compiled launcher (`install::launcher`), each started with git's
+//! arguments and input in front of a stand-in for vouch that says how it
+//! was started. Both decide alike; where they may not, the test says.
 
 use std::fs;
 use std::io::Write;
@@ -8,7 +10,30 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use vouch::install::gate;
+use vouch::install::{gate, launcher};
+
+/// Builds a hook file: the binary, the script run when it cannot start,
+/// strict, gated.
+type Build = fn(&Path, &[u8], bool, bool) -> Vec<u8>;
+
+/// The hook programs this machine runs, by name: the gate where the build
+/// made one (else the test is skipped, and fails under `CI`), the launcher
+/// on x86-64 Linux.
+fn forms() -> Vec<(&'static str, Build)> {
+    let mut forms: Vec<(&'static str, Build)> = Vec::new();
+    if crate::support::gate().is_some() {
+        forms.push(("gate", |bin, script, strict, gated| {
+            gate::build(bin, script, strict, gated).unwrap()
+        }));
+    }
+    if cfg!(all(target_os = "linux", target_arch = "x86_64")) {
+        forms.push(("launcher", |bin, script, strict, gated| {
+            let targets = launcher::Targets { bin, script };
+            launcher::build(&targets, strict, "push", gated).unwrap()
+        }));
+    }
+    forms
+}
 
 /// An executable `sh` script at `dir/name`.
 fn script(dir: &Path, name: &str, body: &str) -> PathBuf {
@@ -61,15 +86,18 @@ fn run(dir: &Path, name: &str, bytes: &[u8], args: &[&str], stdin: &[u8]) -> (i3
     )
 }
 
-/// Every hook but the reference transaction's: vouch replaces the gate,
-/// with the hook's path as its `argv[0]` and git's arguments, input and
-/// environment; when vouch cannot start, the script runs under the hook's
-/// name with the same; when neither can, the gate says so.
+/// Every hook but the reference transaction's: vouch replaces the hook's
+/// program, with the hook's path as its `argv[0]` and git's arguments,
+/// input and environment; when vouch cannot start, the script runs under
+/// the hook's name with the same.
 #[test]
 fn starts_vouch_with_the_hooks_arguments_input_and_name() {
-    if crate::support::gate().is_none() {
-        return;
+    for (form, build) in forms() {
+        starts_vouch(form, build);
     }
+}
+
+fn starts_vouch(form: &str, build: Build) {
     let dir = tempfile::tempdir().unwrap();
     let bin = script(
         dir.path(),
@@ -77,7 +105,7 @@ fn starts_vouch_with_the_hooks_arguments_input_and_name() {
         "echo \"bin $0 [$1] [$2] $GATE_PROBE\"; cat; exit 7\n",
     );
     let fallback = b"echo \"fallback $0 [$1] [$2]\"; cat; exit 5\n";
-    let hook = gate::build(&bin, fallback, false, false).unwrap();
+    let hook = build(&bin, fallback, false, false);
     let start = |bytes: &[u8]| {
         run(
             dir.path(),
@@ -91,19 +119,21 @@ fn starts_vouch_with_the_hooks_arguments_input_and_name() {
     // itself gets the hook's path as `argv[0]`, which the integration
     // tests' hooks rely on.)
     let (code, out, _) = start(&hook);
-    assert_eq!(code, 7);
+    assert_eq!(code, 7, "{form}");
     assert_eq!(
         out,
-        format!("bin {} [origin] [a b] set\nref lines\n", bin.display())
+        format!("bin {} [origin] [a b] set\nref lines\n", bin.display()),
+        "{form}"
     );
     // The binary is gone: the script runs, under the hook's own name.
     fs::remove_file(&bin).unwrap();
     let (code, out, _) = start(&hook);
-    assert_eq!(code, 5);
+    assert_eq!(code, 5, "{form}");
     let path = dir.path().join("pre-push");
     assert_eq!(
         out,
-        format!("fallback {} [origin] [a b]\nref lines\n", path.display())
+        format!("fallback {} [origin] [a b]\nref lines\n", path.display()),
+        "{form}"
     );
 }
 
@@ -112,12 +142,15 @@ fn starts_vouch_with_the_hooks_arguments_input_and_name() {
 /// names none of vouch's guarded refs (`GUARDED_REFS`, each tried here).
 #[test]
 fn the_gate_starts_vouch_only_for_what_vouch_would_judge() {
-    if crate::support::gate().is_none() {
-        return;
+    for (form, build) in forms() {
+        gate_decides(form, build);
     }
+}
+
+fn gate_decides(form: &str, build: Build) {
     let dir = tempfile::tempdir().unwrap();
     let bin = script(dir.path(), "vouch", "echo \"bin [$1]\"; cat; exit 3\n");
-    let hook = gate::build(&bin, b"echo \"fallback [$1]\"; cat; exit 4\n", false, true).unwrap();
+    let hook = build(&bin, b"echo \"fallback [$1]\"; cat; exit 4\n", false, true);
     let name = "reference-transaction";
     let run_as = run;
     let run = |args: &[&str], input: &str| run(dir.path(), name, &hook, args, input.as_bytes());
@@ -127,10 +160,10 @@ fn the_gate_starts_vouch_only_for_what_vouch_would_judge() {
     let branch = format!("{a} {z} refs/heads/main\n");
     let pass = (0, String::new(), String::new());
     for state in ["committed", "aborted", "preparing", "prepare"] {
-        assert_eq!(run(&[state], &branch), pass, "{state}");
+        assert_eq!(run(&[state], &branch), pass, "{form}: {state}");
     }
-    assert_eq!(run(&["prepared"], &remote.repeat(3)), pass);
-    assert_eq!(run(&["prepared"], ""), pass);
+    assert_eq!(run(&["prepared"], &remote.repeat(3)), pass, "{form}");
+    assert_eq!(run(&["prepared"], ""), pass, "{form}");
     // Each guarded ref: vouch gets every byte the gate read.
     for guarded in vouch::input::hooks::GUARDED_REFS {
         let line = format!(
@@ -142,21 +175,31 @@ fn the_gate_starts_vouch_only_for_what_vouch_would_judge() {
         assert_eq!(
             (code, out),
             (3, format!("bin [prepared]\n{input}")),
-            "{guarded}"
+            "{form}: {guarded}"
         );
     }
     // More than a pipe holds, the branch last.
     let big = format!("{}{branch}", remote.repeat(3000));
     let (code, out, _) = run(&["prepared"], &big);
-    assert_eq!((code, out), (3, format!("bin [prepared]\n{big}")));
-    assert_eq!(run(&["prepared"], &remote.repeat(3000)), pass);
+    assert_eq!((code, out), (3, format!("bin [prepared]\n{big}")), "{form}");
+    // The gate reads all of it; the launcher hands more than its buffer
+    // holds (65,528 bytes) to vouch unread: it may start vouch for more,
+    // never for less.
+    let remote_only = remote.repeat(3000);
+    if form == "launcher" {
+        let (code, out, _) = run(&["prepared"], &remote_only);
+        assert_eq!((code, out), (3, format!("bin [prepared]\n{remote_only}")));
+    } else {
+        assert_eq!(run(&["prepared"], &remote_only), pass, "{form}");
+    }
     // No state: vouch decides.
-    assert_eq!(run(&[], "x").0, 3);
+    assert_eq!(run(&[], "x").0, 3, "{form}");
     // A chained `.local` hook: vouch runs it, in every state.
     fs::write(dir.path().join(format!("{name}.local")), "").unwrap();
     assert_eq!(
         run(&["committed"], "x"),
-        (3, "bin [committed]\nx".into(), String::new())
+        (3, "bin [committed]\nx".into(), String::new()),
+        "{form}"
     );
     fs::remove_file(dir.path().join(format!("{name}.local"))).unwrap();
     // vouch ends without reading its input: its answer stands, whether or
@@ -165,22 +208,26 @@ fn the_gate_starts_vouch_only_for_what_vouch_would_judge() {
         script(dir.path(), "vouch", &format!("exit {code}\n"));
         for input in [&branch, &big] {
             for _ in 0..20 {
-                assert_eq!(run(&["prepared"], input).0, code);
+                assert_eq!(run(&["prepared"], input).0, code, "{form}");
             }
         }
     }
     // vouch is gone: the script gets the input the gate read.
     fs::remove_file(&bin).unwrap();
     let (code, out, _) = run(&["prepared"], &branch);
-    assert_eq!((code, out), (4, format!("fallback [prepared]\n{branch}")));
-    assert_eq!(run(&["committed"], &branch).0, 0);
+    assert_eq!(
+        (code, out),
+        (4, format!("fallback [prepared]\n{branch}")),
+        "{form}"
+    );
+    assert_eq!(run(&["committed"], &branch).0, 0, "{form}");
     // The script as it runs when vouch is gone warns and reads nothing: the
     // ref update goes on, whatever the input's size.
-    let quiet = gate::build(&bin, b"echo gone >&2; exit 0\n", false, true).unwrap();
+    let quiet = build(&bin, b"echo gone >&2; exit 0\n", false, true);
     for input in [&branch, &big] {
         for _ in 0..20 {
             let (code, _, err) = run_as(dir.path(), name, &quiet, &["prepared"], input.as_bytes());
-            assert_eq!((code, err.as_str()), (0, "gone\n"));
+            assert_eq!((code, err.as_str()), (0, "gone\n"), "{form}");
         }
     }
 }
