@@ -308,6 +308,25 @@ pub fn common_dir(cwd: &Path) -> Option<PathBuf> {
     dir.is_absolute().then_some(dir)
 }
 
+/// Runs `cmd` (a [`git_in`] command, its stdout and stderr as the caller
+/// set them) with `input` on its stdin, written beside the reading: git
+/// may answer before it has read all, and a large input would fill the
+/// pipe while git's output filled the other. Every git process vouch feeds
+/// runs through here.
+pub(crate) fn output_with_input(
+    cmd: &mut Command,
+    input: &[u8],
+) -> std::io::Result<std::process::Output> {
+    use std::io::Write as _;
+    let mut child = cmd.stdin(std::process::Stdio::piped()).spawn()?;
+    let mut stdin = child.stdin.take().expect("stdin was piped");
+    std::thread::scope(|s| {
+        // A git that ends without reading all of it says so by its status.
+        s.spawn(move || stdin.write_all(input).ok());
+        child.wait_with_output()
+    })
+}
+
 /// A git command run in `dir` that reads history as the remote holds it
 /// (SPEC 2.1, issue 26 item 1): replace refs and `info/grafts` are local
 /// views of history that a push does not carry, so a lookup ignores them

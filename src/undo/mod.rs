@@ -187,16 +187,11 @@ pub(super) fn run(c: &mut std::process::Command, input: Option<&[u8]>) -> Result
     let shown = format!("{c:?}");
     c.stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped());
-    if input.is_some() {
-        c.stdin(std::process::Stdio::piped());
+    let out = match input {
+        Some(input) => crate::measure::git::output_with_input(c, input),
+        None => c.output(),
     }
-    let mut child = c.spawn().with_context(|| format!("cannot run {shown}"))?;
-    if let Some(input) = input {
-        let mut stdin = child.stdin.take().context("no stdin")?;
-        let data = input.to_vec();
-        std::thread::spawn(move || stdin.write_all(&data));
-    }
-    let out = child.wait_with_output()?;
+    .with_context(|| format!("cannot run {shown}"))?;
     if !out.status.success() {
         bail!(
             "{shown} failed: {}",

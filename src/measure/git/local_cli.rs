@@ -405,30 +405,18 @@ pub fn cli_stash_oids(dir: &Path) -> Vec<String> {
 /// Runs git in `dir` with `input` on its stdin, as vouch (the identity of
 /// a commit it writes); stdout, trimmed, when it succeeds.
 fn run_with_input(dir: &Path, args: &[&str], input: &[u8]) -> Option<String> {
-    use std::io::Write as _;
     use std::process::Stdio;
-    let mut child = super::git_in(dir)
-        .args(args)
+    let mut git = super::git_in(dir);
+    git.args(args)
         .env("GIT_AUTHOR_NAME", "vouch")
         .env("GIT_AUTHOR_EMAIL", "vouch@localhost")
         .env("GIT_COMMITTER_NAME", "vouch")
         .env("GIT_COMMITTER_EMAIL", "vouch@localhost")
-        .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .ok()?;
-    let stdin = child.stdin.take()?;
-    // Written beside the reading: git may answer before it has read all.
-    let out = std::thread::scope(|s| {
-        s.spawn(move || {
-            let mut stdin = stdin;
-            stdin.write_all(input).ok();
-        });
-        child.wait_with_output()
-    })
-    .ok()
-    .filter(|o| o.status.success())?;
+        .stderr(Stdio::null());
+    let out = super::output_with_input(&mut git, input)
+        .ok()
+        .filter(|o| o.status.success())?;
     Some(String::from_utf8_lossy(&out.stdout).trim_end().to_owned())
 }
 

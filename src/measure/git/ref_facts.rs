@@ -813,21 +813,17 @@ impl History for Cli<'_> {
         hide: &[String],
         limit: usize,
     ) -> Result<Vec<Walked>, String> {
-        use std::io::Write;
         let limit = limit.to_string();
-        let mut child = super::git_in(self.dir)
-            .args([
-                "log",
-                "--format=%H%x00%P%x00%ae%x00%an%x00%s",
-                "-n",
-                &limit,
-                "--stdin",
-            ])
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .map_err(|e| format!("git log cannot start: {e}"))?;
+        let mut git = super::git_in(self.dir);
+        git.args([
+            "log",
+            "--format=%H%x00%P%x00%ae%x00%an%x00%s",
+            "-n",
+            &limit,
+            "--stdin",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
         // Given on stdin: a push may keep 10,000 refs.
         let mut input = String::new();
         for t in tips {
@@ -839,12 +835,8 @@ impl History for Cli<'_> {
             input.push_str(h);
             input.push('\n');
         }
-        let mut stdin = child.stdin.take().ok_or("git log has no input")?;
-        let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
-        let out = child
-            .wait_with_output()
-            .map_err(|e| format!("git log failed: {e}"))?;
-        let _ = writer.join();
+        let out = super::output_with_input(&mut git, input.as_bytes())
+            .map_err(|e| format!("git log cannot start: {e}"))?;
         if !out.status.success() {
             return Err(format!(
                 "git log failed: {}",
