@@ -665,8 +665,6 @@ struct Memo {
 impl Memo {
     fn new(git_dir: &Path, input: &[u8]) -> Self {
         let mut hash = sha2::Sha256::new();
-        // The git process: the hook's parent, or its grandparent where the
-        // gate started vouch as its child.
         let git = parent::git_ancestor_pid().unwrap_or_else(std::os::unix::process::parent_id);
         hash.update(git.to_le_bytes());
         hash.update(input);

@@ -134,20 +134,19 @@ pub fn git_ancestor_argv() -> Option<Vec<String>> {
 }
 
 fn read_git_ancestor_argv() -> Option<Vec<String>> {
-    let mut pid = std::os::unix::process::parent_id();
-    for _ in 0..3 {
-        if platform::exe(pid).is_some_and(|exe| crate::input::hooks::is_git_executable(&exe)) {
-            return crate::input::hooks::git_argv(platform::cmdline(pid)?);
-        }
-        pid = platform::parent_of(pid)?;
-    }
-    None
+    crate::input::hooks::git_argv(platform::cmdline(git_ancestor_pid()?)?)
 }
 
 /// The pid of the nearest ancestor (up to three levels) whose executable
-/// is git: the git command that runs this hook, as [`git_ancestor_argv`]
-/// finds it.
+/// is git: the git command that runs this hook (its parent, or its
+/// grandparent where the hook gate started vouch as its child). Looked
+/// for once per process.
 pub fn git_ancestor_pid() -> Option<u32> {
+    static PID: std::sync::OnceLock<Option<u32>> = std::sync::OnceLock::new();
+    *PID.get_or_init(find_git_ancestor)
+}
+
+fn find_git_ancestor() -> Option<u32> {
     let mut pid = std::os::unix::process::parent_id();
     for _ in 0..3 {
         if platform::exe(pid).is_some_and(|exe| crate::input::hooks::is_git_executable(&exe)) {

@@ -247,3 +247,29 @@ fn a_damaged_gate_says_so_and_lets_git_go_on() {
         "{err}"
     );
 }
+
+/// An input the gate cannot read to its end (here a pipe that would block,
+/// its writer still open) is refused: vouch never judges part of it.
+#[test]
+fn an_input_that_cannot_be_read_is_refused() {
+    for (form, build) in forms() {
+        let dir = tempfile::tempdir().unwrap();
+        let bin = script(dir.path(), "vouch", "cat >/dev/null; exit 0\n");
+        let hook = dir.path().join("reference-transaction");
+        fs::write(&hook, build(&bin, b"exit 0\n", false, true)).unwrap();
+        fs::set_permissions(&hook, fs::Permissions::from_mode(0o755)).unwrap();
+        let (reader, mut writer) = std::io::pipe().unwrap();
+        let z = "0".repeat(40);
+        writeln!(writer, "{} {z} refs/heads/main", "a".repeat(40)).unwrap();
+        rustix::fs::fcntl_setfl(&reader, rustix::fs::OFlags::NONBLOCK).unwrap();
+        let out = Command::new(&hook)
+            .arg("prepared")
+            .stdin(reader)
+            .output()
+            .unwrap();
+        drop(writer);
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{form}: {said}");
+        assert!(said.contains("refused"), "{form}: {said}");
+    }
+}
