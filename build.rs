@@ -12,7 +12,11 @@
 //!   program `git vouch install` writes as each hook file
 //!   (`src/install/gate.rs`), linked statically where the C library allows
 //!   it. A gate that cannot be built leaves hooks as `sh` scripts, said as a
-//!   warning: the build never fails for it.
+//!   warning: the build never fails for it;
+//! - on Linux with glibc, vouch's own programs are linked to the C library
+//!   alone and at a fixed address where the toolchain allows it
+//!   (`Link::start_up`): every hook that starts vouch pays for the dynamic
+//!   loader.
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -25,55 +29,131 @@ fn main() {
     let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
     rules(&out);
     defaults(&out);
-    gate(&out);
+    let link = Link::probe();
+    let fixed_address = gate(&out, &link);
+    link.start_up(fixed_address);
+}
+
+/// How programs are linked on this target: the linker cargo links vouch
+/// with, and on Linux with glibc, the static archive of the unwinder
+/// (`libgcc_eh.a`) where the C compiler has one.
+struct Link {
+    target: String,
+    /// The linker cargo uses: its own setting, or one the rustflags name
+    /// (a cross or Nix set-up); `None` is rustc's default (`cc`).
+    linker: Option<std::ffi::OsString>,
+    /// Linux with glibc.
+    glibc: bool,
+    /// vouch is linked statically (`+crt-static`, as `install.sh` builds
+    /// it on x86-64 Linux).
+    crt_static: bool,
+    /// The directory of `libgcc_eh.a`, on Linux with glibc, where the C
+    /// compiler has it.
+    unwinder: Option<PathBuf>,
+}
+
+impl Link {
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "a build script has no `Env`; cargo hands it TARGET, its flags and the linker"
+    )]
+    fn probe() -> Self {
+        println!("cargo::rerun-if-env-changed=RUSTC_LINKER");
+        let target = std::env::var("TARGET").expect("cargo sets TARGET");
+        let flags = std::env::var("CARGO_ENCODED_RUSTFLAGS").unwrap_or_default();
+        let flags: Vec<&str> = flags.split('\x1f').collect();
+        let named = flags.iter().enumerate().find_map(|(i, f)| {
+            f.strip_prefix("-Clinker=")
+                .or_else(|| {
+                    (*f == "-C")
+                        .then(|| flags.get(i + 1)?.strip_prefix("linker="))
+                        .flatten()
+                })
+                .map(std::ffi::OsString::from)
+        });
+        let linker = std::env::var_os("RUSTC_LINKER").or(named);
+        let crt_static = std::env::var("CARGO_CFG_TARGET_FEATURE")
+            .is_ok_and(|f| f.split(',').any(|f| f == "crt-static"));
+        let glibc = target.contains("-linux-gnu");
+        // The compiler driver knows where its own archives are; a linker
+        // that is not a driver answers with the bare name, or fails.
+        let unwinder = glibc
+            .then(|| {
+                let driver = linker.clone().unwrap_or_else(|| "cc".into());
+                let o = std::process::Command::new(driver)
+                    .arg("-print-file-name=libgcc_eh.a")
+                    .output()
+                    .ok()?;
+                let path = PathBuf::from(String::from_utf8(o.stdout).ok()?.trim());
+                (o.status.success() && path.is_absolute() && path.is_file())
+                    .then(|| path.parent().map(PathBuf::from))
+                    .flatten()
+            })
+            .flatten();
+        Self {
+            target,
+            linker,
+            glibc,
+            crt_static,
+            unwinder,
+        }
+    }
+
+    /// Where glibc is linked dynamically, vouch's programs start faster
+    /// linked to the C library alone, at a fixed address: the unwinder from
+    /// its static archive instead of `libgcc_s.so` (a library less for the
+    /// dynamic loader to map and bind), zlib built in (`Cargo.toml`), and no
+    /// relocations to apply (`-no-pie`, only when the gate, linked with
+    /// rustc's `relocation-model=static`, proved the linker takes it). Each
+    /// hook that starts vouch pays this (BENCHMARKS.md, issue 38 item 1,
+    /// fifth session); nothing here changes what vouch decides.
+    fn start_up(&self, fixed_address: bool) {
+        if self.crt_static {
+            return;
+        }
+        if let Some(dir) = &self.unwinder {
+            println!("cargo::rustc-link-search=native={}", dir.display());
+            println!("cargo::rustc-link-lib=static:-bundle=gcc_eh");
+        }
+        if self.glibc && fixed_address {
+            println!("cargo::rustc-link-arg-bins=-no-pie");
+        }
+    }
 }
 
 /// Compiles `hooks/gate.rs` into `OUT_DIR/gate` with the compiler and
-/// linker cargo uses for this target: static and at a fixed address where
-/// the target can (Linux: the C library's static archive), else as the
-/// target links by default; an empty file when neither builds.
+/// linker cargo uses for this target: on Linux, static and at a fixed
+/// address where the C library's static archive allows it; in the portable
+/// build, or without that archive, linked to the C library alone and at a
+/// fixed address; else as the target links by default; an empty file when
+/// nothing builds. Says whether a fixed-address link succeeded.
 #[expect(
     clippy::disallowed_methods,
-    reason = "a build script has no `Env`; cargo hands it RUSTC, TARGET and the linker"
+    reason = "a build script has no `Env`; cargo hands it RUSTC and the cfgs"
 )]
-fn gate(out: &std::path::Path) {
+fn gate(out: &std::path::Path, link: &Link) -> bool {
     let source = "hooks/gate.rs";
     println!("cargo::rerun-if-changed={source}");
     println!("cargo::rerun-if-changed=hooks/gate_tail.rs");
-    println!("cargo::rerun-if-env-changed=RUSTC_LINKER");
     let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
-    let target = std::env::var("TARGET").expect("cargo sets TARGET");
     let program = out.join("gate");
-    // The linker cargo links vouch with: its own setting, or one the
-    // rustflags name (a cross or Nix set-up).
-    let flags = std::env::var("CARGO_ENCODED_RUSTFLAGS").unwrap_or_default();
-    let flags: Vec<&str> = flags.split('\x1f').collect();
-    let named = flags.iter().enumerate().find_map(|(i, f)| {
-        f.strip_prefix("-Clinker=")
-            .or_else(|| {
-                (*f == "-C")
-                    .then(|| flags.get(i + 1)?.strip_prefix("linker="))
-                    .flatten()
-            })
-            .map(std::ffi::OsString::from)
-    });
-    let linker = std::env::var_os("RUSTC_LINKER").or(named);
-    let compile = |extra: &[&str]| {
+    let compile = |extra: &[String]| {
         let mut cmd = std::process::Command::new(&rustc);
         cmd.args(["--edition", "2024", "--crate-type", "bin"])
-            .args(["--crate-name", "vouch_gate", "--target", &target])
+            .args(["--crate-name", "vouch_gate", "--target", &link.target])
             .args(["-C", "panic=abort", "-D", "unsafe_code"])
             .args(extra)
             .arg("-o")
             .arg(&program)
             .arg(source);
-        if let Some(linker) = &linker {
+        if let Some(linker) = &link.linker {
             cmd.arg("-C")
                 .arg(format!("linker={}", linker.to_string_lossy()));
         }
         cmd.output()
     };
-    let small = [
+    let words = |w: &[&str]| w.iter().map(|w| (*w).to_owned()).collect::<Vec<_>>();
+    let small = words(&[
         "-C",
         "opt-level=s",
         "-C",
@@ -82,29 +162,43 @@ fn gate(out: &std::path::Path) {
         "codegen-units=1",
         "-C",
         "strip=symbols",
-    ];
-    let fixed = [
-        "-C",
-        "target-feature=+crt-static",
-        "-C",
-        "relocation-model=static",
-    ];
-    let statically = [&small[..], &fixed[..]].concat();
-    // The portable build (`--cfg vouch_portable`) links the gate as the
-    // target links any program, as a system without a static C library
-    // gets it: the code other systems run, tested and measured here. The
-    // last try asks for nothing a toolchain may lack (LTO, `strip`).
+    ]);
+    let fixed = words(&["-C", "relocation-model=static"]);
+    let statically = [
+        small.clone(),
+        words(&["-C", "target-feature=+crt-static"]),
+        fixed.clone(),
+    ]
+    .concat();
+    // Linked to the C library alone: the unwinder's static archive.
+    let unwinder = link.unwinder.as_ref().map_or_else(Vec::new, |dir| {
+        vec![
+            "-L".to_owned(),
+            format!("native={}", dir.display()),
+            "-l".to_owned(),
+            "static:-bundle=gcc_eh".to_owned(),
+        ]
+    });
+    let dynamic = [small.clone(), fixed.clone(), unwinder].concat();
+    // The portable build (`--cfg vouch_portable`) links the gate
+    // dynamically, as a system without a static C library gets it: the
+    // code other systems run, tested and measured here. The last try asks
+    // for nothing a toolchain may lack (LTO, `strip`).
     let portable = std::env::var_os("CARGO_CFG_VOUCH_PORTABLE").is_some();
-    let plain: &[&str] = &["-C", "opt-level=s"];
-    let tries: Vec<&[&str]> = if target.contains("-linux-") && !portable {
-        vec![&statically, &small, plain]
-    } else {
-        vec![&small, plain]
+    let plain = words(&["-C", "opt-level=s"]);
+    let linux = link.target.contains("-linux-");
+    let tries: Vec<&Vec<String>> = match (linux, link.glibc, portable) {
+        (true, true, false) => vec![&statically, &dynamic, &small, &plain],
+        (true, false, false) => vec![&statically, &small, &plain],
+        (true, true, true) => vec![&dynamic, &small, &plain],
+        _ => vec![&small, &plain],
     };
     let mut said = String::new();
-    for extra in &tries {
+    for extra in tries {
         match compile(extra) {
-            Ok(o) if o.status.success() => return,
+            Ok(o) if o.status.success() => {
+                return extra.iter().any(|w| w == "relocation-model=static");
+            }
             Ok(o) => said = String::from_utf8_lossy(&o.stderr).into_owned(),
             Err(e) => said = e.to_string(),
         }
@@ -117,6 +211,7 @@ fn gate(out: &std::path::Path) {
         "cargo::warning=the hook gate (hooks/gate.rs) did not build ({first}): hooks will be `sh` scripts"
     );
     std::fs::write(&program, b"").expect("OUT_DIR is writable");
+    false
 }
 
 fn read_toml(source: &str) -> toml::Value {

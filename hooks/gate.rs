@@ -1,10 +1,11 @@
 //! The hook gate: the program `git vouch install` writes as each hook file,
 //! with what it starts appended (`hooks/gate_tail.rs`, which
-//! `src/install/gate.rs` compiles too, writes and reads that tail). `build.rs` compiles this file on its own, with the standard library
-//! only, linked statically where the C library allows it: a hook that is a
-//! script pays for `sh` and then vouch on every commit and ref update; this
-//! pays for one small program, and for vouch only when vouch has something to
-//! decide.
+//! `src/install/gate.rs` compiles too, writes and reads that tail).
+//! `build.rs` compiles this file on its own, with the standard library only,
+//! linked statically where the C library allows it, else to the C library
+//! alone at a fixed address: a hook that is a script pays for `sh` and then
+//! vouch on every commit and ref update; this pays for one small program,
+//! and for vouch only when vouch has something to decide.
 //!
 //! What it does, in order:
 //!

@@ -1,7 +1,14 @@
 //! The `vouch` binary: parse the command line, run, map the result to an
 //! exit code. No logic lives here.
 
-use std::process::ExitCode;
+// glibc and macOS hand a program's arguments to the standard library before
+// `main` runs, so vouch skips std's own start-up, as the hook gate does
+// (`hooks/gate.rs`): it reads `/proc/self/maps` for the main thread's stack
+// and sets up a stack-overflow handler, about a seventh of what starting
+// vouch costs, paid by every hook that starts it (BENCHMARKS.md, issue 38
+// item 1, fifth session). What vouch needs of it, `main` does itself.
+// Elsewhere std's `main` runs, as it does in the (empty) test harness.
+#![cfg_attr(all(not(test), any(target_env = "gnu", target_os = "macos")), no_main)]
 
 use clap::Parser;
 use vouch::commands::cli::{Cli, Command};
@@ -13,7 +20,35 @@ use vouch::install::agent::protocol;
 use vouch::interact::ui;
 use vouch::platform::env::ProcessEnv;
 
-fn main() -> ExitCode {
+#[cfg(all(not(test), any(target_env = "gnu", target_os = "macos")))]
+#[expect(
+    unsafe_code,
+    reason = "the C library calls `main` by its name, and std's start-up, skipped, would have ignored SIGPIPE"
+)]
+#[unsafe(no_mangle)]
+extern "C" fn main(_argc: i32, _argv: *const *const u8) -> i32 {
+    unsafe extern "C" {
+        safe fn signal(signum: i32, handler: usize) -> usize;
+    }
+    // As std's start-up does: a write to a closed pipe (`git vouch log |
+    // head`) fails with EPIPE, which vouch reports or ignores, instead of
+    // ending it. SIGPIPE is 13 and SIG_IGN is 1 on Linux and macOS; std
+    // sets it back to the default in every program it starts.
+    signal(13, 1);
+    vouch::platform::open_standard_fds();
+    // A panic is said by the panic hook and ends in 101, as under std's
+    // `main`; `exit` flushes standard output, as std's `main` does on return.
+    let code = std::panic::catch_unwind(entry).unwrap_or(101);
+    std::process::exit(i32::from(code))
+}
+
+#[cfg(not(all(not(test), any(target_env = "gnu", target_os = "macos"))))]
+fn main() -> std::process::ExitCode {
+    std::process::ExitCode::from(entry())
+}
+
+/// Runs vouch and returns its exit code.
+fn entry() -> u8 {
     let code = run();
     // A debug build says how often it read and parsed what it reads once
     // (the tests count it: issue 39 item 3).
@@ -36,7 +71,7 @@ fn main() -> ExitCode {
     clippy::exit,
     reason = "the watchdog ends the process once it has given the agent its answer"
 )]
-fn run() -> ExitCode {
+fn run() -> u8 {
     let args: Vec<_> = std::env::args_os().collect();
     // git runs the reference-transaction hook for every ref update: most
     // calls end here, before the command line is even parsed.
@@ -46,7 +81,7 @@ fn run() -> ExitCode {
         decided => decided,
     };
     let (stdin, configs) = match quick {
-        Quick::Pass => return ExitCode::SUCCESS,
+        Quick::Pass => return 0,
         Quick::Judge(input, configs) => (Some(input), configs),
         Quick::Parse => (None, vouch::doors::context::Configs::default()),
     };
@@ -85,15 +120,15 @@ fn run() -> ExitCode {
             });
         });
         return match protocol::fail_closed(agent, || vouch::run(&cli, &ctx)) {
-            Ok(status) => ExitCode::from(status.code()),
+            Ok(status) => status.code(),
             Err(reply) => {
                 agent::answer_once(&reply, || {});
-                ExitCode::from(reply.code)
+                reply.code
             }
         };
     }
     match vouch::run(&cli, &ctx) {
-        Ok(status) => ExitCode::from(status.code()),
+        Ok(status) => status.code(),
         Err(err) => {
             // A closed pipe (`git vouch log | head`) is not an error.
             if err
@@ -101,10 +136,10 @@ fn run() -> ExitCode {
                 .filter_map(|c| c.downcast_ref::<std::io::Error>())
                 .any(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
             {
-                return ExitCode::SUCCESS;
+                return 0;
             }
             ui::error(&err);
-            ExitCode::from(ExitStatus::Error.code())
+            ExitStatus::Error.code()
         }
     }
 }

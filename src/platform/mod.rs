@@ -50,6 +50,29 @@ pub const COMPILED_HOOKS: bool = cfg!(all(
     not(vouch_portable)
 ));
 
+/// What std's start-up does for the standard descriptors, where `main.rs`
+/// skips it: a closed 0, 1 or 2 is opened on `/dev/null`, so that no file
+/// vouch opens later (the audit log, a rescue ref's lock) takes its number
+/// and receives what vouch prints.
+pub fn open_standard_fds() {
+    use std::os::fd::{AsRawFd, IntoRawFd};
+    while let Ok(null) = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open("/dev/null")
+    {
+        if null.as_raw_fd() > 2 {
+            // 0, 1 and 2 are open: this one is closed again.
+            break;
+        }
+        // Kept open as the standard descriptor it took, and handed on to
+        // the programs vouch starts, as std's start-up leaves it (`File`
+        // opens with close-on-exec).
+        let _ = rustix::io::fcntl_setfd(&null, rustix::io::FdFlags::empty());
+        let _ = null.into_raw_fd();
+    }
+}
+
 /// The name of this platform's implementation, for `status` and tests.
 pub const NAME: &str = imp::NAME;
 
