@@ -578,3 +578,23 @@ fn the_readme_names_every_program_the_tests_use() {
         "the tests use {missing:?}, which the README's \"Tests\" table does not name"
     );
 }
+
+/// A reader that has gone (`git vouch man | head`, a pager quit early) ends
+/// no command by a signal: vouch ignores SIGPIPE, as std's start-up did
+/// before `main.rs` skipped it, and ends as it would have.
+#[test]
+fn a_closed_output_pipe_ends_no_command_by_a_signal() {
+    let env = TestEnv::new();
+    for args in [&["man"][..], &["--version"], &["completions", "bash"]] {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let status = env
+            .cmd(crate::support::vouch_bin(), &env.work)
+            .args(args)
+            .stdout(writer)
+            .stderr(std::process::Stdio::null())
+            .status()
+            .unwrap();
+        assert_eq!(status.code(), Some(0), "{args:?}: {status:?}");
+    }
+}
