@@ -30,8 +30,8 @@ fn main() {
     rules(&out);
     defaults(&out);
     let link = Link::probe();
-    let fixed_address = gate(&out, &link);
-    link.start_up(fixed_address);
+    let proven = gate(&out, &link);
+    link.start_up(proven);
 }
 
 /// How programs are linked on this target: the linker cargo links vouch
@@ -103,21 +103,21 @@ impl Link {
     /// linked to the C library alone, at a fixed address: the unwinder from
     /// its static archive instead of `libgcc_s.so` (a library less for the
     /// dynamic loader to map and bind), zlib built in (`Cargo.toml`), and no
-    /// relocations to apply (`-no-pie`, only when the gate, linked with
-    /// rustc's `relocation-model=static`, proved the linker takes it). Each
-    /// hook that starts vouch pays this (BENCHMARKS.md, issue 38 item 1,
-    /// fifth session); nothing here changes what vouch decides.
-    fn start_up(&self, fixed_address: bool) {
-        if self.crt_static {
+    /// relocations to apply (`-no-pie`). Only when the gate linked so
+    /// (`proven`: at a fixed address, with the unwinder's archive, which a
+    /// static link takes too), so that a toolchain the gate's link fails
+    /// on links vouch as before. Each hook that starts vouch pays this
+    /// (BENCHMARKS.md, issue 38 item 1, fifth session); nothing here
+    /// changes what vouch decides.
+    fn start_up(&self, proven: bool) {
+        if self.crt_static || !self.glibc || !proven {
             return;
         }
         if let Some(dir) = &self.unwinder {
             println!("cargo::rustc-link-search=native={}", dir.display());
             println!("cargo::rustc-link-lib=static:-bundle=gcc_eh");
         }
-        if self.glibc && fixed_address {
-            println!("cargo::rustc-link-arg-bins=-no-pie");
-        }
+        println!("cargo::rustc-link-arg-bins=-no-pie");
     }
 }
 
@@ -126,7 +126,8 @@ impl Link {
 /// address where the C library's static archive allows it; in the portable
 /// build, or without that archive, linked to the C library alone and at a
 /// fixed address; else as the target links by default; an empty file when
-/// nothing builds. Says whether a fixed-address link succeeded.
+/// nothing builds. Says whether it linked at a fixed address (statically,
+/// or to the C library alone with the unwinder's archive).
 #[expect(
     clippy::disallowed_methods,
     reason = "a build script has no `Env`; cargo hands it RUSTC and the cfgs"
