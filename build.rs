@@ -136,6 +136,7 @@ fn gate(out: &std::path::Path, link: &Link) -> bool {
     let source = "hooks/gate.rs";
     println!("cargo::rerun-if-changed={source}");
     println!("cargo::rerun-if-changed=hooks/gate_tail.rs");
+    println!("cargo::rerun-if-changed=hooks/start.rs");
     let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
     let program = out.join("gate");
     let compile = |extra: &[String]| {

@@ -29,11 +29,9 @@
 //!   refuses when strict, and runs a chained hook. When even `sh` cannot
 //!   start, the gate says so and exits 1 when strict, else 0.
 
-// glibc and macOS hand a program's arguments to the standard library before
-// `main` runs, so the gate skips std's own start-up (which reads
-// `/proc/self/maps` for the main thread's stack): about a sixth of what
-// starting the gate costs. Elsewhere std's `main` hands them over.
-#![cfg_attr(any(target_env = "gnu", target_os = "macos"), no_main)]
+// Its `main` skips std's start-up where the C library allows it
+// (`hooks/start.rs`, which vouch's `main` compiles too).
+#![cfg_attr(all(not(test), any(target_env = "gnu", target_os = "macos")), no_main)]
 
 use std::ffi::{OsStr, OsString};
 use std::io::{Read, Write};
@@ -45,6 +43,8 @@ use gate_tail::Fields;
 
 #[expect(dead_code, reason = "vouch writes the tail; the gate only reads it")]
 mod gate_tail;
+#[macro_use]
+mod start;
 
 /// The refs vouch guards (`vouch::input::hooks::GUARDED_REFS`): a
 /// `prepared` input naming none of them anywhere passes.
@@ -56,29 +56,7 @@ echo \"vouch: warning: the hook $0 is damaged and vouch is not on PATH: NOT chec
 exit 0
 ";
 
-#[cfg(any(target_env = "gnu", target_os = "macos"))]
-#[expect(
-    unsafe_code,
-    reason = "the C library calls `main` by its name, and std's start-up, skipped, would have ignored SIGPIPE"
-)]
-#[unsafe(no_mangle)]
-extern "C" fn main(_argc: i32, _argv: *const *const u8) -> i32 {
-    unsafe extern "C" {
-        safe fn signal(signum: i32, handler: usize) -> usize;
-    }
-    // As std's start-up does: a write to a child that has ended (the
-    // script, which does not read the input when vouch is gone) fails with
-    // EPIPE instead of ending the gate, and the child's answer stands.
-    // SIGPIPE is 13 and SIG_IGN is 1 on Linux and macOS; std sets it back
-    // to the default in every program it starts.
-    signal(13, 1);
-    run()
-}
-
-#[cfg(not(any(target_env = "gnu", target_os = "macos")))]
-fn main() {
-    std::process::exit(run())
-}
+main_without_std_start!(run);
 
 fn run() -> i32 {
     let mut args = std::env::args_os();

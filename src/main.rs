@@ -1,14 +1,8 @@
 //! The `vouch` binary: parse the command line, run, map the result to an
 //! exit code. No logic lives here.
 
-// glibc and macOS hand a program's arguments to the standard library before
-// `main` runs, so vouch skips std's own start-up, as the hook gate does
-// (`hooks/gate.rs`): it reads `/proc/self/maps` for the main thread's stack
-// and sets up a stack-overflow handler, about 0.17 ms of a dynamically
-// linked program's start here, paid by every hook that starts vouch
-// (BENCHMARKS.md, issue 38 item 1, fifth session). What vouch needs of it,
-// `main` does itself; a stack overflow ends vouch without std's message.
-// Elsewhere std's `main` runs, as it does in the (empty) test harness.
+// Its `main` skips std's start-up where the C library allows it
+// (`hooks/start.rs`, which the hook gate compiles too).
 #![cfg_attr(all(not(test), any(target_env = "gnu", target_os = "macos")), no_main)]
 
 use clap::Parser;
@@ -21,31 +15,18 @@ use vouch::install::agent::protocol;
 use vouch::interact::ui;
 use vouch::platform::env::ProcessEnv;
 
-#[cfg(all(not(test), any(target_env = "gnu", target_os = "macos")))]
-#[expect(
-    unsafe_code,
-    reason = "the C library calls `main` by its name, and std's start-up, skipped, would have ignored SIGPIPE"
-)]
-#[unsafe(no_mangle)]
-extern "C" fn main(_argc: i32, _argv: *const *const u8) -> i32 {
-    unsafe extern "C" {
-        safe fn signal(signum: i32, handler: usize) -> usize;
-    }
-    // As std's start-up does: a write to a closed pipe (`git vouch log |
-    // head`) fails with EPIPE, which vouch reports or ignores, instead of
-    // ending it. SIGPIPE is 13 and SIG_IGN is 1 on Linux and macOS; std
-    // sets it back to the default in every program it starts.
-    signal(13, 1);
-    vouch::platform::open_standard_fds();
-    // A panic is said by the panic hook and ends in 101, as under std's
-    // `main`; `exit` flushes standard output, as std's `main` does on return.
-    let code = std::panic::catch_unwind(entry).unwrap_or(101);
-    std::process::exit(i32::from(code))
-}
+#[path = "../hooks/start.rs"]
+#[macro_use]
+mod start;
 
-#[cfg(not(all(not(test), any(target_env = "gnu", target_os = "macos"))))]
-fn main() -> std::process::ExitCode {
-    std::process::ExitCode::from(entry())
+main_without_std_start!(main_body);
+
+/// Where std's start-up is skipped, what else vouch needs of it: a closed
+/// standard descriptor opened on `/dev/null`, and a panic (said by the panic
+/// hook) ending in 101. Elsewhere std has done both already.
+fn main_body() -> i32 {
+    vouch::platform::open_standard_fds();
+    std::panic::catch_unwind(entry).map_or(101, i32::from)
 }
 
 /// Runs vouch and returns its exit code.
