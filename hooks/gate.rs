@@ -17,9 +17,12 @@
 //!   without starting it: with no state argument, or a chained
 //!   `<hook>.local`, vouch decides; a state other than `prepared` passes
 //!   (vouch judges only `prepared`); `prepared` reads the input and passes
-//!   when no line names a guarded ref (`GUARDED`, the same table as
-//!   `vouch::input::hooks::GUARDED_REFS`; a test compares them); else vouch
-//!   starts as a child and gets every byte read on its standard input.
+//!   when no line names a guarded ref (`GUARDED_REFS`), or when each
+//!   guarded line is routine for the git command that runs it (a commit
+//!   moving its branch forward) and no hook of the directory has been taken
+//!   over by a hook manager, read by vouch's own code
+//!   (`src/input/git_command.rs`, compiled here too); else vouch starts as
+//!   a child and gets every byte read on its standard input.
 //! - Every other hook, and a reference transaction vouch decides before its
 //!   input is read, replaces itself with vouch (`exec`), which sees the
 //!   hook's path as its `argv[0]` and git's arguments, input and
@@ -46,9 +49,19 @@ mod gate_tail;
 #[macro_use]
 mod start;
 
-/// The refs vouch guards (`vouch::input::hooks::GUARDED_REFS`): a
-/// `prepared` input naming none of them anywhere passes.
-const GUARDED: [&str; 4] = ["refs/heads/", "refs/tags/", "refs/stash", "refs/vouch/"];
+/// vouch's own reading of git's command lines and of a transaction's
+/// lines, compiled here as it is in vouch (where it is
+/// `vouch::input::git_command`, beside `git_options`).
+#[allow(
+    dead_code,
+    reason = "the gate uses the part that decides a transaction's routine lines"
+)]
+#[path = "../src/input/git_command.rs"]
+mod git_command;
+#[path = "../src/input/git_options.rs"]
+mod git_options;
+
+use git_command::{GUARDED_REFS, GitCommand};
 
 /// The script run when the tail cannot be read.
 const DAMAGED: &[u8] = b"for v in git-vouch vouch; do command -v $v >/dev/null 2>&1 && exec $v hook \"${0##*/}\" --hook-dir \"${0%/*}\" -- \"$@\"; done
@@ -84,7 +97,7 @@ fn run() -> i32 {
             );
             return 1;
         }
-        if !names_guarded_ref(&input) {
+        if !names_guarded_ref(&input) || (routine(&input) && nothing_displaced(&hook)) {
             return 0;
         }
         return start(&tail, &hook, &rest, Some(&input));
@@ -94,9 +107,70 @@ fn run() -> i32 {
 
 /// True when some line of `input` may name a guarded ref.
 fn names_guarded_ref(input: &[u8]) -> bool {
-    GUARDED
+    GUARDED_REFS
         .iter()
         .any(|g| input.windows(g.len()).any(|w| w == g.as_bytes()))
+}
+
+/// True when vouch's door would find nothing to judge in `input`: each
+/// guarded line is routine for the git command that runs the transaction
+/// (a commit's branch moving forward), read as the door reads it
+/// (`git_command::left_to_judge`). False whenever that command cannot be
+/// read here: vouch reads it.
+fn routine(input: &[u8]) -> bool {
+    let updates = git_command::guarded_updates(input);
+    updates.is_empty()
+        || parent_git_command()
+            .is_some_and(|command| git_command::left_to_judge(updates, &command).is_empty())
+}
+
+/// The command line of the git process that runs this hook: the gate's
+/// parent, when its executable is git. Read on Linux, from `/proc`, as
+/// vouch reads it (`src/platform/linux.rs`); elsewhere vouch reads it.
+#[cfg(target_os = "linux")]
+fn parent_git_command() -> Option<GitCommand> {
+    let pid = std::os::unix::process::parent_id();
+    let exe = std::fs::read_link(format!("/proc/{pid}/exe")).ok()?;
+    if !git_command::is_git_executable(&exe) {
+        return None;
+    }
+    let raw = std::fs::read(format!("/proc/{pid}/cmdline")).ok()?;
+    let argv = git_command::git_argv(git_command::nul_words(&raw, usize::MAX))?;
+    GitCommand::parse(&argv)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn parent_git_command() -> Option<GitCommand> {
+    None
+}
+
+/// True when no hook of this directory has been taken over by a hook
+/// manager's reinstall: every hook `.vouch-hooks` lists, but this one, is
+/// still vouch's (a gate, or a script with vouch's marker line). Otherwise
+/// vouch runs, and puts itself back in front of a manager's script
+/// (`install::repair::put_back`, which it runs on a guarded transaction).
+fn nothing_displaced(hook: &OsStr) -> bool {
+    let hook = std::path::Path::new(hook);
+    let (Some(dir), Some(this)) = (hook.parent(), hook.file_name()) else {
+        return false;
+    };
+    let Ok(record) = std::fs::read_to_string(dir.join(".vouch-hooks")) else {
+        return false;
+    };
+    record
+        .lines()
+        .map(str::trim)
+        .filter(|name| !name.is_empty() && OsStr::new(name) != this)
+        .all(|name| {
+            let Ok(mut file) = std::fs::File::open(dir.join(name)) else {
+                return false;
+            };
+            let mut head = Vec::new();
+            (&mut file).take(512).read_to_end(&mut head).is_ok()
+                && (gate_tail::has_marker_line(&head)
+                    || gate_tail::read_end(&file)
+                        .is_some_and(|tail| gate_tail::read(&tail).is_some()))
+        })
 }
 
 /// `<hook>.local` exists: vouch runs it, in every state.

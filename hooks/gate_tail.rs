@@ -5,8 +5,21 @@
 //! The tail is the fields (flags, the vouch binary's path, then a newline
 //! and the hook's rendered `sh` script, each ended by a NUL), their length
 //! (4 bytes, little-endian) and [`MAGIC`]. The standard library only.
+//!
+//! Here too: the [`MARKER`] line every hook script vouch writes carries
+//! (the script in a gate's tail as well), by which both tell vouch's hooks.
 
 use std::os::unix::fs::FileExt;
+
+/// The marker line every vouch hook script carries (`hooks/hook.sh`).
+pub const MARKER: &str = "# vouch-managed-hook";
+
+/// Whether one of the first five lines of `head` is the [`MARKER`] line.
+pub fn has_marker_line(head: &[u8]) -> bool {
+    head.split(|b| *b == b'\n')
+        .take(5)
+        .any(|l| l.starts_with(MARKER.as_bytes()))
+}
 
 /// What the tail ends with.
 pub const MAGIC: &[u8; 16] = b"\0vouch-gate-v1\0\n";

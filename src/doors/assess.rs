@@ -52,7 +52,9 @@ pub fn assess(config: &Config, command: &str, cwd: &Path, repo: &LazyRepo) -> Re
     for m in &classification.matches {
         // A dry run is not an operation (issue 35 item 3): nothing is
         // measured, whatever rule it matched.
-        if crate::input::hooks::GitCommand::parse(&m.command.argv).is_some_and(|g| g.is_dry_run()) {
+        if crate::input::git_command::GitCommand::parse(&m.command.argv)
+            .is_some_and(|g| g.is_dry_run())
+        {
             let step = redact(&one_line(&shell_words::join(&m.command.argv), 200));
             refs.push(RefRisk {
                 tier: Tier::None,

@@ -333,7 +333,7 @@ fn rescue(root: &Path, opened: Option<&Repo>, op: &Operation) -> Vec<String> {
     let mut said = Vec::new();
     for f in &facts.refs {
         let gone = matches!(f.change, Change::Rewrite | Change::Delete)
-            && !crate::input::hooks::is_zero_oid(&f.old_oid)
+            && !crate::input::git_command::is_zero_oid(&f.old_oid)
             && (f.lost.as_ref().is_none_or(|l| l.count > 0) || f.kind == RefKind::Tag);
         if !gone {
             continue;

@@ -22,9 +22,7 @@ use crate::classify::operation::Operation;
 use crate::classify::{Assessment, Tier, classify_local};
 use crate::doors::args::RefTxArgs;
 use crate::doors::context::Ctx;
-use crate::input::hooks::{
-    GitCommand, RefUpdate, TxState, guarded_updates, rename_target, routine_because,
-};
+use crate::input::git_command::{GitCommand, RefUpdate, TxState, guarded_updates, left_to_judge};
 use crate::input::text::{hex, one_line, short_oid};
 use crate::measure::git::{Kept, Moment, Repo};
 use crate::platform::env::vars;
@@ -95,12 +93,7 @@ fn judgeable(input: &[u8]) -> Option<Judgeable> {
     let argv = parent::git_ancestor_argv();
     let command = argv.as_deref().and_then(GitCommand::parse);
     if let Some(c) = &command {
-        // `branch -M a b` reports only the deletion of `a`: what it may
-        // destroy is `b`'s old value, still on disk.
-        let overwritten: Vec<RefUpdate> =
-            updates.iter().filter_map(|u| rename_target(c, u)).collect();
-        updates.retain(|u| routine_because(c, u).is_none());
-        updates.extend(overwritten);
+        updates = left_to_judge(updates, c);
     }
     (!updates.is_empty()).then_some(Judgeable {
         updates,

@@ -32,7 +32,7 @@ pub fn parse_pre_receive(input: &[u8]) -> Result<Vec<PushUpdate>, ParseError> {
             });
         };
         for (what, oid) in [("old", old), ("new", new)] {
-            if !crate::input::hooks::valid_oid(oid) {
+            if !crate::input::git_command::valid_oid(oid) {
                 return Err(ParseError {
                     line,
                     problem: format!(

@@ -427,7 +427,7 @@ mod tests {
                 .expect("movabs of a constant into r8, r9, r10 or r11");
             constants.push(c.bytes[at + 2..at + 10].try_into().unwrap());
         }
-        let mut table: Vec<[u8; 8]> = crate::input::hooks::GUARDED_REFS
+        let mut table: Vec<[u8; 8]> = crate::input::git_command::GUARDED_REFS
             .iter()
             .map(|g| g.as_bytes()[..8].try_into().expect("8 bytes or longer"))
             .collect();

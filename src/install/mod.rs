@@ -48,7 +48,8 @@ pub fn stable_binary(path_var: Option<&std::ffi::OsStr>) -> Result<PathBuf> {
 }
 
 /// The marker line every vouch hook carries.
-pub const MARKER: &str = "# vouch-managed-hook";
+pub use gate::MARKER;
+use gate::has_marker_line;
 
 /// The hook script template (`hooks/hook.sh`): `@HOOK@` is the hook's
 /// name, `@WHAT@` what it guards.
@@ -146,12 +147,6 @@ pub fn is_ours(path: &Path) -> bool {
         .unwrap_or(0);
     has_marker_line(&head[..n])
         || gate::read_file(path).is_some_and(|(script, _)| has_marker_line(&script))
-}
-
-fn has_marker_line(head: &[u8]) -> bool {
-    head.split(|b| *b == b'\n')
-        .take(5)
-        .any(|l| l.starts_with(MARKER.as_bytes()))
 }
 
 fn read_up_to(f: &mut fs::File, buf: &mut [u8]) -> std::io::Result<usize> {

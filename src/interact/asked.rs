@@ -33,7 +33,7 @@ use sha2::{Digest, Sha256};
 
 use crate::classify::facts::CommandFacts;
 use crate::classify::operation::{Assessed, Operation};
-use crate::input::hooks::{GitCommand, is_zero_oid};
+use crate::input::git_command::{GitCommand, is_zero_oid};
 
 /// How long an approval given at an agent's prompt stays valid: the agent
 /// runs the command as soon as its person says yes.

@@ -121,7 +121,7 @@ fn random_token() -> Option<String> {
 }
 
 /// The argv of the nearest ancestor (up to three levels) whose executable
-/// is git, read as git reads it ([`crate::input::hooks::git_argv`]), if it can be
+/// is git, read as git reads it ([`crate::input::git_command::git_argv`]), if it can be
 /// read. The executable is checked, not the name the process gives itself:
 /// any program can set its `argv[0]` (`exec -a git ... commit`), and a git
 /// started under another name still runs as git (issue 26 item 5).
@@ -134,7 +134,7 @@ pub fn git_ancestor_argv() -> Option<Vec<String>> {
 }
 
 fn read_git_ancestor_argv() -> Option<Vec<String>> {
-    crate::input::hooks::git_argv(platform::cmdline(git_ancestor_pid()?)?)
+    crate::input::git_command::git_argv(platform::cmdline(git_ancestor_pid()?)?)
 }
 
 /// The pid of the nearest ancestor (up to three levels) whose executable
@@ -149,7 +149,8 @@ pub fn git_ancestor_pid() -> Option<u32> {
 fn find_git_ancestor() -> Option<u32> {
     let mut pid = std::os::unix::process::parent_id();
     for _ in 0..3 {
-        if platform::exe(pid).is_some_and(|exe| crate::input::hooks::is_git_executable(&exe)) {
+        if platform::exe(pid).is_some_and(|exe| crate::input::git_command::is_git_executable(&exe))
+        {
             return Some(pid);
         }
         pid = platform::parent_of(pid)?;
@@ -216,7 +217,8 @@ pub fn runs_under(pid: u32, exe: &Path) -> bool {
 pub fn git_ancestor_exe() -> Option<PathBuf> {
     let mut pid = std::os::unix::process::parent_id();
     for _ in 0..4 {
-        if let Some(exe) = platform::exe(pid).filter(|e| crate::input::hooks::is_git_executable(e))
+        if let Some(exe) =
+            platform::exe(pid).filter(|e| crate::input::git_command::is_git_executable(e))
         {
             return Some(exe);
         }

@@ -102,22 +102,6 @@ pub fn exe(pid: u32) -> Option<PathBuf> {
     imp::exe(pid)
 }
 
-/// The words of a command line laid out as the kernel keeps it: each
-/// ended by a NUL (`/proc/<pid>/cmdline`, and the arguments in macOS's
-/// `KERN_PROCARGS2`); `count` words at most. Empty words are kept: git
-/// reads `git commit -m ''` as three words and a message.
-#[cfg(any(test, target_os = "linux", target_os = "macos"))]
-fn nul_words(raw: &[u8], count: usize) -> Vec<String> {
-    let raw = raw.strip_suffix(b"\0").unwrap_or(raw);
-    if raw.is_empty() {
-        return Vec::new();
-    }
-    raw.split(|b| *b == 0)
-        .take(count)
-        .map(|a| String::from_utf8_lossy(a).into_owned())
-        .collect()
-}
-
 /// The executable path and the arguments in the bytes macOS's
 /// `sysctl(KERN_PROCARGS2)` returns for a process: its `argc` (a native
 /// `int`), the path it was started from ended by a NUL, NULs up to the
@@ -137,7 +121,10 @@ fn procargs2(bytes: &[u8]) -> Option<(PathBuf, Vec<String>)> {
     for _ in 0..count {
         cut += memchr::memchr(0, &words[cut..])? + 1;
     }
-    Some((path, nul_words(&words[..cut], count)))
+    Some((
+        path,
+        crate::input::git_command::nul_words(&words[..cut], count),
+    ))
 }
 
 #[cfg(test)]
@@ -196,17 +183,6 @@ mod tests {
         } else {
             assert_eq!(argv[1..], ["-c", "read", "x", "probe", "a", "b"], "{NAME}");
         }
-    }
-
-    #[test]
-    fn words_ended_by_nuls_are_read_as_the_kernel_lays_them_out() {
-        assert_eq!(
-            nul_words(b"git\0commit\0-m\0\0", 9),
-            ["git", "commit", "-m", ""]
-        );
-        assert_eq!(nul_words(b"git\0push\0", 1), ["git"]);
-        assert_eq!(nul_words(b"", 9), Vec::<String>::new());
-        assert_eq!(nul_words(b"\0", 9), Vec::<String>::new());
     }
 
     /// `KERN_PROCARGS2` as macOS lays it out (xnu `sysctl_procargsx`):

@@ -17,7 +17,7 @@ use proptest::test_runner::{Config, TestRunner};
 use serde_json::json;
 use vouch::classify::config::{self, ConfigFile, ConfigInputs};
 use vouch::classify::shell::{self, Rules};
-use vouch::input::hooks;
+use vouch::input::{git_command, hooks};
 use vouch::install::agent::protocol;
 use vouch::install::agent::settings::Agent;
 use vouch::platform::env::MapEnv;
@@ -193,7 +193,7 @@ fn pre_push_and_reference_transaction_input_never_panics() {
             words(REF_TOKENS).prop_map(String::into_bytes)
         ],
         |input| {
-            for u in hooks::guarded_updates(&input) {
+            for u in git_command::guarded_updates(&input) {
                 let _ = u.is_delete();
             }
         },
@@ -254,11 +254,11 @@ fn a_hooks_git_argv_never_panics() {
     run("git argv", (argv, updates), |(argv, input)| {
         let push = hooks::parse_push_argv(&argv);
         let _ = format!("{push:?}");
-        if let Some(command) = hooks::GitCommand::parse(&argv) {
+        if let Some(command) = git_command::GitCommand::parse(&argv) {
             let _ = (command.action(), command.has_flag(&["-f", "--force"]));
-            for u in hooks::guarded_updates(&input) {
-                let _ = hooks::rename_target(&command, &u);
-                let _ = hooks::routine_because(&command, &u);
+            for u in git_command::guarded_updates(&input) {
+                let _ = git_command::rename_target(&command, &u);
+                let _ = git_command::routine_because(&command, &u);
             }
         }
     });

@@ -9,7 +9,7 @@
 
 use super::facts::Facts;
 use super::parse::SimpleCommand;
-use crate::input::hooks::GitCommand;
+use crate::input::git_command::GitCommand;
 
 /// Git subcommands that never change refs, the index, the stash or the work
 /// tree (with the arguments they are given, see [`git_reads_only`]).

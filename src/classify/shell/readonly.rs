@@ -58,7 +58,7 @@ fn is_reader(command: &SimpleCommand) -> bool {
                     .get(1)
                     .is_some_and(|sub| GIT_READERS.contains(&sub.as_str()))
                     // A dry run changes nothing (issue 35 item 3).
-                    || crate::input::hooks::GitCommand::parse(&command.argv)
+                    || crate::input::git_command::GitCommand::parse(&command.argv)
                         .is_some_and(|g| g.is_dry_run()))
         }
         program => READERS.contains(&program) && command.wrappers.is_empty(),
@@ -96,8 +96,8 @@ pub fn runs_of(command: &str, parsed: &Parsed) -> Runs {
         .commands
         .iter()
         .filter(|c| c.program() == "git")
-        .filter_map(|c| crate::input::hooks::GitCommand::parse(&c.argv));
-    let removes = |g: crate::input::hooks::GitCommand| {
+        .filter_map(|c| crate::input::git_command::GitCommand::parse(&c.argv));
+    let removes = |g: crate::input::git_command::GitCommand| {
         g.sub == "worktree" && g.args.iter().any(|a| a == "remove" || a == "prune")
     };
     let expanded = parsed
@@ -135,7 +135,7 @@ fn git_commands_of(parsed: &Parsed) -> Vec<Vec<String>> {
         .commands
         .iter()
         .filter(|c| c.program() == "git" && !c.in_definition)
-        .filter_map(|c| crate::input::hooks::GitCommand::parse(&c.argv))
+        .filter_map(|c| crate::input::git_command::GitCommand::parse(&c.argv))
         .map(|g| std::iter::once(g.sub).chain(g.args).collect())
         .collect()
 }

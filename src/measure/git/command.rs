@@ -10,7 +10,8 @@ use git2::{Oid, Status, StatusOptions};
 use super::{Moment, Repo, ls_remote_within, tracking_ref};
 use crate::classify::facts::{CommandFacts, Discarded, Unmeasured, WorktreeLoss};
 use crate::classify::shell::{Facts, SimpleCommand};
-use crate::input::hooks::{GitCommand, PushUpdate, RefUpdate, parse_push_argv};
+use crate::input::git_command::{GitCommand, RefUpdate};
+use crate::input::hooks::{PushUpdate, parse_push_argv};
 
 /// How many file names a loss lists.
 const FILES_SHOWN: usize = 20;

@@ -13,7 +13,7 @@ use git2::{DiffOptions, Oid};
 
 use super::{LOST_COUNT_LIMIT, Repo};
 use crate::classify::facts::{LocalChange, LocalFacts, LocalRefFacts};
-use crate::input::hooks::{RefUpdate, is_zero_oid};
+use crate::input::git_command::{RefUpdate, is_zero_oid};
 
 /// The namespace of rescue refs.
 pub const RESCUE_PREFIX: &str = "refs/vouch/rescue/";

@@ -21,7 +21,7 @@ use super::local::{
 use super::ref_facts::{Cli, History as _, Walked};
 use super::{LOST_COUNT_LIMIT, LOST_SAMPLE};
 use crate::classify::facts::{LocalChange, LocalFacts, LocalRefFacts, LostBuilder, surviving};
-use crate::input::hooks::{RefUpdate, is_zero_oid};
+use crate::input::git_command::{RefUpdate, is_zero_oid};
 
 /// How many paths one comparison names on git's command line; more count
 /// as changed (the cautious answer).

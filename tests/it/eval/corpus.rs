@@ -10,7 +10,8 @@ use vouch::classify::operation::Operation;
 use vouch::classify::staged::{Reading, classify_commit};
 use vouch::classify::{classify_local, classify_push};
 use vouch::doors::assess::assess;
-use vouch::input::hooks::{ForceHint, PushArgs, PushUpdate, RefUpdate};
+use vouch::input::git_command::RefUpdate;
+use vouch::input::hooks::{ForceHint, PushArgs, PushUpdate};
 use vouch::measure::git::{LazyRepo, Moment, Repo};
 
 use crate::support::TestEnv;

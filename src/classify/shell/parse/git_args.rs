@@ -5,7 +5,7 @@
 //! a plain command written out.
 
 use super::{MAX_ALIASES, ParseProblem, Parser, SimpleCommand};
-use crate::input::hooks::GitGlobals;
+use crate::input::git_command::GitGlobals;
 
 /// Git's global options and environment, resolved before the subcommand.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -243,7 +243,7 @@ fn normalize_git(command: &mut SimpleCommand, call: &GitCall) {
         return;
     };
     // `--mirr` is `--mirror`, as git's parse-options reads it.
-    crate::input::hooks::expand_long_options(&sub, &mut command.argv[2..]);
+    crate::input::git_command::expand_long_options(&sub, &mut command.argv[2..]);
     let values = short_values(&sub);
     let mut argv = vec![command.argv[0].clone(), sub.clone()];
     let mut dashdash = false;
