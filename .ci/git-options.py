@@ -84,7 +84,7 @@ for path in sorted((src / "builtin").glob("*.c")):
 print("//! PURE: the long options of the git commands vouch reads, per command")
 print("//! (and per action of a command with subcommands), from git's own option")
 print("//! tables (git 2.55.0, `builtin/*.c`). Written by `.ci/git-options.py`;")
-print("//! do not edit by hand. [`crate::input::hooks::GitCommand`] uses them to read an")
+print("//! do not edit by hand. [`super::git_command::GitCommand`] uses them to read an")
 print("//! abbreviated option (`--mirr`) as git's parse-options does (SPEC 2.1).")
 print()
 print("/// `(command, action, long options)`, sorted by command then action.")

@@ -52,7 +52,7 @@ mod start;
 /// vouch's own reading of git's command lines and of a transaction's
 /// lines, compiled here as it is in vouch (where it is
 /// `vouch::input::git_command`, beside `git_options`).
-#[allow(
+#[expect(
     dead_code,
     reason = "the gate uses the part that decides a transaction's routine lines"
 )]
@@ -60,6 +60,9 @@ mod start;
 mod git_command;
 #[path = "../src/input/git_options.rs"]
 mod git_options;
+#[cfg(target_os = "linux")]
+#[path = "../src/platform/words.rs"]
+mod words;
 
 use git_command::{GUARDED_REFS, GitCommand};
 
@@ -126,7 +129,8 @@ fn routine(input: &[u8]) -> bool {
 
 /// The command line of the git process that runs this hook: the gate's
 /// parent, when its executable is git. Read on Linux, from `/proc`, as
-/// vouch reads it (`src/platform/linux.rs`); elsewhere vouch reads it.
+/// vouch reads it (`src/platform/linux.rs`, whose words are split by
+/// `src/platform/words.rs`, compiled here too); elsewhere vouch reads it.
 #[cfg(target_os = "linux")]
 fn parent_git_command() -> Option<GitCommand> {
     let pid = std::os::unix::process::parent_id();
@@ -135,7 +139,7 @@ fn parent_git_command() -> Option<GitCommand> {
         return None;
     }
     let raw = std::fs::read(format!("/proc/{pid}/cmdline")).ok()?;
-    let argv = git_command::git_argv(git_command::nul_words(&raw, usize::MAX))?;
+    let argv = git_command::git_argv(words::nul_words(&raw, usize::MAX))?;
     GitCommand::parse(&argv)
 }
 
@@ -146,7 +150,8 @@ fn parent_git_command() -> Option<GitCommand> {
 
 /// True when no hook of this directory has been taken over by a hook
 /// manager's reinstall: every hook `.vouch-hooks` lists, but this one, is
-/// still vouch's (a gate, or a script with vouch's marker line). Otherwise
+/// still vouch's (`gate_tail::is_vouch_hook`, as `vouch::install::is_ours`
+/// reads it). Otherwise
 /// vouch runs, and puts itself back in front of a manager's script
 /// (`install::repair::put_back`, which it runs on a guarded transaction).
 fn nothing_displaced(hook: &OsStr) -> bool {
@@ -154,23 +159,14 @@ fn nothing_displaced(hook: &OsStr) -> bool {
     let (Some(dir), Some(this)) = (hook.parent(), hook.file_name()) else {
         return false;
     };
-    let Ok(record) = std::fs::read_to_string(dir.join(".vouch-hooks")) else {
+    let Ok(record) = std::fs::read_to_string(dir.join(gate_tail::RECORD)) else {
         return false;
     };
     record
         .lines()
         .map(str::trim)
         .filter(|name| !name.is_empty() && OsStr::new(name) != this)
-        .all(|name| {
-            let Ok(mut file) = std::fs::File::open(dir.join(name)) else {
-                return false;
-            };
-            let mut head = Vec::new();
-            (&mut file).take(512).read_to_end(&mut head).is_ok()
-                && (gate_tail::has_marker_line(&head)
-                    || gate_tail::read_end(&file)
-                        .is_some_and(|tail| gate_tail::read(&tail).is_some()))
-        })
+        .all(|name| std::fs::File::open(dir.join(name)).is_ok_and(|f| gate_tail::is_vouch_hook(&f)))
 }
 
 /// `<hook>.local` exists: vouch runs it, in every state.

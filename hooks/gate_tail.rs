@@ -7,18 +7,36 @@
 //! (4 bytes, little-endian) and [`MAGIC`]. The standard library only.
 //!
 //! Here too: the [`MARKER`] line every hook script vouch writes carries
-//! (the script in a gate's tail as well), by which both tell vouch's hooks.
+//! (the script in a gate's tail as well), by which both tell vouch's hooks,
+//! and the [`RECORD`] of the hooks vouch installed.
 
 use std::os::unix::fs::FileExt;
 
 /// The marker line every vouch hook script carries (`hooks/hook.sh`).
 pub const MARKER: &str = "# vouch-managed-hook";
 
+/// The file beside the hooks that lists those vouch installed
+/// (`vouch::install::RECORD`).
+pub const RECORD: &str = ".vouch-hooks";
+
 /// Whether one of the first five lines of `head` is the [`MARKER`] line.
 pub fn has_marker_line(head: &[u8]) -> bool {
     head.split(|b| *b == b'\n')
         .take(5)
         .any(|l| l.starts_with(MARKER.as_bytes()))
+}
+
+/// Whether the hook file `file` is vouch's: a script with the [`MARKER`]
+/// line among its first lines, or a gate whose tail's script has it.
+pub fn is_vouch_hook(file: &std::fs::File) -> bool {
+    use std::io::Read;
+    let mut head = Vec::with_capacity(512);
+    file.take(512).read_to_end(&mut head).is_ok()
+        && (has_marker_line(&head)
+            || read_end(file)
+                .as_deref()
+                .and_then(read)
+                .is_some_and(|tail| has_marker_line(tail.script)))
 }
 
 /// What the tail ends with.

@@ -36,21 +36,6 @@ pub fn is_git_executable(exe: &std::path::Path) -> bool {
         || (name.starts_with("git-") && !name.starts_with("git-vouch"))
 }
 
-/// The words of a command line laid out as the kernel keeps it: each
-/// ended by a NUL (`/proc/<pid>/cmdline`, and the arguments in macOS's
-/// `KERN_PROCARGS2`); `count` words at most. Empty words are kept: git
-/// reads `git commit -m ''` as three words and a message.
-pub fn nul_words(raw: &[u8], count: usize) -> Vec<String> {
-    let raw = raw.strip_suffix(b"\0").unwrap_or(raw);
-    if raw.is_empty() {
-        return Vec::new();
-    }
-    raw.split(|b| *b == 0)
-        .take(count)
-        .map(|a| String::from_utf8_lossy(a).into_owned())
-        .collect()
-}
-
 /// A git process's argv as git reads it: a dashed `argv[0]` (`git-commit`)
 /// names the subcommand; any other `argv[0]` is only a name, and the
 /// subcommand follows. `None` for an empty argv.
@@ -276,8 +261,34 @@ pub struct GitGlobals {
 impl GitGlobals {
     /// Reads the global options at the start of `words` (the argv after
     /// `git`); returns them and how many words they took. An option missing
-    /// its value (`git -c`) takes the rest: git refuses to run it.
+    /// its value (`git -c`) takes the rest: git refuses to run it. An option
+    /// git does not know (git 2.47 to 2.55 `git.c`, which compares them
+    /// whole) ends them, and is read as the subcommand: git refuses to run
+    /// it, and the word after an option a later git adds is never read as
+    /// the subcommand (`git --shallow-file commit reset --hard` runs
+    /// `reset`).
     pub fn read(words: &[String]) -> (Self, usize) {
+        /// The global options that take no value.
+        const FLAGS: &[&str] = &[
+            "-p",
+            "--paginate",
+            "-P",
+            "--no-pager",
+            "--no-lazy-fetch",
+            "--no-replace-objects",
+            "--bare",
+            "--literal-pathspecs",
+            "--no-literal-pathspecs",
+            "--glob-pathspecs",
+            "--noglob-pathspecs",
+            "--icase-pathspecs",
+            "--no-optional-locks",
+            "--no-advice",
+            "--exec-path",
+            "--html-path",
+            "--man-path",
+            "--info-path",
+        ];
         let mut globals = Self::default();
         let mut i = 0;
         while let Some(arg) = words.get(i) {
@@ -298,7 +309,11 @@ impl GitGlobals {
                     | "--super-prefix"
                     | "--list-cmds"
                     | "--attr-source"
+                    | "--shallow-file"
             );
+            if !takes_value && !FLAGS.contains(&name) {
+                break;
+            }
             let value = if takes_value && inline.is_none() {
                 i += 1;
                 words.get(i).cloned()
@@ -652,6 +667,56 @@ mod tests {
         assert_eq!(stash.action(), Some("pop"));
     }
 
+    /// Global options as git reads them (`git.c`): one that takes a value
+    /// with its value; one git does not know ends them and is the
+    /// subcommand, routine for nothing (a later git's option may take the
+    /// next word as its value).
+    #[test]
+    fn global_options_are_read_as_git_reads_them() {
+        let cmd = |s: &str| GitCommand::parse(&argv(s)).unwrap();
+        assert_eq!(
+            cmd("git --shallow-file commit reset -q --hard HEAD~2").sub,
+            "reset"
+        );
+        assert_eq!(
+            cmd("git --attr-source HEAD --no-advice -P --literal-pathspecs commit -m x").sub,
+            "commit"
+        );
+        assert_eq!(
+            cmd("git --exec-path=/x --namespace=n --git-dir=.git commit").sub,
+            "commit"
+        );
+        assert_eq!(
+            cmd("git --future-option commit reset --hard").sub,
+            "--future-option"
+        );
+        assert_eq!(cmd("git -cx=y commit").sub, "-cx=y");
+        let forward = RefUpdate {
+            old: A.into(),
+            new: B.into(),
+            name: "refs/heads/main".into(),
+        };
+        let deleted = |name: &str| RefUpdate {
+            old: A.into(),
+            new: Z.into(),
+            name: name.into(),
+        };
+        for (line, update) in [
+            (
+                "git --shallow-file commit reset -q --hard HEAD~2",
+                forward.clone(),
+            ),
+            ("git --future-option commit reset --hard", forward),
+            (
+                "git --shallow-file pack-refs branch -D keep",
+                deleted("refs/heads/keep"),
+            ),
+            ("git --shallow-file gc tag -d v1", deleted("refs/tags/v1")),
+        ] {
+            assert!(routine_because(&cmd(line), &update).is_none(), "{line}");
+        }
+    }
+
     #[test]
     fn one_model_reads_globals_options_and_operands() {
         let c = GitCommand::parse(&argv(
@@ -839,16 +904,5 @@ mod tests {
         assert_eq!(u.len(), 2, "{u:?}");
         assert!(u.iter().all(RefUpdate::is_delete), "{u:?}");
         assert_eq!(u[1].old, A);
-    }
-
-    #[test]
-    fn words_ended_by_nuls_are_read_as_the_kernel_lays_them_out() {
-        assert_eq!(
-            nul_words(b"git\0commit\0-m\0\0", 9),
-            ["git", "commit", "-m", ""]
-        );
-        assert_eq!(nul_words(b"git\0push\0", 1), ["git"]);
-        assert_eq!(nul_words(b"", 9), Vec::<String>::new());
-        assert_eq!(nul_words(b"\0", 9), Vec::<String>::new());
     }
 }

@@ -1,7 +1,7 @@
 //! PURE: the long options of the git commands vouch reads, per command
 //! (and per action of a command with subcommands), from git's own option
 //! tables (git 2.55.0, `builtin/*.c`). Written by `.ci/git-options.py`;
-//! do not edit by hand. [`crate::input::git_command::GitCommand`] uses them to read an
+//! do not edit by hand. [`super::git_command::GitCommand`] uses them to read an
 //! abbreviated option (`--mirr`) as git's parse-options does (SPEC 2.1).
 
 /// `(command, action, long options)`, sorted by command then action.

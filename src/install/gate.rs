@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 #[path = "../../hooks/gate_tail.rs"]
 mod gate_tail;
 
-pub use gate_tail::{MAGIC, MARKER, has_marker_line};
+pub use gate_tail::{MAGIC, MARKER, RECORD, has_marker_line, is_vouch_hook};
 
 /// The gate program as this build compiled it; empty when it could not
 /// (hooks are then `sh` scripts).

@@ -412,7 +412,7 @@ mod tests {
 
     /// The refs the gate starts vouch for are the ones vouch guards: its
     /// four 8-byte constants (`movabs r8` to `r11`) are the first 8 bytes
-    /// of each entry of `hooks::GUARDED_REFS`, so every guarded ref holds
+    /// of each entry of `git_command::GUARDED_REFS`, so every guarded ref holds
     /// one of them (the gate may start vouch for more, never for fewer).
     #[test]
     fn the_gate_passes_what_the_guarded_refs_table_leaves_alone() {
@@ -435,7 +435,7 @@ mod tests {
         table.sort_unstable();
         assert_eq!(
             constants, table,
-            "install/gate.s and hooks::GUARDED_REFS differ"
+            "install/gate.s and git_command::GUARDED_REFS differ"
         );
         // And the gate's scan finds each guarded ref's prefix in its name.
         for name in [

@@ -26,6 +26,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 
+use gate::has_marker_line;
+
 /// The program name hooks, recipes and agent settings call vouch by (on
 /// `PATH`). Every recipe and hook command is built from this one constant.
 pub const PROGRAM: &str = "git-vouch";
@@ -49,7 +51,6 @@ pub fn stable_binary(path_var: Option<&std::ffi::OsStr>) -> Result<PathBuf> {
 
 /// The marker line every vouch hook carries.
 pub use gate::MARKER;
-use gate::has_marker_line;
 
 /// The hook script template (`hooks/hook.sh`): `@HOOK@` is the hook's
 /// name, `@WHAT@` what it guards.
@@ -141,12 +142,7 @@ pub fn render(hook: &str, bin: &Path, strict: bool) -> Result<Vec<u8>> {
 /// Whether `path` (followed if it is a link) is a vouch hook: a script
 /// whose marker line is among the first lines, or a gate carrying one.
 pub fn is_ours(path: &Path) -> bool {
-    let mut head = [0u8; 512];
-    let n = fs::File::open(path)
-        .and_then(|mut f| read_up_to(&mut f, &mut head))
-        .unwrap_or(0);
-    has_marker_line(&head[..n])
-        || gate::read_file(path).is_some_and(|(script, _)| has_marker_line(&script))
+    fs::File::open(path).is_ok_and(|f| gate::is_vouch_hook(&f))
 }
 
 fn read_up_to(f: &mut fs::File, buf: &mut [u8]) -> std::io::Result<usize> {
@@ -507,8 +503,9 @@ pub fn say_once_per_clone(line: &str) -> String {
 /// put there, one name a line: what vouch puts back when a hook manager's
 /// own reinstall (`pre-commit install -f`, `lefthook install`) takes their
 /// place ([`crate::install::repair::put_back`]). git ignores files that are
-/// not named for a hook, and the managers leave them alone.
-pub const RECORD: &str = ".vouch-hooks";
+/// not named for a hook, and the managers leave them alone. The gate reads
+/// it too.
+pub use gate::RECORD;
 
 /// The hooks the record in `dir` lists; none without one.
 pub fn recorded(dir: &Path) -> Vec<String> {

@@ -16,7 +16,7 @@ pub fn parent_of(pid: u32) -> Option<u32> {
 
 pub fn cmdline(pid: u32) -> Option<Vec<String>> {
     let raw = crate::platform::files::read(Path::new(&format!("/proc/{pid}/cmdline"))).ok()?;
-    Some(crate::input::git_command::nul_words(&raw, usize::MAX))
+    Some(super::words::nul_words(&raw, usize::MAX))
 }
 
 pub fn exe(pid: u32) -> Option<PathBuf> {

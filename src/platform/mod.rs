@@ -39,6 +39,8 @@ pub mod env;
 pub mod files;
 #[cfg(any(test, not(any(target_os = "linux", target_os = "macos"))))]
 mod ps;
+#[cfg(any(test, target_os = "linux", target_os = "macos"))]
+mod words;
 #[cfg(not(any(target_os = "linux", target_os = "macos")))]
 use ps as imp;
 
@@ -121,10 +123,7 @@ fn procargs2(bytes: &[u8]) -> Option<(PathBuf, Vec<String>)> {
     for _ in 0..count {
         cut += memchr::memchr(0, &words[cut..])? + 1;
     }
-    Some((
-        path,
-        crate::input::git_command::nul_words(&words[..cut], count),
-    ))
+    Some((path, self::words::nul_words(&words[..cut], count)))
 }
 
 #[cfg(test)]

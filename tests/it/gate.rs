@@ -295,7 +295,13 @@ fn a_commits_own_branch_update_passes_the_gate_without_vouch() {
         &format!("echo \"$*\" >> '{}'; cat >/dev/null\n", log.display()),
     );
     for hook in ["pre-commit", "reference-transaction"] {
-        let program = gate::build(&bin, b"exit 0\n", false, hook == "reference-transaction");
+        let script = format!("# vouch-managed-hook: {hook}\nexit 0\n");
+        let program = gate::build(
+            &bin,
+            script.as_bytes(),
+            false,
+            hook == "reference-transaction",
+        );
         fs::write(hooks.join(hook), program.unwrap()).unwrap();
         fs::set_permissions(hooks.join(hook), fs::Permissions::from_mode(0o755)).unwrap();
     }
