@@ -151,9 +151,9 @@ fn parent_git_command() -> Option<GitCommand> {
 /// True when no hook of this directory has been taken over by a hook
 /// manager's reinstall: every hook `.vouch-hooks` lists, but this one, is
 /// still vouch's (`gate_tail::is_vouch_hook`, as `vouch::install::is_ours`
-/// reads it). Otherwise
-/// vouch runs, and puts itself back in front of a manager's script
-/// (`install::repair::put_back`, which it runs on a guarded transaction).
+/// reads it). Otherwise vouch runs, and puts itself back in front of a
+/// manager's script (`install::repair::put_back`, which it runs on a
+/// guarded transaction).
 fn nothing_displaced(hook: &OsStr) -> bool {
     let hook = std::path::Path::new(hook);
     let (Some(dir), Some(this)) = (hook.parent(), hook.file_name()) else {

@@ -278,9 +278,10 @@ fn an_input_that_cannot_be_read_is_refused() {
 /// transaction as vouch's door does (`vouch::input::git_command`, which it
 /// compiles too), from its parent on Linux: a commit moving its branch
 /// forward passes without starting vouch; an amend (abbreviated too), a
-/// new branch and a rewind start it, and so does any transaction while a
-/// hook manager's script holds one of vouch's hooks (vouch puts itself back
-/// on a guarded transaction). Elsewhere vouch reads the command itself.
+/// new branch and a rewind (behind a global option too) start it, and so
+/// does any transaction while a hook manager's script holds one of vouch's
+/// hooks (vouch puts itself back on a guarded transaction). Elsewhere vouch
+/// reads the command itself.
 #[test]
 fn a_commits_own_branch_update_passes_the_gate_without_vouch() {
     if !cfg!(target_os = "linux") || crate::support::gate().is_none() {
@@ -335,6 +336,19 @@ fn a_commits_own_branch_update_passes_the_gate_without_vouch() {
     env.git(&env.work, &["branch", "side"]);
     assert_eq!(judged(), 1);
     env.git(&env.work, &["reset", "-q", "--hard", "HEAD~1"]);
+    assert_eq!(judged(), 1);
+    // `--shallow-file` takes the next word: git runs `reset` here.
+    env.git(
+        &env.work,
+        &[
+            "--shallow-file",
+            "commit",
+            "reset",
+            "-q",
+            "--hard",
+            "HEAD~1",
+        ],
+    );
     assert_eq!(judged(), 1);
     // A hook manager's reinstall took the pre-commit hook: vouch runs.
     script(
