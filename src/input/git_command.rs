@@ -1,10 +1,10 @@
 //! PURE, and the standard library only: git's own command lines (global
 //! options, the subcommand, abbreviated long options) and the lines of a
-//! reference transaction, with which of them the git command that runs the
-//! transaction makes routine. vouch's reference-transaction door reads
+//! reference transaction, with which of them the git command that runs
+//! the transaction makes routine. vouch's reference-transaction door reads
 //! them here, and so does the hook gate (`hooks/gate.rs`, which compiles
-//! this file and its sibling [`super::git_options`] on their own): one reading,
-//! in both programs.
+//! this file and its sibling [`super::git_options`] on their own): one
+//! reading, in both programs.
 
 /// True for an all-zero object id of either length.
 pub fn is_zero_oid(oid: &str) -> bool {
