@@ -61,6 +61,13 @@ mod git_command;
 #[path = "../src/input/git_options.rs"]
 mod git_options;
 #[cfg(target_os = "linux")]
+#[expect(
+    dead_code,
+    reason = "the gate reads its parent's executable and command line"
+)]
+#[path = "../src/platform/linux.rs"]
+mod linux;
+#[cfg(target_os = "linux")]
 #[path = "../src/platform/words.rs"]
 mod words;
 
@@ -128,19 +135,16 @@ fn routine(input: &[u8]) -> bool {
 }
 
 /// The command line of the git process that runs this hook: the gate's
-/// parent, when its executable is git. Read on Linux, from `/proc`, as
-/// vouch reads it (`src/platform/linux.rs`, whose words are split by
-/// `src/platform/words.rs`, compiled here too); elsewhere vouch reads it.
+/// parent, when its executable is git. Read on Linux, from `/proc`, with
+/// vouch's own reader (`src/platform/linux.rs` and the `words.rs` beside
+/// it, compiled here too); elsewhere vouch reads it.
 #[cfg(target_os = "linux")]
 fn parent_git_command() -> Option<GitCommand> {
     let pid = std::os::unix::process::parent_id();
-    let exe = std::fs::read_link(format!("/proc/{pid}/exe")).ok()?;
-    if !git_command::is_git_executable(&exe) {
+    if !linux::exe(pid).is_some_and(|exe| git_command::is_git_executable(&exe)) {
         return None;
     }
-    let raw = std::fs::read(format!("/proc/{pid}/cmdline")).ok()?;
-    let argv = git_command::git_argv(words::nul_words(&raw, usize::MAX))?;
-    GitCommand::parse(&argv)
+    GitCommand::parse(&git_command::git_argv(linux::cmdline(pid)?)?)
 }
 
 #[cfg(not(target_os = "linux"))]
@@ -159,13 +163,12 @@ fn nothing_displaced(hook: &OsStr) -> bool {
     let (Some(dir), Some(this)) = (hook.parent(), hook.file_name()) else {
         return false;
     };
-    let Ok(record) = std::fs::read_to_string(dir.join(gate_tail::RECORD)) else {
+    let Some(recorded) = gate_tail::recorded(dir) else {
         return false;
     };
-    record
-        .lines()
-        .map(str::trim)
-        .filter(|name| !name.is_empty() && OsStr::new(name) != this)
+    recorded
+        .iter()
+        .filter(|name| OsStr::new(name) != this)
         .all(|name| std::fs::File::open(dir.join(name)).is_ok_and(|f| gate_tail::is_vouch_hook(&f)))
 }
 

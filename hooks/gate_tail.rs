@@ -19,6 +19,19 @@ pub const MARKER: &str = "# vouch-managed-hook";
 /// (`vouch::install::RECORD`).
 pub const RECORD: &str = ".vouch-hooks";
 
+/// The names the [`RECORD`] in the hooks directory `dir` lists, one a
+/// line; `None` when it cannot be read.
+pub fn recorded(dir: &std::path::Path) -> Option<Vec<String>> {
+    let text = std::fs::read_to_string(dir.join(RECORD)).ok()?;
+    Some(
+        text.lines()
+            .map(str::trim)
+            .filter(|name| !name.is_empty())
+            .map(str::to_owned)
+            .collect(),
+    )
+}
+
 /// Whether one of the first five lines of `head` is the [`MARKER`] line.
 pub fn has_marker_line(head: &[u8]) -> bool {
     head.split(|b| *b == b'\n')

@@ -626,6 +626,20 @@ mod tests {
         s.split(' ').map(str::to_owned).collect()
     }
 
+    /// The git command line `s`, read.
+    fn cmd(s: &str) -> GitCommand {
+        GitCommand::parse(&argv(s)).unwrap()
+    }
+
+    /// A transaction's line: `old new name`.
+    fn line(old: &str, new: &str, name: &str) -> RefUpdate {
+        RefUpdate {
+            old: old.into(),
+            new: new.into(),
+            name: name.into(),
+        }
+    }
+
     #[test]
     fn reference_transaction_keeps_only_guarded_changing_lines() {
         let input = format!(
@@ -673,7 +687,6 @@ mod tests {
     /// next word as its value).
     #[test]
     fn global_options_are_read_as_git_reads_them() {
-        let cmd = |s: &str| GitCommand::parse(&argv(s)).unwrap();
         assert_eq!(
             cmd("git --shallow-file commit reset -q --hard HEAD~2").sub,
             "reset"
@@ -691,16 +704,7 @@ mod tests {
             "--future-option"
         );
         assert_eq!(cmd("git -cx=y commit").sub, "-cx=y");
-        let forward = RefUpdate {
-            old: A.into(),
-            new: B.into(),
-            name: "refs/heads/main".into(),
-        };
-        let deleted = |name: &str| RefUpdate {
-            old: A.into(),
-            new: Z.into(),
-            name: name.into(),
-        };
+        let forward = line(A, B, "refs/heads/main");
         for (line, update) in [
             (
                 "git --shallow-file commit reset -q --hard HEAD~2",
@@ -709,9 +713,12 @@ mod tests {
             ("git --future-option commit reset --hard", forward),
             (
                 "git --shallow-file pack-refs branch -D keep",
-                deleted("refs/heads/keep"),
+                line(A, Z, "refs/heads/keep"),
             ),
-            ("git --shallow-file gc tag -d v1", deleted("refs/tags/v1")),
+            (
+                "git --shallow-file gc tag -d v1",
+                line(A, Z, "refs/tags/v1"),
+            ),
         ] {
             assert!(routine_because(&cmd(line), &update).is_none(), "{line}");
         }
@@ -740,28 +747,20 @@ mod tests {
 
     #[test]
     fn routine_lines_are_recognised_by_the_git_command() {
-        let del = |name: &str| RefUpdate {
-            old: A.into(),
-            new: Z.into(),
-            name: name.into(),
-        };
-        let cmd = |s: &str| GitCommand::parse(&argv(s)).unwrap();
-        assert!(routine_because(&cmd("git pack-refs --all"), &del("refs/heads/main")).is_some());
-        assert!(routine_because(&cmd("git branch -m a b"), &del("refs/heads/a")).is_some());
-        assert!(routine_because(&cmd("git branch -D a"), &del("refs/heads/a")).is_none());
-        let over = rename_target(&cmd("git branch -M a b"), &del("refs/heads/a")).unwrap();
+        assert!(
+            routine_because(&cmd("git pack-refs --all"), &line(A, Z, "refs/heads/main")).is_some()
+        );
+        assert!(routine_because(&cmd("git branch -m a b"), &line(A, Z, "refs/heads/a")).is_some());
+        assert!(routine_because(&cmd("git branch -D a"), &line(A, Z, "refs/heads/a")).is_none());
+        let over = rename_target(&cmd("git branch -M a b"), &line(A, Z, "refs/heads/a")).unwrap();
         assert_eq!((over.name.as_str(), over.new.as_str()), ("refs/heads/b", A));
-        assert!(rename_target(&cmd("git branch -m a b"), &del("refs/heads/a")).is_none());
-        assert!(rename_target(&cmd("git branch -m -f a b"), &del("refs/heads/a")).is_some());
-        assert!(routine_because(&cmd("git stash pop"), &del("refs/stash")).is_some());
-        assert!(routine_because(&cmd("git stash drop"), &del("refs/stash")).is_none());
-        assert!(routine_because(&cmd("git rebase main"), &del("refs/stash")).is_some());
-        assert!(routine_because(&cmd("git rebase main"), &del("refs/heads/a")).is_none());
-        let forward = RefUpdate {
-            old: A.into(),
-            new: B.into(),
-            name: "refs/heads/main".into(),
-        };
+        assert!(rename_target(&cmd("git branch -m a b"), &line(A, Z, "refs/heads/a")).is_none());
+        assert!(rename_target(&cmd("git branch -m -f a b"), &line(A, Z, "refs/heads/a")).is_some());
+        assert!(routine_because(&cmd("git stash pop"), &line(A, Z, "refs/stash")).is_some());
+        assert!(routine_because(&cmd("git stash drop"), &line(A, Z, "refs/stash")).is_none());
+        assert!(routine_because(&cmd("git rebase main"), &line(A, Z, "refs/stash")).is_some());
+        assert!(routine_because(&cmd("git rebase main"), &line(A, Z, "refs/heads/a")).is_none());
+        let forward = line(A, B, "refs/heads/main");
         assert!(routine_because(&cmd("git commit -m x"), &forward).is_some());
         assert!(routine_because(&cmd("git commit --amend"), &forward).is_none());
         assert!(routine_because(&cmd("git merge topic"), &forward).is_some());
@@ -778,7 +777,7 @@ mod tests {
             assert!(routine_because(&cmd(stop), &forward).is_none(), "{stop}");
         }
         // ... while an autostash applied by `rebase --abort` is still routine.
-        assert!(routine_because(&cmd("git rebase --abort"), &del("refs/stash")).is_some());
+        assert!(routine_because(&cmd("git rebase --abort"), &line(A, Z, "refs/stash")).is_some());
     }
 
     /// What the door and the hook gate are left to judge: nothing of a
@@ -787,12 +786,7 @@ mod tests {
     #[test]
     fn what_is_left_to_judge_is_read_from_the_git_command() {
         let input = format!("{Z} {B} HEAD\n{A} {B} refs/heads/main\n");
-        let left = |command: &str| {
-            left_to_judge(
-                guarded_updates(input.as_bytes()),
-                &GitCommand::parse(&argv(command)).unwrap(),
-            )
-        };
+        let left = |command: &str| left_to_judge(guarded_updates(input.as_bytes()), &cmd(command));
         assert_eq!(left("git commit -q -m x"), []);
         assert_eq!(left("git -c a=b commit --allow-empty -m x"), []);
         for judged in [
@@ -805,16 +799,9 @@ mod tests {
         }
         let renamed = left_to_judge(
             guarded_updates(format!("{A} {Z} refs/heads/a\n").as_bytes()),
-            &GitCommand::parse(&argv("git branch -M a b")).unwrap(),
+            &cmd("git branch -M a b"),
         );
-        assert_eq!(
-            renamed,
-            [RefUpdate {
-                old: Z.into(),
-                new: A.into(),
-                name: "refs/heads/b".into()
-            }]
-        );
+        assert_eq!(renamed, [line(Z, A, "refs/heads/b")]);
     }
 
     /// Abbreviations as git 2.47 and 2.55 read them (checked against the

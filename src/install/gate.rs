@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 #[path = "../../hooks/gate_tail.rs"]
 mod gate_tail;
 
-pub use gate_tail::{MAGIC, MARKER, RECORD, has_marker_line, is_vouch_hook};
+pub use gate_tail::{MAGIC, MARKER, RECORD, has_marker_line, is_vouch_hook, recorded};
 
 /// The gate program as this build compiled it; empty when it could not
 /// (hooks are then `sh` scripts).

@@ -509,10 +509,10 @@ pub use gate::RECORD;
 
 /// The hooks the record in `dir` lists; none without one.
 pub fn recorded(dir: &Path) -> Vec<String> {
-    fs::read_to_string(dir.join(RECORD))
+    gate::recorded(dir)
         .unwrap_or_default()
-        .lines()
-        .filter_map(|l| known(l.trim()).ok().map(|_| l.trim().to_owned()))
+        .into_iter()
+        .filter(|hook| known(hook).is_ok())
         .collect()
 }
 

@@ -280,8 +280,8 @@ fn an_input_that_cannot_be_read_is_refused() {
 /// forward passes without starting vouch; an amend (abbreviated too), a
 /// new branch and a rewind (behind a global option too) start it, and so
 /// does any transaction while a hook manager's script holds one of vouch's
-/// hooks (vouch puts itself back on a guarded transaction). Elsewhere vouch
-/// reads the command itself.
+/// hooks (vouch puts itself back on a guarded transaction) or the record of
+/// vouch's hooks is gone. Elsewhere vouch reads the command itself.
 #[test]
 fn a_commits_own_branch_update_passes_the_gate_without_vouch() {
     if !cfg!(target_os = "linux") || crate::support::gate().is_none() {
@@ -364,4 +364,7 @@ fn a_commits_own_branch_update_passes_the_gate_without_vouch() {
         "# vouch-managed-hook: pre-commit\nexit 0\n",
     );
     assert_eq!(commit(&["commit"]), 0);
+    // Without the record of what vouch installed, vouch decides.
+    fs::remove_file(hooks.join(".vouch-hooks")).unwrap();
+    assert_eq!(commit(&["commit"]), 1);
 }
