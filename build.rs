@@ -139,6 +139,7 @@ fn gate(out: &std::path::Path, link: &Link) -> bool {
     println!("cargo::rerun-if-changed=hooks/start.rs");
     println!("cargo::rerun-if-changed=src/input/git_command.rs");
     println!("cargo::rerun-if-changed=src/input/git_options.rs");
+    println!("cargo::rerun-if-changed=src/platform/linux.rs");
     println!("cargo::rerun-if-changed=src/platform/words.rs");
     let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
     let program = out.join("gate");
