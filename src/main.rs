@@ -73,7 +73,7 @@ fn run() -> u8 {
         Some(cli) => cli,
         None => Cli::parse_from(vouch::install::hook_argv(args)),
     };
-    let ctx = Ctx {
+    let mut ctx = Ctx {
         configs,
         ..Ctx::new(
             Box::new(ProcessEnv),
@@ -87,18 +87,29 @@ fn run() -> u8 {
     // The agent door fails closed in the agent's own words: a panic or an
     // error inside it is the agent's blocking answer, never a bare exit code.
     // It also answers within the agent's deadline: an agent runs the
-    // command when its hook times out, so a watchdog denies it first.
+    // command when its hook times out, so a watchdog denies it first. The
+    // door starts it before any step that can wait (`Ctx::watch`): a
+    // harmless command is answered without a second thread.
     if let Command::AgentHook(hook) = &cli.command {
         let agent = hook.agent;
         // The watchdog reads its deadline itself, beside the door's work,
         // from the configs the door reads.
-        let watchdog = ctx.sharing(Box::new(ProcessEnv), ctx.cwd.clone());
-        std::thread::spawn(move || {
-            let ctx = watchdog;
-            let deadline = agent::deadline(&ctx);
-            std::thread::sleep(deadline);
-            agent::answer_in_time(&ctx, agent, deadline, |code| {
-                std::process::exit(i32::from(code))
+        let watchdog =
+            std::sync::Mutex::new(Some(ctx.sharing(Box::new(ProcessEnv), ctx.cwd.clone())));
+        ctx.watchdog = Box::new(move || {
+            let Some(ctx) = watchdog
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .take()
+            else {
+                return;
+            };
+            std::thread::spawn(move || {
+                let deadline = agent::deadline(&ctx);
+                std::thread::sleep(agent::time_left(&ctx));
+                agent::answer_in_time(&ctx, agent, deadline, |code| {
+                    std::process::exit(i32::from(code))
+                });
             });
         });
         return match protocol::fail_closed(agent, || vouch::run(&cli, &ctx)) {

@@ -66,6 +66,7 @@ enum Read {
 
 /// `git vouch agent-hook <agent>`.
 pub fn agent_hook(ctx: &Ctx, args: &AgentHookArgs) -> Result<ExitStatus> {
+    STARTED.get_or_init(Instant::now);
     super::drive(
         ctx,
         &mut AgentHook {
@@ -95,10 +96,11 @@ impl Door for AgentHook {
     }
 
     /// What could be read: a read error cuts the message short, and a cut
-    /// message is refused if the command in it looks dangerous.
-    fn input(&self, _ctx: &Ctx, _call: &HookCall) -> Result<Vec<u8>> {
+    /// message is refused if the command in it looks dangerous. An agent
+    /// that has not written it all yet is waited for under the watchdog.
+    fn input(&self, ctx: &Ctx, _call: &HookCall) -> Result<Vec<u8>> {
         let mut input = Vec::new();
-        crate::platform::files::read_stdin(MAX_INPUT, &mut input).ok();
+        crate::platform::files::read_stdin(MAX_INPUT, &mut input, &mut || ctx.watch()).ok();
         Ok(input)
     }
 
@@ -112,6 +114,7 @@ impl Door for AgentHook {
             }
             Ok(request) => request,
             Err(bad) => {
+                ctx.watch();
                 self.read = Read::Bad;
                 // A message vouch cannot read must not carry a dangerous
                 // command past it.
@@ -298,6 +301,14 @@ impl AgentHook {
         // (SPEC 3.2). What was left out goes to the audit log, not to the
         // agent: the line names `git vouch trust`, which is for a person.
         let read = ctx.config(root.as_deref());
+        // The watchdog answers for the door wherever its work can wait.
+        // Only a read-only command that no rule of the config names goes
+        // without it: judged from its text alone (nothing in the
+        // repository is opened, no snapshot follows) and, unless its tier
+        // or the config asks for more (below), answered at once.
+        if !(read.rules.is_empty() && crate::classify::read_only(command)) {
+            ctx.watch();
+        }
         let mut config = Config::clone(&read);
         self.config = Some(read);
         // SPEC 5.1: `VOUCH_PRIMARY` first, then what the agent says of itself.
@@ -318,6 +329,9 @@ impl AgentHook {
             }
         };
         let tier = assessed.assessment.tier;
+        if !crate::decide::answers_at_once(tier, &config, true) {
+            ctx.watch();
+        }
         self.headline = format!(
             "vouch: `{}` is {tier} risk: {}",
             one_line(command, 200),
@@ -471,6 +485,7 @@ fn after_command(ctx: &Ctx, agent: Agent, request: &Request) -> Option<String> {
     if !protocol::is_shell_tool(agent, &request.tool) || crate::classify::read_only(command) {
         return None;
     }
+    ctx.watch();
     super::snapshot::after(
         ctx,
         &request_dir(ctx, request),
@@ -518,17 +533,23 @@ pub fn answer_once(reply: &protocol::Reply, then: impl FnOnce()) {
     then();
 }
 
-/// When this hook began, and the [`deadline`] its watchdog answers at
-/// (set by [`deadline`], which `main` asks first).
-static STARTED: OnceLock<(Instant, Duration)> = OnceLock::new();
+/// When this hook began ([`agent_hook`]): its [`deadline`] counts from
+/// there, however late its watchdog starts.
+static STARTED: OnceLock<Instant> = OnceLock::new();
+
+/// The [`deadline`], once read.
+static DEADLINE: OnceLock<Duration> = OnceLock::new();
+
+/// What is left of the [`deadline`].
+pub fn time_left(ctx: &Ctx) -> Duration {
+    let started = *STARTED.get_or_init(Instant::now);
+    deadline(ctx).saturating_sub(started.elapsed())
+}
 
 /// How long a snapshot may take: what is left of the [`deadline`], less
 /// two seconds to answer in.
 fn snapshot_time(ctx: &Ctx) -> Duration {
-    let (started, deadline) = *STARTED.get_or_init(|| (Instant::now(), deadline_of(ctx)));
-    deadline
-        .saturating_sub(started.elapsed())
-        .saturating_sub(Duration::from_secs(2))
+    time_left(ctx).saturating_sub(Duration::from_secs(2))
 }
 
 /// How long the agent door may take before its watchdog answers for it:
@@ -537,7 +558,7 @@ fn snapshot_time(ctx: &Ctx) -> Duration {
 /// asks the agent for. An agent runs the command when its hook times out
 /// (most have no setting against it), so vouch must answer first.
 pub fn deadline(ctx: &Ctx) -> Duration {
-    STARTED.get_or_init(|| (Instant::now(), deadline_of(ctx))).1
+    *DEADLINE.get_or_init(|| deadline_of(ctx))
 }
 
 /// [`deadline`], read from the config.
@@ -586,4 +607,85 @@ pub fn answer_in_time(ctx: &Ctx, agent: Agent, deadline: Duration, exit: impl Fn
             );
         exit(reply.code);
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use super::*;
+    use crate::doors::context::Dirs;
+    use crate::platform::env::MapEnv;
+
+    /// How often judging Claude's `message` starts the watchdog, with
+    /// `config` as the user's config (`{cwd}` in the message names the
+    /// directory it runs in).
+    fn watches(config: &str, message: &str) -> usize {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("config")).unwrap();
+        std::fs::write(root.join("config/config.toml"), config).unwrap();
+        let mut ctx = Ctx::new(
+            Box::new(MapEnv::from_pairs(&[("HOME", &root.display().to_string())])),
+            root.to_path_buf(),
+            None,
+        );
+        ctx.fixed_dirs = Some(Dirs {
+            config: Some(root.join("config")),
+            data: None,
+            state: root.join("state"),
+            fallback: None,
+        });
+        let started = Arc::new(AtomicUsize::new(0));
+        let count = Arc::clone(&started);
+        ctx.watchdog = Box::new(move || {
+            count.fetch_add(1, Ordering::SeqCst);
+        });
+        let mut door = AgentHook {
+            agent: Agent::Claude,
+            read: Read::Nothing,
+            headline: String::new(),
+            asks: false,
+            config: None,
+            settled: None,
+        };
+        let message = message.replace("{cwd}", &root.display().to_string());
+        door.judge(&ctx, message.as_bytes()).unwrap();
+        started.load(Ordering::SeqCst)
+    }
+
+    /// Claude's message for `tool` about to run (`PreToolUse`) or having
+    /// run `command`.
+    fn message(event: &str, tool: &str, command: &str) -> String {
+        serde_json::json!({"session_id": "s", "cwd": "{cwd}", "hook_event_name": event,
+            "tool_name": tool, "tool_input": {"command": command}})
+        .to_string()
+    }
+
+    /// The watchdog answers for the door wherever its work can wait: only
+    /// a read-only command that nothing in the config asks more of, or a
+    /// tool that runs no command, is judged without it.
+    #[test]
+    fn the_watchdog_starts_for_all_but_a_harmless_read() {
+        let before = |config, command| watches(config, &message("PreToolUse", "Bash", command));
+        for command in ["git status && git log --oneline -5", "ls -la | head"] {
+            assert_eq!(before("", command), 0, "{command}");
+        }
+        assert_eq!(watches("", &message("PreToolUse", "Read", "cargo test")), 0);
+        assert_eq!(
+            watches("", &message("PostToolUse", "Bash", "git status")),
+            0
+        );
+        // A snapshot, facts, a verdict or an audit line follows.
+        for command in ["cargo test", "git reset --hard HEAD~1", "git push -f"] {
+            assert!(before("", command) > 0, "{command}");
+        }
+        assert!(watches("", &message("PostToolUse", "Bash", "cargo test")) > 0);
+        let named = "[[rules]]\npattern = \"git status\"\ntier = \"high\"\nreason = \"x\"\n";
+        assert!(before(named, "git status") > 0);
+        assert!(before("log_all = true\n", "git status") > 0);
+        // A message vouch cannot read.
+        assert!(watches("", r#"{"tool_input": {"command": "git status"}"#) > 0);
+    }
 }

@@ -38,7 +38,14 @@ pub struct Ctx {
     /// read for: each is read once per process (issue 39 item 3), also
     /// where two contexts share it ([`Ctx::sharing`]).
     pub configs: Configs,
+    /// Starts the agent door's watchdog, once: the door calls it
+    /// ([`Ctx::watch`]) before any step that can wait. `main` gives it;
+    /// elsewhere (other doors, in-process tests) it does nothing.
+    pub watchdog: Watchdog,
 }
+
+/// What [`Ctx::watch`] runs.
+pub type Watchdog = Box<dyn Fn() + Send + Sync>;
 
 /// The configs a process has read ([`Ctx::config`]), shared by its
 /// contexts.
@@ -139,6 +146,7 @@ impl Ctx {
             }),
             fixed_dirs: None,
             configs: Configs::default(),
+            watchdog: Box::new(|| {}),
         }
     }
 
@@ -150,6 +158,12 @@ impl Ctx {
             configs: Arc::clone(&self.configs),
             ..Self::new(env, cwd, None)
         }
+    }
+
+    /// Starts the agent door's watchdog unless it runs already
+    /// ([`Ctx::watchdog`]).
+    pub fn watch(&self) {
+        (self.watchdog)();
     }
 
     /// Now.

@@ -54,12 +54,20 @@ pub fn is_executable(path: &Path) -> bool {
 
 /// Standard input up to `max` bytes, appended to `out`, read without std's
 /// buffered `Stdin` (whose first use allocates its 8 KiB buffer). What was
-/// read before an error stays in `out`.
-pub fn read_stdin(max: usize, out: &mut Vec<u8>) -> io::Result<()> {
+/// read before an error stays in `out`. `before_waiting` runs before a
+/// read that would wait for the writer (nothing to read yet, and no end).
+pub fn read_stdin(
+    max: usize,
+    out: &mut Vec<u8>,
+    before_waiting: &mut dyn FnMut(),
+) -> io::Result<()> {
     let mut buf = [0u8; 4096];
     let start = out.len();
     while out.len() - start < max {
         let room = (max - (out.len() - start)).min(buf.len());
+        if !stdin_ready() {
+            before_waiting();
+        }
         match rustix::io::read(rustix::stdio::stdin(), &mut buf[..room]) {
             Ok(0) => break,
             Ok(n) => out.extend_from_slice(&buf[..n]),
@@ -68,6 +76,18 @@ pub fn read_stdin(max: usize, out: &mut Vec<u8>) -> io::Result<()> {
         }
     }
     Ok(())
+}
+
+/// Whether a read of standard input returns at once: data or its end is
+/// there (an error too, which the read then reports).
+fn stdin_ready() -> bool {
+    let stdin = rustix::stdio::stdin();
+    let mut fds = [rustix::event::PollFd::new(
+        &stdin,
+        rustix::event::PollFlags::IN,
+    )];
+    // No timeout: this asks, it does not wait.
+    matches!(rustix::event::poll(&mut fds, Some(&rustix::event::Timespec::default())), Ok(n) if n > 0)
 }
 
 #[cfg(test)]

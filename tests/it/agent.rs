@@ -782,6 +782,52 @@ fn a_judgement_past_the_deadline_is_denied_in_time() {
     }
 }
 
+/// An agent that never finishes writing its message (its pipe stays open)
+/// gets the watchdog's denial in time too: the door starts the watchdog
+/// before it waits for the rest.
+#[test]
+fn a_message_never_finished_is_denied_in_time() {
+    let env = TestEnv::new();
+    env.write_config("[agent]\nbudget_secs = 1\n");
+    let mut child = env
+        .cmd("setsid", &env.work)
+        .args([
+            "-w",
+            env!("CARGO_BIN_EXE_git-vouch"),
+            "agent-hook",
+            "claude",
+        ])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let message = claude_input("git push --force origin main", &env.work).to_string();
+    // Half of it, and the pipe kept open while vouch answers.
+    let mut stdin = child.stdin.take().unwrap();
+    std::io::Write::write_all(&mut stdin, &message.as_bytes()[..message.len() / 2]).unwrap();
+    // A vouch that waits for the rest fails the test (and gets its end).
+    let waited = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        assert!(
+            waited.elapsed() < std::time::Duration::from_secs(30),
+            "vouch waited for the message past its deadline"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let out = Out::from_output(child.wait_with_output().unwrap());
+    drop(stdin);
+    let (decision, reason) = decision_of("claude", &out);
+    assert_eq!(decision, "deny", "{out:?}");
+    assert!(
+        reason.contains("could not finish judging this command within 6 s"),
+        "{reason}"
+    );
+    let record = env.last_audit();
+    assert_eq!(record["decision"], "refused", "{record}");
+    assert_eq!(record["risk_tier"], "critical", "{record}");
+}
+
 /// Issue 26 item 12: nesting that took seconds per level to read is read
 /// at once, in every shape, and the buried command keeps its tier.
 #[test]
