@@ -9,6 +9,7 @@
 //! [`crate::classify::classify_command`] turns those facts into the tier:
 //! facts -> tier, once.
 
+use std::io::Read;
 use std::path::Path;
 
 use anyhow::{Context, Result};
@@ -20,6 +21,7 @@ use crate::classify::shell::{self, Facts, Match, Rules};
 use crate::classify::{Assessment, RefRisk, Rule, Tier, classify_command};
 use crate::input::text::one_line;
 use crate::measure::git::{self, LazyRepo, Repo};
+use crate::platform::files::Opened;
 
 /// Classifies `command` as it would run in `cwd` (in `repo`, the
 /// repository there, opened only if an alias or a fact needs it), and
@@ -124,26 +126,31 @@ fn read_script(cwd: &Path, path: &str, cd: &[String]) -> Result<Option<String>, 
         file.push(dir);
     }
     file.push(path);
-    let meta = match std::fs::metadata(&file) {
-        Ok(m) => m,
+    let (opened, len) = match crate::platform::files::open_no_wait(&file) {
+        Ok(Opened::File { file, len }) => (file, len),
+        Ok(Opened::Directory) => return Ok(None),
+        // A named pipe or a device: what it holds is only known when it
+        // runs, and reading it could wait forever.
+        Ok(Opened::Other) => {
+            return Err("it is not a regular file (a named pipe or a device)".into());
+        }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(e.to_string()),
     };
-    if meta.is_dir() {
-        return Ok(None);
+    let too_long = |len| format!("it is {len} bytes, more than the {SCRIPT_LIMIT} vouch reads");
+    if len > SCRIPT_LIMIT {
+        return Err(too_long(len));
     }
-    // A named pipe or a device: what it holds is only known when it runs,
-    // and reading it could wait forever.
-    if !meta.is_file() {
-        return Err("it is not a regular file (a named pipe or a device)".into());
+    // Read up to one byte past the limit: a file that grew since is not
+    // judged by its first part.
+    let mut bytes = Vec::new();
+    opened
+        .take(SCRIPT_LIMIT + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| e.to_string())?;
+    if bytes.len() as u64 > SCRIPT_LIMIT {
+        return Err(too_long(bytes.len() as u64));
     }
-    if meta.len() > SCRIPT_LIMIT {
-        return Err(format!(
-            "it is {} bytes, more than the {SCRIPT_LIMIT} vouch reads",
-            meta.len()
-        ));
-    }
-    let bytes = std::fs::read(&file).map_err(|e| e.to_string())?;
     if bytes.iter().take(1024).any(|b| *b == 0) {
         return Ok(None);
     }

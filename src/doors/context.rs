@@ -341,29 +341,33 @@ impl Ctx {
 }
 
 fn read_optional(path: &Path) -> Result<Option<ConfigFile>, ConfigError> {
+    use crate::platform::files::{Opened, open_no_wait};
+    use std::io::Read;
     crate::platform::counts::add(crate::platform::counts::Count::ConfigFile);
+    let unreadable = |message: String| ConfigError::Unreadable {
+        path: path.to_path_buf(),
+        message,
+    };
     // Only a regular file is read: a named pipe or a device would block
     // every door on its read.
-    if let Ok(meta) = std::fs::metadata(path)
-        && !meta.is_file()
-        && !meta.is_dir()
-    {
-        return Err(ConfigError::Unreadable {
-            path: path.to_path_buf(),
-            message: "not a regular file".into(),
-        });
-    }
-    match std::fs::read_to_string(path) {
-        Ok(text) => Ok(Some(ConfigFile {
-            path: path.to_path_buf(),
-            text,
-        })),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(ConfigError::Unreadable {
-            path: path.to_path_buf(),
-            message: e.to_string(),
-        }),
-    }
+    let mut file = match open_no_wait(path) {
+        Ok(Opened::File { file, .. }) => file,
+        Ok(Opened::Directory) => {
+            return Err(unreadable(
+                std::io::Error::from(std::io::ErrorKind::IsADirectory).to_string(),
+            ));
+        }
+        Ok(Opened::Other) => return Err(unreadable("not a regular file".into())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(unreadable(e.to_string())),
+    };
+    let mut text = String::new();
+    file.read_to_string(&mut text)
+        .map_err(|e| unreadable(e.to_string()))?;
+    Ok(Some(ConfigFile {
+        path: path.to_path_buf(),
+        text,
+    }))
 }
 
 #[cfg(test)]

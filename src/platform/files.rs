@@ -29,6 +29,37 @@ pub fn read_capped(path: &Path, cap: u64) -> io::Result<Option<Vec<u8>>> {
     Ok((out.len() as u64 <= cap).then_some(out))
 }
 
+/// What [`open_no_wait`] found at a path.
+pub enum Opened {
+    /// A regular file, open for reading, and its length.
+    File { file: File, len: u64 },
+    /// A directory.
+    Directory,
+    /// Anything else: a named pipe or a device, where a read could wait
+    /// forever. It is not read.
+    Other,
+}
+
+/// Opens `path` for reading without waiting (opening a named pipe that no
+/// one writes waits for a writer), and tells what it is by the descriptor
+/// opened, so that nothing can be put in its place in between.
+pub fn open_no_wait(path: &Path) -> io::Result<Opened> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(rustix::fs::OFlags::NONBLOCK.bits().cast_signed())
+        .open(path)?;
+    let stat = rustix::fs::fstat(&file)?;
+    Ok(match rustix::fs::FileType::from_raw_mode(stat.st_mode) {
+        rustix::fs::FileType::RegularFile => Opened::File {
+            file,
+            len: u64::try_from(stat.st_size).unwrap_or(0),
+        },
+        rustix::fs::FileType::Directory => Opened::Directory,
+        _ => Opened::Other,
+    })
+}
+
 /// Whether nothing is at `path` (not even a dangling link); `None` when
 /// that cannot be told (a permission error).
 pub fn absent(path: &Path) -> Option<bool> {
@@ -114,6 +145,31 @@ mod tests {
         assert!(!is_executable(dir.path()));
         std::fs::set_permissions(&f, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
         assert!(is_executable(&f));
+    }
+
+    #[test]
+    fn opens_without_waiting_and_tells_what_it_opened() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("f");
+        std::fs::write(&f, b"12345").unwrap();
+        assert!(matches!(
+            open_no_wait(&f).unwrap(),
+            Opened::File { len: 5, .. }
+        ));
+        assert!(matches!(
+            open_no_wait(dir.path()).unwrap(),
+            Opened::Directory
+        ));
+        let missing = open_no_wait(&dir.path().join("none")).err().unwrap();
+        assert_eq!(missing.kind(), io::ErrorKind::NotFound);
+        // A named pipe no one writes: opened at once, and not a file.
+        let pipe = dir.path().join("pipe");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&pipe)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        assert!(matches!(open_no_wait(&pipe).unwrap(), Opened::Other));
     }
 }
 
