@@ -98,7 +98,9 @@ fn run() -> i32 {
         if state != "prepared" {
             return 0;
         }
-        let mut input = Vec::new();
+        // A page set aside: from an empty buffer, `read_to_end` reads 32
+        // bytes, then 32 and 64 (three calls for one ref's line).
+        let mut input = Vec::with_capacity(4096);
         if std::io::stdin().read_to_end(&mut input).is_err() {
             // vouch would judge what is left of the input: refused.
             let _ = writeln!(

@@ -515,6 +515,8 @@ pub fn repo_at(dir: &Path) -> Option<Repo> {
 pub struct LazyRepo {
     dir: std::path::PathBuf,
     repo: std::cell::OnceCell<Option<Repo>>,
+    /// The root found without opening the repository, once looked for.
+    found: std::cell::OnceCell<Option<std::path::PathBuf>>,
 }
 
 impl LazyRepo {
@@ -523,6 +525,7 @@ impl LazyRepo {
         Self {
             dir: dir.to_path_buf(),
             repo: std::cell::OnceCell::new(),
+            found: std::cell::OnceCell::new(),
         }
     }
 
@@ -543,9 +546,13 @@ impl LazyRepo {
         if let Some(r) = self.opened() {
             return Some(r.root());
         }
-        self.dir
-            .ancestors()
-            .find(|d| d.join(".git").exists())
-            .map(Path::to_path_buf)
+        self.found
+            .get_or_init(|| {
+                self.dir
+                    .ancestors()
+                    .find(|d| d.join(".git").exists())
+                    .map(Path::to_path_buf)
+            })
+            .clone()
     }
 }
