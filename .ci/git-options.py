@@ -5,7 +5,9 @@ from git's own option tables (builtin/*.c, the OPT_* macros), so that an
 abbreviated option (`--mirr`) is read as git's parse-options reads it.
 
 Usage: .ci/git-options.py <git source dir> > src/input/git_options.rs
-(git 2.55.0: ../shared/vendor/git-2.55.0.tar.gz)
+       rustfmt --edition 2024 src/input/git_options.rs
+(git 2.55.0: ../shared/vendor/git-2.55.0.tar.gz; the file in the tree is
+this output as rustfmt lays it out, byte for byte)
 """
 import re
 import sys
