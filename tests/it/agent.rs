@@ -18,6 +18,22 @@ fn hook(env: &TestEnv, agent: &str, input: &Value) -> Out {
     env.vouch_stdin(&["agent-hook", agent], input.to_string().as_bytes())
 }
 
+/// `git-vouch agent-hook claude` as an agent starts it (no terminal), its
+/// streams piped, for a test that writes its input itself.
+fn claude_hook(env: &TestEnv) -> std::process::Command {
+    let mut cmd = env.cmd("setsid", &env.work);
+    cmd.args([
+        "-w",
+        env!("CARGO_BIN_EXE_git-vouch"),
+        "agent-hook",
+        "claude",
+    ])
+    .stdin(std::process::Stdio::piped())
+    .stdout(std::process::Stdio::piped())
+    .stderr(std::process::Stdio::piped());
+    cmd
+}
+
 #[test]
 fn reset_hard_is_critical_in_a_dirty_tree_and_harmless_in_a_clean_one() {
     let env = TestEnv::new();
@@ -510,20 +526,7 @@ fn observe_mode_answers_nothing_and_logs_what_it_would_have_done() {
 fn an_empty_skip_is_refused_at_the_agent_door_too() {
     let env = TestEnv::new();
     fs::write(env.work.join("file1.txt"), "unsaved\n").unwrap();
-    let mut child = env
-        .cmd("setsid", &env.work)
-        .args([
-            "-w",
-            env!("CARGO_BIN_EXE_git-vouch"),
-            "agent-hook",
-            "claude",
-        ])
-        .env("VOUCH_SKIP", " ")
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = claude_hook(&env).env("VOUCH_SKIP", " ").spawn().unwrap();
     std::io::Write::write_all(
         &mut child.stdin.take().unwrap(),
         claude_input("git reset --hard", &env.work)
@@ -789,19 +792,7 @@ fn a_judgement_past_the_deadline_is_denied_in_time() {
 fn a_message_never_finished_is_denied_in_time() {
     let env = TestEnv::new();
     env.write_config("[agent]\nbudget_secs = 1\n");
-    let mut child = env
-        .cmd("setsid", &env.work)
-        .args([
-            "-w",
-            env!("CARGO_BIN_EXE_git-vouch"),
-            "agent-hook",
-            "claude",
-        ])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = claude_hook(&env).spawn().unwrap();
     let message = claude_input("git push --force origin main", &env.work).to_string();
     // Half of it, and the pipe kept open while vouch answers.
     let mut stdin = child.stdin.take().unwrap();
