@@ -34,6 +34,10 @@ use crate::{doors::exit::ExitStatus, interact::ui, measure::git};
 /// The most hook input read (an agent's message is a few kilobytes).
 const MAX_INPUT: usize = 1 << 20;
 
+/// The longest command judged without the watchdog (`git status && git
+/// log`, not a script pasted whole).
+const QUICK_READ: usize = 4096;
+
 /// One call of an agent's hook: a message before or after one of its
 /// tools runs.
 struct AgentHook {
@@ -294,6 +298,15 @@ impl AgentHook {
         if !protocol::is_shell_tool(agent, &request.tool) {
             return Judge::Pass;
         }
+        // The watchdog answers for the door wherever its work can wait.
+        // Only a short read-only command goes without it (read at once:
+        // the reading of a long line grows faster than its length), judged
+        // from its text and the config alone (nothing in the repository is
+        // opened, no snapshot follows), unless a rule of the config names
+        // it, or its tier or the config asks for more (below).
+        if !(command.len() <= QUICK_READ && crate::classify::read_only(command)) {
+            ctx.watch();
+        }
         let cwd = request_dir(ctx, request);
         let repo = git::LazyRepo::new(&cwd);
         let root = repo.root();
@@ -301,12 +314,7 @@ impl AgentHook {
         // (SPEC 3.2). What was left out goes to the audit log, not to the
         // agent: the line names `git vouch trust`, which is for a person.
         let read = ctx.config(root.as_deref());
-        // The watchdog answers for the door wherever its work can wait.
-        // Only a read-only command that no rule of the config names goes
-        // without it: judged from its text alone (nothing in the
-        // repository is opened, no snapshot follows) and, unless its tier
-        // or the config asks for more (below), answered at once.
-        if !(read.rules.is_empty() && crate::classify::read_only(command)) {
+        if !read.rules.is_empty() {
             ctx.watch();
         }
         let mut config = Config::clone(&read);
@@ -681,6 +689,9 @@ mod tests {
         for command in ["cargo test", "git reset --hard HEAD~1", "git push -f"] {
             assert!(before("", command) > 0, "{command}");
         }
+        // A long line, however harmless, takes time to read.
+        let long = "git status; ".repeat(400);
+        assert!(before("", &long) > 0);
         assert!(watches("", &message("PostToolUse", "Bash", "cargo test")) > 0);
         let named = "[[rules]]\npattern = \"git status\"\ntier = \"high\"\nreason = \"x\"\n";
         assert!(before(named, "git status") > 0);
