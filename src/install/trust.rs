@@ -36,10 +36,22 @@ pub fn verifiers_dir(repo_root: &Path) -> PathBuf {
     repo_root.join(".vouch").join("verifiers")
 }
 
+/// What the fingerprint takes of the file at `path`: its bytes, read
+/// without waiting. A named pipe or a device is never read: it stands as a
+/// mark no file holds, so putting one in place of a trusted file ends the
+/// trust.
+fn fingerprinted(path: &Path) -> Vec<u8> {
+    match crate::platform::files::read_no_wait(path) {
+        Ok(Some(bytes)) => bytes,
+        Ok(None) if !path.is_dir() => b"\0not a regular file\0".to_vec(),
+        _ => Vec::new(),
+    }
+}
+
 /// A SHA-256, in hex, over `.vouch.toml` and every file in `.vouch/verifiers/`.
 pub fn fingerprint(repo_root: &Path) -> String {
     let mut h = Sha256::new();
-    let config = fs::read(repo_root.join(REPO_CONFIG)).unwrap_or_default();
+    let config = fingerprinted(&repo_root.join(REPO_CONFIG));
     h.update(b".vouch.toml\0");
     h.update(&config);
     h.update(b"\0");
@@ -49,17 +61,20 @@ pub fn fingerprint(repo_root: &Path) -> String {
         for path in paths {
             h.update(path.file_name().unwrap_or_default().as_encoded_bytes());
             h.update(b"\0");
-            h.update(fs::read(&path).unwrap_or_default());
+            h.update(fingerprinted(&path));
             h.update(b"\0");
         }
     }
     crate::input::text::hex(&h.finalize())
 }
 
+/// The store; empty (nothing trusted) when it cannot be read, or is not a
+/// regular file (a named pipe is never waited on).
 fn read(data_dir: &Path) -> Store {
-    fs::read_to_string(store_path(data_dir))
+    crate::platform::files::read_no_wait(&store_path(data_dir))
         .ok()
-        .and_then(|t| serde_json::from_str(&t).ok())
+        .flatten()
+        .and_then(|t| serde_json::from_slice(&t).ok())
         .unwrap_or_default()
 }
 
@@ -131,6 +146,36 @@ mod tests {
         fs::write(&file, "mode = \"observe\"\n").unwrap();
         let err = set_as_seen(data.path(), repo.path(), seen).unwrap_err();
         assert!(err.to_string().contains("changed while you read"), "{err}");
+        assert!(!is_trusted(data.path(), repo.path()));
+    }
+
+    /// A named pipe in place of a trusted file, or of the store, is never
+    /// waited on, and ends the trust.
+    #[test]
+    fn a_named_pipe_is_not_waited_on_and_not_trusted() {
+        let mkfifo = |path: &Path| {
+            let made = std::process::Command::new("mkfifo")
+                .arg(path)
+                .status()
+                .unwrap();
+            assert!(made.success());
+        };
+        let data = tempfile::tempdir().unwrap();
+        let repo = tempfile::tempdir().unwrap();
+        fs::write(repo.path().join(REPO_CONFIG), "mode = \"enforce\"\n").unwrap();
+        let verifiers = verifiers_dir(repo.path());
+        fs::create_dir_all(&verifiers).unwrap();
+        fs::write(verifiers.join("v"), "#!/bin/sh\n").unwrap();
+        set(data.path(), repo.path(), true).unwrap();
+        assert!(is_trusted(data.path(), repo.path()));
+        fs::remove_file(verifiers.join("v")).unwrap();
+        mkfifo(&verifiers.join("v"));
+        assert!(!is_trusted(data.path(), repo.path()));
+        fs::remove_file(verifiers.join("v")).unwrap();
+        fs::write(verifiers.join("v"), "#!/bin/sh\n").unwrap();
+        assert!(is_trusted(data.path(), repo.path()));
+        fs::remove_file(store_path(data.path())).unwrap();
+        mkfifo(&store_path(data.path()));
         assert!(!is_trusted(data.path(), repo.path()));
     }
 }

@@ -42,12 +42,17 @@ pub enum Opened {
 
 /// Opens `path` for reading without waiting (opening a named pipe that no
 /// one writes waits for a writer), and tells what it is by the descriptor
-/// opened, so that nothing can be put in its place in between.
+/// opened, so that nothing can be put in its place in between. A terminal
+/// opened so never becomes vouch's controlling terminal.
 pub fn open_no_wait(path: &Path) -> io::Result<Opened> {
     use std::os::unix::fs::OpenOptionsExt;
     let file = std::fs::OpenOptions::new()
         .read(true)
-        .custom_flags(rustix::fs::OFlags::NONBLOCK.bits().cast_signed())
+        .custom_flags(
+            (rustix::fs::OFlags::NONBLOCK | rustix::fs::OFlags::NOCTTY)
+                .bits()
+                .cast_signed(),
+        )
         .open(path)?;
     let stat = rustix::fs::fstat(&file)?;
     Ok(match rustix::fs::FileType::from_raw_mode(stat.st_mode) {
@@ -58,6 +63,18 @@ pub fn open_no_wait(path: &Path) -> io::Result<Opened> {
         rustix::fs::FileType::Directory => Opened::Directory,
         _ => Opened::Other,
     })
+}
+
+/// The whole file at `path` when it is a regular file; `Ok(None)` for
+/// anything else (a directory, a named pipe, a device), which is never
+/// waited on ([`open_no_wait`]).
+pub fn read_no_wait(path: &Path) -> io::Result<Option<Vec<u8>>> {
+    let Opened::File { file, len } = open_no_wait(path)? else {
+        return Ok(None);
+    };
+    let mut out = Vec::with_capacity(usize::try_from(len).unwrap_or(0).min(1 << 20));
+    file.take(u64::MAX).read_to_end(&mut out)?;
+    Ok(Some(out))
 }
 
 /// Whether nothing is at `path` (not even a dangling link); `None` when
@@ -170,6 +187,9 @@ mod tests {
             .unwrap();
         assert!(made.success());
         assert!(matches!(open_no_wait(&pipe).unwrap(), Opened::Other));
+        assert_eq!(read_no_wait(&f).unwrap(), Some(b"12345".to_vec()));
+        assert_eq!(read_no_wait(&pipe).unwrap(), None);
+        assert_eq!(read_no_wait(dir.path()).unwrap(), None);
     }
 }
 

@@ -34,15 +34,29 @@ const GIT_READERS: &[&str] = &[
     "for-each-ref",
 ];
 
-/// Options with which a reader writes a file or runs a program.
+/// Long options with which a reader writes a file or runs a program.
+const WRITING: &[&str] = &[
+    "--output",
+    "--ext-diff",
+    "--exec",
+    "--pre",
+    "--open-files-in-pager",
+];
+
+/// Options with which a reader writes a file or runs a program: `-o`;
+/// one of [`WRITING`], also abbreviated as git takes it (`--outp`,
+/// `--open`); and a short `O` anywhere in a cluster (`git grep -O<program>`
+/// runs the program on the files it finds, also written `-nOrm`).
 fn writes(command: &SimpleCommand) -> bool {
     command.argv.iter().skip(1).any(|a| {
+        let name = a.split('=').next().unwrap_or(a);
         a == "-o"
-            || a.starts_with("--output")
-            || a.starts_with("--ext-diff")
-            || a == "--exec"
-            || a.starts_with("--pre")
-            || a.starts_with("--open-files-in-pager")
+            || (name.len() > 2
+                && name.starts_with("--")
+                && WRITING
+                    .iter()
+                    .any(|w| w.starts_with(name) || name.starts_with(w)))
+            || (a.starts_with('-') && !a.starts_with("--") && a.contains('O'))
     })
 }
 
@@ -189,6 +203,11 @@ mod tests {
             "git reset --hard",
             "git diff --output=patch.txt",
             "git log --output=log.txt",
+            "git diff --outp=patch.txt",
+            "git grep -Orm foo",
+            "git grep -nOrm foo",
+            "git grep --open=rm foo",
+            "git grep --open-files-in-pager=rm foo",
             "python3 build.py",
             "make",
             "sed -i s/a/b/ f",
