@@ -88,7 +88,7 @@ pub fn check(ctx: &Ctx, args: &CheckArgs) -> Result<ExitStatus> {
     }
     // `--verify` asks for a verdict on standard commands too.
     config.verify_standard |= args.verify;
-    let assessed = assess(&config, &command, &cwd, &repo)?;
+    let assessed = assess(&config, &command, &cwd, &repo, &|| {})?;
     let tier = assessed.assessment.tier;
     let op = Operation::Command {
         assessed: assessed.clone(),

@@ -125,7 +125,7 @@ impl Door for AgentHook {
                 let read = bad.command.as_deref().and_then(|command| {
                     let repo = git::LazyRepo::new(&ctx.cwd);
                     let config = ctx.config(None);
-                    let assessed = assess(&config, command, &ctx.cwd, &repo).ok()?;
+                    let assessed = assess(&config, command, &ctx.cwd, &repo, &|| {}).ok()?;
                     let root = assessed.root.clone().unwrap_or_else(|| ctx.cwd.clone());
                     let op = Operation::Command {
                         assessed,
@@ -298,13 +298,13 @@ impl AgentHook {
         if !protocol::is_shell_tool(agent, &request.tool) {
             return Judge::Pass;
         }
-        // The watchdog answers for the door wherever its work can wait.
-        // Only a short read-only command goes without it (read at once:
-        // the reading of a long line grows faster than its length), judged
-        // from its text and the config alone (nothing in the repository is
-        // opened, no snapshot follows), unless a rule of the config names
-        // it, or its tier or the config asks for more (below).
-        if !(command.len() <= QUICK_READ && crate::classify::read_only(command)) {
+        // The watchdog answers for the door wherever its work can wait:
+        // the reading of a long line (it grows faster than the line),
+        // opening the repository or asking whether the hooks are reached
+        // (`assess` says when), and a verdict, an audit line or a snapshot
+        // (below). A short command judged from its text and the config
+        // alone, at tier none and read-only, is answered without it.
+        if command.len() > QUICK_READ {
             ctx.watch();
         }
         let cwd = request_dir(ctx, request);
@@ -314,9 +314,6 @@ impl AgentHook {
         // (SPEC 3.2). What was left out goes to the audit log, not to the
         // agent: the line names `git vouch trust`, which is for a person.
         let read = ctx.config(root.as_deref());
-        if !read.rules.is_empty() {
-            ctx.watch();
-        }
         let mut config = Config::clone(&read);
         self.config = Some(read);
         // SPEC 5.1: `VOUCH_PRIMARY` first, then what the agent says of itself.
@@ -329,15 +326,17 @@ impl AgentHook {
         // The whole AI exchange (up to three tries) must fit in the budget.
         let budget = config.agent_budget_secs;
         config.ai.timeout_secs = config.ai.timeout_secs.min((budget / 3).max(1));
-        let assessed = match assess(&config, command, &cwd, &repo) {
+        let assessed = match assess(&config, command, &cwd, &repo, &|| ctx.watch()) {
             Ok(a) => a,
             Err(e) => {
                 ui::warn(&format!("{e:#}"));
+                // Not judged, and snapshotted unless read-only.
+                ctx.watch();
                 return Judge::Pass;
             }
         };
         let tier = assessed.assessment.tier;
-        if !crate::decide::answers_at_once(tier, &config, true) {
+        if !crate::decide::answers_at_once(tier, &config, true) || !assessed.runs.read_only {
             ctx.watch();
         }
         self.headline = format!(

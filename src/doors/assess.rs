@@ -25,14 +25,26 @@ use crate::platform::files::Opened;
 
 /// Classifies `command` as it would run in `cwd` (in `repo`, the
 /// repository there, opened only if an alias or a fact needs it), and
-/// measures its facts.
-pub fn assess(config: &Config, command: &str, cwd: &Path, repo: &LazyRepo) -> Result<Assessed> {
+/// measures its facts. `before_waiting` runs before the first step that
+/// can wait: opening a repository (for an alias or a fact), or asking
+/// whether vouch's hooks are reached (the agent door's watchdog starts
+/// there).
+pub fn assess(
+    config: &Config,
+    command: &str,
+    cwd: &Path,
+    repo: &LazyRepo,
+    before_waiting: &dyn Fn(),
+) -> Result<Assessed> {
     let rules = Rules::with_user(&config.rules).context("the `[[rules]]` in the config")?;
     let script_read = std::cell::Cell::new(false);
     let mut classification = shell::classify_with(
         command,
         &rules,
-        &|name| repo.get().and_then(|r| r.alias(name)),
+        &|name| {
+            before_waiting();
+            repo.get().and_then(|r| r.alias(name))
+        },
         &|path, cd| {
             let read = read_script(cwd, path, cd);
             script_read.set(script_read.get() || matches!(read, Ok(Some(_))));
@@ -49,7 +61,10 @@ pub fn assess(config: &Config, command: &str, cwd: &Path, repo: &LazyRepo) -> Re
     // Asked once, and only when a tier depends on it.
     let reached = std::cell::OnceCell::new();
     let hook_judges = || {
-        *reached.get_or_init(|| crate::install::reach::hook_reached(cwd, crate::install::REF_TX))
+        *reached.get_or_init(|| {
+            before_waiting();
+            crate::install::reach::hook_reached(cwd, crate::install::REF_TX)
+        })
     };
     for m in &classification.matches {
         // A dry run is not an operation (issue 35 item 3): nothing is
@@ -65,7 +80,10 @@ pub fn assess(config: &Config, command: &str, cwd: &Path, repo: &LazyRepo) -> Re
             });
             continue;
         }
-        let measured = m.facts.as_ref().map(|f| measure(f, m, cwd, repo));
+        let measured = m.facts.as_ref().map(|f| {
+            before_waiting();
+            measure(f, m, cwd, repo)
+        });
         let (tier, note) = classify_command(
             m.tier,
             m.after_change,
@@ -192,7 +210,14 @@ mod tests {
         std::fs::write(dir.path().join("x.sh"), "git reset --hard\n").unwrap();
         let repo = LazyRepo::new(dir.path());
         let config = Config::default();
-        let plain = assess(&config, "git status && git log -1", dir.path(), &repo).unwrap();
+        let plain = assess(
+            &config,
+            "git status && git log -1",
+            dir.path(),
+            &repo,
+            &|| {},
+        )
+        .unwrap();
         assert_eq!(
             plain.runs.git,
             Some(vec![
@@ -200,7 +225,7 @@ mod tests {
                 vec!["log".to_owned(), "-1".to_owned()]
             ])
         );
-        let script = assess(&config, "sh x.sh && git status", dir.path(), &repo).unwrap();
+        let script = assess(&config, "sh x.sh && git status", dir.path(), &repo, &|| {}).unwrap();
         assert!(
             script
                 .assessment

@@ -124,7 +124,14 @@ fn commit(env: &TestEnv) -> Operation {
 }
 
 fn command(env: &TestEnv, line: &str) -> Operation {
-    let assessed = assess(&config(), line, &env.work, &LazyRepo::new(&env.work)).unwrap();
+    let assessed = assess(
+        &config(),
+        line,
+        &env.work,
+        &LazyRepo::new(&env.work),
+        &|| {},
+    )
+    .unwrap();
     Operation::Command {
         assessed,
         door: "claude".into(),
