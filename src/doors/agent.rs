@@ -34,9 +34,17 @@ use crate::{doors::exit::ExitStatus, interact::ui, measure::git};
 /// The most hook input read (an agent's message is a few kilobytes).
 const MAX_INPUT: usize = 1 << 20;
 
-/// The longest command judged without the watchdog (`git status && git
+/// The longest command read without the watchdog (`git status && git
 /// log`, not a script pasted whole).
 const QUICK_READ: usize = 4096;
+
+/// Starts the watchdog before a line longer than [`QUICK_READ`] is read:
+/// the shell reader's work grows faster than the line.
+fn watch_a_long_line(ctx: &Ctx, command: &str) {
+    if command.len() > QUICK_READ {
+        ctx.watch();
+    }
+}
 
 /// One call of an agent's hook: a message before or after one of its
 /// tools runs.
@@ -299,14 +307,12 @@ impl AgentHook {
             return Judge::Pass;
         }
         // The watchdog answers for the door wherever its work can wait:
-        // the reading of a long line (it grows faster than the line),
-        // opening the repository or asking whether the hooks are reached
-        // (`assess` says when), and a verdict, an audit line or a snapshot
-        // (below). A short command judged from its text and the config
-        // alone, at tier none and read-only, is answered without it.
-        if command.len() > QUICK_READ {
-            ctx.watch();
-        }
+        // the reading of a long line, opening the repository or asking
+        // whether the hooks are reached (`assess` says when), and a
+        // verdict, an audit line or a snapshot (below). A short command
+        // judged from its text and the config alone, at tier none and
+        // read-only, is answered without it.
+        watch_a_long_line(ctx, command);
         let cwd = request_dir(ctx, request);
         let repo = git::LazyRepo::new(&cwd);
         let root = repo.root();
@@ -489,7 +495,11 @@ fn write_asked(ctx: &Ctx, agent: Agent, request: &Request, op: &Operation, by: &
 /// what it lost, said ([`super::snapshot::after`]).
 fn after_command(ctx: &Ctx, agent: Agent, request: &Request) -> Option<String> {
     let command = request.command.as_ref()?;
-    if !protocol::is_shell_tool(agent, &request.tool) || crate::classify::read_only(command) {
+    if !protocol::is_shell_tool(agent, &request.tool) {
+        return None;
+    }
+    watch_a_long_line(ctx, command);
+    if crate::classify::read_only(command) {
         return None;
     }
     ctx.watch();
@@ -691,6 +701,7 @@ mod tests {
         // A long line, however harmless, takes time to read.
         let long = "git status; ".repeat(400);
         assert!(before("", &long) > 0);
+        assert!(watches("", &message("PostToolUse", "Bash", &long)) > 0);
         assert!(watches("", &message("PostToolUse", "Bash", "cargo test")) > 0);
         let named = "[[rules]]\npattern = \"git status\"\ntier = \"high\"\nreason = \"x\"\n";
         assert!(before(named, "git status") > 0);

@@ -9,7 +9,6 @@
 //! [`crate::classify::classify_command`] turns those facts into the tier:
 //! facts -> tier, once.
 
-use std::io::Read;
 use std::path::Path;
 
 use anyhow::{Context, Result};
@@ -155,20 +154,15 @@ fn read_script(cwd: &Path, path: &str, cd: &[String]) -> Result<Option<String>, 
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(e.to_string()),
     };
-    let too_long = |len| format!("it is {len} bytes, more than the {SCRIPT_LIMIT} vouch reads");
     if len > SCRIPT_LIMIT {
-        return Err(too_long(len));
+        return Err(format!(
+            "it is {len} bytes, more than the {SCRIPT_LIMIT} vouch reads"
+        ));
     }
-    // Read up to one byte past the limit: a file that grew since is not
-    // judged by its first part.
-    let mut bytes = Vec::new();
-    opened
-        .take(SCRIPT_LIMIT + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| e.to_string())?;
-    if bytes.len() as u64 > SCRIPT_LIMIT {
-        return Err(too_long(bytes.len() as u64));
-    }
+    // A file that grew since it was opened is not judged by its first part.
+    let bytes = crate::platform::files::read_capped_from(opened, SCRIPT_LIMIT)
+        .map_err(|e| e.to_string())?
+        .ok_or_else(|| format!("it grew past the {SCRIPT_LIMIT} bytes vouch reads"))?;
     if bytes.iter().take(1024).any(|b| *b == 0) {
         return Ok(None);
     }

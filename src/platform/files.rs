@@ -9,23 +9,33 @@ use std::io::{self, Read, Write};
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
-/// The whole file at `path`. A page is set aside first: from an empty
-/// buffer, `read_to_end` reads 32 bytes, then 32, 64, 128 (five calls for
-/// a 250-byte git config, two this way).
+/// The whole file at `path` ([`read_from`]).
 pub fn read(path: &Path) -> io::Result<Vec<u8>> {
-    let mut out = Vec::with_capacity(4096);
-    // `Take` reads to the end without asking the size first.
-    File::open(path)?.take(u64::MAX).read_to_end(&mut out)?;
-    Ok(out)
+    read_from(File::open(path)?)
 }
 
 /// The file at `path` if it holds at most `cap` bytes; `Ok(None)` when it
-/// holds more.
+/// holds more ([`read_capped_from`]).
 pub fn read_capped(path: &Path, cap: u64) -> io::Result<Option<Vec<u8>>> {
+    read_capped_from(File::open(path)?, cap)
+}
+
+/// What is left to read of `file`, to its end. A page is set aside first:
+/// from an empty buffer, `read_to_end` reads 32 bytes, then 32, 64, 128
+/// (five calls for a 250-byte git config, two this way).
+pub fn read_from(file: File) -> io::Result<Vec<u8>> {
     let mut out = Vec::with_capacity(4096);
-    File::open(path)?
-        .take(cap.saturating_add(1))
-        .read_to_end(&mut out)?;
+    // `Take` reads to the end without asking the size first.
+    file.take(u64::MAX).read_to_end(&mut out)?;
+    Ok(out)
+}
+
+/// What is left to read of `file` if it is at most `cap` bytes; `Ok(None)`
+/// when there is more (read up to one byte past `cap`, whatever size the
+/// file had when it was opened).
+pub fn read_capped_from(file: File, cap: u64) -> io::Result<Option<Vec<u8>>> {
+    let mut out = Vec::with_capacity(4096);
+    file.take(cap.saturating_add(1)).read_to_end(&mut out)?;
     Ok((out.len() as u64 <= cap).then_some(out))
 }
 
@@ -69,12 +79,10 @@ pub fn open_no_wait(path: &Path) -> io::Result<Opened> {
 /// anything else (a directory, a named pipe, a device), which is never
 /// waited on ([`open_no_wait`]).
 pub fn read_no_wait(path: &Path) -> io::Result<Option<Vec<u8>>> {
-    let Opened::File { file, len } = open_no_wait(path)? else {
-        return Ok(None);
-    };
-    let mut out = Vec::with_capacity(usize::try_from(len).unwrap_or(0).min(1 << 20));
-    file.take(u64::MAX).read_to_end(&mut out)?;
-    Ok(Some(out))
+    match open_no_wait(path)? {
+        Opened::File { file, .. } => read_from(file).map(Some),
+        Opened::Directory | Opened::Other => Ok(None),
+    }
 }
 
 /// Whether nothing is at `path` (not even a dangling link); `None` when
