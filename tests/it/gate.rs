@@ -6,7 +6,6 @@
 
 use std::fs;
 use std::io::Write;
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -38,9 +37,28 @@ fn forms() -> Vec<(&'static str, Build)> {
 /// An executable `sh` script at `dir/name`.
 fn script(dir: &Path, name: &str, body: &str) -> PathBuf {
     let path = dir.join(name);
-    fs::write(&path, format!("#!/bin/sh\n{body}")).unwrap();
-    fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).unwrap();
+    write_executable(&path, format!("#!/bin/sh\n{body}").as_bytes());
     path
+}
+
+/// Writes `bytes` as the executable file `path`, by a child process (`sh`):
+/// a file this process wrote could be held open for writing by a child
+/// another test thread forks at that moment, and executing it (the test
+/// running a hook, or the hook starting vouch) would fail with "Text file
+/// busy".
+fn write_executable(path: &Path, bytes: &[u8]) {
+    let mut child = Command::new("sh")
+        .args(["-c", "cat > \"$0\" && chmod 755 \"$0\""])
+        .arg(path)
+        .stdin(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), bytes).unwrap();
+    assert!(
+        child.wait().unwrap().success(),
+        "cannot write {}",
+        path.display()
+    );
 }
 
 /// Writes `bytes` as the executable hook `dir/name` and runs it with
@@ -49,8 +67,7 @@ fn script(dir: &Path, name: &str, body: &str) -> PathBuf {
 fn run(dir: &Path, name: &str, bytes: &[u8], args: &[&str], stdin: &[u8]) -> (i32, String, String) {
     let hook = dir.join(name);
     if fs::read(&hook).ok().as_deref() != Some(bytes) {
-        fs::write(&hook, bytes).unwrap();
-        fs::set_permissions(&hook, fs::Permissions::from_mode(0o755)).unwrap();
+        write_executable(&hook, bytes);
     }
     // Another test's fork may hold a file open for writing for a moment
     // (ETXTBSY).
@@ -256,8 +273,7 @@ fn an_input_that_cannot_be_read_is_refused() {
         let dir = tempfile::tempdir().unwrap();
         let bin = script(dir.path(), "vouch", "cat >/dev/null; exit 0\n");
         let hook = dir.path().join("reference-transaction");
-        fs::write(&hook, build(&bin, b"exit 0\n", false, true)).unwrap();
-        fs::set_permissions(&hook, fs::Permissions::from_mode(0o755)).unwrap();
+        write_executable(&hook, &build(&bin, b"exit 0\n", false, true));
         let (reader, mut writer) = std::io::pipe().unwrap();
         let z = "0".repeat(40);
         writeln!(writer, "{} {z} refs/heads/main", "a".repeat(40)).unwrap();
@@ -303,8 +319,7 @@ fn a_commits_own_branch_update_passes_the_gate_without_vouch() {
             false,
             hook == "reference-transaction",
         );
-        fs::write(hooks.join(hook), program.unwrap()).unwrap();
-        fs::set_permissions(hooks.join(hook), fs::Permissions::from_mode(0o755)).unwrap();
+        write_executable(&hooks.join(hook), &program.unwrap());
     }
     fs::write(
         hooks.join(".vouch-hooks"),
