@@ -6,11 +6,10 @@
 # Usage: bench/hook.sh [runs]
 #
 #   empty    an empty `sh` pre-push hook (the baseline)
-#   vouch    vouch's default hook (x86-64 Linux: the compiled launcher
-#            starting git-vouch, which answers a fast-forward before any
-#            other start-up work)
-#   script   the `sh` script hook starting git-vouch (what macOS, ARM and
-#            the portable build install)
+#   vouch    vouch's default hook (the gate starting git-vouch, which
+#            answers a fast-forward before any other start-up work)
+#   script   the `sh` script hook starting git-vouch (what a build without
+#            the gate installs, and beside a hook manager)
 #   direct   git-vouch linked as the hook (`install --direct`)
 #   true     a static C program that exits (the floor of a process)
 set -euo pipefail

@@ -3,7 +3,7 @@
 # against the baselines in one run. Usage: bench/run.sh [iterations]
 #
 #   1. fast-forward push to a local bare remote: vouch's default hook (the
-#      launcher starting git-vouch, which answers at once), vouch linked
+#      gate starting git-vouch, which answers at once), vouch linked
 #      directly (--direct: git-vouch itself), an empty `sh` hook, no hook
 #      (target, issue 25: vouch at most 1.05x the empty hook)
 #   2. force-push facts on a repository of 100,000 commits, whole hook
@@ -63,7 +63,7 @@ for v in none empty vouch direct; do
   [ "$v" = none ] || printf '   hook %6s ms  x%s' "$(ms "${hook[$v]}")" "$(ratio "${hook[$v]}" "${hook[empty]}")"
   echo
 done
-echo "   target: vouch <= 1.05x of the empty hook (vouch: the default hook, on x86-64 Linux the compiled launcher starting git-vouch, elsewhere the gate; direct: vouch install --direct, git-vouch linked as the hook)"
+echo "   target: vouch <= 1.05x of the empty hook (vouch: the default hook, the gate starting git-vouch; direct: vouch install --direct, git-vouch linked as the hook)"
 echo
 
 # --- 2. facts on 100,000 commits -----------------------------------------------

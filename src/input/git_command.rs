@@ -191,11 +191,9 @@ impl RefUpdate {
 /// ending in `/` is a prefix), the stash and vouch's own rescue refs
 /// (deleted with plain git, they are judged like a branch; only `git vouch
 /// rescue prune`, at a terminal, removes them without a question). The
-/// reference-transaction gates start vouch for a `prepared` input naming
-/// any of them: the launcher's (`install/gate.s`) for a line holding the
-/// first 8 bytes of one (a test derives its constants from this table),
-/// the Rust one (`hooks/gate.rs`) for a line holding one (a test runs it
-/// on each).
+/// reference-transaction gate (`hooks/gate.rs`) starts vouch for a
+/// `prepared` input with a line holding one of them (a test runs it on
+/// each).
 pub const GUARDED_REFS: [&str; 4] = ["refs/heads/", "refs/tags/", "refs/stash", "refs/vouch/"];
 
 /// True for the refs whose history vouch guards locally ([`GUARDED_REFS`]).

@@ -5,15 +5,12 @@
 //! changes nothing; uninstalling puts the foreign hook back byte for byte
 //! (a rename, so content, mode and symlinks are kept).
 //!
-//! Beside it: [`launcher`] (the compiled hook launcher of x86-64 Linux, and
-//! the reference-transaction gate assembled from `gate.s`), [`gate`] (the
-//! program written as each hook file elsewhere, which answers most
-//! reference-transaction calls itself) and [`managers`] (the hook managers
-//! vouch lives beside).
+//! Beside it: [`gate`] (the program written as each hook file, which
+//! answers most reference-transaction calls itself) and [`managers`] (the
+//! hook managers vouch lives beside).
 
 pub mod agent;
 pub mod gate;
-pub mod launcher;
 pub mod managers;
 pub mod reach;
 pub mod repair;
@@ -320,21 +317,20 @@ pub fn state(dir: &Path, hook: &str) -> HookState {
     HookState::Foreign
 }
 
-/// Whether this build writes hooks as programs (the launcher, or the gate
-/// `build.rs` compiled); else they are `sh` scripts.
+/// Whether this build writes hooks as programs (the gate `build.rs`
+/// compiled); else they are `sh` scripts.
 pub fn has_program() -> bool {
-    crate::platform::COMPILED_HOOKS || !gate::PROGRAM.is_empty()
+    !gate::PROGRAM.is_empty()
 }
 
 /// What a hook file is: vouch's script (or the gate that carries it), or
 /// a link to the vouch binary.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Form {
-    /// The file's bytes: on x86-64 Linux the compiled launcher
-    /// ([`launcher`]: one `execve` of the binary, the `sh` script when that
-    /// fails), elsewhere the gate ([`gate`]: the same, compiled from Rust)
-    /// where this build has one, else the `sh` script from `hooks/`; each
-    /// with the binary path and strictness baked in.
+    /// The file's bytes: the gate ([`gate`]: it starts the binary, or runs
+    /// the `sh` script when that cannot start) where this build has one,
+    /// else the `sh` script from `hooks/`; each with the binary path and
+    /// strictness baked in.
     Script(Vec<u8>),
     /// A symbolic link to the binary, which dispatches on its name: no shell
     /// to start, but a missing binary makes git skip the hook silently.
@@ -342,12 +338,12 @@ pub enum Form {
 }
 
 impl Form {
-    /// The form for `hook`: a link when `direct`, else the launcher or the
-    /// gate (for [`REF_TX`] gated: it passes most of what vouch would pass
-    /// without starting it), else the rendered script, where this build has
-    /// neither, at the cost of a shell in front of each hook run.
-    /// `text_only` asks for the script: hook managers read the hook they
-    /// find as text (prek's `install` fails on a binary one).
+    /// The form for `hook`: a link when `direct`, else the gate (for
+    /// [`REF_TX`] gated: it passes most of what vouch would pass without
+    /// starting it), else the rendered script, where this build has no
+    /// gate, at the cost of a shell in front of each hook run. `text_only`
+    /// asks for the script: hook managers read the hook they find as text
+    /// (prek's `install` fails on a binary one).
     pub fn for_hook(
         hook: &str,
         bin: &Path,
@@ -355,7 +351,7 @@ impl Form {
         direct: bool,
         text_only: bool,
     ) -> Result<Self> {
-        let what = known(hook)?;
+        known(hook)?;
         if direct {
             return Ok(Self::Link(bin.to_path_buf()));
         }
@@ -365,17 +361,9 @@ impl Form {
         // lets it through.
         let strict = strict && !gated;
         let script = render(hook, bin, strict)?;
-        let program = if text_only {
-            None
-        } else if crate::platform::COMPILED_HOOKS {
-            let targets = launcher::Targets {
-                bin,
-                script: &script,
-            };
-            launcher::build(&targets, strict, what, gated)
-        } else {
-            gate::build(bin, &script, strict, gated)
-        };
+        let program = (!text_only)
+            .then(|| gate::build(bin, &script, strict, gated))
+            .flatten();
         Ok(Self::Script(program.unwrap_or(script)))
     }
 

@@ -12,15 +12,14 @@
 //!   here). Built on Linux too under `cfg(test)`, so that its reading is
 //!   tested.
 //!
-//! The compiled hook launcher (`crate::install::launcher`, hand-written x86-64
-//! machine code) is an optional layer: [`COMPILED_HOOKS`] says whether this
-//! build writes it; elsewhere each hook file is the gate
+//! Every platform's hook files are the same program, the gate
 //! (`crate::install::gate`, compiled from Rust by `build.rs`), or an `sh`
-//! script where the build could not compile it. The portable build
-//! (`RUSTFLAGS="--cfg vouch_portable"`) leaves the launcher out and links
-//! the gate as the system links any program, so that the hooks macOS and
-//! ARM get are tested here. No implementation decides anything another
-//! would not: each only reads the same facts.
+//! script where the build could not compile it; only its link differs:
+//! static where the C library's static archive allows it. The portable
+//! build (`RUSTFLAGS="--cfg vouch_portable"`) links the gate as the system
+//! links any program, so that the hooks macOS gets are tested here. No
+//! implementation decides anything another would not: each only reads the
+//! same facts.
 
 use std::path::PathBuf;
 
@@ -43,14 +42,6 @@ mod ps;
 mod words;
 #[cfg(not(any(target_os = "linux", target_os = "macos")))]
 use ps as imp;
-
-/// True when this build writes the compiled hook launcher (x86-64 Linux,
-/// not the portable build); elsewhere hooks are the gate.
-pub const COMPILED_HOOKS: bool = cfg!(all(
-    target_os = "linux",
-    target_arch = "x86_64",
-    not(vouch_portable)
-));
 
 /// What std's start-up does for the standard descriptors, where `main.rs`
 /// skips it: a closed 0, 1 or 2 is opened on `/dev/null`, so that no file

@@ -1,37 +1,18 @@
-//! The programs a hook file can be, as git runs them: the gate
-//! (`hooks/gate.rs`, a file `install::gate` builds) and, on x86-64 Linux,
-//! the compiled launcher (`install::launcher`), each started with git's
-//! arguments and input in front of a stand-in for vouch that says how it
-//! was started. Both decide alike; where they may not, the test says.
+//! The program a hook file is, as git runs it: the gate (`hooks/gate.rs`,
+//! a file `install::gate` builds), started with git's arguments and input
+//! in front of a stand-in for vouch that says how it was started.
 
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use vouch::install::{gate, launcher};
+use vouch::install::gate;
 
-/// Builds a hook file: the binary, the script run when it cannot start,
-/// strict, gated.
-type Build = fn(&Path, &[u8], bool, bool) -> Vec<u8>;
-
-/// The hook programs this machine runs, by name: the gate where the build
-/// made one (else the test is skipped, and fails under `CI`), the launcher
-/// on x86-64 Linux.
-fn forms() -> Vec<(&'static str, Build)> {
-    let mut forms: Vec<(&'static str, Build)> = Vec::new();
-    if crate::support::gate().is_some() {
-        forms.push(("gate", |bin, script, strict, gated| {
-            gate::build(bin, script, strict, gated).unwrap()
-        }));
-    }
-    if cfg!(all(target_os = "linux", target_arch = "x86_64")) {
-        forms.push(("launcher", |bin, script, strict, gated| {
-            let targets = launcher::Targets { bin, script };
-            launcher::build(&targets, strict, "push", gated).unwrap()
-        }));
-    }
-    forms
+/// The hook file `install::gate` builds: the binary, the script run when
+/// it cannot start, strict, gated.
+fn build(bin: &Path, script: &[u8], strict: bool, gated: bool) -> Vec<u8> {
+    gate::build(bin, script, strict, gated).unwrap()
 }
 
 /// An executable `sh` script at `dir/name`.
@@ -109,12 +90,9 @@ fn run(dir: &Path, name: &str, bytes: &[u8], args: &[&str], stdin: &[u8]) -> (i3
 /// the hook's name with the same.
 #[test]
 fn starts_vouch_with_the_hooks_arguments_input_and_name() {
-    for (form, build) in forms() {
-        starts_vouch(form, build);
+    if crate::support::gate().is_none() {
+        return;
     }
-}
-
-fn starts_vouch(form: &str, build: Build) {
     let dir = tempfile::tempdir().unwrap();
     let bin = script(
         dir.path(),
@@ -136,21 +114,19 @@ fn starts_vouch(form: &str, build: Build) {
     // itself gets the hook's path as `argv[0]`, which the integration
     // tests' hooks rely on.)
     let (code, out, _) = start(&hook);
-    assert_eq!(code, 7, "{form}");
+    assert_eq!(code, 7);
     assert_eq!(
         out,
-        format!("bin {} [origin] [a b] set\nref lines\n", bin.display()),
-        "{form}"
+        format!("bin {} [origin] [a b] set\nref lines\n", bin.display())
     );
     // The binary is gone: the script runs, under the hook's own name.
     fs::remove_file(&bin).unwrap();
     let (code, out, _) = start(&hook);
-    assert_eq!(code, 5, "{form}");
+    assert_eq!(code, 5);
     let path = dir.path().join("pre-push");
     assert_eq!(
         out,
-        format!("fallback {} [origin] [a b]\nref lines\n", path.display()),
-        "{form}"
+        format!("fallback {} [origin] [a b]\nref lines\n", path.display())
     );
 }
 
@@ -159,12 +135,9 @@ fn starts_vouch(form: &str, build: Build) {
 /// names none of vouch's guarded refs (`GUARDED_REFS`, each tried here).
 #[test]
 fn the_gate_starts_vouch_only_for_what_vouch_would_judge() {
-    for (form, build) in forms() {
-        gate_decides(form, build);
+    if crate::support::gate().is_none() {
+        return;
     }
-}
-
-fn gate_decides(form: &str, build: Build) {
     let dir = tempfile::tempdir().unwrap();
     let bin = script(dir.path(), "vouch", "echo \"bin [$1]\"; cat; exit 3\n");
     let hook = build(&bin, b"echo \"fallback [$1]\"; cat; exit 4\n", false, true);
@@ -177,10 +150,10 @@ fn gate_decides(form: &str, build: Build) {
     let branch = format!("{a} {z} refs/heads/main\n");
     let pass = (0, String::new(), String::new());
     for state in ["committed", "aborted", "preparing", "prepare"] {
-        assert_eq!(run(&[state], &branch), pass, "{form}: {state}");
+        assert_eq!(run(&[state], &branch), pass, "{state}");
     }
-    assert_eq!(run(&["prepared"], &remote.repeat(3)), pass, "{form}");
-    assert_eq!(run(&["prepared"], ""), pass, "{form}");
+    assert_eq!(run(&["prepared"], &remote.repeat(3)), pass);
+    assert_eq!(run(&["prepared"], ""), pass);
     // Each guarded ref: vouch gets every byte the gate read.
     for guarded in vouch::input::git_command::GUARDED_REFS {
         let line = format!(
@@ -192,31 +165,22 @@ fn gate_decides(form: &str, build: Build) {
         assert_eq!(
             (code, out),
             (3, format!("bin [prepared]\n{input}")),
-            "{form}: {guarded}"
+            "{guarded}"
         );
     }
     // More than a pipe holds, the branch last.
     let big = format!("{}{branch}", remote.repeat(3000));
     let (code, out, _) = run(&["prepared"], &big);
-    assert_eq!((code, out), (3, format!("bin [prepared]\n{big}")), "{form}");
-    // The gate reads all of it; the launcher hands more than its buffer
-    // holds (65,528 bytes) to vouch unread: it may start vouch for more,
-    // never for less.
-    let remote_only = remote.repeat(3000);
-    if form == "launcher" {
-        let (code, out, _) = run(&["prepared"], &remote_only);
-        assert_eq!((code, out), (3, format!("bin [prepared]\n{remote_only}")));
-    } else {
-        assert_eq!(run(&["prepared"], &remote_only), pass, "{form}");
-    }
+    assert_eq!((code, out), (3, format!("bin [prepared]\n{big}")));
+    // The gate reads all of it: no guarded ref, no vouch.
+    assert_eq!(run(&["prepared"], &remote.repeat(3000)), pass);
     // No state: vouch decides.
-    assert_eq!(run(&[], "x").0, 3, "{form}");
+    assert_eq!(run(&[], "x").0, 3);
     // A chained `.local` hook: vouch runs it, in every state.
     fs::write(dir.path().join(format!("{name}.local")), "").unwrap();
     assert_eq!(
         run(&["committed"], "x"),
-        (3, "bin [committed]\nx".into(), String::new()),
-        "{form}"
+        (3, "bin [committed]\nx".into(), String::new())
     );
     fs::remove_file(dir.path().join(format!("{name}.local"))).unwrap();
     // vouch ends without reading its input: its answer stands, whether or
@@ -225,26 +189,22 @@ fn gate_decides(form: &str, build: Build) {
         script(dir.path(), "vouch", &format!("exit {code}\n"));
         for input in [&branch, &big] {
             for _ in 0..20 {
-                assert_eq!(run(&["prepared"], input).0, code, "{form}");
+                assert_eq!(run(&["prepared"], input).0, code);
             }
         }
     }
     // vouch is gone: the script gets the input the gate read.
     fs::remove_file(&bin).unwrap();
     let (code, out, _) = run(&["prepared"], &branch);
-    assert_eq!(
-        (code, out),
-        (4, format!("fallback [prepared]\n{branch}")),
-        "{form}"
-    );
-    assert_eq!(run(&["committed"], &branch).0, 0, "{form}");
+    assert_eq!((code, out), (4, format!("fallback [prepared]\n{branch}")));
+    assert_eq!(run(&["committed"], &branch).0, 0);
     // The script as it runs when vouch is gone warns and reads nothing: the
     // ref update goes on, whatever the input's size.
     let quiet = build(&bin, b"echo gone >&2; exit 0\n", false, true);
     for input in [&branch, &big] {
         for _ in 0..20 {
             let (code, _, err) = run_as(dir.path(), name, &quiet, &["prepared"], input.as_bytes());
-            assert_eq!((code, err.as_str()), (0, "gone\n"), "{form}");
+            assert_eq!((code, err.as_str()), (0, "gone\n"));
         }
     }
 }
@@ -269,25 +229,26 @@ fn a_damaged_gate_says_so_and_lets_git_go_on() {
 /// its writer still open) is refused: vouch never judges part of it.
 #[test]
 fn an_input_that_cannot_be_read_is_refused() {
-    for (form, build) in forms() {
-        let dir = tempfile::tempdir().unwrap();
-        let bin = script(dir.path(), "vouch", "cat >/dev/null; exit 0\n");
-        let hook = dir.path().join("reference-transaction");
-        write_executable(&hook, &build(&bin, b"exit 0\n", false, true));
-        let (reader, mut writer) = std::io::pipe().unwrap();
-        let z = "0".repeat(40);
-        writeln!(writer, "{} {z} refs/heads/main", "a".repeat(40)).unwrap();
-        rustix::fs::fcntl_setfl(&reader, rustix::fs::OFlags::NONBLOCK).unwrap();
-        let out = Command::new(&hook)
-            .arg("prepared")
-            .stdin(reader)
-            .output()
-            .unwrap();
-        drop(writer);
-        let said = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(1), "{form}: {said}");
-        assert!(said.contains("refused"), "{form}: {said}");
+    if crate::support::gate().is_none() {
+        return;
     }
+    let dir = tempfile::tempdir().unwrap();
+    let bin = script(dir.path(), "vouch", "cat >/dev/null; exit 0\n");
+    let hook = dir.path().join("reference-transaction");
+    write_executable(&hook, &build(&bin, b"exit 0\n", false, true));
+    let (reader, mut writer) = std::io::pipe().unwrap();
+    let z = "0".repeat(40);
+    writeln!(writer, "{} {z} refs/heads/main", "a".repeat(40)).unwrap();
+    rustix::fs::fcntl_setfl(&reader, rustix::fs::OFlags::NONBLOCK).unwrap();
+    let out = Command::new(&hook)
+        .arg("prepared")
+        .stdin(reader)
+        .output()
+        .unwrap();
+    drop(writer);
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(said.contains("refused"), "{said}");
 }
 
 /// The reference-transaction gate reads the git command that runs a

@@ -79,12 +79,11 @@ fn installing_twice_changes_nothing() {
     assert!(!env.work.join(".git/hooks/reference-transaction").exists());
 }
 
-/// Every hook is the compiled launcher on x86-64 Linux, elsewhere the
-/// gate (the program `build.rs` compiled), each carrying the hook's script
-/// and the binary's path (the reference-transaction one gated and never
-/// strict); `--direct` links them to the binary.
+/// Every hook is the gate (the program `build.rs` compiled, carrying the
+/// hook's script and the binary's path; the reference-transaction one
+/// gated and never strict); `--direct` links them to the binary.
 #[test]
-fn every_hook_is_a_program_carrying_its_script() {
+fn every_hook_is_the_gate_carrying_its_script() {
     let Some(program) = crate::support::gate() else {
         return;
     };
@@ -95,15 +94,6 @@ fn every_hook_is_a_program_carrying_its_script() {
         let hook = env.work.join(".git/hooks").join(name);
         assert!(!fs::symlink_metadata(&hook).unwrap().is_symlink(), "{name}");
         let bytes = fs::read(&hook).unwrap();
-        if vouch::platform::COMPILED_HOOKS {
-            let (script, carried) = vouch::install::launcher::read(&bytes).expect("a launcher");
-            assert_eq!(carried, bin);
-            let script = String::from_utf8_lossy(script);
-            assert!(script.contains(&format!("# vouch-managed-hook: {name}")));
-            assert!(script.contains("strict=0"), "{name}");
-            assert!(vouch::install::is_ours(&hook), "{name}");
-            continue;
-        }
         assert!(bytes.starts_with(program), "{name}");
         let carried = vouch::install::gate::read(&bytes).expect("a gate's tail");
         let script = String::from_utf8_lossy(carried.script);
@@ -127,6 +117,48 @@ fn every_hook_is_a_program_carrying_its_script() {
     env.vouch(&["install", "--direct"]).code(0);
     let hook = env.work.join(".git/hooks/reference-transaction");
     assert_eq!(fs::read_link(&hook).unwrap(), bin);
+}
+
+/// The hooks an earlier vouch wrote on x86-64 Linux, the launcher (a few
+/// hundred bytes of machine code carrying the hook's script;
+/// `fixtures/hooks/launcher/` holds the files its last build wrote), are
+/// read as vouch's, and `install` writes its hooks over them: none is kept
+/// as a foreign `<hook>.local` (which would start vouch twice).
+#[test]
+fn a_launcher_an_earlier_vouch_wrote_is_read_as_vouchs_and_replaced() {
+    let env = TestEnv::new();
+    let hooks = env.work.join(".git/hooks");
+    let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/hooks/launcher");
+    let names = ["pre-commit", "pre-push", "reference-transaction"];
+    for name in names {
+        let old = fs::read(fixtures.join(name)).unwrap();
+        assert!(old.starts_with(b"\x7fELF"), "{name}: not the launcher");
+        fs::write(hooks.join(name), &old).unwrap();
+        fs::set_permissions(hooks.join(name), fs::Permissions::from_mode(0o755)).unwrap();
+        assert!(vouch::install::is_ours(&hooks.join(name)), "{name}");
+    }
+    let out = env.vouch(&["install"]);
+    out.code(0);
+    assert!(!out.stderr.contains("kept as"), "{}", out.stderr);
+    for name in names {
+        let hook = hooks.join(name);
+        let now = fs::read(&hook).unwrap();
+        assert!(
+            !now.starts_with(&fs::read(fixtures.join(name)).unwrap()),
+            "{name}"
+        );
+        assert!(vouch::install::is_ours(&hook), "{name}");
+        assert!(!hooks.join(format!("{name}.local")).exists(), "{name}");
+    }
+    // And they guard: a forced push is judged, once.
+    env.rewind(1);
+    env.push(&["--force", "origin", "main"]);
+    let pushes = env
+        .audit()
+        .iter()
+        .filter(|r| r["hook"] == "pre-push")
+        .count();
+    assert_eq!(pushes, 1);
 }
 
 #[test]

@@ -28,7 +28,6 @@ const INSTALLS: &[(&str, &str)] = &[
     ("node", "apt install nodejs"),
     ("rsync", "apt install rsync"),
     ("ps", "apt install procps"),
-    ("as", "apt install binutils"),
     ("nginx", "apt install nginx"),
     ("fcgiwrap", "apt install fcgiwrap"),
     ("sshd", "apt install openssh-server"),
