@@ -13,7 +13,7 @@ import re
 import sys
 from pathlib import Path
 
-COMMANDS = """am apply branch checkout checkout-index cherry-pick clean commit
+COMMANDS = """am apply archive branch checkout checkout-index cherry-pick clean clone commit difftool grep ls-remote
 config fetch gc merge mv notes prune pull push read-tree rebase reflog remote
 replace reset restore revert rm send-pack stash switch symbolic-ref tag
 update-ref worktree""".split()

@@ -120,6 +120,21 @@ impl Parser<'_> {
         for script in runs {
             self.script(&script, depth + 1, &command.cd);
         }
+        // Commands a git command is given to run (`rebase --exec`,
+        // `grep -O`, `submodule foreach`, ...), read before the glued short
+        // values are split (`-nO'rm -rf ~'` is `-n -O'rm -rf ~'`, not `-m`).
+        for (script, appended) in given_commands(&command.argv) {
+            let first = self.out.commands.len();
+            self.script(&script, depth + 1, &command.cd);
+            if appended {
+                // Operands git appends when it runs them (the files found,
+                // the repository's path): judged at their worst, as `xargs`'s.
+                for given in &mut self.out.commands[first..] {
+                    given.args_from_stdin = true;
+                    given.stdin = None;
+                }
+            }
+        }
         normalize_git(command, &call);
         if command.argv.get(1).is_some_and(|s| s == "config") {
             self.git_config_write(command, depth);
@@ -206,6 +221,94 @@ fn runs_command(key: &str) -> bool {
         || (key.starts_with("remote.") && matches!(last, "receivepack" | "uploadpack" | "vcs"))
         || (key.starts_with("credential.") && last == "helper")
         || (key.starts_with("hook.") && last == "command")
+}
+
+/// The commands a git command line (`argv`, its global options read) is
+/// given to run through the shell, as scripts, each with whether git
+/// appends operands to it when it runs it: `rebase --exec`/`-x`, `grep
+/// --open-files-in-pager=`/`-O<cmd>` (its optional value is only ever
+/// glued; the files found are appended), `difftool --extcmd`/`-x` (two
+/// files appended), `submodule foreach` and `bisect run` (the words that
+/// follow), and the program a transport starts (`--upload-pack`,
+/// `--receive-pack`, `--exec`: on the remote over ssh, here for a local
+/// path, which is appended). Long options are read abbreviated as git
+/// reads them, short ones in clusters. A word read as one of these options
+/// where git would read it as another option's value only adds a script
+/// to judge: never a refusal turned into an allow.
+fn given_commands(argv: &[String]) -> Vec<(String, bool)> {
+    let Some(sub) = argv.get(1).map(String::as_str) else {
+        return Vec::new();
+    };
+    let mut words = argv[2..].to_vec();
+    crate::input::git_command::expand_long_options(sub, &mut words);
+    let end = words.iter().position(|a| a == "--").unwrap_or(words.len());
+    let options = &words[..end];
+    // `(long option, short letter)` whose value is a command.
+    let given: &[(&str, Option<char>)] = match sub {
+        "rebase" => &[("exec", Some('x'))],
+        "grep" => &[("open-files-in-pager", Some('O'))],
+        "difftool" => &[("extcmd", Some('x'))],
+        "fetch" | "pull" | "ls-remote" => &[("upload-pack", None), ("exec", None)],
+        "clone" => &[("upload-pack", Some('u'))],
+        "push" | "send-pack" => &[("receive-pack", None), ("exec", None)],
+        "archive" => &[("exec", None)],
+        "submodule" | "bisect" => {
+            let action = if sub == "submodule" { "foreach" } else { "run" };
+            let Some(at) = words.iter().position(|a| a == action) else {
+                return Vec::new();
+            };
+            let words: Vec<&String> = words[at + 1..]
+                .iter()
+                .skip_while(|a| a.starts_with('-'))
+                .collect();
+            return match words.as_slice() {
+                [] => Vec::new(),
+                [one] => vec![((*one).clone(), false)],
+                many => vec![(shell_words::join(many.iter().map(|w| w.as_str())), false)],
+            };
+        }
+        _ => return Vec::new(),
+    };
+    // grep's `-O` takes only a glued value (git's optional argument).
+    let glued_only = sub == "grep";
+    let appended = sub != "rebase";
+    let takes_value = short_values(sub);
+    let mut scripts = Vec::new();
+    for (at, arg) in options.iter().enumerate() {
+        let next = options.get(at + 1);
+        if let Some(long) = arg.strip_prefix("--") {
+            for (name, _) in given {
+                if let Some(value) = long.strip_prefix(name).and_then(|v| v.strip_prefix('=')) {
+                    scripts.push((value.to_owned(), appended));
+                } else if long == *name
+                    && !glued_only
+                    && let Some(value) = next
+                {
+                    scripts.push((value.clone(), appended));
+                }
+            }
+            continue;
+        }
+        let Some(letters) = arg.strip_prefix('-') else {
+            continue;
+        };
+        for (i, c) in letters.char_indices() {
+            if given.iter().any(|(_, short)| *short == Some(c)) {
+                let rest = &letters[i + c.len_utf8()..];
+                if !rest.is_empty() {
+                    scripts.push((rest.to_owned(), appended));
+                } else if !glued_only && let Some(value) = next {
+                    scripts.push((value.clone(), appended));
+                }
+                break;
+            }
+            // A letter that takes a value ends the cluster: the rest is its value.
+            if takes_value.contains(c) {
+                break;
+            }
+        }
+    }
+    scripts
 }
 
 /// Git short options that take a value, by subcommand: a value glued to
@@ -457,6 +560,67 @@ const GIT_BUILTINS: &[&str] = &[
 mod tests {
     use super::super::tests::no_aliases;
     use super::super::{ParseProblem, parse};
+    use super::given_commands;
+
+    /// Each command a git command line gives git to run, read as git
+    /// reads its options, and whether git appends operands to it.
+    #[test]
+    fn commands_given_to_git_are_read_as_git_reads_the_options() {
+        let given = |line: &str| {
+            let argv = shell_words::split(line).unwrap();
+            given_commands(&argv)
+        };
+        let one = |s: &str, appended: bool| vec![(s.to_owned(), appended)];
+        assert_eq!(given("git grep -Orm foo"), one("rm", true));
+        assert_eq!(given("git grep -nO'rm -rf ~' foo"), one("rm -rf ~", true));
+        assert_eq!(given("git grep --open='rm x' foo"), one("rm x", true));
+        // -O's value is only ever glued: a word after it is the pattern.
+        assert_eq!(given("git grep -O rm foo"), vec![]);
+        assert_eq!(given("git grep --open-files-in-pager rm"), vec![]);
+        // A letter that takes a value ends the cluster: `O` is -e's pattern.
+        assert_eq!(given("git grep -eOrm"), vec![]);
+        assert_eq!(given("git grep -- -Orm"), vec![]);
+        assert_eq!(
+            given("git rebase --exec 'make test' main"),
+            one("make test", false)
+        );
+        assert_eq!(given("git rebase --exe=x main"), one("x", false));
+        assert_eq!(
+            given("git rebase -ix 'rm -rf ~' main"),
+            one("rm -rf ~", false)
+        );
+        assert_eq!(
+            given("git rebase -x'rm -rf ~' main"),
+            one("rm -rf ~", false)
+        );
+        assert_eq!(
+            given("git rebase -x a --exec b main"),
+            vec![("a".to_owned(), false), ("b".to_owned(), false)]
+        );
+        assert_eq!(given("git difftool -yx meld HEAD"), one("meld", true));
+        assert_eq!(given("git difftool --extcmd=meld"), one("meld", true));
+        assert_eq!(
+            given("git submodule foreach 'git pull'"),
+            one("git pull", false)
+        );
+        assert_eq!(
+            given("git submodule foreach --recursive rm -rf 'a b'"),
+            one("rm -rf 'a b'", false)
+        );
+        assert_eq!(given("git submodule update"), vec![]);
+        assert_eq!(given("git bisect run ./t.sh 1"), one("./t.sh 1", false));
+        assert_eq!(given("git fetch --upload-pack=x ../o"), one("x", true));
+        assert_eq!(given("git ls-remote --upload-pack x ../o"), one("x", true));
+        assert_eq!(given("git clone -u x ../o c"), one("x", true));
+        assert_eq!(given("git push --receive-pack=x ../o"), one("x", true));
+        assert_eq!(given("git push --exec x ../o"), one("x", true));
+        assert_eq!(
+            given("git archive --exec=x --remote=../o HEAD"),
+            one("x", true)
+        );
+        assert_eq!(given("git log -x"), vec![]);
+        assert_eq!(given("git"), vec![]);
+    }
 
     #[test]
     fn git_global_options_are_resolved() {
