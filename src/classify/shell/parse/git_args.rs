@@ -120,10 +120,20 @@ impl Parser<'_> {
         for script in runs {
             self.script(&script, depth + 1, &command.cd);
         }
+        // A `--` right after an option may be that option's value (`git
+        // push -o -- --force`: git reads `--force`), or the end of the
+        // options (`git clean -f -x -- -n`: `-n` is a path): vouch does not
+        // know every option's value, so it judges both readings.
+        let undashed = value_dashdash(&command.argv).map(|at| {
+            let mut undashed = command.clone();
+            undashed.argv.remove(at);
+            undashed
+        });
         // Commands a git command is given to run (`rebase --exec`,
         // `grep -O`, `submodule foreach`, ...), read before the glued short
         // values are split (`-nO'rm -rf ~'` is `-n -O'rm -rf ~'`, not `-m`).
-        for (script, appended) in given_commands(&command.argv) {
+        let argv = undashed.as_ref().map_or(&command.argv, |u| &u.argv);
+        for (script, appended) in given_commands(argv) {
             let first = self.out.commands.len();
             self.script(&script, depth + 1, &command.cd);
             if appended {
@@ -138,6 +148,14 @@ impl Parser<'_> {
         normalize_git(command, &call);
         if command.argv.get(1).is_some_and(|s| s == "config") {
             self.git_config_write(command, depth);
+        }
+        if let Some(mut undashed) = undashed {
+            normalize_git(&mut undashed, &call);
+            undashed.git = Some(call.clone());
+            command.git = Some(call);
+            self.out.commands.push(std::mem::take(command));
+            self.out.commands.push(undashed);
+            return false;
         }
         command.git = Some(call);
         self.out.commands.push(std::mem::take(command));
@@ -183,6 +201,7 @@ impl Parser<'_> {
 /// Environment variables whose value git runs as a command.
 const COMMAND_VARIABLES: &[&str] = &[
     "GIT_EXTERNAL_DIFF",
+    "GIT_DIFFTOOL_EXTCMD",
     "GIT_PAGER",
     "GIT_SSH",
     "GIT_SSH_COMMAND",
@@ -212,7 +231,19 @@ fn runs_command(key: &str) -> bool {
             | "gpg.program"
             | "credential.helper"
             | "uploadpack.packobjectshook"
+            | "imap.tunnel"
+            | "gpg.ssh.defaultkeycommand"
+            | "core.alternaterefscommand"
+            | "gc.recentobjectshook"
+            | "interactive.difffilter"
+            | "instaweb.httpd"
     ) || key.starts_with("pager.")
+        || (key.starts_with("sendemail.") && last.ends_with("cmd"))
+        || (key.starts_with("trailer.") && matches!(last, "cmd" | "command"))
+        || ((key.starts_with("browser.") || key.starts_with("man."))
+            && matches!(last, "cmd" | "path"))
+        || (key.starts_with("difftool.") || key.starts_with("mergetool.")) && last == "path"
+        || (key.starts_with("submodule.") && last == "update")
         || (key.starts_with("diff.") && matches!(last, "command" | "textconv"))
         || (key.starts_with("difftool.") || key.starts_with("mergetool.")) && last == "cmd"
         || (key.starts_with("merge.") && last == "driver")
@@ -221,6 +252,14 @@ fn runs_command(key: &str) -> bool {
         || (key.starts_with("remote.") && matches!(last, "receivepack" | "uploadpack" | "vcs"))
         || (key.starts_with("credential.") && last == "helper")
         || (key.starts_with("hook.") && last == "command")
+}
+
+/// Where the first `--` of a git command line (`argv`: `git`, the
+/// subcommand, its words) follows an option, which may take it as its
+/// value (`-o --`, `-e --`, `--exclude --`): its index.
+fn value_dashdash(argv: &[String]) -> Option<usize> {
+    let at = argv.iter().skip(2).position(|a| a == "--")? + 2;
+    (at > 2 && argv[at - 1].starts_with('-')).then_some(at)
 }
 
 /// The commands a git command line (`argv`, its global options read) is
@@ -248,12 +287,20 @@ fn given_commands(argv: &[String]) -> Vec<(String, bool)> {
         "rebase" => &[("exec", Some('x'))],
         "grep" => &[("open-files-in-pager", Some('O'))],
         "difftool" => &[("extcmd", Some('x'))],
-        "fetch" | "pull" | "ls-remote" => &[("upload-pack", None), ("exec", None)],
+        "fetch" | "pull" | "ls-remote" | "fetch-pack" => &[("upload-pack", None), ("exec", None)],
         "clone" => &[("upload-pack", Some('u'))],
+        "send-email" => &[
+            ("sendmail-cmd", None),
+            ("to-cmd", None),
+            ("cc-cmd", None),
+            ("header-cmd", None),
+        ],
+        "daemon" => &[("access-hook", None)],
+        "instaweb" => &[("httpd", Some('d'))],
         "push" | "send-pack" => &[("receive-pack", None), ("exec", None)],
         "archive" => &[("exec", None)],
-        "submodule" | "bisect" => {
-            let action = if sub == "submodule" { "foreach" } else { "run" };
+        "submodule" | "submodule--helper" | "bisect" => {
+            let action = if sub == "bisect" { "run" } else { "foreach" };
             let Some(at) = words.iter().position(|a| a == action) else {
                 return Vec::new();
             };
@@ -261,10 +308,18 @@ fn given_commands(argv: &[String]) -> Vec<(String, bool)> {
                 .iter()
                 .skip_while(|a| a.starts_with('-'))
                 .collect();
-            return match words.as_slice() {
-                [] => Vec::new(),
-                [one] => vec![((*one).clone(), false)],
-                many => vec![(shell_words::join(many.iter().map(|w| w.as_str())), false)],
+            // `foreach` runs `sh -c '<first word> "$@"'`: the first word
+            // is shell code, the others its arguments.
+            return match words.split_first() {
+                None => Vec::new(),
+                Some((first, [])) => vec![((*first).clone(), false)],
+                Some((first, rest)) => vec![(
+                    format!(
+                        "{first} {}",
+                        shell_words::join(rest.iter().map(|w| w.as_str()))
+                    ),
+                    false,
+                )],
             };
         }
         _ => return Vec::new(),
@@ -274,6 +329,22 @@ fn given_commands(argv: &[String]) -> Vec<(String, bool)> {
     let appended = sub != "rebase";
     let takes_value = short_values(sub);
     let mut scripts = Vec::new();
+    // `git clone -c key=value` sets it in the new repository, for the
+    // clone itself (`core.sshCommand`).
+    if sub == "clone" {
+        let mut words = options.iter();
+        while let Some(arg) = words.next() {
+            let setting = match arg.as_str() {
+                "-c" | "--config" => words.next().map(String::as_str),
+                a => a.strip_prefix("--config=").or_else(|| a.strip_prefix("-c")),
+            };
+            if let Some((key, value)) = setting.and_then(|s| s.split_once('='))
+                && runs_command(key)
+            {
+                scripts.push((value.trim_start_matches('!').to_owned(), false));
+            }
+        }
+    }
     for (at, arg) in options.iter().enumerate() {
         let next = options.get(at + 1);
         if let Some(long) = arg.strip_prefix("--") {
@@ -618,8 +689,48 @@ mod tests {
             given("git archive --exec=x --remote=../o HEAD"),
             one("x", true)
         );
+        assert_eq!(given("git fetch-pack --exec=x ../o"), one("x", true));
+        assert_eq!(given("git submodule--helper foreach x"), one("x", false));
+        // `foreach` runs its first word as shell code, the rest as its arguments.
+        assert_eq!(
+            given("git submodule foreach 'rm -rf ~;' x"),
+            one("rm -rf ~; x", false)
+        );
+        assert_eq!(
+            given("git clone -c core.sshCommand=x --config=core.editor=y u c"),
+            vec![("x".to_owned(), false), ("y".to_owned(), false)]
+        );
+        assert_eq!(given("git clone -c user.name=x u c"), vec![]);
+        assert_eq!(given("git send-email --to-cmd=x p"), one("x", true));
         assert_eq!(given("git log -x"), vec![]);
         assert_eq!(given("git"), vec![]);
+    }
+
+    /// A `--` right after an option may be its value: the command is also
+    /// read without it, and judged by the worse reading.
+    #[test]
+    fn a_dashdash_after_an_option_is_read_both_ways() {
+        let words = |line: &str| shell_words::split(line).unwrap();
+        assert_eq!(
+            super::value_dashdash(&words("git push -o -- --force")),
+            Some(3)
+        );
+        assert_eq!(
+            super::value_dashdash(&words("git clean -e -- -fdx")),
+            Some(3)
+        );
+        assert_eq!(super::value_dashdash(&words("git checkout -- f")), None);
+        assert_eq!(super::value_dashdash(&words("git log main -- f")), None);
+        assert_eq!(super::value_dashdash(&words("git log")), None);
+        let parsed = parse("git push -o -- --force origin main", &no_aliases);
+        let argvs: Vec<&Vec<String>> = parsed.commands.iter().map(|c| &c.argv).collect();
+        assert_eq!(
+            argvs,
+            [
+                &words("git push -o -- --force origin main"),
+                &words("git push -o --force origin main"),
+            ]
+        );
     }
 
     #[test]
