@@ -149,16 +149,14 @@ impl Parser<'_> {
         if command.argv.get(1).is_some_and(|s| s == "config") {
             self.git_config_write(command, depth);
         }
-        if let Some(mut undashed) = undashed {
+        let undashed = undashed.map(|mut undashed| {
             normalize_git(&mut undashed, &call);
             undashed.git = Some(call.clone());
-            command.git = Some(call);
-            self.out.commands.push(std::mem::take(command));
-            self.out.commands.push(undashed);
-            return false;
-        }
+            undashed
+        });
         command.git = Some(call);
         self.out.commands.push(std::mem::take(command));
+        self.out.commands.extend(undashed);
         false
     }
 
@@ -268,9 +266,12 @@ fn value_dashdash(argv: &[String]) -> Option<usize> {
 /// --open-files-in-pager=`/`-O<cmd>` (its optional value is only ever
 /// glued; the files found are appended), `difftool --extcmd`/`-x` (two
 /// files appended), `submodule foreach` and `bisect run` (the words that
-/// follow), and the program a transport starts (`--upload-pack`,
-/// `--receive-pack`, `--exec`: on the remote over ssh, here for a local
-/// path, which is appended). Long options are read abbreviated as git
+/// follow; `foreach` runs its first word as shell code), the program a
+/// transport starts (`--upload-pack`, `--receive-pack`, `--exec`: on the
+/// remote over ssh, here for a local path, which is appended),
+/// `send-email`'s `--*-cmd`, `daemon --access-hook`, `instaweb --httpd`,
+/// and the settings `clone -c` gives the clone itself that git runs as
+/// commands ([`runs_command`]). Long options are read abbreviated as git
 /// reads them, short ones in clusters. A word read as one of these options
 /// where git would read it as another option's value only adds a script
 /// to judge: never a refusal turned into an allow.
