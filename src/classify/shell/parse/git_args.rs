@@ -134,11 +134,20 @@ impl Parser<'_> {
         // values are split (`-nO'rm -rf ~'` is `-n -O'rm -rf ~'`, not `-m`).
         let argv = undashed.as_ref().map_or(&command.argv, |u| &u.argv);
         for (script, appended) in given_commands(argv) {
+            // Operands git appends when it runs them (the files found, the
+            // repository's path) are judged at their worst, as `xargs`'s
+            // are: one command is read as names piped to `xargs` (`-Osh`
+            // is `ls | xargs sh`, files run); a longer script's commands
+            // each as having operands vouch cannot see.
+            let simple = !script.starts_with('-')
+                && !script.contains([';', '&', '|', '<', '>', '(', ')', '`', '$', '\n']);
+            if appended && simple {
+                self.script(&format!("ls | xargs {script}"), depth + 1, &command.cd);
+                continue;
+            }
             let first = self.out.commands.len();
             self.script(&script, depth + 1, &command.cd);
             if appended {
-                // Operands git appends when it runs them (the files found,
-                // the repository's path): judged at their worst, as `xargs`'s.
                 for given in &mut self.out.commands[first..] {
                     given.args_from_stdin = true;
                     given.stdin = None;
@@ -254,10 +263,17 @@ fn runs_command(key: &str) -> bool {
 
 /// Where the first `--` of a git command line (`argv`: `git`, the
 /// subcommand, its words) follows an option, which may take it as its
-/// value (`-o --`, `-e --`, `--exclude --`): its index.
+/// value (`-o --`, `-e --`, `--exclude --`), and an option-like word
+/// follows it, which git then reads as an option: its index. (With no
+/// such word after it, both readings are one.)
 fn value_dashdash(argv: &[String]) -> Option<usize> {
     let at = argv.iter().skip(2).position(|a| a == "--")? + 2;
-    (at > 2 && argv[at - 1].starts_with('-')).then_some(at)
+    (at > 2
+        && argv[at - 1].starts_with('-')
+        && argv[at + 1..]
+            .iter()
+            .any(|a| a.starts_with('-') && a.len() > 1))
+    .then_some(at)
 }
 
 /// The commands a git command line (`argv`, its global options read) is
@@ -721,6 +737,12 @@ mod tests {
             Some(3)
         );
         assert_eq!(super::value_dashdash(&words("git checkout -- f")), None);
+        // Nothing after it that git could read as an option: one reading.
+        assert_eq!(super::value_dashdash(&words("git clean -f -- a.txt")), None);
+        assert_eq!(
+            super::value_dashdash(&words("git clean -f -x -- -n")),
+            Some(4)
+        );
         assert_eq!(super::value_dashdash(&words("git log main -- f")), None);
         assert_eq!(super::value_dashdash(&words("git log")), None);
         let parsed = parse("git push -o -- --force origin main", &no_aliases);
