@@ -110,6 +110,11 @@ impl Parser<'_> {
                 return true;
             }
         }
+        // `git clone -c key=value` sets it for the clone itself as well:
+        // read as the call's own settings (a command git runs, a hooks path).
+        if command.argv.get(1).is_some_and(|s| s == "clone") {
+            call.config.extend(clone_settings(&command.argv[2..]));
+        }
         // Settings git runs as commands (`-c diff.external=...`, `core.pager`).
         let runs: Vec<String> = call
             .config
@@ -285,9 +290,8 @@ fn value_dashdash(argv: &[String]) -> Option<usize> {
 /// follow; `foreach` runs its first word as shell code), the program a
 /// transport starts (`--upload-pack`, `--receive-pack`, `--exec`: on the
 /// remote over ssh, here for a local path, which is appended),
-/// `send-email`'s `--*-cmd`, `daemon --access-hook`, `instaweb --httpd`,
-/// and the settings `clone -c` gives the clone itself that git runs as
-/// commands ([`runs_command`]). Long options are read abbreviated as git
+/// `send-email`'s `--*-cmd`, `daemon --access-hook` and `instaweb
+/// --httpd`. Long options are read abbreviated as git
 /// reads them, short ones in clusters. A word read as one of these options
 /// where git would read it as another option's value only adds a script
 /// to judge: never a refusal turned into an allow.
@@ -295,10 +299,6 @@ fn given_commands(argv: &[String]) -> Vec<(String, bool)> {
     let Some(sub) = argv.get(1).map(String::as_str) else {
         return Vec::new();
     };
-    let mut words = argv[2..].to_vec();
-    crate::input::git_command::expand_long_options(sub, &mut words);
-    let end = words.iter().position(|a| a == "--").unwrap_or(words.len());
-    let options = &words[..end];
     // `(long option, short letter)` whose value is a command.
     let given: &[(&str, Option<char>)] = match sub {
         "rebase" => &[("exec", Some('x'))],
@@ -316,52 +316,19 @@ fn given_commands(argv: &[String]) -> Vec<(String, bool)> {
         "instaweb" => &[("httpd", Some('d'))],
         "push" | "send-pack" => &[("receive-pack", None), ("exec", None)],
         "archive" => &[("exec", None)],
-        "submodule" | "submodule--helper" | "bisect" => {
-            let action = if sub == "bisect" { "run" } else { "foreach" };
-            let Some(at) = words.iter().position(|a| a == action) else {
-                return Vec::new();
-            };
-            let words: Vec<&String> = words[at + 1..]
-                .iter()
-                .skip_while(|a| a.starts_with('-'))
-                .collect();
-            // `foreach` runs `sh -c '<first word> "$@"'`: the first word
-            // is shell code, the others its arguments.
-            return match words.split_first() {
-                None => Vec::new(),
-                Some((first, [])) => vec![((*first).clone(), false)],
-                Some((first, rest)) => vec![(
-                    format!(
-                        "{first} {}",
-                        shell_words::join(rest.iter().map(|w| w.as_str()))
-                    ),
-                    false,
-                )],
-            };
-        }
+        "submodule" | "submodule--helper" => return words_run(&argv[2..], "foreach"),
+        "bisect" => return words_run(&argv[2..], "run"),
         _ => return Vec::new(),
     };
+    let mut words = argv[2..].to_vec();
+    crate::input::git_command::expand_long_options(sub, &mut words);
+    let end = words.iter().position(|a| a == "--").unwrap_or(words.len());
+    let options = &words[..end];
     // grep's `-O` takes only a glued value (git's optional argument).
     let glued_only = sub == "grep";
     let appended = sub != "rebase";
     let takes_value = short_values(sub);
     let mut scripts = Vec::new();
-    // `git clone -c key=value` sets it in the new repository, for the
-    // clone itself (`core.sshCommand`).
-    if sub == "clone" {
-        let mut words = options.iter();
-        while let Some(arg) = words.next() {
-            let setting = match arg.as_str() {
-                "-c" | "--config" => words.next().map(String::as_str),
-                a => a.strip_prefix("--config=").or_else(|| a.strip_prefix("-c")),
-            };
-            if let Some((key, value)) = setting.and_then(|s| s.split_once('='))
-                && runs_command(key)
-            {
-                scripts.push((value.trim_start_matches('!').to_owned(), false));
-            }
-        }
-    }
     for (at, arg) in options.iter().enumerate() {
         let next = options.get(at + 1);
         if let Some(long) = arg.strip_prefix("--") {
@@ -397,6 +364,45 @@ fn given_commands(argv: &[String]) -> Vec<(String, bool)> {
         }
     }
     scripts
+}
+
+/// The command the words after `action` (`submodule foreach`, `bisect
+/// run`) and its options make: `foreach` runs `sh -c '<first word>
+/// "$@"'`, so the first word is shell code and the others its arguments.
+fn words_run(args: &[String], action: &str) -> Vec<(String, bool)> {
+    let Some(at) = args.iter().position(|a| a == action) else {
+        return Vec::new();
+    };
+    let mut words = args[at + 1..].iter().skip_while(|a| a.starts_with('-'));
+    let Some(first) = words.next() else {
+        return Vec::new();
+    };
+    let rest: Vec<&str> = words.map(String::as_str).collect();
+    let script = if rest.is_empty() {
+        first.clone()
+    } else {
+        format!("{first} {}", shell_words::join(rest))
+    };
+    vec![(script, false)]
+}
+
+/// The settings `git clone -c key=value` (`--config`, abbreviated too)
+/// gives the new repository, up to `--`.
+fn clone_settings(args: &[String]) -> Vec<(String, String)> {
+    let mut words = args.to_vec();
+    crate::input::git_command::expand_long_options("clone", &mut words);
+    let mut settings = Vec::new();
+    let mut words = words.iter().take_while(|a| *a != "--");
+    while let Some(arg) = words.next() {
+        let setting = match arg.as_str() {
+            "-c" | "--config" => words.next().map(String::as_str),
+            a => a.strip_prefix("--config=").or_else(|| a.strip_prefix("-c")),
+        };
+        if let Some((key, value)) = setting.and_then(|s| s.split_once('=')) {
+            settings.push((key.to_owned(), value.to_owned()));
+        }
+    }
+    settings
 }
 
 /// Git short options that take a value, by subcommand: a value glued to
@@ -713,11 +719,21 @@ mod tests {
             given("git submodule foreach 'rm -rf ~;' x"),
             one("rm -rf ~; x", false)
         );
+        // `clone -c` settings are the call's own: the commands they name
+        // are judged, the others only kept.
+        let programs = |line: &str| -> Vec<String> {
+            parse(line, &no_aliases)
+                .commands
+                .iter()
+                .map(|c| c.argv[0].clone())
+                .collect()
+        };
         assert_eq!(
-            given("git clone -c core.sshCommand=x --config=core.editor=y u c"),
-            vec![("x".to_owned(), false), ("y".to_owned(), false)]
+            programs("git clone -c core.sshCommand=x --config=core.editor=y u c"),
+            ["x", "y", "git"]
         );
-        assert_eq!(given("git clone -c user.name=x u c"), vec![]);
+        assert_eq!(programs("git clone --conf=core.editor=y u c"), ["y", "git"]);
+        assert_eq!(programs("git clone -c user.name=x u c"), ["git"]);
         assert_eq!(given("git send-email --to-cmd=x p"), one("x", true));
         assert_eq!(given("git log -x"), vec![]);
         assert_eq!(given("git"), vec![]);
